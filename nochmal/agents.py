@@ -1,0 +1,107 @@
+"""The one agent interface and the baseline bots.
+
+An agent gets the game at one of its decisions and returns a Move; it must not change the
+game. Later bots (heuristic, look-ahead) implement the same ``choose``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol
+
+from nochmal.board import COLOURS
+from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER
+from nochmal.errors import NochmalError
+from nochmal.game import Game
+from nochmal.move import PASS, Move
+
+
+class Agent(Protocol):
+    name: str
+
+    def choose(self, game: Game) -> Move:
+        """The move for ``game.current_player()`` (legal in ``game``)."""
+
+
+class RandomAgent:
+    """Uniform over the distinct legal moves, pass included; seeded, so reproducible."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0):
+        self.rng = random.Random(seed)
+
+    def choose(self, game: Game) -> Move:
+        moves = game.legal_moves()
+        return moves[self.rng.randrange(len(moves))]
+
+
+def _touched_columns(board, mask: int, cache: dict) -> tuple[int, ...]:
+    cols = cache.get(mask)
+    if cols is None:
+        cols = tuple(sorted({board.index_of_bit[b] % board.cols for b in range(board.n_cells) if mask >> b & 1}))
+        cache[mask] = cols
+    return cols
+
+
+def immediate_gain(game: Game, player: int, colour: str, mask: int) -> int:
+    """Points this placement adds at once (stars, columns, colour), before joker cost.
+
+    Columns and colours count their first value unless someone claimed them in an earlier
+    roll (a same-roll tie still scores first, so this is exact for the deciding player).
+    """
+    board = game.board
+    sheet = game.sheets[player]
+    new = sheet.crossed | mask
+    gain = (mask & board.star_mask).bit_count() * board.star_penalty
+    race = game.mode == "competitive"
+    cache = board.__dict__.setdefault("_touch_cache", {})
+    for c in _touched_columns(board, mask, cache):
+        m = board.column_mask[c]
+        if new & m == m:
+            later = race and game.claimed_columns >> c & 1
+            gain += board.column_points_later[c] if later else board.column_points_first[c]
+    cm = board.colour_mask[colour]
+    if new & cm == cm:
+        later = race and game.claimed_colours >> COLOURS.index(colour) & 1
+        gain += board.colour_bonus_later if later else board.colour_bonus_first
+    return gain
+
+
+class GreedyAgent:
+    """One-ply greedy: the most immediate points net of joker cost; ties to more crosses.
+
+    Passes when every placement would lose points (a joker spent for nothing).
+    """
+
+    name = "greedy"
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+
+    def choose(self, game: Game) -> Move:
+        player = game.current_player()
+        sheet = game.sheets[player]
+        bridging = game.rules.bridging
+        best_key = (0, 0, 0)
+        best: tuple | None = None
+        for cf, nf, colour, count, cost in game.choices():
+            for mask in sheet.placements(colour, count, bridging):
+                key = (immediate_gain(game, player, colour, mask) - cost, count, -cost)
+                if key > best_key:
+                    best_key, best = key, (cf, nf, colour, count, mask)
+        if best is None:
+            return PASS
+        cf, nf, colour, count, mask = best
+        return Move.of(colour, count, game.board.cells_of(mask), cf == COLOUR_JOKER, nf == NUMBER_JOKER)
+
+
+AGENTS = {"random": RandomAgent, "greedy": GreedyAgent}
+
+
+def make_agent(name: str, seed: int = 0) -> Agent:
+    """An agent by registry name; NochmalError lists the known names."""
+    try:
+        return AGENTS[name](seed=seed)
+    except KeyError:
+        raise NochmalError(f"unknown bot {name!r}; known bots: {', '.join(sorted(AGENTS))}") from None

@@ -1,0 +1,379 @@
+"""Sheet layouts: loading, invariant checks and the per-block data precomputed once.
+
+Internal bit order: a board numbers its cells *block by block* (colour by colour, blocks in
+reading order), so that every block occupies a contiguous run of bits. A block's local state
+is then a shift and a mask away, which is what makes placement queries cheap
+(see nochmal.placements). Cell *names* (``H4``) and the row-major grid index are the
+outside view; ``Board.bit``/``Board.cell_name`` translate.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from nochmal.errors import BoardError
+
+COLOURS = "ygbro"
+COLOUR_NAMES = {"y": "yellow", "g": "green", "b": "blue", "r": "red", "o": "orange"}
+COLUMN_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+BUILTIN_BOARDS = ("classic", "red", "blue", "green", "orange", "purple", "yellow")
+
+_REQUIRED_KEYS = {
+    "name": str,
+    "grid": list,
+    "column_points_first": list,
+    "column_points_later": list,
+    "colour_bonus_first": int,
+    "colour_bonus_later": int,
+    "jokers": int,
+    "star_penalty": int,
+    "start_column": str,
+}
+_OPTIONAL_KEYS = {"title": str}
+
+
+@dataclass(frozen=True)
+class Block:
+    """A maximal orthogonally connected region of one colour."""
+
+    colour: str
+    index: int  # position in Board.blocks
+    offset: int  # first bit of the block
+    size: int
+    cells: tuple[int, ...]  # grid indices (row-major), in bit order
+    local_neighbours: tuple[int, ...]  # per local bit: mask of adjacent local bits
+
+    @property
+    def mask(self) -> int:
+        return ((1 << self.size) - 1) << self.offset
+
+
+class Board:
+    """An immutable sheet layout plus everything derived from it.
+
+    ``strict`` boards satisfy every invariant of rules.md §1; tests and the planner may build
+    small non-strict boards (any size, any blocks) with ``Board.from_grid(..., strict=False)``.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        grid: list[str],
+        column_points_first: list[int],
+        column_points_later: list[int],
+        colour_bonus_first: int = 5,
+        colour_bonus_later: int = 3,
+        jokers: int = 8,
+        star_penalty: int = 2,
+        start_column: str = "H",
+        title: str = "",
+        source: str = "",
+    ):
+        self.name = name
+        self.title = title or name
+        self.source = source or name
+        self.rows = len(grid)
+        self.cols = len(grid[0])
+        self.grid = tuple(row.lower() for row in grid)
+        self.printed = tuple(grid)
+        self.column_points_first = tuple(column_points_first)
+        self.column_points_later = tuple(column_points_later)
+        self.colour_bonus_first = colour_bonus_first
+        self.colour_bonus_later = colour_bonus_later
+        self.jokers = jokers
+        self.star_penalty = star_penalty
+        self.start_column = COLUMN_LETTERS.index(start_column)
+        self.n_cells = self.rows * self.cols
+        self._derive()
+
+    # --- construction -----------------------------------------------------------------
+    def _derive(self) -> None:
+        rows, cols = self.rows, self.cols
+        colour_of = [self.grid[r][c] for r in range(rows) for c in range(cols)]
+        self.colour_at = tuple(colour_of)
+        seen = [False] * self.n_cells
+        raw_blocks: list[tuple[str, list[int]]] = []
+        for colour in COLOURS:
+            for start in range(self.n_cells):
+                if seen[start] or colour_of[start] != colour:
+                    continue
+                comp, stack = [], [start]
+                seen[start] = True
+                while stack:
+                    i = stack.pop()
+                    comp.append(i)
+                    for j in self.grid_neighbours(i):
+                        if not seen[j] and colour_of[j] == colour:
+                            seen[j] = True
+                            stack.append(j)
+                raw_blocks.append((colour, sorted(comp)))
+        bit_of = [0] * self.n_cells
+        blocks: list[Block] = []
+        offset = 0
+        for colour, comp in raw_blocks:
+            for k, i in enumerate(comp):
+                bit_of[i] = offset + k
+            local = tuple(
+                sum(1 << comp.index(j) for j in self.grid_neighbours(i) if j in comp) for i in comp
+            )
+            blocks.append(Block(colour, len(blocks), offset, len(comp), tuple(comp), local))
+            offset += len(comp)
+        self.bit_of = tuple(bit_of)
+        self.index_of_bit = tuple(sorted(range(self.n_cells), key=lambda i: bit_of[i]))
+        self.blocks = tuple(blocks)
+        self.block_of_bit = tuple(b.index for b in blocks for _ in range(b.size))
+        self.colour_blocks = {c: tuple(b for b in blocks if b.colour == c) for c in COLOURS}
+        self.full_mask = (1 << self.n_cells) - 1
+        self.cell_bits = tuple(1 << bit_of[i] for i in range(self.n_cells))
+        self.neighbour_mask = tuple(
+            sum(self.cell_bits[j] for j in self.grid_neighbours(self.index_of_bit[b]))
+            for b in range(self.n_cells)
+        )
+        self.colour_mask = {c: sum(b.mask for b in self.colour_blocks[c]) for c in COLOURS}
+        self.column_mask = tuple(
+            sum(self.cell_bits[r * cols + c] for r in range(rows)) for c in range(cols)
+        )
+        self.star_mask = sum(
+            self.cell_bits[r * cols + c]
+            for r in range(rows)
+            for c in range(cols)
+            if self.printed[r][c].isupper()
+        )
+        self.start_mask = self.column_mask[self.start_column]
+        self.n_stars = self.star_mask.bit_count()
+        self._names = tuple(
+            f"{COLUMN_LETTERS[i % cols]}{i // cols + 1}" for i in range(self.n_cells)
+        )
+        self._bit_by_name = {self._names[i]: bit_of[i] for i in range(self.n_cells)}
+
+    def grid_neighbours(self, i: int) -> list[int]:
+        r, c = divmod(i, self.cols)
+        out = []
+        if r > 0:
+            out.append(i - self.cols)
+        if r < self.rows - 1:
+            out.append(i + self.cols)
+        if c > 0:
+            out.append(i - 1)
+        if c < self.cols - 1:
+            out.append(i + 1)
+        return out
+
+    # --- names and masks ------------------------------------------------------------------
+    def bit(self, name: str) -> int:
+        """Bit position of a cell name like ``H4`` (case-insensitive); KeyError if off board."""
+        return self._bit_by_name[name.upper()]
+
+    def cell_name(self, bit: int) -> str:
+        return self._names[self.index_of_bit[bit]]
+
+    def mask_of(self, names) -> int:
+        mask = 0
+        for name in names:
+            mask |= 1 << self.bit(name)
+        return mask
+
+    def cells_of(self, mask: int) -> list[str]:
+        """Cell names of a mask, in reading order (row by row)."""
+        idx = []
+        while mask:
+            low = mask & -mask
+            idx.append(self.index_of_bit[low.bit_length() - 1])
+            mask ^= low
+        idx.sort()
+        return [self._names[i] for i in idx]
+
+    def colour_of_bit(self, bit: int) -> str:
+        return self.blocks[self.block_of_bit[bit]].colour
+
+    def is_star(self, bit: int) -> bool:
+        return bool(self.star_mask >> bit & 1)
+
+    def column_name(self, column: int) -> str:
+        return COLUMN_LETTERS[column]
+
+    def to_dict(self) -> dict:
+        """The layout as plain data (the same keys as a board file)."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "grid": list(self.printed),
+            "column_points_first": list(self.column_points_first),
+            "column_points_later": list(self.column_points_later),
+            "colour_bonus_first": self.colour_bonus_first,
+            "colour_bonus_later": self.colour_bonus_later,
+            "jokers": self.jokers,
+            "star_penalty": self.star_penalty,
+            "start_column": COLUMN_LETTERS[self.start_column],
+        }
+
+    def same_layout(self, other: "Board") -> bool:
+        a, b = self.to_dict(), other.to_dict()
+        a.pop("title"), b.pop("title"), a.pop("name"), b.pop("name")
+        return a == b
+
+    def __repr__(self) -> str:
+        return f"Board({self.name!r})"
+
+    # --- loading --------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: dict, source: str, strict: bool = True) -> "Board":
+        problems = check_board_data(data, strict=strict)
+        if problems:
+            raise BoardError(source, problems)
+        return cls(
+            name=data["name"],
+            title=data.get("title", ""),
+            grid=data["grid"],
+            column_points_first=data["column_points_first"],
+            column_points_later=data["column_points_later"],
+            colour_bonus_first=data["colour_bonus_first"],
+            colour_bonus_later=data["colour_bonus_later"],
+            jokers=data["jokers"],
+            star_penalty=data["star_penalty"],
+            start_column=data["start_column"],
+            source=source,
+        )
+
+    @classmethod
+    def from_grid(cls, grid: list[str], name: str = "custom", strict: bool = False, **kw) -> "Board":
+        """A board from rows of letters, default points; for tests and small puzzles."""
+        cols = len(grid[0])
+        data = {
+            "name": name,
+            "grid": list(grid),
+            "column_points_first": kw.pop("column_points_first", [1] * cols),
+            "column_points_later": kw.pop("column_points_later", [0] * cols),
+            "colour_bonus_first": kw.pop("colour_bonus_first", 5),
+            "colour_bonus_later": kw.pop("colour_bonus_later", 3),
+            "jokers": kw.pop("jokers", 8),
+            "star_penalty": kw.pop("star_penalty", 2),
+            "start_column": kw.pop("start_column", COLUMN_LETTERS[cols // 2]),
+        }
+        if kw:
+            raise TypeError(f"unknown board keys {sorted(kw)}")
+        return cls.from_dict(data, name, strict=strict)
+
+
+def check_board_data(data: dict, strict: bool = True) -> list[str]:
+    """Every problem with a board's data, as readable sentences (empty list = valid)."""
+    problems: list[str] = []
+    for key, typ in _REQUIRED_KEYS.items():
+        if key not in data:
+            problems.append(f"key {key!r} is missing")
+        elif not isinstance(data[key], typ) or (typ is int and isinstance(data[key], bool)):
+            problems.append(f"key {key!r} must be {typ.__name__}, got {data[key]!r}")
+    for key, typ in _OPTIONAL_KEYS.items():
+        if key in data and not isinstance(data[key], typ):
+            problems.append(f"key {key!r} must be {typ.__name__}, got {data[key]!r}")
+    unknown = sorted(set(data) - set(_REQUIRED_KEYS) - set(_OPTIONAL_KEYS))
+    for key in unknown:
+        problems.append(f"unknown key {key!r}")
+    if problems:
+        return problems
+    grid = data["grid"]
+    if not grid or not all(isinstance(r, str) for r in grid):
+        return ["key 'grid' must be a non-empty list of strings"]
+    rows, cols = len(grid), len(grid[0])
+    if strict and rows != 7:
+        problems.append(f"grid has {rows} rows, expected 7")
+    for r, row in enumerate(grid, 1):
+        want = 15 if strict else cols
+        if len(row) != want:
+            problems.append(f"grid row {r} has {len(row)} cells, expected {want}")
+        for c, ch in enumerate(row):
+            if ch.lower() not in COLOURS:
+                col = COLUMN_LETTERS[c] if c < len(COLUMN_LETTERS) else str(c + 1)
+                problems.append(f"cell {col}{r}: unknown colour letter {ch!r} (use y g b r o, upper case for a star)")
+    if problems:
+        return problems
+    if cols > len(COLUMN_LETTERS):
+        return [f"grid has {cols} columns, at most {len(COLUMN_LETTERS)} are supported"]
+    for key in ("column_points_first", "column_points_later"):
+        pts = data[key]
+        if len(pts) != cols:
+            problems.append(f"key {key!r} has {len(pts)} values, expected one per column ({cols})")
+        elif not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in pts):
+            problems.append(f"key {key!r} must hold non-negative integers")
+    if data["start_column"] not in COLUMN_LETTERS[:cols] or len(data["start_column"]) != 1:
+        problems.append(f"key 'start_column' must be one column letter A..{COLUMN_LETTERS[cols-1]}")
+    for key in ("jokers", "star_penalty", "colour_bonus_first", "colour_bonus_later"):
+        if data[key] < 0:
+            problems.append(f"key {key!r} must not be negative")
+    if not strict or problems:
+        return problems
+    # the invariants of rules.md §1
+    board = Board(
+        name=data["name"], grid=grid, column_points_first=data["column_points_first"],
+        column_points_later=data["column_points_later"], start_column=data["start_column"],
+    )
+    for colour in COLOURS:
+        n = board.colour_mask[colour].bit_count()
+        if n != 21:
+            problems.append(f"colour {COLOUR_NAMES[colour]} has {n} cells, expected 21")
+        sizes = sorted(b.size for b in board.colour_blocks[colour])
+        if sizes != [1, 2, 3, 4, 5, 6]:
+            detail = ", ".join(
+                f"{b.size} at {board.cells_of(b.mask)[0]}" for b in board.colour_blocks[colour]
+            )
+            problems.append(
+                f"colour {COLOUR_NAMES[colour]} has blocks of sizes {sizes} ({detail}), "
+                "expected exactly one block of each size 1..6"
+            )
+        stars = (board.colour_mask[colour] & board.star_mask).bit_count()
+        if stars != 3:
+            problems.append(f"colour {COLOUR_NAMES[colour]} has {stars} stars, expected 3")
+    if board.n_stars != 15:
+        problems.append(f"the sheet has {board.n_stars} stars, expected 15")
+    for c in range(cols):
+        letter = COLUMN_LETTERS[c]
+        stars = (board.column_mask[c] & board.star_mask).bit_count()
+        if stars != 1:
+            problems.append(f"column {letter} has {stars} stars, expected 1")
+        present = {grid[r][c].lower() for r in range(rows)}
+        missing = [COLOUR_NAMES[x] for x in COLOURS if x not in present]
+        if missing:
+            problems.append(f"column {letter} lacks {', '.join(missing)} (every column holds all five colours)")
+    return problems
+
+
+def read_board_file(path: str | Path, strict: bool = True) -> Board:
+    """Load a board TOML file; BoardError names the file and every problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BoardError(str(path), [f"cannot read file ({exc.strerror or exc})"]) from None
+    return parse_board_text(text, str(path), strict=strict)
+
+
+def parse_board_text(text: str, source: str, strict: bool = True) -> Board:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise BoardError(source, [f"not valid TOML: {exc}"]) from None
+    return Board.from_dict(data, source, strict=strict)
+
+
+@lru_cache(maxsize=None)
+def _builtin(name: str) -> Board:
+    text = resources.files("nochmal.boards").joinpath(f"{name}.toml").read_text(encoding="utf-8")
+    return parse_board_text(text, f"{name}.toml")
+
+
+def load_board(name_or_path: str | Path = "classic") -> Board:
+    """A built-in board by name (``classic``, ``red``, ...) or a board file by path."""
+    if isinstance(name_or_path, Board):
+        return name_or_path
+    key = str(name_or_path)
+    if key in BUILTIN_BOARDS:
+        return _builtin(key)
+    path = Path(key)
+    if path.suffix or path.exists() or "/" in key:
+        return read_board_file(path)
+    raise BoardError(key, [f"unknown board; built-in boards are {', '.join(BUILTIN_BOARDS)}, or give a file path"])

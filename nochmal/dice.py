@@ -1,0 +1,113 @@
+"""Dice: faces, rolls, seeded rolls that never change, and what a player may pick.
+
+rules.md §2: 3 colour dice (y g b r o, ``x`` = colour joker) and 3 number dice (1-5,
+``?`` = number joker); solo rolls 2 + 2. rules.md §6: a seed gives the same rolls on every
+machine forever, so faces come from SHA-256 of (seed, dice count, roll index) with rejection
+sampling of bytes (no modulo bias) and nothing from a library's random stream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from itertools import product
+
+from nochmal.board import COLOURS
+from nochmal.errors import NochmalError
+
+COLOUR_FACES = ("y", "g", "b", "r", "o", "x")
+NUMBER_FACES = ("1", "2", "3", "4", "5", "?")
+COLOUR_JOKER = "x"
+NUMBER_JOKER = "?"
+
+_DOMAIN = b"nochmal-dice-v1"
+
+
+@dataclass(frozen=True)
+class Roll:
+    """The faces of one roll: colour dice and number dice, in die order."""
+
+    colours: tuple[str, ...]
+    numbers: tuple[str, ...]
+
+    def __post_init__(self):
+        for f in self.colours:
+            if f not in COLOUR_FACES:
+                raise NochmalError(f"roll: {f!r} is not a colour face (y g b r o x)")
+        for f in self.numbers:
+            if f not in NUMBER_FACES:
+                raise NochmalError(f"roll: {f!r} is not a number face (1 2 3 4 5 ?)")
+
+    def to_json(self) -> dict:
+        return {"colours": list(self.colours), "numbers": list(self.numbers)}
+
+    @classmethod
+    def from_json(cls, data) -> "Roll":
+        if not isinstance(data, dict) or set(data) != {"colours", "numbers"}:
+            raise NochmalError('roll: expected {"colours": [...], "numbers": [...]}')
+        cols, nums = data["colours"], data["numbers"]
+        if not isinstance(cols, list) or not isinstance(nums, list) or not all(
+                isinstance(f, str) for f in cols + nums):
+            raise NochmalError("roll: colours and numbers must be lists of face strings")
+        if not 1 <= len(cols) <= 3 or len(cols) != len(nums):
+            raise NochmalError("roll: expected 3 colour and 3 number dice (2 and 2 solo)")
+        return cls(tuple(cols), tuple(nums))
+
+    def text(self) -> str:
+        """Compact form, e.g. ``ybx/3?5``."""
+        return "".join(self.colours) + "/" + "".join(self.numbers)
+
+    @classmethod
+    def from_text(cls, text: str) -> "Roll":
+        try:
+            cols, nums = text.strip().split("/")
+        except ValueError:
+            raise NochmalError(f"roll {text!r}: expected colour faces/number faces, e.g. ybx/3?5") from None
+        return cls(tuple(cols), tuple(nums))
+
+    def without(self, colour_face: str, number_face: str) -> "Roll":
+        """The dice left after one die of each of these faces is set aside."""
+        cols, nums = list(self.colours), list(self.numbers)
+        cols.remove(colour_face)
+        nums.remove(number_face)
+        return Roll(tuple(cols), tuple(nums))
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """Distinct (colour face, number face) picks from these dice."""
+        return sorted(set(product(self.colours, self.numbers)))
+
+
+def _faces(digest_source: bytes, count: int) -> list[int]:
+    """``count`` unbiased values 0..5 from a hash stream (bytes >= 252 are rejected)."""
+    out: list[int] = []
+    block = hashlib.sha256(digest_source).digest()
+    while True:
+        for byte in block:
+            if byte < 252:
+                out.append(byte % 6)
+                if len(out) == count:
+                    return out
+        block = hashlib.sha256(block).digest()
+
+
+def seeded_roll(seed: int, index: int, dice: int = 3) -> Roll:
+    """Roll ``index`` (0-based) of seed ``seed`` with ``dice`` colour and number dice each."""
+    if not isinstance(seed, int) or seed < 0:
+        raise NochmalError(f"seed must be a non-negative integer, got {seed!r}")
+    values = _faces(_DOMAIN + b"|%d|%d|%d" % (seed, dice, index), 2 * dice)
+    return Roll(tuple(COLOUR_FACES[v] for v in values[:dice]),
+                tuple(NUMBER_FACES[v] for v in values[dice:]))
+
+
+def seeded_rolls(seed: int, count: int, dice: int = 3, start: int = 0) -> list[Roll]:
+    return [seeded_roll(seed, i, dice) for i in range(start, start + count)]
+
+
+def resolutions(colour_face: str, number_face: str, jokers_left: int) -> list[tuple[str, int, int]]:
+    """(colour, count, joker cost) for a picked pair; jokers only while marks remain."""
+    cost = (colour_face == COLOUR_JOKER) + (number_face == NUMBER_JOKER)
+    if cost > jokers_left:
+        return []
+    colours = COLOURS if colour_face == COLOUR_JOKER else colour_face
+    counts = range(1, 6) if number_face == NUMBER_JOKER else (int(number_face),)
+    return [(c, n, cost) for c in colours for n in counts]

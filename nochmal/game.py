@@ -1,0 +1,241 @@
+"""The game as one explicit state machine (OpenSpiel style), for every mode.
+
+A ``Game`` is at a chance node (the dice must be rolled), at a decision of one player, or
+terminal. Everything that plays (bots, CLI, replays, missions, the planner's validator)
+drives this one class:
+
+    current_player()  -> player id, CHANCE or TERMINAL
+    apply_roll(roll)  at a chance node
+    available_dice()  the dice the deciding player may pick from
+    legal_moves()     every legal Move, pass included
+    apply_move(move)  raises IllegalMoveError with the reason
+    is_terminal(), scores(), winners(), returns()
+
+Modes: ``solo`` (rules.md §5: 2+2 dice, 30 rolls, upper values), ``competitive``
+(rules.md §4: 1-6 players, first/later values, two-colour end) and ``coop``
+(missions.md: competitive dice flow, upper values, a roll limit and a stop condition
+supplied by the mission).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from nochmal.board import Board
+from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll, resolutions
+from nochmal.errors import IllegalMoveError, NochmalError
+from nochmal.move import PASS, Move
+from nochmal.rules import DEFAULT_RULES, RuleSettings
+from nochmal.sheet import Sheet
+
+CHANCE = -1
+TERMINAL = -2
+MODES = ("solo", "competitive", "coop")
+FREE_ROLLS = 3  # rules.md §4: in rolls 1-3 everybody picks from all six dice
+
+
+class Game:
+    def __init__(self, board: Board, players: int = 1, rules: RuleSettings = DEFAULT_RULES,
+                 mode: str | None = None, roll_limit: int | None = None,
+                 stop_after_roll: Callable[["Game"], bool] | None = None):
+        mode = mode or ("solo" if players == 1 else "competitive")
+        if mode not in MODES:
+            raise NochmalError(f"unknown mode {mode!r}; modes are {', '.join(MODES)}")
+        if mode == "solo" and players != 1:
+            raise NochmalError("a solo game has exactly 1 player")
+        if not 1 <= players <= (4 if mode == "coop" else 6):
+            raise NochmalError(f"a {mode} game has 1-{4 if mode == 'coop' else 6} players, not {players}")
+        self.board = board
+        self.rules = rules
+        self.mode = mode
+        self.n_players = players
+        self.roll_limit = rules.solo_rolls if mode == "solo" and roll_limit is None else roll_limit
+        self.stop_after_roll = stop_after_roll
+        self.dice_per_kind = 2 if (mode == "solo" or (mode == "coop" and players == 1)) else 3
+        self.sheets: list[Sheet] = [Sheet.empty(board) for _ in range(players)]
+        self.rolls_done = 0  # completed rolls
+        self.roll: Roll | None = None  # the roll being decided
+        self.history: list[tuple[Roll, list[tuple[int, Move]]]] = []
+        self.claimed_columns = 0  # columns someone has scored (in an earlier roll)
+        self.claimed_colours = 0
+        self._order: list[int] = []
+        self._pos = 0
+        self._after_active: Roll | None = None
+        self._ended = False
+
+    # --- whose turn ------------------------------------------------------------------------
+    @property
+    def active_player(self) -> int:
+        return self.rolls_done % self.n_players
+
+    def current_player(self) -> int:
+        if self._ended:
+            return TERMINAL
+        if self.roll is None:
+            return CHANCE
+        return self._order[self._pos]
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE
+
+    def is_terminal(self) -> bool:
+        return self._ended
+
+    @property
+    def free_choice(self) -> bool:
+        """Whether every player picks from all dice in this roll (solo, or rolls 1-3)."""
+        return self.n_players == 1 or self.rolls_done < FREE_ROLLS
+
+    # --- chance ----------------------------------------------------------------------------
+    def apply_roll(self, roll: Roll) -> None:
+        if self.current_player() != CHANCE:
+            raise NochmalError("the dice are not to be rolled now")
+        if len(roll.colours) != self.dice_per_kind or len(roll.numbers) != self.dice_per_kind:
+            raise NochmalError(f"this game rolls {self.dice_per_kind} colour and {self.dice_per_kind} number dice")
+        self.roll = roll
+        self.history.append((roll, []))
+        a = self.active_player
+        self._order = [(a + k) % self.n_players for k in range(self.n_players)]
+        self._pos = 0
+        self._after_active = None
+
+    # --- decisions -------------------------------------------------------------------------
+    def available_dice(self) -> Roll:
+        """The dice the deciding player may pick from."""
+        if self.roll is None or self._ended:
+            raise NochmalError("no decision is pending")
+        if self._pos == 0 or self.free_choice or self._after_active is None:
+            return self.roll
+        return self._after_active
+
+    def choices(self) -> list[tuple[str, str, str, int, int]]:
+        """(colour face, number face, colour, count, joker cost) open to the deciding player."""
+        dice = self.available_dice()
+        left = self.sheets[self.current_player()].jokers_left
+        out = []
+        for cf, nf in dice.pairs():
+            for colour, count, cost in resolutions(cf, nf, left):
+                out.append((cf, nf, colour, count, cost))
+        return out
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move of the deciding player: pass, then every distinct placement."""
+        sheet = self.sheets[self.current_player()]
+        seen: set[tuple[int, int]] = set()
+        moves = [PASS]
+        bridging = self.rules.bridging
+        for cf, nf, colour, count, cost in sorted(self.choices(), key=lambda c: c[4]):
+            for mask in sheet.placements(colour, count, bridging):
+                if (mask, cost) in seen:
+                    continue
+                seen.add((mask, cost))
+                moves.append(Move.of(colour, count, self.board.cells_of(mask),
+                                     cf == COLOUR_JOKER, nf == NUMBER_JOKER))
+        return moves
+
+    def check_move(self, move: Move) -> int:
+        """Validate ``move`` for the deciding player; return its cell mask (0 for a pass)."""
+        player = self.current_player()
+        if player < 0:
+            raise IllegalMoveError("no player is to move now")
+        if move.is_pass:
+            return 0
+        dice = self.available_dice()
+        sheet = self.sheets[player]
+        if move.colour_face not in dice.colours:
+            raise IllegalMoveError(f"no colour die {move.colour_face!r} available (dice: {dice.text()})")
+        if move.number_face not in dice.numbers:
+            raise IllegalMoveError(f"no number die {move.number_face!r} available (dice: {dice.text()})")
+        if move.joker_cost > sheet.jokers_left:
+            raise IllegalMoveError(
+                f"no jokers left: the choice costs {move.joker_cost}, {sheet.jokers_left} left")
+        try:
+            mask = self.board.mask_of(move.cells)
+        except KeyError as exc:
+            raise IllegalMoveError(f"cell {exc.args[0]} is not on the {self.board.name} board") from None
+        if mask not in sheet.placements(move.colour, move.count, self.rules.bridging):
+            sheet.check_placement(move.colour, move.count, mask, self.rules.bridging)
+            raise AssertionError(f"placement index and validator disagree on {move}")
+        return mask
+
+    def apply_move(self, move: Move) -> None:
+        mask = self.check_move(move)
+        self._apply(move, mask)
+
+    def apply_unchecked(self, move: Move, mask: int) -> None:
+        """Apply a move a caller has taken from this position's own enumeration."""
+        self._apply(move, mask)
+
+    def _apply(self, move: Move, mask: int) -> None:
+        player = self._order[self._pos]
+        if mask:
+            self.sheets[player] = self.sheets[player].cross(mask, move.joker_cost)
+        self.history[-1][1].append((player, move))
+        if self._pos == 0 and not self.free_choice and not move.is_pass:
+            self._after_active = self.roll.without(move.colour_face, move.number_face)
+        self._pos += 1
+        if self._pos == len(self._order):
+            self._end_roll()
+
+    def _end_roll(self) -> None:
+        race = self.mode == "competitive"
+        new_cols, new_colours = 0, 0
+        for p, sheet in enumerate(self.sheets):
+            cols, colours = sheet.unscored_columns(), sheet.unscored_colours()
+            if cols or colours:
+                if race:
+                    self.sheets[p] = sheet.award(cols & ~self.claimed_columns, cols & self.claimed_columns,
+                                                 colours & ~self.claimed_colours, colours & self.claimed_colours)
+                else:
+                    self.sheets[p] = sheet.award(cols, 0, colours, 0)
+                new_cols |= cols
+                new_colours |= colours
+        self.claimed_columns |= new_cols
+        self.claimed_colours |= new_colours
+        self.rolls_done += 1
+        self.roll = None
+        if self.roll_limit is not None and self.rolls_done >= self.roll_limit:
+            self._ended = True
+        if self.mode == "competitive" or (self.mode == "solo" and self.rules.solo_ends_on_second_colour):
+            if any(s.complete_colours().bit_count() >= 2 for s in self.sheets):
+                self._ended = True
+        if self.stop_after_roll is not None and self.stop_after_roll(self):
+            self._ended = True
+
+    # --- results ---------------------------------------------------------------------------
+    def scores(self) -> list[int]:
+        return [s.score() for s in self.sheets]
+
+    def winners(self) -> list[int]:
+        """Highest score; ties go to more unused jokers; still tied, all share (rules.md §4)."""
+        key = [(s.score(), s.jokers_left) for s in self.sheets]
+        best = max(key)
+        return [p for p, k in enumerate(key) if k == best]
+
+    def returns(self) -> list[float]:
+        """Per player: 1 for a (shared) win, 0 otherwise; for solo the score itself."""
+        if self.mode == "solo":
+            return [float(self.sheets[0].score())]
+        win = set(self.winners())
+        return [1.0 if p in win else 0.0 for p in range(self.n_players)]
+
+    def clone(self) -> "Game":
+        other = Game.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        other.sheets = list(self.sheets)
+        other.history = [(r, list(ms)) for r, ms in self.history]
+        other._order = list(self._order)
+        return other
+
+
+def rating(score: int) -> str:
+    """The solo rating line of the rulebook (rules.md §5, verdicts paraphrased)."""
+    table = [(41, "superhero"), (37, "exceptional"), (33, "professional"), (29, "super"),
+             (25, "excellent"), (21, "great"), (17, "experienced"), (13, "good"),
+             (9, "getting there"), (5, "not bad"), (1, "needs practice"), (0, "taking part counts")]
+    for low, verdict in table:
+        if score >= low:
+            return verdict
+    return "try again"
+
+

@@ -1,0 +1,204 @@
+"""Versioned JSON game records: save, load, replay step by step, verify.
+
+A record holds the rule settings, the board (by name, or the whole layout for a custom
+sheet), the seed, every roll and every decision with its cells, and the result. ``verify``
+replays it through the engine: a roll that is not the seed's, an illegal move, a move by the
+wrong player or a result that does not match is rejected with the turn and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from nochmal.board import BUILTIN_BOARDS, Board, load_board
+from nochmal.dice import Roll, seeded_roll
+from nochmal.errors import NochmalError, RecordError
+from nochmal.fileio import atomic_write_text
+from nochmal.game import Game
+from nochmal.move import Move
+from nochmal.rules import RuleSettings
+
+FORMAT = "nochmal-record"
+VERSION = 1
+
+
+@dataclass
+class GameRecord:
+    board: Board
+    mode: str
+    players: list[str]
+    rules: RuleSettings
+    seed: int | None
+    rolls: list[tuple[Roll, list[tuple[int, Move]]]]
+    roll_limit: int | None = None
+    result: dict | None = None
+    extra: dict = field(default_factory=dict)  # e.g. the mission of a co-op game
+
+    # --- building --------------------------------------------------------------------------
+    @classmethod
+    def from_game(cls, game: Game, players: list[str], seed: int | None, extra: dict | None = None) -> "GameRecord":
+        result = None
+        if game.is_terminal():
+            result = {"scores": game.scores(), "winners": game.winners(),
+                      "sheets": [s.text() for s in game.sheets]}
+        roll_limit = None if game.mode == "solo" else game.roll_limit
+        return cls(game.board, game.mode, list(players), game.rules, seed,
+                   [(r, list(ms)) for r, ms in game.history], roll_limit, result, dict(extra or {}))
+
+    def new_game(self) -> Game:
+        return Game(self.board, len(self.players), self.rules, self.mode, self.roll_limit)
+
+    # --- JSON ------------------------------------------------------------------------------
+    def to_json(self) -> dict:
+        board = self.board.name if self.board.name in BUILTIN_BOARDS and self.board.same_layout(
+            load_board(self.board.name)) else self.board.to_dict()
+        data = {
+            "format": FORMAT, "version": VERSION, "mode": self.mode, "players": self.players,
+            "rules": self.rules.to_dict(), "board": board, "seed": self.seed,
+            "roll_limit": self.roll_limit,
+            "rolls": [{"dice": roll.to_json(),
+                       "moves": [{"player": p, "move": str(m)} for p, m in moves]}
+                      for roll, moves in self.rolls],
+            "result": self.result,
+        }
+        if self.extra:
+            data["extra"] = self.extra
+        return data
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=1) + "\n"
+
+    def save(self, path: str | Path) -> None:
+        atomic_write_text(path, self.dumps())
+
+    @classmethod
+    def loads(cls, text: str, source: str = "<record>") -> "GameRecord":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"{source}: broken JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        return cls.from_json(data, source)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "GameRecord":
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise RecordError(f"{path}: cannot read file ({exc.strerror or exc})") from None
+        return cls.loads(text, str(path))
+
+    @classmethod
+    def from_json(cls, data, source: str = "<record>") -> "GameRecord":
+        def need(key, typ):
+            if key not in data:
+                raise RecordError(f"{source}: key {key!r} is missing")
+            if not isinstance(data[key], typ) or isinstance(data[key], bool) and typ is not bool:
+                raise RecordError(f"{source}: key {key!r} has the wrong type")
+            return data[key]
+
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise RecordError(f"{source}: not a nochmal game record (format must be {FORMAT!r})")
+        if data.get("version") != VERSION:
+            raise RecordError(f"{source}: record version {data.get('version')!r} is not supported (expected {VERSION})")
+        try:
+            rules = RuleSettings.from_dict(need("rules", dict))
+            bdata = data.get("board")
+            if isinstance(bdata, str):
+                board = load_board(bdata) if bdata in BUILTIN_BOARDS else None
+                if board is None:
+                    raise RecordError(f"{source}: unknown board {bdata!r}")
+            elif isinstance(bdata, dict):
+                board = Board.from_dict(bdata, f"{source}: board", strict=False)
+            else:
+                raise RecordError(f"{source}: key 'board' must be a board name or a layout")
+        except RecordError:
+            raise
+        except NochmalError as exc:
+            raise RecordError(f"{source}: {exc}") from None
+        seed = data.get("seed")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+            raise RecordError(f"{source}: key 'seed' must be a non-negative integer or null")
+        roll_limit = data.get("roll_limit")
+        if roll_limit is not None and (not isinstance(roll_limit, int) or roll_limit < 1):
+            raise RecordError(f"{source}: key 'roll_limit' must be a positive integer or null")
+        players = need("players", list)
+        if not all(isinstance(p, str) for p in players):
+            raise RecordError(f"{source}: key 'players' must list player names")
+        rolls = []
+        for t, entry in enumerate(need("rolls", list), 1):
+            where = f"{source}: turn {t}"
+            if not isinstance(entry, dict) or "dice" not in entry or not isinstance(entry.get("moves"), list):
+                raise RecordError(f"{where}: expected {{'dice': ..., 'moves': [...]}}")
+            try:
+                roll = Roll.from_json(entry["dice"])
+                moves = []
+                for m in entry["moves"]:
+                    if not isinstance(m, dict) or not isinstance(m.get("player"), int) or not isinstance(m.get("move"), str):
+                        raise RecordError(f"{where}: each move needs an integer 'player' and a 'move' text")
+                    moves.append((m["player"], Move.parse(m["move"])))
+            except RecordError:
+                raise
+            except NochmalError as exc:
+                raise RecordError(f"{where}: {exc}") from None
+            rolls.append((roll, moves))
+        result = data.get("result")
+        if result is not None and not isinstance(result, dict):
+            raise RecordError(f"{source}: key 'result' must be an object or null")
+        extra = data.get("extra", {})
+        if not isinstance(extra, dict):
+            raise RecordError(f"{source}: key 'extra' must be an object")
+        mode = need("mode", str)
+        record = cls(board, mode, players, rules, seed, rolls, roll_limit, result, extra)
+        try:
+            record.new_game()
+        except NochmalError as exc:
+            raise RecordError(f"{source}: {exc}") from None
+        return record
+
+    # --- replay ----------------------------------------------------------------------------
+    def replay(self, source: str = "record") -> Iterator[tuple[int, Game]]:
+        """Yield (turn, game after that turn) for every recorded roll, checking as it goes."""
+        game = self.new_game()
+        dice = game.dice_per_kind
+        for t, (roll, moves) in enumerate(self.rolls, 1):
+            where = f"{source}: turn {t}"
+            if game.is_terminal():
+                raise RecordError(f"{where}: the game was already over")
+            if self.seed is not None:
+                want = seeded_roll(self.seed, t - 1, dice)
+                if roll != want:
+                    raise RecordError(f"{where}: roll {roll.text()} is not roll {t} of seed {self.seed} ({want.text()})")
+            try:
+                game.apply_roll(roll)
+            except NochmalError as exc:
+                raise RecordError(f"{where}: {exc}") from None
+            for player, move in moves:
+                if game.current_player() != player:
+                    raise RecordError(f"{where}: player {player} moved but player {game.current_player()} was to decide")
+                try:
+                    game.apply_move(move)
+                except NochmalError as exc:
+                    raise RecordError(f"{where}, player {player}: illegal move '{move}': {exc}") from None
+            if game.roll is not None and t == len(self.rolls) and self.result is None:
+                yield t, game  # an unfinished game may stop inside its last roll
+                return
+            if game.roll is not None:
+                raise RecordError(f"{where}: {len(moves)} decision(s) recorded, the roll needs {game.n_players}")
+            yield t, game
+
+    def verify(self, source: str = "record") -> Game:
+        """Replay everything and check the stored result; return the final game."""
+        game = self.new_game()
+        for _, game in self.replay(source):
+            pass
+        if self.result is not None:
+            if not game.is_terminal():
+                raise RecordError(f"{source}: the record has a result but the game is not over after {len(self.rolls)} turns")
+            actual = {"scores": game.scores(), "winners": game.winners(), "sheets": [s.text() for s in game.sheets]}
+            for key, value in actual.items():
+                if self.result.get(key) != value:
+                    raise RecordError(f"{source}: recorded {key} {self.result.get(key)} but the replay gives {value}")
+        return game

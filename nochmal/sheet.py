@@ -1,0 +1,354 @@
+"""One player's sheet state as bitmasks, its score, and its two text forms.
+
+* compact text (``Sheet.text`` / ``Sheet.from_text``), like a FEN: one line that round-trips
+  every field of the state;
+* the typed sheet a person writes (``parse_typed_sheet`` / ``format_typed_sheet``): 7 lines
+  of 15 characters, ``x``/``X`` crossed, a colour letter or ``.`` open, and optional
+  ``key: value`` lines (``jokers_used``, ``later_columns``, ``later_colours``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
+from nochmal.errors import IllegalMoveError, SheetError
+from nochmal.placements import placement_index
+
+
+def neighbours_of(board: Board, mask: int) -> int:
+    """Union of the orthogonal neighbours of the cells in ``mask``."""
+    nb = board.neighbour_mask
+    out = 0
+    while mask:
+        low = mask & -mask
+        out |= nb[low.bit_length() - 1]
+        mask ^= low
+    return out
+
+
+@dataclass(frozen=True)
+class ScoreBreakdown:
+    columns: int
+    colours: int
+    jokers: int
+    stars: int  # negative: the penalty for uncrossed stars
+
+    @property
+    def total(self) -> int:
+        return self.columns + self.colours + self.jokers + self.stars
+
+    def to_dict(self) -> dict:
+        return {"columns": self.columns, "colours": self.colours, "jokers": self.jokers,
+                "stars": self.stars, "total": self.total}
+
+
+class Sheet:
+    """Immutable sheet state.
+
+    crossed: crossed cells (board bit order); anchored: start column plus neighbours of
+    crossed cells (derived, kept for speed); jokers_used; cols_upper/cols_lower: columns
+    scored at the first/later value (bit c = column c); colours_upper/colours_lower:
+    colours scored at the first/later bonus (bit i = COLOURS[i]).
+    """
+
+    __slots__ = ("board", "crossed", "anchored", "jokers_used", "cols_upper", "cols_lower",
+                 "colours_upper", "colours_lower")
+
+    def __init__(self, board: Board, crossed: int = 0, jokers_used: int = 0, cols_upper: int = 0,
+                 cols_lower: int = 0, colours_upper: int = 0, colours_lower: int = 0,
+                 anchored: int | None = None):
+        self.board = board
+        self.crossed = crossed
+        self.anchored = (board.start_mask | neighbours_of(board, crossed)) if anchored is None else anchored
+        self.jokers_used = jokers_used
+        self.cols_upper = cols_upper
+        self.cols_lower = cols_lower
+        self.colours_upper = colours_upper
+        self.colours_lower = colours_lower
+
+    @classmethod
+    def empty(cls, board: Board) -> "Sheet":
+        return cls(board)
+
+    @classmethod
+    def from_cells(cls, board: Board, cells, jokers_used: int = 0) -> "Sheet":
+        """A sheet with these cells crossed; complete columns/colours scored at first value."""
+        try:
+            mask = board.mask_of(cells)
+        except KeyError as exc:
+            raise SheetError(f"cell {exc.args[0]} is not on the {board.name} board") from None
+        return cls(board, mask, jokers_used).with_all_completions_scored()
+
+    # --- derived facts ---------------------------------------------------------------------
+    def complete_columns(self) -> int:
+        """Mask of complete columns (bit c = column c)."""
+        crossed = self.crossed
+        out = 0
+        for c, m in enumerate(self.board.column_mask):
+            if crossed & m == m:
+                out |= 1 << c
+        return out
+
+    def complete_colours(self) -> int:
+        crossed = self.crossed
+        out = 0
+        for i, colour in enumerate(COLOURS):
+            m = self.board.colour_mask[colour]
+            if crossed & m == m:
+                out |= 1 << i
+        return out
+
+    @property
+    def jokers_left(self) -> int:
+        return self.board.jokers - self.jokers_used
+
+    def placements(self, colour: str, count: int, bridging: bool = False) -> list[int]:
+        """Masks of all legal placements of ``count`` crosses of ``colour``."""
+        return placement_index(self.board, bridging).query(self.crossed, self.anchored, colour, count)
+
+    def score_breakdown(self) -> ScoreBreakdown:
+        b = self.board
+        cols = sum(b.column_points_first[c] for c in range(b.cols) if self.cols_upper >> c & 1)
+        cols += sum(b.column_points_later[c] for c in range(b.cols) if self.cols_lower >> c & 1)
+        colours = (self.colours_upper.bit_count() * b.colour_bonus_first
+                   + self.colours_lower.bit_count() * b.colour_bonus_later)
+        stars = -b.star_penalty * (b.star_mask & ~self.crossed).bit_count()
+        return ScoreBreakdown(cols, colours, b.jokers - self.jokers_used, stars)
+
+    def score(self) -> int:
+        return self.score_breakdown().total
+
+    # --- transitions ----------------------------------------------------------------------
+    def cross(self, mask: int, jokers: int = 0) -> "Sheet":
+        """New sheet with ``mask`` crossed and ``jokers`` more marks used (no legality check)."""
+        return Sheet(self.board, self.crossed | mask, self.jokers_used + jokers, self.cols_upper,
+                     self.cols_lower, self.colours_upper, self.colours_lower,
+                     self.anchored | neighbours_of(self.board, mask))
+
+    def award(self, cols_upper: int = 0, cols_lower: int = 0, colours_upper: int = 0,
+              colours_lower: int = 0) -> "Sheet":
+        return Sheet(self.board, self.crossed, self.jokers_used, self.cols_upper | cols_upper,
+                     self.cols_lower | cols_lower, self.colours_upper | colours_upper,
+                     self.colours_lower | colours_lower, self.anchored)
+
+    def unscored_columns(self) -> int:
+        return self.complete_columns() & ~(self.cols_upper | self.cols_lower)
+
+    def unscored_colours(self) -> int:
+        return self.complete_colours() & ~(self.colours_upper | self.colours_lower)
+
+    def with_all_completions_scored(self, later_columns: int = 0, later_colours: int = 0) -> "Sheet":
+        """Score every complete, unscored column/colour: at the later value if in the masks."""
+        cols, colours = self.unscored_columns(), self.unscored_colours()
+        return self.award(cols & ~later_columns, cols & later_columns,
+                          colours & ~later_colours, colours & later_colours)
+
+    def check_placement(self, colour: str, count: int, mask: int, bridging: bool = False) -> None:
+        """Raise IllegalMoveError saying exactly why ``mask`` is not a legal placement."""
+        b = self.board
+        cells = b.cells_of(mask)
+        if mask.bit_count() != count:
+            raise IllegalMoveError(f"wrong count: {len(cells)} cell(s) given, the choice is {count}")
+        for name in cells:
+            bit = b.bit(name)
+            if b.colour_of_bit(bit) != colour:
+                raise IllegalMoveError(
+                    f"wrong colour: {name} is {COLOUR_NAMES[b.colour_of_bit(bit)]}, the choice is {COLOUR_NAMES[colour]}")
+        for name in cells:
+            if self.crossed >> b.bit(name) & 1:
+                raise IllegalMoveError(f"already crossed: {name}")
+        blocks = {b.block_of_bit[b.bit(n)] for n in cells}
+        if len(blocks) > 1:
+            raise IllegalMoveError(f"not one block: {' '.join(cells)} lie in {len(blocks)} different blocks")
+        block = b.blocks[blocks.pop()]
+        within = mask | (self.crossed & block.mask if bridging else 0)
+        start = mask & -mask
+        seen = frontier = start
+        while frontier:
+            low = frontier & -frontier
+            frontier ^= low
+            nxt = b.neighbour_mask[low.bit_length() - 1] & within & ~seen
+            seen |= nxt
+            frontier |= nxt
+        if mask & ~seen:
+            how = "through crossed cells of the block" if bridging else "among themselves"
+            raise IllegalMoveError(f"not connected: {' '.join(cells)} are not orthogonally connected {how}")
+        if not mask & self.anchored:
+            raise IllegalMoveError(
+                f"not anchored: none of {' '.join(cells)} is in column "
+                f"{COLUMN_LETTERS[b.start_column]} or next to a crossed cell")
+
+    # --- text forms -----------------------------------------------------------------------
+    def text(self) -> str:
+        """Compact one-line form: ``board/crossed-hex/jokers/cols^/cols_/colours^/colours_``.
+
+        The crossed hex is in row-major cell order (bit i = grid cell i), so it does not depend
+        on the engine's internal numbering.
+        """
+        b = self.board
+        grid_mask = 0
+        for bit in range(b.n_cells):
+            if self.crossed >> bit & 1:
+                grid_mask |= 1 << b.index_of_bit[bit]
+        width = (b.n_cells + 3) // 4
+
+        def letters(mask: int, alphabet: str) -> str:
+            return "".join(ch for i, ch in enumerate(alphabet) if mask >> i & 1) or "-"
+
+        cols = COLUMN_LETTERS[: b.cols]
+        return "/".join([
+            b.name, f"{grid_mask:0{width}x}", str(self.jokers_used),
+            letters(self.cols_upper, cols), letters(self.cols_lower, cols),
+            letters(self.colours_upper, COLOURS), letters(self.colours_lower, COLOURS),
+        ])
+
+    @classmethod
+    def from_text(cls, text: str, board: Board) -> "Sheet":
+        parts = text.strip().split("/")
+        if len(parts) != 7:
+            raise SheetError(f"sheet text {text!r}: expected 7 fields separated by '/', got {len(parts)}")
+        name, hexmask, jokers, cu, cl, ku, kl = parts
+        if name != board.name:
+            raise SheetError(f"sheet text is for board {name!r}, not {board.name!r}")
+        try:
+            grid_mask = int(hexmask, 16)
+            jokers_used = int(jokers)
+        except ValueError:
+            raise SheetError(f"sheet text {text!r}: bad crossed mask or joker count") from None
+        if grid_mask >> b_cells(board) or not 0 <= jokers_used <= board.jokers:
+            raise SheetError(f"sheet text {text!r}: crossed mask or joker count out of range")
+
+        def parse_letters(field: str, alphabet: str, what: str) -> int:
+            if field == "-":
+                return 0
+            mask = 0
+            for ch in field:
+                if ch not in alphabet:
+                    raise SheetError(f"sheet text {text!r}: {ch!r} is not a {what}")
+                mask |= 1 << alphabet.index(ch)
+            return mask
+
+        cols = COLUMN_LETTERS[: board.cols]
+        crossed = 0
+        for i in range(board.n_cells):
+            if grid_mask >> i & 1:
+                crossed |= board.cell_bits[i]
+        sheet = cls(board, crossed, jokers_used, parse_letters(cu, cols, "column"),
+                    parse_letters(cl, cols, "column"), parse_letters(ku, COLOURS, "colour"),
+                    parse_letters(kl, COLOURS, "colour"))
+        if sheet.cols_upper & sheet.cols_lower or sheet.colours_upper & sheet.colours_lower:
+            raise SheetError(f"sheet text {text!r}: a column or colour is scored twice")
+        if (sheet.cols_upper | sheet.cols_lower) & ~sheet.complete_columns() or (
+                sheet.colours_upper | sheet.colours_lower) & ~sheet.complete_colours():
+            raise SheetError(f"sheet text {text!r}: an incomplete column or colour is marked scored")
+        return sheet
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sheet) and self.board is other.board and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def _key(self) -> tuple:
+        return (self.crossed, self.jokers_used, self.cols_upper, self.cols_lower,
+                self.colours_upper, self.colours_lower)
+
+    def __repr__(self) -> str:
+        return f"Sheet({self.text()!r})"
+
+
+def b_cells(board: Board) -> int:
+    return board.n_cells
+
+
+_KEY_LINE = re.compile(r"^\s*([a-z_]+)\s*:\s*(.*?)\s*$")
+
+
+def parse_typed_sheet(text: str, board: Board, source: str = "<sheet>") -> Sheet:
+    """Parse a typed sheet; SheetError names the file, line and cell of any mistake.
+
+    Complete columns and colours score the first (upper) value unless listed in
+    ``later_columns: A O`` / ``later_colours: y b``.
+    """
+    rows: list[tuple[int, str]] = []
+    opts: dict[str, tuple[int, str]] = {}
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        m = _KEY_LINE.match(line)
+        if m:
+            key, value = m.groups()
+            if key not in ("jokers_used", "later_columns", "later_colours"):
+                raise SheetError(f"{source}, line {lineno}: unknown key {key!r} "
+                                 "(known: jokers_used, later_columns, later_colours)")
+            if key in opts:
+                raise SheetError(f"{source}, line {lineno}: key {key!r} given twice")
+            opts[key] = (lineno, value)
+            continue
+        rows.append((lineno, line.replace(" ", "")))
+    if len(rows) != board.rows:
+        raise SheetError(f"{source}: {len(rows)} sheet rows, expected {board.rows} rows of {board.cols} characters")
+    crossed = 0
+    for r, (lineno, line) in enumerate(rows):
+        if len(line) != board.cols:
+            raise SheetError(f"{source}, line {lineno}: row {r + 1} has {len(line)} characters, expected {board.cols}")
+        for c, ch in enumerate(line):
+            cell = f"{COLUMN_LETTERS[c]}{r + 1}"
+            if ch in "xX":
+                crossed |= board.cell_bits[r * board.cols + c]
+            elif ch == ".":
+                continue
+            elif ch.lower() in COLOURS:
+                if ch.lower() != board.grid[r][c]:
+                    raise SheetError(f"{source}, line {lineno}, cell {cell}: {ch!r} but the {board.name} board has "
+                                     f"{COLOUR_NAMES[board.grid[r][c]]} there")
+            else:
+                raise SheetError(f"{source}, line {lineno}, cell {cell}: unexpected character {ch!r} "
+                                 "(use x for crossed, a colour letter or . for open)")
+    jokers_used = 0
+    if "jokers_used" in opts:
+        lineno, value = opts["jokers_used"]
+        if not value.isdigit() or int(value) > board.jokers:
+            raise SheetError(f"{source}, line {lineno}: jokers_used must be a whole number 0..{board.jokers}, got {value!r}")
+        jokers_used = int(value)
+    sheet = Sheet(board, crossed, jokers_used)
+    later_cols = later_colours = 0
+    if "later_columns" in opts:
+        lineno, value = opts["later_columns"]
+        for tok in value.replace(",", " ").split():
+            if len(tok) != 1 or tok.upper() not in COLUMN_LETTERS[: board.cols]:
+                raise SheetError(f"{source}, line {lineno}: later_columns: {tok!r} is not a column letter")
+            later_cols |= 1 << COLUMN_LETTERS.index(tok.upper())
+        if later_cols & ~sheet.complete_columns():
+            raise SheetError(f"{source}, line {lineno}: later_columns names a column that is not complete")
+    if "later_colours" in opts:
+        lineno, value = opts["later_colours"]
+        for tok in value.replace(",", " ").split():
+            if tok.lower() not in COLOURS:
+                raise SheetError(f"{source}, line {lineno}: later_colours: {tok!r} is not a colour letter (y g b r o)")
+            later_colours |= 1 << COLOURS.index(tok.lower())
+        if later_colours & ~sheet.complete_colours():
+            raise SheetError(f"{source}, line {lineno}: later_colours names a colour that is not complete")
+    return sheet.with_all_completions_scored(later_cols, later_colours)
+
+
+def format_typed_sheet(sheet: Sheet) -> str:
+    """The typed form: crossed cells as ``x``, open cells as their printed letter."""
+    b = sheet.board
+    lines = []
+    for r in range(b.rows):
+        row = "".join(
+            "x" if sheet.crossed & b.cell_bits[r * b.cols + c] else b.printed[r][c]
+            for c in range(b.cols)
+        )
+        lines.append(row)
+    if sheet.jokers_used:
+        lines.append(f"jokers_used: {sheet.jokers_used}")
+    if sheet.cols_lower:
+        lines.append("later_columns: " + " ".join(COLUMN_LETTERS[c] for c in range(b.cols) if sheet.cols_lower >> c & 1))
+    if sheet.colours_lower:
+        lines.append("later_colours: " + " ".join(ch for i, ch in enumerate(COLOURS) if sheet.colours_lower >> i & 1))
+    return "\n".join(lines) + "\n"
