@@ -7,7 +7,7 @@ game. Later bots (heuristic, look-ahead) implement the same ``choose``.
 from __future__ import annotations
 
 import random
-from typing import Protocol
+from typing import Callable, Protocol
 
 from nochmal.board import COLOURS
 from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER
@@ -96,12 +96,23 @@ class GreedyAgent:
         return Move.of(colour, count, game.board.cells_of(mask), cf == COLOUR_JOKER, nf == NUMBER_JOKER)
 
 
-AGENTS = {"random": RandomAgent, "greedy": GreedyAgent}
+AGENTS: dict[str, Callable[..., Agent]] = {"random": RandomAgent, "greedy": GreedyAgent}
+
+
+def register_agent(name: str, factory: Callable[..., Agent]) -> None:
+    """Add a bot to the registry (``factory(seed=...)`` builds it); bot modules call this."""
+    AGENTS[name] = factory
+
+
+def agent_names() -> list[str]:
+    import nochmal.bots  # noqa: F401  (registers the stronger bots)
+
+    return list(AGENTS)
 
 
 def make_agent(name: str, seed: int = 0) -> Agent:
     """An agent by registry name; NochmalError lists the known names."""
-    try:
-        return AGENTS[name](seed=seed)
-    except KeyError:
-        raise NochmalError(f"unknown bot {name!r}; known bots: {', '.join(sorted(AGENTS))}") from None
+    names = agent_names()
+    if name not in AGENTS:
+        raise NochmalError(f"unknown bot {name!r}; known bots: {', '.join(names)}")
+    return AGENTS[name](seed=seed)

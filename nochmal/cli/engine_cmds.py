@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from nochmal.agents import AGENTS, make_agent
+from nochmal.agents import make_agent
 from nochmal.board import COLOUR_NAMES, COLOURS
 from nochmal.cli.common import board_arg, console, emit_json, guarded, read_sheet_file, sheet_renderable
 from nochmal.dice import seeded_rolls
@@ -29,7 +29,7 @@ def register(app: typer.Typer) -> None:
 @guarded
 def solo(
     seed: int = typer.Option(1, "--seed", "-s", help="Dice seed; the same seed gives the same 30 rolls forever."),
-    bot: str = typer.Option("greedy", "--bot", help=f"Bot that plays: {', '.join(AGENTS)}."),
+    bot: str = typer.Option("greedy", "--bot", help="Bot that plays: random, greedy, or a stronger bot (see nochmal bench)."),
     board: str = typer.Option("classic", "--board", "-b", help="Built-in board name or a board file."),
     save: Optional[Path] = typer.Option(None, "--save", help="Write the game record (JSON) here."),
     bridging: bool = typer.Option(False, "--bridging", help="Rule option: new crosses may connect through crossed cells."),

@@ -1,0 +1,1 @@
+"""Stronger bots; importing this package registers them with nochmal.agents."""
