@@ -36,12 +36,19 @@ class RandomAgent:
         return moves[self.rng.randrange(len(moves))]
 
 
-def _touched_columns(board, mask: int, cache: dict) -> tuple[int, ...]:
-    cols = cache.get(mask)
-    if cols is None:
-        cols = tuple(sorted({board.index_of_bit[b] % board.cols for b in range(board.n_cells) if mask >> b & 1}))
-        cache[mask] = cols
-    return cols
+def _placement_facts(board, mask: int) -> tuple:
+    """(star points, columns touched as (column, mask), colour index, colour mask), cached per board."""
+    cache = board.__dict__.setdefault("_placement_facts", {})
+    facts = cache.get(mask)
+    if facts is None:
+        bits = [b for b in range(board.n_cells) if mask >> b & 1]
+        cols = sorted({board.index_of_bit[b] % board.cols for b in bits})
+        colour = board.colour_of_bit(bits[0])
+        facts = ((mask & board.star_mask).bit_count() * board.star_penalty,
+                 tuple((c, board.column_mask[c]) for c in cols),
+                 COLOURS.index(colour), board.colour_mask[colour])
+        cache[mask] = facts
+    return facts
 
 
 def immediate_gain(game: Game, player: int, colour: str, mask: int) -> int:
@@ -51,19 +58,15 @@ def immediate_gain(game: Game, player: int, colour: str, mask: int) -> int:
     roll (a same-roll tie still scores first, so this is exact for the deciding player).
     """
     board = game.board
-    sheet = game.sheets[player]
-    new = sheet.crossed | mask
-    gain = (mask & board.star_mask).bit_count() * board.star_penalty
+    new = game.sheets[player].crossed | mask
+    gain, cols, ci, cm = _placement_facts(board, mask)
     race = game.mode == "competitive"
-    cache = board.__dict__.setdefault("_touch_cache", {})
-    for c in _touched_columns(board, mask, cache):
-        m = board.column_mask[c]
+    for c, m in cols:
         if new & m == m:
             later = race and game.claimed_columns >> c & 1
             gain += board.column_points_later[c] if later else board.column_points_first[c]
-    cm = board.colour_mask[colour]
     if new & cm == cm:
-        later = race and game.claimed_colours >> COLOURS.index(colour) & 1
+        later = race and game.claimed_colours >> ci & 1
         gain += board.colour_bonus_later if later else board.colour_bonus_first
     return gain
 
@@ -83,9 +86,14 @@ class GreedyAgent:
         player = game.current_player()
         sheet = game.sheets[player]
         bridging = game.rules.bridging
+        cheapest: dict[tuple[str, int], tuple[int, str, str]] = {}
+        for cf, nf, colour, count, cost in game.choices():
+            known = cheapest.get((colour, count))
+            if known is None or cost < known[0]:
+                cheapest[colour, count] = (cost, cf, nf)
         best_key = (0, 0, 0)
         best: tuple | None = None
-        for cf, nf, colour, count, cost in game.choices():
+        for (colour, count), (cost, cf, nf) in cheapest.items():
             for mask in sheet.placements(colour, count, bridging):
                 key = (immediate_gain(game, player, colour, mask) - cost, count, -cost)
                 if key > best_key:

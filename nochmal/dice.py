@@ -19,6 +19,8 @@ COLOUR_FACES = ("y", "g", "b", "r", "o", "x")
 NUMBER_FACES = ("1", "2", "3", "4", "5", "?")
 COLOUR_JOKER = "x"
 NUMBER_JOKER = "?"
+_COLOUR_SET = frozenset(COLOUR_FACES)
+_NUMBER_SET = frozenset(NUMBER_FACES)
 
 _DOMAIN = b"nochmal-dice-v1"
 
@@ -31,12 +33,12 @@ class Roll:
     numbers: tuple[str, ...]
 
     def __post_init__(self):
-        for f in self.colours:
-            if f not in COLOUR_FACES:
-                raise NochmalError(f"roll: {f!r} is not a colour face (y g b r o x)")
-        for f in self.numbers:
-            if f not in NUMBER_FACES:
-                raise NochmalError(f"roll: {f!r} is not a number face (1 2 3 4 5 ?)")
+        if not _COLOUR_SET.issuperset(self.colours):
+            bad = next(f for f in self.colours if f not in _COLOUR_SET)
+            raise NochmalError(f"roll: {bad!r} is not a colour face (y g b r o x)")
+        if not _NUMBER_SET.issuperset(self.numbers):
+            bad = next(f for f in self.numbers if f not in _NUMBER_SET)
+            raise NochmalError(f"roll: {bad!r} is not a number face (1 2 3 4 5 ?)")
 
     def to_json(self) -> dict:
         return {"colours": list(self.colours), "numbers": list(self.numbers)}
@@ -103,11 +105,21 @@ def seeded_rolls(seed: int, count: int, dice: int = 3, start: int = 0) -> list[R
     return [seeded_roll(seed, i, dice) for i in range(start, start + count)]
 
 
-def resolutions(colour_face: str, number_face: str, jokers_left: int) -> list[tuple[str, int, int]]:
+def _resolution_table() -> dict[tuple[str, str], tuple[int, tuple[tuple[str, int, int], ...]]]:
+    table = {}
+    for cf in COLOUR_FACES:
+        for nf in NUMBER_FACES:
+            cost = (cf == COLOUR_JOKER) + (nf == NUMBER_JOKER)
+            colours = COLOURS if cf == COLOUR_JOKER else cf
+            counts = range(1, 6) if nf == NUMBER_JOKER else (int(nf),)
+            table[cf, nf] = (cost, tuple((c, n, cost) for c in colours for n in counts))
+    return table
+
+
+_RESOLUTIONS = _resolution_table()
+
+
+def resolutions(colour_face: str, number_face: str, jokers_left: int) -> tuple[tuple[str, int, int], ...]:
     """(colour, count, joker cost) for a picked pair; jokers only while marks remain."""
-    cost = (colour_face == COLOUR_JOKER) + (number_face == NUMBER_JOKER)
-    if cost > jokers_left:
-        return []
-    colours = COLOURS if colour_face == COLOUR_JOKER else colour_face
-    counts = range(1, 6) if number_face == NUMBER_JOKER else (int(number_face),)
-    return [(c, n, cost) for c in colours for n in counts]
+    cost, options = _RESOLUTIONS[colour_face, number_face]
+    return options if cost <= jokers_left else ()

@@ -104,13 +104,10 @@ class PlacementIndex:
         return out
 
 
-_INDEXES: dict[tuple[int, bool], PlacementIndex] = {}
-
-
 def placement_index(board: Board, bridging: bool = False) -> PlacementIndex:
     """The shared index of a board (built once per board and bridging setting)."""
-    key = (id(board), bridging)
-    index = _INDEXES.get(key)
-    if index is None or index.board is not board:
-        index = _INDEXES[key] = PlacementIndex(board, bridging)
+    indexes = board.__dict__.setdefault("_placement_indexes", {})
+    index = indexes.get(bridging)
+    if index is None:
+        index = indexes[bridging] = PlacementIndex(board, bridging)
     return index
