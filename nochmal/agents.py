@@ -14,6 +14,7 @@ from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER
 from nochmal.errors import NochmalError
 from nochmal.game import Game
 from nochmal.move import PASS, Move
+from nochmal.placements import placement_index
 
 
 class Agent(Protocol):
@@ -91,11 +92,28 @@ class GreedyAgent:
             known = cheapest.get((colour, count))
             if known is None or cost < known[0]:
                 cheapest[colour, count] = (cost, cf, nf)
+        # immediate_gain inlined: this loop is the greedy bot's whole cost
+        board = game.board
+        query = placement_index(board, bridging).query
+        facts_cache = board.__dict__.setdefault("_placement_facts", {})
+        crossed, anchored = sheet.crossed, sheet.anchored
+        race = game.mode == "competitive"
+        claimed_cols = game.claimed_columns if race else 0
+        claimed_colours = game.claimed_colours if race else 0
+        first, later = board.column_points_first, board.column_points_later
         best_key = (0, 0, 0)
         best: tuple | None = None
         for (colour, count), (cost, cf, nf) in cheapest.items():
-            for mask in sheet.placements(colour, count, bridging):
-                key = (immediate_gain(game, player, colour, mask) - cost, count, -cost)
+            for mask in query(crossed, anchored, colour, count):
+                facts = facts_cache.get(mask) or _placement_facts(board, mask)
+                gain, cols, ci, cm = facts
+                new = crossed | mask
+                for c, m in cols:
+                    if new & m == m:
+                        gain += later[c] if claimed_cols >> c & 1 else first[c]
+                if new & cm == cm:
+                    gain += board.colour_bonus_later if claimed_colours >> ci & 1 else board.colour_bonus_first
+                key = (gain - cost, count, -cost)
                 if key > best_key:
                     best_key, best = key, (cf, nf, colour, count, mask)
         if best is None:

@@ -150,6 +150,7 @@ class Board:
             f"{COLUMN_LETTERS[i % cols]}{i // cols + 1}" for i in range(self.n_cells)
         )
         self._bit_by_name = {self._names[i]: bit_of[i] for i in range(self.n_cells)}
+        self._columns_cache: dict[int, tuple[int, ...]] = {}
 
     def grid_neighbours(self, i: int) -> list[int]:
         r, c = divmod(i, self.cols)
@@ -187,6 +188,14 @@ class Board:
             mask ^= low
         idx.sort()
         return [self._names[i] for i in idx]
+
+    def columns_of(self, mask: int) -> tuple[int, ...]:
+        """Columns that ``mask`` touches (cached: the engine asks this for every move)."""
+        cols = self._columns_cache.get(mask)
+        if cols is None:
+            cols = tuple(sorted({self.index_of_bit[b] % self.cols for b in range(self.n_cells) if mask >> b & 1}))
+            self._columns_cache[mask] = cols
+        return cols
 
     def colour_of_bit(self, bit: int) -> str:
         return self.blocks[self.block_of_bit[bit]].colour
@@ -349,6 +358,8 @@ def read_board_file(path: str | Path, strict: bool = True) -> Board:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise BoardError(str(path), [f"cannot read file ({exc.strerror or exc})"]) from None
+    except UnicodeDecodeError as exc:
+        raise BoardError(str(path), [f"not a UTF-8 text file (byte {exc.start})"]) from None
     return parse_board_text(text, str(path), strict=strict)
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from nochmal.board import Board
+from nochmal.board import COLOURS, Board
 from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll, resolutions
 from nochmal.errors import IllegalMoveError, NochmalError
 from nochmal.move import PASS, Move
@@ -62,6 +62,7 @@ class Game:
         self._pos = 0
         self._after_active: Roll | None = None
         self._ended = False
+        self._roll_masks: list[tuple[int, int]] = []  # (player, cells) crossed in this roll
 
     # --- whose turn ------------------------------------------------------------------------
     @property
@@ -170,6 +171,7 @@ class Game:
         player = self._order[self._pos]
         if mask:
             self.sheets[player] = self.sheets[player].cross(mask, move.joker_cost)
+            self._roll_masks.append((player, mask))
         self.history[-1][1].append((player, move))
         if self._pos == 0 and not self.free_choice and not move.is_pass:
             self._after_active = self.roll.without(move.colour_face, move.number_face)
@@ -178,10 +180,28 @@ class Game:
             self._end_roll()
 
     def _end_roll(self) -> None:
+        """Score the columns and colours completed in this roll, then check for the end.
+
+        Only the cells crossed in this roll can complete something, so only the columns and
+        the colour each move touched are examined.
+        """
         race = self.mode == "competitive"
+        board = self.board
         new_cols, new_colours = 0, 0
-        for p, sheet in enumerate(self.sheets):
-            cols, colours = sheet.unscored_columns(), sheet.unscored_colours()
+        for p, mask in self._roll_masks:
+            sheet = self.sheets[p]
+            crossed = sheet.crossed
+            done_cols = sheet.cols_upper | sheet.cols_lower
+            cols = 0
+            for c in board.columns_of(mask):
+                m = board.column_mask[c]
+                if crossed & m == m and not done_cols >> c & 1:
+                    cols |= 1 << c
+            colours = 0
+            ci = COLOURS.index(board.colour_of_bit(mask.bit_length() - 1))
+            cm = board.colour_mask[COLOURS[ci]]
+            if crossed & cm == cm and not (sheet.colours_upper | sheet.colours_lower) >> ci & 1:
+                colours = 1 << ci
             if cols or colours:
                 if race:
                     self.sheets[p] = sheet.award(cols & ~self.claimed_columns, cols & self.claimed_columns,
@@ -190,6 +210,7 @@ class Game:
                     self.sheets[p] = sheet.award(cols, 0, colours, 0)
                 new_cols |= cols
                 new_colours |= colours
+        self._roll_masks = []
         self.claimed_columns |= new_cols
         self.claimed_colours |= new_colours
         self.rolls_done += 1
@@ -197,7 +218,7 @@ class Game:
         if self.roll_limit is not None and self.rolls_done >= self.roll_limit:
             self._ended = True
         if self.mode == "competitive" or (self.mode == "solo" and self.rules.solo_ends_on_second_colour):
-            if any(s.complete_colours().bit_count() >= 2 for s in self.sheets):
+            if any((s.colours_upper | s.colours_lower).bit_count() >= 2 for s in self.sheets):
                 self._ended = True
         if self.stop_after_roll is not None and self.stop_after_roll(self):
             self._ended = True
@@ -225,6 +246,7 @@ class Game:
         other.sheets = list(self.sheets)
         other.history = [(r, list(ms)) for r, ms in self.history]
         other._order = list(self._order)
+        other._roll_masks = list(self._roll_masks)
         return other
 
 

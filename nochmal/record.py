@@ -49,6 +49,11 @@ class GameRecord:
                    [(r, list(ms)) for r, ms in game.history], roll_limit, result, dict(extra or {}))
 
     def new_game(self) -> Game:
+        if self.mode == "coop" and self.extra.get("mission"):
+            # a co-op mission game stops on the roll that wins it: rebuild that stop condition
+            from nochmal.missions.coop import record_game
+
+            return record_game(self)
         return Game(self.board, len(self.players), self.rules, self.mode, self.roll_limit)
 
     # --- JSON ------------------------------------------------------------------------------
@@ -88,6 +93,8 @@ class GameRecord:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
             raise RecordError(f"{path}: cannot read file ({exc.strerror or exc})") from None
+        except UnicodeDecodeError as exc:
+            raise RecordError(f"{path}: not a UTF-8 text file (byte {exc.start})") from None
         return cls.loads(text, str(path))
 
     @classmethod

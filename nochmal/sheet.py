@@ -149,6 +149,10 @@ class Sheet:
         """Raise IllegalMoveError saying exactly why ``mask`` is not a legal placement."""
         b = self.board
         cells = b.cells_of(mask)
+        if not 1 <= count <= 5:  # rules.md §3: N is never more than 5 (the enumerator agrees)
+            raise IllegalMoveError(f"wrong count: a choice is 1 to 5 crosses, not {count}")
+        if colour not in COLOUR_NAMES:
+            raise IllegalMoveError(f"wrong colour: {colour!r} is not a colour (y g b r o)")
         if mask.bit_count() != count:
             raise IllegalMoveError(f"wrong count: {len(cells)} cell(s) given, the choice is {count}")
         for name in cells:
@@ -311,7 +315,7 @@ def parse_typed_sheet(text: str, board: Board, source: str = "<sheet>") -> Sheet
     jokers_used = 0
     if "jokers_used" in opts:
         lineno, value = opts["jokers_used"]
-        if not value.isdigit() or int(value) > board.jokers:
+        if not (value.isascii() and value.isdigit()) or int(value) > board.jokers:
             raise SheetError(f"{source}, line {lineno}: jokers_used must be a whole number 0..{board.jokers}, got {value!r}")
         jokers_used = int(value)
     sheet = Sheet(board, crossed, jokers_used)

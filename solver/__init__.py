@@ -1,0 +1,12 @@
+"""The planner (issue 5): the best possible solo play for dice known in advance, proven with
+CP-SAT, a validator that replays every plan through the engine, and post-game analysis.
+
+    from nochmal.solver.instance import Instance
+    from nochmal.solver.cpsat import solve
+    plan = solve(Instance.from_seed(7, count=12), time_limit=30)   # validated Plan
+    plan.status, plan.total, plan.bound
+
+Modules: instance (what to plan), plan (the result as plain data), validate (engine replay),
+cpsat (the model), analyse (points lost per roll of a record), graph (the sheet as graphs;
+a separate layer).
+"""

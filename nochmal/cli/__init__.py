@@ -18,6 +18,11 @@ app = typer.Typer(
 # one module per command group; each defines register(app)
 COMMAND_MODULES = [
     "nochmal.cli.engine_cmds",
+    "nochmal.cli.mission_cmds",
+    "nochmal.cli.solver_cmds",
+    "nochmal.cli.bot_cmds",
+    "nochmal.cli.play_cmds",
+    "nochmal.cli.board_cmds",
 ]
 
 for _name in COMMAND_MODULES:

@@ -31,7 +31,7 @@ def guarded(fn: Callable) -> Callable:
         try:
             return fn(*args, **kwargs)
         except NochmalError as exc:
-            err_console.print(f"error: {exc}", markup=False)
+            err_console.print(f"error: {exc}", markup=False, soft_wrap=True)  # one line, never wrapped
             raise typer.Exit(1) from None
         except KeyboardInterrupt:
             err_console.print("interrupted", markup=False)
@@ -53,6 +53,8 @@ def read_sheet_file(path: Path, board: Board) -> Sheet:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SheetError(f"{path}: cannot read file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise SheetError(f"{path}: not a UTF-8 text file (byte {exc.start})") from None
     return parse_typed_sheet(text, board, str(path))
 
 

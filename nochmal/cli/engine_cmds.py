@@ -62,13 +62,20 @@ def replay(
     record_file: Path = typer.Argument(..., help="A game record (JSON) written by --save."),
     verify: bool = typer.Option(False, "--verify", help="Check every roll against the seed, every move against the rules and the result."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    step: bool = typer.Option(False, "--step", help="Step through the game: enter = next turn, b = back, q = quit."),
+    to: Optional[int] = typer.Option(None, "--to", help="Show the state after turn N (with --step: start there)."),
 ):
     """Replay a game record; with --verify, reject it at the first bad turn.
 
-    Example: nochmal replay game.json --verify
+    Example: nochmal replay game.json --verify   (or: nochmal replay game.json --step --to 10)
     """
     record = GameRecord.load(record_file)
     game = record.verify(str(record_file)) if verify else _replay_last(record, str(record_file))
+    if step or to is not None:
+        from nochmal.stepper import run_replay
+
+        run_replay(record, str(record_file), to, step, as_json, console)
+        return
     if as_json:
         emit_json({"file": str(record_file), "verified": verify, "mode": record.mode, "turns": len(record.rolls),
                    "players": record.players, "scores": game.scores(),

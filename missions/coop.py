@@ -1,0 +1,172 @@
+"""Team play: a mission as an engine co-op Game, its result, its progress, its records.
+
+The engine's Game already knows the co-op dice flow (competitive flow, upper values for
+everyone, solo dice for one player); a mission only adds the roll budget and the stop
+condition "all objectives hold". A won game therefore ends on the roll that completed the
+mission; a lost one when the budget is spent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from nochmal.board import load_board
+from nochmal.errors import NochmalError
+from nochmal.game import Game
+from nochmal.missions.loader import load_mission
+from nochmal.missions.model import DIFFICULTIES, Mission, MissionError
+from nochmal.missions.objectives import ObjectiveStatus, all_met, evaluate
+from nochmal.play import play_game
+from nochmal.record import GameRecord
+from nochmal.rules import DEFAULT_RULES, RuleSettings
+from nochmal.sheet import Sheet
+from nochmal.solver.graph import impossible_sheet_reasons
+
+__all__ = ["load_mission", "coop_game", "mission_result", "mission_status", "MissionResult", "MissionStatus",
+           "play_mission", "mission_record", "MissionRecord", "record_game"]
+
+
+def _check_setup(mission: Mission, difficulty: str, players: int) -> int:
+    if difficulty not in DIFFICULTIES:
+        raise MissionError(mission.path or mission.id, [f"difficulty {difficulty!r} is not one of {', '.join(DIFFICULTIES)}"])
+    if not 1 <= players <= 4:
+        raise MissionError(mission.path or mission.id, [f"a co-op mission has 1-4 players, not {players}"])
+    return mission.budget(players, difficulty)
+
+
+def coop_game(mission: Mission, difficulty: str, players: int, rules: RuleSettings = DEFAULT_RULES) -> Game:
+    """A fresh co-op Game for the mission: its budget as the roll limit, stopping when won."""
+    budget = _check_setup(mission, difficulty, players)
+    objectives = mission.objectives
+
+    def won(game: Game) -> bool:
+        return all_met(objectives, game.sheets)
+
+    return Game(load_board(mission.board), players, rules, mode="coop", roll_limit=budget, stop_after_roll=won)
+
+
+@dataclass
+class MissionResult:
+    """Won on roll ``won_on`` / lost (``missing`` says what was not done) / still running."""
+
+    mission: str
+    players: int
+    budget: int
+    rolls_used: int
+    finished: bool
+    won: bool
+    won_on: int | None
+    missing: list[str]
+    objectives: list[ObjectiveStatus]
+
+    def text(self) -> str:
+        if self.won:
+            return f"mission {self.mission} won on roll {self.won_on} of {self.budget}"
+        if self.finished:
+            return f"mission {self.mission} lost after {self.rolls_used} rolls; missing: " + "; ".join(self.missing)
+        return f"mission {self.mission} in progress: roll {self.rolls_used} of {self.budget}"
+
+    def to_dict(self) -> dict:
+        return {"mission": self.mission, "players": self.players, "budget": self.budget,
+                "rolls_used": self.rolls_used, "finished": self.finished, "won": self.won, "won_on": self.won_on,
+                "missing": self.missing, "objectives": [o.to_dict(self.players) for o in self.objectives]}
+
+
+def mission_result(mission: Mission, game: Game) -> MissionResult:
+    """Won on roll k / lost with what was missing / in progress, from the game's sheets."""
+    statuses = [evaluate(o, game.sheets, with_crosses=False) for o in mission.objectives]
+    met = all(s.met for s in statuses)
+    # the stop condition is checked after every roll, so a met mission ended on this roll
+    won = met and game.roll is None and game.rolls_done > 0
+    finished = game.is_terminal()
+    missing = [f"{s.objective.describe(game.n_players)}: {', '.join(s.missing)}" for s in statuses if not s.met]
+    budget = game.roll_limit if game.roll_limit is not None else 0
+    return MissionResult(mission.id, game.n_players, budget, game.rolls_done, finished or won, won,
+                         game.rolls_done if won else None, missing, statuses)
+
+
+@dataclass
+class MissionStatus:
+    """Progress of a group at the table (``nochmal mission status``)."""
+
+    mission: Mission
+    difficulty: str
+    players: int
+    budget: int
+    rolls_used: int
+    objectives: list[ObjectiveStatus]
+    impossible: list[list[str]]  # per sheet: reasons no legal game gives it
+
+    @property
+    def rolls_left(self) -> int:
+        return max(0, self.budget - self.rolls_used)
+
+    @property
+    def met(self) -> bool:
+        return all(o.met for o in self.objectives)
+
+    def to_dict(self) -> dict:
+        return {"mission": self.mission.id, "name": self.mission.name, "source": self.mission.source,
+                "difficulty": self.difficulty, "players": self.players, "budget": self.budget,
+                "rolls_used": self.rolls_used, "rolls_left": self.rolls_left, "all_met": self.met,
+                "objectives": [o.to_dict(self.players) for o in self.objectives]}
+
+
+def mission_status(mission: Mission, difficulty: str, sheets: Sequence[Sheet], rolls_used: int,
+                   with_crosses: bool = True) -> MissionStatus:
+    """Evaluate every objective on the players' sheets; impossible sheets are listed, not scored."""
+    budget = _check_setup(mission, difficulty, len(sheets))
+    if rolls_used < 0:
+        raise NochmalError(f"rolls used must not be negative, got {rolls_used}")
+    impossible = [impossible_sheet_reasons(s, rolls_used) for s in sheets]
+    if any(impossible):
+        return MissionStatus(mission, difficulty, len(sheets), budget, rolls_used, [], impossible)
+    statuses = [evaluate(o, list(sheets), with_crosses) for o in mission.objectives]
+    return MissionStatus(mission, difficulty, len(sheets), budget, rolls_used, statuses, impossible)
+
+
+# --- bots and records --------------------------------------------------------------------
+def record_game(record: GameRecord) -> Game:
+    """The fresh game a co-op mission record replays into (``extra``: mission, difficulty).
+
+    The budget stored in the record is used, so a record stays valid after recalibration.
+    """
+    try:
+        ref = record.extra.get("mission_file") or record.extra["mission"]
+        difficulty = record.extra["difficulty"]
+    except KeyError as exc:
+        raise NochmalError(f"co-op record: key 'extra.{exc.args[0]}' is missing") from None
+    mission = load_mission(ref)
+    game = coop_game(mission, difficulty, len(record.players), record.rules)
+    if record.roll_limit is not None:
+        game.roll_limit = record.roll_limit
+    return game
+
+
+class MissionRecord(GameRecord):
+    """A GameRecord of a mission game (kept for callers; GameRecord itself now replays them)."""
+
+
+def mission_record(mission: Mission, difficulty: str, game: Game, players: list[str], seed: int | None) -> MissionRecord:
+    """The game as a record with the mission in ``extra``."""
+    extra = {"mission": mission.id, "difficulty": difficulty}
+    if mission.path and not _is_builtin(mission):
+        extra["mission_file"] = mission.path
+    base = GameRecord.from_game(game, players, seed, extra)
+    return MissionRecord(base.board, base.mode, base.players, base.rules, base.seed, base.rolls, base.roll_limit,
+                         base.result, base.extra)
+
+
+def _is_builtin(mission: Mission) -> bool:
+    from nochmal.missions.loader import builtin_mission_files
+
+    return any(str(p) == mission.path for p in builtin_mission_files())
+
+
+def play_mission(mission: Mission, difficulty: str, agents: Sequence, seed: int,
+                 rules: RuleSettings = DEFAULT_RULES) -> tuple[Game, MissionResult]:
+    """A seeded co-op game played by bots (one agent per player)."""
+    game = coop_game(mission, difficulty, len(agents), rules)
+    play_game(game, list(agents), seed)
+    return game, mission_result(mission, game)

@@ -1,0 +1,331 @@
+"""Reading mission TOML files: every mistake named with the file, the key and the reason.
+
+A group owning the Deluxe box should be able to transcribe a printed mission in minutes, so
+the loader accepts friendly forms (column letters, colour letters or names, ``"all"``) and
+refuses everything it cannot evaluate: unknown keys or kinds, wrong types, cells or columns
+off the board, targets no game can reach, missing budgets. All problems of a file are
+reported at once.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+from nochmal.board import BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board, load_board
+from nochmal.errors import NochmalError
+from nochmal.missions.model import (DIFFICULTIES, KINDS, PLAYER_COUNTS, SCOPES, SOURCES, Mission, MissionError,
+                                    Objective)
+
+_TOP_KEYS = {"id": str, "name": str, "source": str, "description": str, "objectives": list, "budgets": dict}
+_OPTIONAL_TOP = {"board": str}
+_KIND_KEYS = {
+    "columns": {"columns"},
+    "colours": {"colours", "count"},
+    "stars": {"count"},
+    "cells": {"cells"},
+    "score": {"at_least"},
+    "jokers_left": {"at_least"},
+}
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_COLOUR_BY_NAME = {name: letter for letter, name in COLOUR_NAMES.items()}
+_COLOUR_BY_NAME["pink"] = "r"
+
+
+def _tname(value) -> str:
+    return {bool: "boolean", int: "integer", str: "string", list: "list", dict: "table", float: "number"}.get(
+        type(value), type(value).__name__)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def max_score(board: Board) -> int:
+    """The highest score one sheet can reach under team rules (every first value, no star left)."""
+    return sum(board.column_points_first) + 5 * board.colour_bonus_first + board.jokers
+
+
+def parse_mission_text(text: str, source: str) -> Mission:
+    """Build a Mission from TOML text; MissionError lists every problem."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise MissionError(source, [f"not valid TOML: {exc}"]) from None
+    return mission_from_dict(data, source)
+
+
+def mission_from_dict(data: dict, source: str) -> Mission:
+    problems: list[str] = []
+    for key, typ in _TOP_KEYS.items():
+        if key not in data:
+            problems.append(f"key {key!r} is missing")
+        elif not isinstance(data[key], typ):
+            problems.append(f"key {key!r} must be a {_tname(typ())}, got {_tname(data[key])} {data[key]!r}")
+    for key, typ in _OPTIONAL_TOP.items():
+        if key in data and not isinstance(data[key], typ):
+            problems.append(f"key {key!r} must be a {_tname(typ())}, got {_tname(data[key])} {data[key]!r}")
+    for key in sorted(set(data) - set(_TOP_KEYS) - set(_OPTIONAL_TOP)):
+        problems.append(f"unknown key {key!r} (known: {', '.join(list(_TOP_KEYS) + list(_OPTIONAL_TOP))})")
+    if problems:
+        raise MissionError(source, problems)
+    if not _ID.match(data["id"]):
+        problems.append(f"key 'id': {data['id']!r} must be lower-case letters, digits and dashes")
+    if data["source"] not in SOURCES:
+        problems.append(f"key 'source': {data['source']!r} is not one of {', '.join(SOURCES)}")
+    board_name = data.get("board", "classic")
+    board = _mission_board(board_name, source, problems)
+    objectives = []
+    if not data["objectives"]:
+        problems.append("key 'objectives': a mission needs at least one objective")
+    for i, raw in enumerate(data["objectives"], 1):
+        obj = _objective(raw, f"objectives[{i}]", board, problems)
+        if obj is not None:
+            objectives.append(obj)
+    budgets = _budgets(data["budgets"], problems)
+    if problems:
+        raise MissionError(source, problems)
+    return Mission(id=data["id"], name=data["name"], source=data["source"], description=data["description"].strip(),
+                   objectives=tuple(objectives), budgets=budgets, board=board_name, path=source)
+
+
+def _mission_board(name: str, source: str, problems: list[str]) -> Board | None:
+    try:
+        if name in BUILTIN_BOARDS:
+            return load_board(name)
+        path = Path(name)
+        if not path.is_absolute() and source and Path(source).parent.exists():
+            path = Path(source).parent / path
+        return load_board(str(path))
+    except NochmalError as exc:
+        problems.append(f"key 'board': {exc}")
+        return None
+
+
+def _per_players(value, where: str, problems: list[str]) -> tuple[tuple[int, int], ...] | None:
+    """An integer, or a table with one integer per player count 1-4."""
+    if _is_int(value):
+        return tuple((p, value) for p in PLAYER_COUNTS)
+    if not isinstance(value, dict):
+        problems.append(f"key {where!r} must be an integer or a table of player counts 1-4, got {_tname(value)} {value!r}")
+        return None
+    out = []
+    ok = True
+    for key in value:
+        if key not in {str(p) for p in PLAYER_COUNTS}:
+            problems.append(f"key '{where}.{key}': unknown player count (use 1, 2, 3, 4)")
+            ok = False
+    for p in PLAYER_COUNTS:
+        v = value.get(str(p))
+        if v is None:
+            problems.append(f"key '{where}.{p}' is missing (one value per player count 1-4)")
+            ok = False
+        elif not _is_int(v):
+            problems.append(f"key '{where}.{p}' must be an integer, got {_tname(v)} {v!r}")
+            ok = False
+        else:
+            out.append((p, v))
+    return tuple(out) if ok else None
+
+
+def _objective(raw, where: str, board: Board | None, problems: list[str]) -> Objective | None:
+    if not isinstance(raw, dict):
+        problems.append(f"key {where!r} must be a table ([[objectives]]), got {_tname(raw)}")
+        return None
+    n_before = len(problems)
+    kind = raw.get("kind")
+    if kind is None:
+        problems.append(f"key '{where}.kind' is missing (kinds: {', '.join(KINDS)})")
+        return None
+    if kind not in KINDS:
+        problems.append(f"key '{where}.kind': unknown kind {kind!r} (kinds: {', '.join(KINDS)})")
+        return None
+    scope = raw.get("scope")
+    if scope is None:
+        problems.append(f"key '{where}.scope' is missing (scopes: {', '.join(SCOPES)})")
+    elif scope not in SCOPES:
+        problems.append(f"key '{where}.scope': unknown scope {scope!r} (scopes: {', '.join(SCOPES)})")
+    allowed = _KIND_KEYS[kind] | {"kind", "scope"}
+    for key in sorted(set(raw) - allowed):
+        problems.append(f"key '{where}.{key}': unknown key for kind {kind!r} (allowed: {', '.join(sorted(allowed))})")
+    missing = sorted(_KIND_KEYS[kind] - set(raw))
+    if kind == "colours":
+        if "colours" in raw and "count" in raw:
+            problems.append(f"key '{where}': give either 'colours' or 'count', not both")
+        elif not ("colours" in raw or "count" in raw):
+            problems.append(f"key '{where}.colours' is missing (or give 'count')")
+    elif missing:
+        problems.append(f"key '{where}.{missing[0]}' is missing")
+    if len(problems) > n_before or board is None:
+        return None
+    fields: dict = {}
+    if kind == "columns":
+        fields["columns"] = _columns(raw["columns"], f"{where}.columns", board, problems)
+    elif kind == "colours":
+        if "colours" in raw:
+            fields["colours"] = _colours(raw["colours"], f"{where}.colours", problems)
+        else:
+            fields["count"] = _count(raw["count"], f"{where}.count", len(COLOURS), "colours", problems)
+    elif kind == "stars":
+        fields["count"] = _count(raw["count"], f"{where}.count", board.n_stars, "stars", problems)
+    elif kind == "cells":
+        fields["cells"] = _cells(raw["cells"], f"{where}.cells", board, problems)
+    else:
+        values = _per_players(raw["at_least"], f"{where}.at_least", problems)
+        if values is not None:
+            per_sheet = max_score(board) if kind == "score" else board.jokers
+            floor = -2 * board.n_stars if kind == "score" else 0
+            for p, v in values:
+                top = per_sheet * (p if scope == "team" else 1)
+                low = floor * (p if scope == "team" else 1)
+                if v > top:
+                    what = "score" if kind == "score" else "number of unused jokers"
+                    problems.append(f"key '{where}.at_least': {v} for {p} player(s) is impossible, the highest "
+                                    f"{what} {'of the team ' if scope == 'team' else ''}is {top}")
+                elif v < low:
+                    problems.append(f"key '{where}.at_least': {v} for {p} player(s) is below the lowest possible {low}")
+        fields["at_least"] = values
+    if len(problems) > n_before:
+        return None
+    return Objective(kind=kind, scope=scope, **fields)
+
+
+def _columns(value, where: str, board: Board, problems: list[str]) -> tuple[int, ...] | None:
+    letters = COLUMN_LETTERS[: board.cols]
+    if value == "all":
+        return tuple(range(board.cols))
+    if not isinstance(value, list) or not value:
+        problems.append(f"key {where!r} must be \"all\" or a non-empty list of column letters, got {_tname(value)} {value!r}")
+        return None
+    out = []
+    for item in value:
+        if not isinstance(item, str):
+            problems.append(f"key {where!r}: {item!r} is a {_tname(item)}, expected a column letter")
+        elif len(item) != 1 or item.upper() not in letters:
+            problems.append(f"key {where!r}: column {item!r} is not on the {board.name} board (A..{letters[-1]})")
+        elif COLUMN_LETTERS.index(item.upper()) in out:
+            problems.append(f"key {where!r}: column {item.upper()!r} is listed twice")
+        else:
+            out.append(COLUMN_LETTERS.index(item.upper()))
+    return tuple(sorted(out))
+
+
+def _colours(value, where: str, problems: list[str]) -> tuple[str, ...] | None:
+    if value == "all":
+        return tuple(COLOURS)
+    if not isinstance(value, list) or not value:
+        problems.append(f"key {where!r} must be \"all\" or a non-empty list of colours, got {_tname(value)} {value!r}")
+        return None
+    out = []
+    for item in value:
+        if not isinstance(item, str):
+            problems.append(f"key {where!r}: {item!r} is a {_tname(item)}, expected a colour")
+            continue
+        letter = item.lower() if item.lower() in COLOURS else _COLOUR_BY_NAME.get(item.lower())
+        if letter is None:
+            problems.append(f"key {where!r}: {item!r} is not a colour (y g b r o or yellow green blue red orange)")
+        elif letter in out:
+            problems.append(f"key {where!r}: colour {COLOUR_NAMES[letter]} is listed twice")
+        else:
+            out.append(letter)
+    return tuple(c for c in COLOURS if c in out)
+
+
+def _count(value, where: str, top: int, what: str, problems: list[str]) -> int | None:
+    if value == "all":
+        return top
+    if not _is_int(value):
+        problems.append(f"key {where!r} must be an integer or \"all\", got {_tname(value)} {value!r}")
+        return None
+    if not 1 <= value <= top:
+        problems.append(f"key {where!r}: {value} is impossible, the sheet has {top} {what} (use 1..{top})")
+        return None
+    return value
+
+
+def _cells(value, where: str, board: Board, problems: list[str]) -> tuple[str, ...] | None:
+    if not isinstance(value, list) or not value:
+        problems.append(f"key {where!r} must be a non-empty list of cells like \"A1\", got {_tname(value)} {value!r}")
+        return None
+    out = []
+    for item in value:
+        if not isinstance(item, str):
+            problems.append(f"key {where!r}: {item!r} is a {_tname(item)}, expected a cell name like \"H4\"")
+            continue
+        try:
+            board.bit(item)
+        except KeyError:
+            problems.append(f"key {where!r}: cell {item!r} is not on the {board.name} board "
+                            f"(A1..{COLUMN_LETTERS[board.cols - 1]}{board.rows})")
+            continue
+        if item.upper() in out:
+            problems.append(f"key {where!r}: cell {item.upper()!r} is listed twice")
+        else:
+            out.append(item.upper())
+    return tuple(out)
+
+
+def _budgets(value: dict, problems: list[str]) -> tuple:
+    rows = []
+    for key in value:
+        if key not in {str(p) for p in PLAYER_COUNTS}:
+            problems.append(f"key 'budgets.{key}': unknown player count (use 1, 2, 3, 4)")
+    for p in PLAYER_COUNTS:
+        row = value.get(str(p))
+        where = f"budgets.{p}"
+        if row is None:
+            problems.append(f"key {where!r} is missing (a roll budget per player count 1-4)")
+            continue
+        if not isinstance(row, dict):
+            problems.append(f"key {where!r} must be a table of easy/normal/hard, got {_tname(row)} {row!r}")
+            continue
+        for key in row:
+            if key not in DIFFICULTIES:
+                problems.append(f"key '{where}.{key}': unknown difficulty (use {', '.join(DIFFICULTIES)})")
+        cells = []
+        for d in DIFFICULTIES:
+            v = row.get(d)
+            if v is None:
+                problems.append(f"key '{where}.{d}' is missing (roll budget for {p} player(s) on {d})")
+            elif not _is_int(v):
+                problems.append(f"key '{where}.{d}' must be an integer, got {_tname(v)} {v!r}")
+            elif v < 1:
+                problems.append(f"key '{where}.{d}': a roll budget must be at least 1, got {v}")
+            else:
+                cells.append((d, v))
+        rows.append((p, tuple(cells)))
+    return tuple(rows)
+
+
+def read_mission_file(path: str | Path) -> Mission:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise MissionError(str(path), [f"cannot read file ({exc.strerror or exc})"]) from None
+    return parse_mission_text(text, str(path))
+
+
+def builtin_mission_files() -> list[Path]:
+    """The mission files shipped in the package, sorted by name."""
+    folder = resources.files("nochmal.missions")
+    return sorted((Path(str(p)) for p in folder.iterdir() if p.name.endswith(".toml")), key=lambda p: p.name)
+
+
+def builtin_missions() -> list[Mission]:
+    return [read_mission_file(p) for p in builtin_mission_files()]
+
+
+def load_mission(id_or_path: str) -> Mission:
+    """A shipped mission by id, or any mission file by path."""
+    text = str(id_or_path)
+    if text.endswith(".toml") or "/" in text or Path(text).is_file():
+        return read_mission_file(text)
+    for path in builtin_mission_files():
+        mission = read_mission_file(path)
+        if mission.id == text:
+            return mission
+    known = [m.id for m in builtin_missions()]
+    raise MissionError(text, [f"no such mission (shipped: {', '.join(known)}; or give a path to a .toml file)"])

@@ -1,0 +1,186 @@
+"""One generic checker: any objective on any list of sheets.
+
+Scopes (missions.md): ``team`` pools the sheets (a column, colour, star or cell counts when
+it is done on at least one sheet; scores and jokers are summed; a colour *count* counts
+distinct colours over all sheets), ``each`` needs every sheet on its own, ``any`` needs one
+sheet on its own. Scores are team-rule scores: every complete column at its first value,
+every complete colour 5.
+
+The fewest further crosses per sheet (solver/graph.py) answers: how many more crosses would
+THIS sheet need to finish what is still missing of the objective by itself (``team``: what
+no sheet has done yet; ``each``/``any``: what this sheet lacks). It is exact or an interval,
+and it is not defined for score and jokers objectives (a score is not a set of cells and
+jokers never come back).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
+from nochmal.missions.model import Objective
+from nochmal.sheet import Sheet
+from nochmal.solver.graph import CrossesEstimate, fewest_crosses, fewest_crosses_choose
+
+
+@dataclass
+class ObjectiveStatus:
+    """How far the team is with one objective.
+
+    progress / total: items done (team: pooled; any: the best sheet; each: summed over sheets)
+    of the items needed, or for score / jokers the value reached (team: the sum; each: the
+    lowest sheet; any: the best sheet) against the threshold. contributing: sheets that add to it.
+    missing: human-readable items still missing. crosses: per sheet, fewest further crosses
+    (None where not defined).
+    """
+
+    objective: Objective
+    met: bool
+    progress: int
+    total: int
+    contributing: list[int]
+    missing: list[str]
+    crosses: list[CrossesEstimate | None] = field(default_factory=list)
+
+    def to_dict(self, players: int) -> dict:
+        return {
+            "kind": self.objective.kind, "scope": self.objective.scope,
+            "description": self.objective.describe(players), "met": self.met,
+            "progress": self.progress, "total": self.total,
+            "contributing": [p + 1 for p in self.contributing],  # sheet numbers from 1
+            "missing": self.missing,
+            "fewest_crosses": [None if c is None else c.to_dict() for c in self.crosses],
+        }
+
+
+def team_score(sheet: Sheet) -> int:
+    """The sheet's score under team rules (every column first value, colours 5)."""
+    return Sheet(sheet.board, sheet.crossed, sheet.jokers_used).with_all_completions_scored().score()
+
+
+def _items(obj: Objective, board: Board) -> list[tuple[str, int]]:
+    """(name, cell mask) of each item of a set objective."""
+    if obj.kind == "columns":
+        return [(COLUMN_LETTERS[c], board.column_mask[c]) for c in obj.columns]
+    if obj.kind == "colours":
+        colours = obj.colours if obj.colours is not None else COLOURS
+        return [(COLOUR_NAMES[c], board.colour_mask[c]) for c in colours]
+    if obj.kind == "stars":
+        return [(name, board.mask_of([name])) for name in board.cells_of(board.star_mask)]
+    if obj.kind == "cells":
+        return [(name, board.mask_of([name])) for name in obj.cells]
+    raise ValueError(obj.kind)
+
+
+def _need(obj: Objective, items: list) -> int:
+    """How many items must be done: all listed ones, or the count."""
+    if obj.kind == "stars" or (obj.kind == "colours" and obj.colours is None):
+        return obj.count
+    return len(items)
+
+
+def evaluate(obj: Objective, sheets: list[Sheet], with_crosses: bool = True) -> ObjectiveStatus:
+    """Evaluate one objective on the team's sheets."""
+    if obj.kind in ("score", "jokers_left"):
+        return _evaluate_threshold(obj, sheets, with_crosses)
+    board = sheets[0].board
+    items = _items(obj, board)
+    need = _need(obj, items)
+    choose = need < len(items)  # a count over a pool of items
+    done = [[m & ~s.crossed == 0 for _, m in items] for s in sheets]  # done[p][i]
+    if obj.scope == "team":
+        pooled = [any(d[i] for d in done) for i in range(len(items))]
+        k = sum(pooled)
+        met = k >= need
+        contributing = [p for p, d in enumerate(done) if any(d)]
+        open_items = [i for i in range(len(items)) if not pooled[i]]
+        more = max(0, need - k)
+        missing = [] if met else _missing_text(items, open_items, more, choose)
+        crosses = []
+        if with_crosses:
+            for s in sheets:
+                crosses.append(_crosses_for(s, [items[i][1] for i in open_items], more, choose))
+        return ObjectiveStatus(obj, met, min(k, need), need, contributing, missing, crosses)
+    per = [sum(d) for d in done]
+    ok = [c >= need for c in per]
+    if obj.scope == "each":
+        met = all(ok)
+        progress, total = sum(min(c, need) for c in per), need * len(sheets)
+        contributing = [p for p, good in enumerate(ok) if good]
+        missing = []
+        for p, d in enumerate(done):
+            if not ok[p]:
+                open_items = [i for i in range(len(items)) if not d[i]]
+                missing.append(f"sheet {p + 1}: " + ", ".join(_missing_text(items, open_items, need - per[p], choose)))
+    else:  # any
+        met = any(ok)
+        best = max(range(len(sheets)), key=lambda p: per[p])
+        progress, total = min(per[best], need), need
+        contributing = [p for p, good in enumerate(ok) if good] or ([best] if per[best] else [])
+        missing = []
+        if not met:
+            open_items = [i for i in range(len(items)) if not done[best][i]]
+            missing = [f"closest sheet {best + 1}: " + ", ".join(_missing_text(items, open_items, need - per[best], choose))]
+    crosses = []
+    if with_crosses:
+        for p, s in enumerate(sheets):
+            open_items = [i for i in range(len(items)) if not done[p][i]]
+            crosses.append(_crosses_for(s, [items[i][1] for i in open_items], max(0, need - per[p]), choose))
+    return ObjectiveStatus(obj, met, progress, total, contributing, missing, crosses)
+
+
+def _missing_text(items, open_items: list[int], more: int, choose: bool) -> list[str]:
+    names = [items[i][0] for i in open_items]
+    if not choose:
+        return names
+    return [f"{more} more of: {' '.join(names)}"]
+
+
+def _crosses_for(sheet: Sheet, open_masks: list[int], more: int, choose: bool) -> CrossesEstimate:
+    if more <= 0:
+        return CrossesEstimate(0, 0, (), "exact")
+    if choose:
+        return fewest_crosses_choose(sheet, open_masks, more)
+    target = 0
+    for m in open_masks:
+        target |= m
+    return fewest_crosses(sheet, target)
+
+
+def _evaluate_threshold(obj: Objective, sheets: list[Sheet], with_crosses: bool) -> ObjectiveStatus:
+    n = len(sheets)
+    target = obj.threshold(n)
+    if obj.kind == "score":
+        values = [team_score(s) for s in sheets]
+        unit = "point(s)"
+    else:
+        values = [s.jokers_left for s in sheets]
+        unit = "unused joker(s)"
+    if obj.scope == "team":
+        total_value = sum(values)
+        met = total_value >= target
+        contributing = [p for p, v in enumerate(values) if v > 0]
+        missing = [] if met else [f"{target - total_value} more {unit} for the team"]
+        progress = total_value
+    elif obj.scope == "each":
+        met = all(v >= target for v in values)
+        contributing = [p for p, v in enumerate(values) if v >= target]
+        missing = [f"sheet {p + 1}: {target - v} more {unit}" for p, v in enumerate(values) if v < target]
+        progress = min(values)
+    else:
+        best = max(values)
+        met = best >= target
+        contributing = [p for p, v in enumerate(values) if v >= target]
+        missing = [] if met else [f"best sheet {values.index(best) + 1}: {target - best} more {unit}"]
+        progress = best
+    crosses: list = []
+    if with_crosses:
+        crosses = [None] * n
+        if obj.kind == "jokers_left" and met:
+            crosses = [CrossesEstimate(0, 0, (), "exact") for _ in sheets]
+    return ObjectiveStatus(obj, met, progress, target, contributing, missing, crosses)
+
+
+def all_met(objectives, sheets: list[Sheet]) -> bool:
+    """Whether every objective holds (fast: no crosses search)."""
+    return all(evaluate(o, sheets, with_crosses=False).met for o in objectives)

@@ -1,0 +1,230 @@
+"""The benchmark harness: bots meet the same dice (paired seeds), figures with 95 % CIs.
+
+Solo: every bot plays every seed. Table of P players: the bot list is cycled over the P
+seats and every seed is played once per rotation of the seats, so every bot sits in every
+seat with the same dice. Per bot and seed the harness keeps the mean score (and, at a
+table, the win share: 1 for an outright win, 1/k for a win shared by k) over its seats;
+means, confidence intervals and the paired differences to the first bot are taken over
+seeds, which are the independent units.
+
+Confidence intervals are two-sided 95 % Student-t intervals (exact table up to 30 degrees
+of freedom, 1.96 + 2.5/df beyond, within 0.002 of the true quantile).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Sequence
+
+from nochmal.agents import make_agent
+from nochmal.board import Board
+from nochmal.dice import seeded_roll
+from nochmal.errors import NochmalError
+from nochmal.game import Game
+from nochmal.rules import DEFAULT_RULES, RuleSettings
+
+_T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+         2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+         2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def t_quantile(df: int) -> float:
+    """Two-sided 95 % critical value of Student's t with ``df`` degrees of freedom."""
+    if df < 1:
+        return math.nan
+    return _T975[df - 1] if df <= 30 else 1.96 + 2.5 / df
+
+
+def mean_ci(values: Sequence[float]) -> tuple[float, float]:
+    """(mean, half-width of the 95 % CI); the half-width is nan for fewer than 2 values."""
+    n = len(values)
+    if n == 0:
+        return math.nan, math.nan
+    m = sum(values) / n
+    if n < 2:
+        return m, math.nan
+    var = sum((v - m) ** 2 for v in values) / (n - 1)
+    return m, t_quantile(n - 1) * math.sqrt(var / n)
+
+
+@dataclass
+class BotFigures:
+    bot: str
+    games: int  # games the bot took part in (seats x seeds)
+    mean_score: float
+    score_ci: float
+    win_rate: float | None  # None in solo
+    win_ci: float | None
+    decisions: int
+    seconds_per_decision: float  # wall-clock
+    cpu_seconds_per_decision: float  # CPU time of this process (fairer on a shared machine)
+
+
+@dataclass
+class PairedDiff:
+    """Per-seed differences ``bot - baseline`` (same dice), mean and 95 % CI."""
+
+    bot: str
+    baseline: str
+    metric: str  # "score" or "win"
+    mean: float
+    ci: float
+    seeds: int
+
+
+@dataclass
+class BenchResult:
+    mode: str
+    players: int
+    seeds: tuple[int, int]
+    bots: list[BotFigures]
+    paired: list[PairedDiff]
+    per_seed: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["seeds"] = {"first": self.seeds[0], "last": self.seeds[1], "count": self.seeds[1] - self.seeds[0] + 1}
+        return d
+
+
+def summarize(mode: str, players: int, seeds: tuple[int, int], names: Sequence[str],
+              scores: dict[str, list[float]], wins: dict[str, list[float]] | None,
+              decisions: dict[str, int], seconds: dict[str, float], games: dict[str, int],
+              cpu_seconds: dict[str, float] | None = None) -> BenchResult:
+    """Figures from per-seed values (one value per seed and bot, seeds in the same order)."""
+    figs, paired = [], []
+    for name in names:
+        m, ci = mean_ci(scores[name])
+        wm = wci = None
+        if wins is not None:
+            wm, wci = mean_ci(wins[name])
+        n_dec = decisions.get(name, 0)
+        cpu = (cpu_seconds or {}).get(name, math.nan)
+        figs.append(BotFigures(name, games.get(name, 0), m, ci, wm, wci, n_dec,
+                               seconds.get(name, 0.0) / n_dec if n_dec else math.nan,
+                               cpu / n_dec if n_dec else math.nan))
+    base = names[0]
+    for name in names[1:]:
+        if name == base:
+            continue
+        for metric, table in (("score", scores), ("win", wins)):
+            if table is None:
+                continue
+            diffs = [a - b for a, b in zip(table[name], table[base])]
+            m, ci = mean_ci(diffs)
+            paired.append(PairedDiff(name, base, metric, m, ci, len(diffs)))
+    per_seed = {"score": {n: list(scores[n]) for n in names}}
+    if wins is not None:
+        per_seed["win"] = {n: list(wins[n]) for n in names}
+    return BenchResult(mode, players, seeds, figs, paired, per_seed)
+
+
+class _Timed:
+    """Wraps an agent, adding up the time and number of its decisions."""
+
+    def __init__(self, agent, tally: dict, name: str):
+        self.agent, self.tally, self.name = agent, tally, name
+
+    def choose(self, game: Game):
+        t, c = time.perf_counter(), time.process_time()
+        move = self.agent.choose(game)
+        rec = self.tally.setdefault(self.name, [0, 0.0, 0.0])
+        rec[0] += 1
+        rec[1] += time.perf_counter() - t
+        rec[2] += time.process_time() - c
+        return move
+
+
+def _play(game: Game, agents: Sequence, seed: int) -> Game:
+    while not game.is_terminal():
+        p = game.current_player()
+        if p < 0:
+            game.apply_roll(seeded_roll(seed, game.rolls_done, game.dice_per_kind))
+        else:
+            game.apply_move(agents[p].choose(game))
+    return game
+
+
+def run_bench(board: Board, names: Sequence[str], mode: str, seeds: tuple[int, int], players: int = 2,
+              rules: RuleSettings = DEFAULT_RULES,
+              progress: Callable[[int, int], None] | None = None) -> BenchResult:
+    """Play the paired benchmark and summarise it (``progress(done, total)`` after each game)."""
+    first, last = seeds
+    if first < 0 or last < first:
+        raise NochmalError(f"seeds {first}..{last}: need 0 <= first <= last")
+    names = list(names)
+    if not names:
+        raise NochmalError("no bots given")
+    for n in set(names):
+        make_agent(n)  # unknown names fail here, before any game
+    if mode == "solo":
+        players = 1
+    elif mode == "table":
+        if not 2 <= players <= 4:
+            raise NochmalError(f"--players {players}: a table has 2..4 players")
+        if len(names) > players:
+            raise NochmalError(f"{len(names)} bots do not fit a table of {players}")
+    else:
+        raise NochmalError(f"unknown mode {mode!r}: use solo or table")
+    distinct = list(dict.fromkeys(names))
+    scores = {n: [] for n in distinct}
+    wins = {n: [] for n in distinct} if mode == "table" else None
+    tally: dict[str, list] = {}
+    games = {n: 0 for n in distinct}
+    seed_list = range(first, last + 1)
+    total = len(seed_list) * (len(distinct) if mode == "solo" else players)
+    done = 0
+    for seed in seed_list:
+        if mode == "solo":
+            for n in distinct:
+                agent = _Timed(make_agent(n, seed), tally, n)
+                game = _play(Game(board, 1, rules, "solo"), [agent], seed)
+                scores[n].append(float(game.scores()[0]))
+                games[n] += 1
+                done += 1
+                if progress:
+                    progress(done, total)
+            continue
+        lineup = [names[s % len(names)] for s in range(players)]
+        sums = {n: [0.0, 0.0, 0] for n in distinct}
+        for rot in range(players):
+            seats = [lineup[(s + rot) % players] for s in range(players)]
+            agents = [_Timed(make_agent(n, seed * 10 + s), tally, n) for s, n in enumerate(seats)]
+            game = _play(Game(board, players, rules, "competitive"), agents, seed)
+            win = game.winners()
+            for s, n in enumerate(seats):
+                acc = sums[n]
+                acc[0] += game.scores()[s]
+                acc[1] += 1.0 / len(win) if s in win else 0.0
+                acc[2] += 1
+                games[n] += 1
+            done += 1
+            if progress:
+                progress(done, total)
+        for n in distinct:
+            acc = sums[n]
+            scores[n].append(acc[0] / acc[2])
+            wins[n].append(acc[1] / acc[2])
+    decisions = {n: tally.get(n, [0, 0.0, 0.0])[0] for n in distinct}
+    seconds = {n: tally.get(n, [0, 0.0, 0.0])[1] for n in distinct}
+    cpu = {n: tally.get(n, [0, 0.0, 0.0])[2] for n in distinct}
+    return summarize(mode, players, (first, last), distinct, scores, wins, decisions, seconds, games, cpu)
+
+
+def parse_seed_range(text: str) -> tuple[int, int]:
+    """``A..B`` (inclusive) or a single seed ``A``."""
+    parts = text.split("..")
+    try:
+        if len(parts) == 1:
+            a = b = int(parts[0])
+        elif len(parts) == 2:
+            a, b = int(parts[0]), int(parts[1])
+        else:
+            raise ValueError
+    except ValueError:
+        raise NochmalError(f"--seeds {text!r}: expected A..B, e.g. 100000..100199") from None
+    if a < 0 or b < a:
+        raise NochmalError(f"--seeds {text!r}: need 0 <= A <= B")
+    return a, b

@@ -1,0 +1,36 @@
+"""Hints: the best few choices for the deciding player, with their estimated value.
+
+The look-ahead bot ranks the choices (expectimax over the next roll, the tuned evaluation
+as leaf); the value shown is its estimate of the final score of the sheet if that choice
+is taken (in the race, adjusted for the race as the bot sees it).
+"""
+
+from __future__ import annotations
+
+from nochmal.bots.heuristic import END_BONUS, choice_move
+from nochmal.bots.lookahead import LookaheadAgent
+from nochmal.errors import NochmalError
+from nochmal.game import Game
+from nochmal.move import Move
+
+_AGENTS: dict[int, LookaheadAgent] = {}
+
+
+def hint(game: Game, top: int = 3) -> list[tuple[Move, float]]:
+    """The ``top`` best moves for ``game.current_player()``, best first, with values."""
+    if game.current_player() < 0:
+        raise NochmalError("no decision is pending: a hint needs a rolled position")
+    if top < 1:
+        raise NochmalError(f"top must be at least 1, got {top}")
+    width = max(12, top)
+    agent = _AGENTS.get(width)
+    if agent is None:
+        agent = _AGENTS[width] = LookaheadAgent(width=width)
+    out = []
+    for value, choice in agent.rank(game)[:top]:
+        if value >= END_BONUS / 2:
+            value -= END_BONUS  # ending the race while ahead: show the final score itself
+        elif value <= -END_BONUS / 2:
+            value += END_BONUS
+        out.append((choice_move(game, choice), round(value, 2)))
+    return out

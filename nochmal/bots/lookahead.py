@@ -1,0 +1,156 @@
+"""The look-ahead bot: expectimax over the next roll, the evaluation as leaf value.
+
+For each of the best few choices now (ranked by the heuristic), the value is the expected
+value of the best reply to the *next* roll: the roll is summarised by its outcome classes
+(multisets of colour faces times multisets of number faces, 21 x 21 for solo's 2+2 dice,
+56 x 56 for 3+3, each with its exact probability), and for a class the best reply is the
+best of its colour-die x number-die picks (pass included) under the evaluation. The best
+placement per (colour, count) is computed once per candidate, so a class costs a handful
+of table lookups (numpy) instead of a search.
+
+In the race the next roll is treated as a free pick from all dice (an optimistic but
+even-handed approximation for every candidate), and the race adjustments of the heuristic
+(ending the game only when ahead, dice left to the others) are kept.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+from itertools import combinations_with_replacement
+from math import factorial
+
+import numpy as np
+
+from nochmal.agents import register_agent
+from nochmal.board import COLOURS
+from nochmal.bots.evaluation import Context, Evaluator
+from nochmal.bots.heuristic import END_BONUS, Engine, Ranked, choice_move
+from nochmal.dice import COLOUR_FACES, NUMBER_FACES, resolutions
+from nochmal.game import Game
+from nochmal.move import Move
+
+NEG = float("-inf")
+
+
+@lru_cache(maxsize=None)
+def outcome_classes(dice: int) -> tuple[np.ndarray, np.ndarray]:
+    """(pair indices per class, probability per class) for ``dice`` colour and number dice.
+
+    Pair index = colour face index * 6 + number face index; every die pick of the class is
+    listed (repeats are harmless for a max). Probabilities sum to 1.
+    """
+    def multisets():
+        out = []
+        for combo in combinations_with_replacement(range(6), dice):
+            ways = factorial(dice)
+            for f in set(combo):
+                ways //= factorial(combo.count(f))
+            out.append((combo, ways / 6 ** dice))
+        return out
+
+    ms = multisets()
+    idx, prob = [], []
+    for cols, pc in ms:
+        for nums, pn in ms:
+            idx.append([c * 6 + n for c in cols for n in nums])
+            prob.append(pc * pn)
+    return np.asarray(idx, dtype=np.intp), np.asarray(prob, dtype=float)
+
+
+def expected_next_value(ev: Evaluator, crossed: int, anchored: int, jokers_left: int, ctx: Context,
+                        dice: int) -> float:
+    """Expected value of the best reply to the next roll from this sheet (pass included)."""
+    index = ev.index
+    neighbours = ev.neighbours
+    best_cc = [[NEG] * 6 for _ in range(5)]  # [colour][count]
+    for ci, colour in enumerate(COLOURS):
+        row = best_cc[ci]
+        for count in range(1, 6):
+            b = NEG
+            for mask in index.query(crossed, anchored, colour, count):
+                v = ev.base_value(crossed | mask, anchored | neighbours(mask), ctx)
+                if v > b:
+                    b = v
+            row[count] = b
+    jv = [ev.joker_value(ctx, j) for j in range(jokers_left + 1)]
+    stay = ev.base_value(crossed, anchored, ctx) + jv[jokers_left]
+    idx, prob = outcome_classes(dice)
+    return float(_face_values(best_cc, stay, jv, jokers_left)[idx].max(axis=1) @ prob)
+
+
+def _face_values(best_cc: list[list[float]], stay: float, jv: list[float], jokers_left: int) -> np.ndarray:
+    """Best value per (colour face, number face) from best values per (colour, count)."""
+    any_colour = [max(best_cc[ci][n] for ci in range(5)) for n in range(6)]
+    any_count = [max(best_cc[ci][1:]) for ci in range(5)]
+    anything = max(any_count)
+    vals = np.empty(36)
+    for fi, cf in enumerate(COLOUR_FACES):
+        for ni, nf in enumerate(NUMBER_FACES):
+            cost = (cf == "x") + (nf == "?")
+            v = stay
+            if cost <= jokers_left:
+                if cf != "x" and nf != "?":
+                    b = best_cc[COLOURS.index(cf)][int(nf)]
+                elif cf == "x" and nf != "?":
+                    b = any_colour[int(nf)]
+                elif cf != "x":
+                    b = any_count[COLOURS.index(cf)]
+                else:
+                    b = anything
+                if b != NEG and b + jv[jokers_left - cost] > v:
+                    v = b + jv[jokers_left - cost]
+            vals[fi * 6 + ni] = v
+    return vals
+
+
+class LookaheadAgent:
+    """Expectimax over the next roll for the ``width`` best choices of the heuristic."""
+
+    name = "lookahead"
+
+    def __init__(self, seed: int = 0, width: int = 12, weights: list[float] | None = None,
+                 race: bool = True):
+        self.rng = random.Random(seed)  # kept for the interface; the search is deterministic
+        self.engine = Engine(weights)
+        self.width = width
+        self.race = race
+
+    def rank(self, game: Game) -> Ranked:
+        """The heuristic's best ``width`` choices re-valued by the look-ahead, best first."""
+        ranked = self.engine.rank(game, self.race)
+        player = game.current_player()
+        ev = self.engine.evaluator(game)
+        ctx_now = self.engine.context(game, player)
+        if ctx_now.rolls_left <= 0:
+            return ranked
+        ctx = self.engine.context(game, player, ctx_now.rolls_left - 1)
+        sheet = game.sheets[player]
+        out: Ranked = []
+        for value, choice in ranked[: self.width]:
+            if abs(value) >= END_BONUS / 2:  # the race ends with this choice: no next roll
+                out.append((value, choice))
+                continue
+            # the race adjustment (dice left to others) is kept as the difference to the plain value
+            if choice is None:
+                X, A, jl = sheet.crossed, sheet.anchored, sheet.jokers_left
+            else:
+                mask = choice[4]
+                X, A, jl = sheet.crossed | mask, sheet.anchored | ev.neighbours(mask), sheet.jokers_left - choice[5]
+            plain = ev.base_value(X, A, ctx_now) + ev.joker_value(ctx_now, jl)
+            look = expected_next_value(ev, X, A, jl, ctx, game.dice_per_kind)
+            out.append((look + (value - plain), choice))
+        out.sort(key=lambda item: (round(item[0], 9),) + _tie(item[1]), reverse=True)
+        return out + ranked[self.width:]
+
+    def choose(self, game: Game) -> Move:
+        return choice_move(game, self.rank(game)[0][1])
+
+
+def _tie(choice: tuple | None) -> tuple:
+    if choice is None:
+        return (1, 0, 0)
+    return (-choice[5], choice[3], choice[4])
+
+
+register_agent("lookahead", LookaheadAgent)

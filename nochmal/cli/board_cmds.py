@@ -1,0 +1,149 @@
+"""Sheet tools: board show / list / check, and render (SVG pictures of sheets and games)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from nochmal.board import BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, load_board, read_board_file
+from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
+from nochmal.errors import BoardError, NochmalError
+from nochmal.fileio import atomic_write_text
+from nochmal.record import GameRecord
+from nochmal.sheet import Sheet
+from nochmal.sheetview import render_sheet
+from nochmal.svg import sheets_svg
+
+board_app = typer.Typer(help="Sheet layouts: draw one, list the built-in ones, check a custom one.",
+                        no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(board_app, name="board")
+    app.command("render")(render)
+
+
+def board_data(board) -> dict:
+    """The layout plus what the engine derives from it (stars, blocks)."""
+    data = board.to_dict()
+    data["source"] = board.source
+    data["rows"], data["cols"] = board.rows, board.cols
+    data["stars"] = board.cells_of(board.star_mask)
+    data["blocks"] = [{"colour": blk.colour, "size": blk.size, "cells": board.cells_of(blk.mask)}
+                      for blk in board.blocks]
+    return data
+
+
+@board_app.command("show")
+@guarded
+def show(
+    name: str = typer.Argument(..., help="Built-in board name (classic, red, ...) or a board file (.toml)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the layout data as JSON."),
+):
+    """Draw a sheet layout: colours, stars, column points, colour bonuses, jokers.
+
+    Example: nochmal board show purple
+    """
+    b = board_arg(name)
+    if as_json:
+        emit_json(board_data(b))
+        return
+    console.print(f"{b.title} ({b.name}); start column {b.column_name(b.start_column)}", highlight=False)
+    console.print(render_sheet(Sheet.empty(b), letters=console.color_system is None))
+
+
+@board_app.command("list")
+@guarded
+def list_boards(
+    as_json: bool = typer.Option(False, "--json", help="Print the list as JSON."),
+):
+    """List the built-in sheet layouts.
+
+    Example: nochmal board list --json
+    """
+    boards = [load_board(n) for n in BUILTIN_BOARDS]
+    if as_json:
+        emit_json({"boards": [{"name": b.name, "title": b.title, "rows": b.rows, "cols": b.cols,
+                               "start_column": b.column_name(b.start_column)} for b in boards]})
+        return
+    for b in boards:
+        console.print(f"{b.name:<8} {b.title}", highlight=False)
+
+
+@board_app.command("check")
+@guarded
+def check(
+    file: Path = typer.Argument(..., help="A board file (TOML) with the keys of boards/classic.toml."),
+    as_json: bool = typer.Option(False, "--json", help="Print the verdict and every problem as JSON."),
+):
+    """Check a custom sheet against every invariant of the rules; list each broken one.
+
+    Exit 0 when the sheet is valid, 1 when it has problems.
+
+    Example: nochmal board check my_sheet.toml
+    """
+    try:
+        b = read_board_file(file)
+        problems: list[str] = []
+    except BoardError as exc:
+        b, problems = None, exc.problems
+    if as_json:
+        emit_json({"file": str(file), "valid": not problems, "name": b.name if b else None,
+                   "problems": problems})
+    elif problems:
+        for p in problems:
+            console.print(f"{file}: {p}", markup=False, highlight=False, soft_wrap=True)
+    else:
+        console.print(f"{file}: valid sheet {b.name!r} ({b.title})", markup=False, highlight=False, soft_wrap=True)
+    if problems:
+        if not as_json:
+            err_console.print(f"error: {file}: {len(problems)} problem(s)", markup=False)
+        raise typer.Exit(1)
+
+
+def _load_sheets(file: Path, board: Optional[str]) -> list[tuple[str, Sheet, int, int]]:
+    """(title, sheet, claimed columns, claimed colours) from a typed sheet or a game record."""
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise NochmalError(f"{file}: cannot read file ({exc.strerror or exc})") from None
+    if text.lstrip().startswith("{"):
+        record = GameRecord.loads(text, str(file))
+        game = record.new_game()
+        for _, game in record.replay(str(file)):
+            pass
+        race = game.mode == "competitive"
+        cc, ck = (game.claimed_columns, game.claimed_colours) if race else (0, 0)
+        return [(f"player {p + 1} ({record.players[p]}): {s.score()} points", s, cc, ck)
+                for p, s in enumerate(game.sheets)]
+    b = board_arg(board or "classic")
+    sheet = read_sheet_file(file, b)
+    return [(f"{file.name} ({b.name}): {sheet.score()} points", sheet, 0, 0)]
+
+
+@guarded
+def render(
+    file: Path = typer.Argument(..., help="A typed sheet (7 lines of 15, x = crossed) or a game record (JSON)."),
+    svg: Path = typer.Option(..., "--svg", help="Write the picture here (SVG)."),
+    board: Optional[str] = typer.Option(None, "--board", "-b", help="Board of a typed sheet (default classic)."),
+    as_json: bool = typer.Option(False, "--json", help="Print what was drawn as JSON."),
+):
+    """Draw a typed sheet, or the final sheets of a game record, as an SVG picture.
+
+    Example: nochmal render game.json --svg game.svg
+    """
+    items = _load_sheets(file, board)
+    claimed_cols = items[0][2]
+    claimed_colours = items[0][3]
+    atomic_write_text(svg, sheets_svg([(t, s) for t, s, _, _ in items], claimed_cols, claimed_colours))
+    if as_json:
+        emit_json({"file": str(file), "svg": str(svg),
+                   "sheets": [{"title": t, "score": s.score(), "crossed": s.crossed.bit_count(),
+                               "jokers_used": s.jokers_used,
+                               "complete_colours": [COLOUR_NAMES[c] for i, c in enumerate(COLOURS)
+                                                    if s.complete_colours() >> i & 1]}
+                              for t, s, _, _ in items]})
+        return
+    console.print(f"wrote {svg} ({len(items)} sheet(s))", markup=False, highlight=False, soft_wrap=True)

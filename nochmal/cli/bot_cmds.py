@@ -1,0 +1,159 @@
+"""Bot commands: ``hint`` (best choices for a typed sheet and a roll) and ``bench bots``."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
+from nochmal.dice import Roll
+from nochmal.errors import NochmalError
+from nochmal.game import Game
+from nochmal.rules import RuleSettings
+
+bench_app = typer.Typer(help="Benchmarks with paired seeds and confidence intervals.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("hint")(hint_cmd)
+    app.add_typer(bench_app, name="bench")
+    bench_app.command("bots")(bench_bots)
+
+
+def _parse_roll(text: str) -> Roll:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise NochmalError(f"--roll: not valid JSON ({exc.msg} at column {exc.colno}); "
+                           'expected {"colours": [...], "numbers": [...]}') from None
+    try:
+        return Roll.from_json(data)
+    except NochmalError as exc:
+        raise NochmalError(f"--roll: {exc}") from None
+
+
+def build_hint_game(board, sheet, roll: Roll, solo: bool, rolls_left: int | None,
+                    bridging: bool = False) -> Game:
+    """A one-player game at the decision on ``roll`` with ``sheet`` and ``rolls_left`` rolls after it."""
+    rules = RuleSettings(bridging=bridging)
+    if rolls_left is not None and not 0 <= rolls_left <= rules.solo_rolls - 1:
+        raise NochmalError(f"--rolls-left {rolls_left}: must be 0..{rules.solo_rolls - 1}")
+    if solo:
+        game = Game(board, 1, rules, "solo")
+        left = 15 if rolls_left is None else rolls_left
+        game.rolls_done = game.roll_limit - 1 - left
+    else:
+        limit = None if rolls_left is None else FREE_ROLL_GUARD + rolls_left + 1
+        game = Game(board, 1, rules, "competitive", roll_limit=limit)
+        game.rolls_done = FREE_ROLL_GUARD
+    if len(roll.colours) != game.dice_per_kind:
+        raise NochmalError(f"--roll has {len(roll.colours)} colour and {len(roll.numbers)} number dice; "
+                           f"{'solo' if solo else 'the race'} rolls {game.dice_per_kind} of each"
+                           f"{'' if solo else ' (use --solo for 2+2)'}")
+    game.sheets[0] = sheet
+    game.apply_roll(roll)
+    return game
+
+
+FREE_ROLL_GUARD = 3  # a race position past the first three rolls (one player: free pick anyway)
+
+
+@guarded
+def hint_cmd(
+    sheet: Path = typer.Option(..., "--sheet", help="Typed sheet (7 lines of 15, x = crossed; optional jokers_used: N)."),
+    roll: str = typer.Option(..., "--roll", help='Dice as JSON: {"colours": ["y","x"], "numbers": ["3","?"]} (x / ? jokers).'),
+    board: str = typer.Option("classic", "--board", "-b", help="Built-in board name or a board file."),
+    solo: bool = typer.Option(False, "--solo", help="Solo rules (2+2 dice, 30 rolls); default the race with 3+3 dice."),
+    rolls_left: int = typer.Option(None, "--rolls-left", help="Rolls still to come after this one (solo default 15)."),
+    top: int = typer.Option(3, "--top", help="How many choices to show."),
+    bridging: bool = typer.Option(False, "--bridging", help="Rule option: new crosses may connect through crossed cells."),
+    as_json: bool = typer.Option(False, "--json", help="Print the hints as JSON."),
+):
+    """Show the best few choices for a sheet and a roll, with the estimated final score of each.
+
+    Example: nochmal hint --sheet my.txt --roll '{"colours": ["y","b"], "numbers": ["3","?"]}' --solo --rolls-left 20
+    """
+    from nochmal.bots.hints import hint
+
+    if top < 1:
+        raise NochmalError(f"--top {top}: must be at least 1")
+    b = board_arg(board)
+    dice = _parse_roll(roll)
+    state = read_sheet_file(sheet, b)
+    game = build_hint_game(b, state, dice, solo, rolls_left, bridging)
+    results = hint(game, top)
+    if as_json:
+        emit_json({
+            "board": b.name, "sheet": state.text(), "roll": dice.to_json(), "solo": solo,
+            "rolls_left": rolls_left if rolls_left is not None else (15 if solo else None),
+            "hints": [{"rank": i + 1, "move": str(m), "colour": m.colour or None, "count": m.count,
+                       "cells": list(m.cells), "jokers": m.joker_cost, "value": v}
+                      for i, (m, v) in enumerate(results)],
+        })
+        return
+    table = Table(title=f"best choices for {dice.text()} (estimated final score)")
+    table.add_column("#", justify="right")
+    table.add_column("move")
+    table.add_column("jokers", justify="right")
+    table.add_column("value", justify="right")
+    for i, (m, v) in enumerate(results, 1):
+        table.add_row(str(i), str(m), str(m.joker_cost), f"{v:.2f}")
+    console.print(table)
+
+
+def _fmt(m: float | None, ci: float | None, pct: bool = False) -> str:
+    if m is None:
+        return "-"
+    k = 100.0 if pct else 1.0
+    unit = " %" if pct else ""
+    if ci is None or math.isnan(ci):
+        return f"{m * k:.1f}{unit}"
+    return f"{m * k:.1f} ± {ci * k:.1f}{unit}"
+
+
+@guarded
+def bench_bots(
+    bots: str = typer.Option("greedy,heuristic", "--bots", help="Comma-separated bot names; the first is the baseline."),
+    mode: str = typer.Option("solo", "--mode", help="solo, or table (the race, seats rotated)."),
+    players: int = typer.Option(2, "--players", help="Table size 2..4 (table mode)."),
+    seeds: str = typer.Option("100000..100099", "--seeds", help="Seed range A..B (1..1000 is for tuning; publish held-out seeds)."),
+    board: str = typer.Option("classic", "--board", "-b", help="Built-in board name or a board file."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+):
+    """Play bots on paired seeds (same dice for all) and report means, win rates and 95 % CIs.
+
+    Example: nochmal bench bots --bots greedy,heuristic --mode table --players 2 --seeds 100000..100099
+    """
+    from nochmal.bots.harness import parse_seed_range, run_bench
+
+    names = [n.strip() for n in bots.split(",") if n.strip()]
+    rng = parse_seed_range(seeds)
+    b = board_arg(board)
+    with Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err_console, transient=True) as prog:
+        task = prog.add_task("games", total=None)
+
+        def progress(done: int, total: int) -> None:
+            prog.update(task, completed=done, total=total)
+
+        result = run_bench(b, names, mode, rng, players, progress=progress)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    what = "solo (2+2 dice, 30 rolls)" if result.mode == "solo" else f"table of {result.players}, seats rotated"
+    table = Table(title=f"{what}, board {b.name}, seeds {rng[0]}..{rng[1]} ({rng[1] - rng[0] + 1} seeds)")
+    for col in ("bot", "games", "mean score (95% CI)", "win rate (95% CI)", "s/decision", "CPU s/decision"):
+        table.add_column(col)
+    for f in result.bots:
+        table.add_row(f.bot, str(f.games), _fmt(f.mean_score, f.score_ci), _fmt(f.win_rate, f.win_ci, pct=True),
+                      f"{f.seconds_per_decision:.4f}", f"{f.cpu_seconds_per_decision:.4f}")
+    console.print(table)
+    for d in result.paired:
+        pct = d.metric == "win"
+        console.print(f"paired {d.metric}: {d.bot} - {d.baseline} = {_fmt(d.mean, d.ci, pct)} over {d.seeds} seeds")
+

@@ -1,0 +1,142 @@
+"""Commands for people at the table: play (humans and bots, co-op missions) and puzzle."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded
+from nochmal.errors import NochmalError
+from nochmal.game import rating
+from nochmal.interactive import Session, daily_seed, parse_seats, planner_best
+from nochmal.record import GameRecord
+from nochmal.rules import RuleSettings
+
+
+def register(app: typer.Typer) -> None:
+    app.command("play")(play)
+    app.command("puzzle")(puzzle)
+
+
+def _check_seed(seed: int | None) -> None:
+    if seed is not None and seed < 0:
+        raise NochmalError(f"--seed {seed}: must be a non-negative integer")
+
+
+def _load_mission(id_or_path: str):
+    try:
+        from nochmal.missions.coop import load_mission
+    except ImportError:
+        raise NochmalError("--mission: co-op missions are not available in this installation "
+                           "(nochmal.missions.coop is missing)") from None
+    return load_mission(id_or_path)
+
+
+def _mission_extra(mission, given: str, difficulty: str) -> dict:
+    """The record's ``extra`` as nochmal.missions.coop.MissionRecord reads it."""
+    extra = {"mission": mission.id, "difficulty": difficulty}
+    if Path(given).suffix or "/" in given:
+        extra["mission_file"] = str(Path(given))
+    return extra
+
+
+@guarded
+def play(
+    seat: Optional[list[str]] = typer.Option(
+        None, "--seat", help="One per seat, in turn order: human, human:NAME or a bot name (an unknown name lists the known ones). Default: one human."),
+    board: Optional[str] = typer.Option(None, "--board", "-b", help="Built-in board name or a board file (default classic)."),
+    seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Dice seed (default: a random one, shown and saved)."),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue a game saved with 'save FILE' or --save."),
+    save: Optional[Path] = typer.Option(None, "--save", help="Write the game record here when the game ends or you quit."),
+    mission: Optional[str] = typer.Option(None, "--mission", help="Play a co-op mission (id or mission file)."),
+    difficulty: str = typer.Option("normal", "--difficulty", help="Co-op difficulty: easy, normal or hard."),
+    bridging: bool = typer.Option(False, "--bridging", help="Rule option: new crosses may connect through crossed cells."),
+    as_json: bool = typer.Option(False, "--json", help="Draw the game on stderr and print the result as JSON on stdout."),
+):
+    """Play at the terminal: 1-6 seats, each a human or a bot; humans type their choices.
+
+    A choice is the dice plus the cells (b 4 G4 G5 H4 H5), the move notation (xb4 ...), a number from 'list', or pass; 'undo', 'hint', 'save FILE' and 'quit' also work.
+
+    Example: nochmal play --seat human:Anna --seat human:Ben --seat greedy --seed 7
+    """
+    ui = err_console if as_json else console
+    save_path = str(save) if save else None
+    if resume is not None:
+        if seat or board or seed is not None or mission:
+            raise NochmalError("--resume continues the saved game with its own seats, board, seed and mission; "
+                               "leave out --seat/--board/--seed/--mission")
+        record = GameRecord.load(resume)
+        session = Session.from_record(record, str(resume), console=ui, save_path=save_path)
+    else:
+        _check_seed(seed)
+        seats = parse_seats(list(seat) if seat else ["human"])
+        b = board_arg(board or "classic")
+        rules = RuleSettings(bridging=bridging)
+        seed_ = seed if seed is not None else secrets.randbelow(1_000_000)
+        if mission:
+            if board:
+                raise NochmalError("--mission plays on the mission's own sheet; leave out --board")
+            m = _load_mission(mission)
+            session = Session(board_arg(m.board), seats, seed_, rules, console=ui, mission=m, difficulty=difficulty,
+                              extra=_mission_extra(m, mission, difficulty), save_path=save_path)
+        else:
+            session = Session(b, seats, seed_, rules, console=ui, save_path=save_path)
+    outcome = session.run()
+    if as_json:
+        data = session.result()
+        data["outcome"] = outcome
+        if session.mission is not None:
+            data["mission"] = session.mission_outcome().to_dict()
+        emit_json(data)
+
+
+@guarded
+def puzzle(
+    seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Puzzle seed (any non-negative integer)."),
+    daily: bool = typer.Option(False, "--daily", help="Today's puzzle: seed = UTC date as YYYYMMDD (the default)."),
+    open_: bool = typer.Option(False, "--open", help="Show all 30 rolls in advance (a perfect-information puzzle)."),
+    board: str = typer.Option("classic", "--board", "-b", help="Built-in board name or a board file."),
+    save: Optional[Path] = typer.Option(None, "--save", help="Write the game record here when it ends or you quit."),
+    planner_time: float = typer.Option(10.0, "--planner-time", help="Seconds the planner may spend on the best score at the end (0: skip)."),
+    as_json: bool = typer.Option(False, "--json", help="Draw the game on stderr and print the result as JSON on stdout."),
+):
+    """A seeded solo puzzle: 30 rolls of 2 colour and 2 number dice, you choose every move.
+
+    At the end: your score, the rulebook's rating and what the planner finds for this seed within --planner-time seconds: the best score possible when it can prove it, else its best play and the bound no play can beat. The daily seed is the UTC date as YYYYMMDD.
+
+    Example: nochmal puzzle --daily --open
+    """
+    if seed is not None and daily:
+        raise typer.BadParameter("give either --seed or --daily, not both")
+    _check_seed(seed)
+    is_daily = seed is None
+    seed_ = daily_seed() if is_daily else seed
+    b = board_arg(board)
+    ui = err_console if as_json else console
+    session = Session(b, ["human"], seed_, RuleSettings(), console=ui, open_rolls=open_,
+                      extra={"puzzle": True, "open": open_}, save_path=str(save) if save else None)
+    outcome = session.run()
+    score = session.game.sheets[0].score()
+    planner = None
+    if outcome == "over" and planner_time > 0:
+        with err_console.status(f"the planner looks for the best play of seed {seed_} "
+                                f"(up to {planner_time:g} s; Ctrl-C stops it)"):
+            planner = planner_best(b, seed_, session.rules, planner_time)
+        if planner is None:
+            ui.print("(the planner is not available for this game)", highlight=False, soft_wrap=True)
+        elif planner["proven"]:
+            ui.print(f"best possible score for seed {seed_}: {planner['score']} (proven by the planner)", highlight=False, soft_wrap=True)
+        else:
+            bound = f"; no play can beat {planner['bound']}" if planner["bound"] is not None else ""
+            ui.print(f"the planner found {planner['score']} points in {planner_time:g} s{bound} "
+                     f"(not proven best; a longer search: nochmal solve --seed {seed_} --time-limit 300)", highlight=False, soft_wrap=True)
+    if as_json:
+        data = session.result()
+        data.update({"outcome": outcome, "daily": is_daily, "open": open_, "score": score,
+                     "rating": rating(score),
+                     "best": planner["score"] if planner and planner["proven"] else None,
+                     "planner": planner})
+        emit_json(data)

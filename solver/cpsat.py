@@ -1,0 +1,595 @@
+"""The clairvoyant solo optimum as a CP-SAT model.
+
+Shape (issue 5): every roll's candidate placements are enumerated once over the whole sheet
+with the engine's placement tables (every connected same-block subset of each (colour,
+count) the roll's dice allow, jokers resolved at their cost). One Boolean per (roll,
+candidate), at most one per roll (none = pass). Per cell and roll a literal "crossed before
+roll t" links the rolls: a chosen candidate must have a cell in the start column or next to
+a cell crossed before its roll (anchoring is a constraint, not an enumeration filter, since
+the sheet changes). Column, colour and star literals feed the objective (solo: upper values,
+colour bonus first value, +1 per unused joker, minus the star penalty per uncrossed star).
+
+Every plan returned here went through nochmal.solver.validate first.
+"""
+
+from __future__ import annotations
+
+import heapq
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ortools.sat.python import cp_model
+
+from nochmal.agents import GreedyAgent
+from nochmal.board import COLOURS, Board
+from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, resolutions
+from nochmal.errors import NochmalError
+from nochmal.placements import placement_index
+from nochmal.sheet import Sheet
+
+from nochmal.solver.instance import Instance
+from nochmal.solver.plan import FEASIBLE, OPTIMAL, UNKNOWN, Plan, Step
+from nochmal.solver.validate import new_game, validate
+
+# optional model parts, switchable so benchmarks can measure each (see benchmarks/RESULTS.md)
+DEFAULT_FEATURES = frozenset({"reach_prune", "hint", "max_lp"})
+ALL_FEATURES = frozenset({"reach_prune", "hint", "bot_hint", "max_lp", "linear_anchor", "reach_cuts"})
+HINT_BOTS = ("greedy", "heuristic", "hard")  # fast registered bots tried by "bot_hint"
+
+
+class SolverError(NochmalError):
+    """The planner cannot handle this instance (e.g. an unsupported rule option)."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One way to use a roll: a cell mask reached by the cheapest dice pair that allows it."""
+
+    t: int
+    mask: int
+    colour: str
+    count: int
+    cost: int
+    colour_face: str
+    number_face: str
+
+
+@dataclass
+class Progress:
+    """A progress event: a better plan or a better bound."""
+
+    kind: str  # "solution" | "bound"
+    objective: int | None
+    bound: int | None
+    elapsed: float
+
+
+# --- checks and static facts -------------------------------------------------------------
+def check_supported(instance: Instance) -> None:
+    """Reject rule settings the model does not encode, with the reason."""
+    if instance.rules.bridging:
+        raise SolverError("the planner does not support the 'bridging' rule option (new crosses connecting "
+                          "through crossed cells); solve with bridging off")
+    if instance.rules.solo_ends_on_second_colour:
+        raise SolverError("the planner does not support 'solo_ends_on_second_colour'; solve with it off")
+    if not instance.solo:
+        raise SolverError("the solo planner needs a solo instance")
+    for i, roll in enumerate(instance.rolls, 1):
+        if len(roll.colours) != 2 or len(roll.numbers) != 2:
+            raise SolverError(f"roll {i} ({roll.text()}) is not a solo roll of 2 + 2 dice")
+
+
+def anchor_distance(board: Board, start: Sheet) -> list[int]:
+    """Per bit: the fewest new crosses needed *before* a cell can be anchored.
+
+    A crossed cell is always connected through crossed cells to the start column or to the
+    start sheet's crosses (every placement is connected and anchored), so a cell outside the
+    start column needs a path of crossed cells to one of its neighbours. 0-1 shortest paths:
+    start-sheet crosses cost 0, other cells 1. A lower bound used only to prune candidates.
+    """
+    n = board.n_cells
+    big = 10 ** 6
+    reach = [big] * n  # fewest new crosses so that this cell is crossed (path incl. itself)
+    heap: list[tuple[int, int]] = []
+    for bit in range(n):
+        if board.start_mask >> bit & 1 or start.crossed >> bit & 1:
+            reach[bit] = 0 if start.crossed >> bit & 1 else 1
+            heap.append((reach[bit], bit))
+    heapq.heapify(heap)
+    while heap:
+        d, bit = heapq.heappop(heap)
+        if d > reach[bit]:
+            continue
+        nb = board.neighbour_mask[bit]
+        while nb:
+            low = nb & -nb
+            nb ^= low
+            j = low.bit_length() - 1
+            nd = d + (0 if start.crossed >> j & 1 else 1)
+            if nd < reach[j]:
+                reach[j] = nd
+                heapq.heappush(heap, (nd, j))
+    out = []
+    for bit in range(n):
+        if board.start_mask >> bit & 1:
+            out.append(0)
+            continue
+        nb, best = board.neighbour_mask[bit], big
+        while nb:
+            low = nb & -nb
+            nb ^= low
+            best = min(best, reach[low.bit_length() - 1])
+        out.append(best)
+    return out
+
+
+def roll_capacity(instance: Instance, jokers_left: int) -> list[int]:
+    """Per roll: the most cells it can cross (number joker = 5 while marks remain)."""
+    caps = []
+    for roll in instance.rolls:
+        best = 0
+        for cf, nf in roll.pairs():
+            for _, count, _ in resolutions(cf, nf, jokers_left):
+                best = max(best, count)
+        caps.append(best)
+    return caps
+
+
+def enumerate_candidates(instance: Instance, prune: bool = True) -> list[list[Candidate]]:
+    """Per roll, every distinct cell mask its dice allow on the start sheet's open cells,
+    each with the cheapest dice pair (fewest jokers). Anchoring is left to the model; with
+    ``prune`` a mask that cannot be anchored in time (anchor_distance > cells crossable
+    before the roll) is dropped."""
+    board = instance.board
+    start = instance.start_sheet()
+    index = placement_index(board, False)
+    left = start.jokers_left
+    dist = anchor_distance(board, start) if prune else None
+    caps = roll_capacity(instance, left)
+    out: list[list[Candidate]] = []
+    before = 0  # most cells crossable before roll t
+    for t, roll in enumerate(instance.rolls):
+        best: dict[int, Candidate] = {}
+        for cf, nf in roll.pairs():
+            for colour, count, cost in resolutions(cf, nf, left):
+                for mask in index.query(start.crossed, board.full_mask, colour, count):
+                    old = best.get(mask)
+                    if old is None or cost < old.cost:
+                        best[mask] = Candidate(t, mask, colour, count, cost, cf, nf)
+        cands = list(best.values())
+        if prune:
+            cands = [c for c in cands if _min_dist(c.mask, dist) <= before]
+        cands.sort(key=lambda c: (c.cost, -c.count, c.mask))
+        out.append(cands)
+        before += caps[t]
+    return out
+
+
+def _min_dist(mask: int, dist: list[int]) -> int:
+    best = 10 ** 6
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        best = min(best, dist[low.bit_length() - 1])
+    return best
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+# --- the model ----------------------------------------------------------------------------
+@dataclass
+class PlannerModel:
+    """The CP-SAT model plus the maps needed to read a plan back out of a solution."""
+
+    instance: Instance
+    model: cp_model.CpModel
+    candidates: list[list[Candidate]]
+    x: list[list[cp_model.IntVar]]
+    crossed_before: dict[tuple[int, int], cp_model.IntVar]  # (bit, t) -> crossed before roll t
+    final: dict[int, cp_model.LinearExprT]  # bit -> crossed at the end (0/1 expression)
+    objective: cp_model.LinearExprT = 0
+    constant: int = 0
+    features: frozenset = DEFAULT_FEATURES
+    stats: dict = field(default_factory=dict)
+
+
+def add_choice_vars(pm: PlannerModel) -> None:
+    """One Boolean per (roll, candidate); at most one per roll (none = pass)."""
+    m = pm.model
+    for t, cands in enumerate(pm.candidates):
+        row = [m.NewBoolVar(f"x{t}_{k}") for k in range(len(cands))]
+        pm.x.append(row)
+        if len(row) > 1:
+            m.AddAtMostOne(row)
+
+
+def add_cell_timeline(pm: PlannerModel) -> None:
+    """crossed_before[bit, t] for t = 1..T: the cell was crossed in a roll before t.
+
+    Linked by ``before[t] = before[t-1] + (crossed in roll t-1)``; the final value <= 1
+    makes every cell crossed at most once. Cells no candidate covers stay constant.
+    """
+    m = pm.model
+    T = len(pm.candidates)
+    covering: dict[int, list[list]] = {}
+    for t, cands in enumerate(pm.candidates):
+        for k, c in enumerate(cands):
+            for bit in _bits(c.mask):
+                covering.setdefault(bit, [[] for _ in range(T)])[t].append(pm.x[t][k])
+    for bit, per_roll in covering.items():
+        prev = None
+        for t in range(1, T + 1):
+            now = per_roll[t - 1]
+            if prev is None and not now:
+                continue
+            if not now:
+                pm.crossed_before[bit, t] = prev
+                continue
+            var = m.NewBoolVar(f"c{bit}_{t}")
+            m.Add(var == (prev if prev is not None else 0) + sum(now))
+            pm.crossed_before[bit, t] = var
+            prev = var
+        pm.final[bit] = prev if prev is not None else 0
+    pm.stats["timeline_vars"] = len(pm.crossed_before)
+
+
+def add_anchoring(pm: PlannerModel) -> None:
+    """A chosen candidate touches the start column / the start sheet's crosses, or has a
+    neighbour crossed before its roll. Candidates that can never be anchored are fixed off."""
+    m = pm.model
+    board = pm.instance.board
+    start = pm.instance.start_sheet()
+    fixed_off = 0
+    for t, cands in enumerate(pm.candidates):
+        for k, c in enumerate(cands):
+            if c.mask & start.anchored:
+                continue
+            ring = 0
+            for bit in _bits(c.mask):
+                ring |= board.neighbour_mask[bit]
+            ring &= ~c.mask & ~start.crossed
+            lits = [pm.crossed_before[j, t] for j in _bits(ring) if (j, t) in pm.crossed_before]
+            if lits and "linear_anchor" in pm.features:
+                m.Add(sum(lits) >= pm.x[t][k])
+            elif lits:
+                m.AddBoolOr(lits).OnlyEnforceIf(pm.x[t][k])
+            else:
+                m.Add(pm.x[t][k] == 0)
+                fixed_off += 1
+    pm.stats["never_anchored"] = fixed_off
+
+
+def add_objective(pm: PlannerModel) -> None:
+    """Solo scoring: columns at the upper value (start sheet's scored ones as they are),
+    completed colours at the first bonus, +1 per unused joker, -penalty per open star."""
+    m = pm.model
+    board = pm.instance.board
+    start = pm.instance.start_sheet()
+    const = 0
+    terms = []
+
+    def final(bit: int):
+        return 1 if start.crossed >> bit & 1 else pm.final.get(bit, 0)
+
+    for c in range(board.cols):
+        if start.cols_upper >> c & 1:
+            const += board.column_points_first[c]
+            continue
+        if start.cols_lower >> c & 1:
+            const += board.column_points_later[c]
+            continue
+        lits = [final(bit) for bit in _bits(board.column_mask[c])]
+        if any(isinstance(v, int) and v == 0 for v in lits):
+            continue
+        done = m.NewBoolVar(f"col{c}")
+        for v in lits:
+            if not isinstance(v, int):
+                m.Add(done <= v)
+        terms.append(board.column_points_first[c] * done)
+    for i, colour in enumerate(COLOURS):
+        if start.colours_upper >> i & 1:
+            const += board.colour_bonus_first
+            continue
+        if start.colours_lower >> i & 1:
+            const += board.colour_bonus_later
+            continue
+        lits = [final(bit) for bit in _bits(board.colour_mask[colour])]
+        if any(isinstance(v, int) and v == 0 for v in lits):
+            continue
+        done = m.NewBoolVar(f"colour{colour}")
+        for v in lits:
+            if not isinstance(v, int):
+                m.Add(done <= v)
+        terms.append(board.colour_bonus_first * done)
+    const += start.jokers_left
+    spent = []
+    for t, cands in enumerate(pm.candidates):
+        for k, c in enumerate(cands):
+            if c.cost:
+                spent.append(c.cost * pm.x[t][k])
+    if spent:
+        m.Add(sum(spent) <= start.jokers_left)
+        terms.append(-sum(spent))
+    for bit in _bits(board.star_mask & ~start.crossed):
+        const -= board.star_penalty
+        v = pm.final.get(bit, 0)
+        if not isinstance(v, int):
+            terms.append(board.star_penalty * v)
+    pm.constant = const
+    pm.objective = sum(terms) + const
+    m.Maximize(pm.objective)
+
+
+def add_reach_cuts(pm: PlannerModel) -> None:
+    """Redundant: reaching column distance d from the start column needs a cross in every
+    column in between first (the crossed cells form paths from the start column).
+
+    reach[side, j, t]: some cell at column distance j on that side was crossed before roll
+    t; it implies reach[side, j-1, t], is covered by those cells' literals, and a candidate
+    whose nearest cell is at distance d needs reach[side, d-1, t]. A side whose start sheet
+    already has crosses away from the start column is left out (its crosses may be sources).
+    """
+    m = pm.model
+    board = pm.instance.board
+    start = pm.instance.start_sheet()
+    h = board.start_column
+    col_of = [board.index_of_bit[bit] % board.cols for bit in range(board.n_cells)]
+    T = len(pm.candidates)
+    reach: dict[tuple[int, int, int], object] = {}
+    h_started = bool(start.crossed & board.start_mask)
+
+    def side_ok(side: int) -> bool:
+        cols = range(h + side, board.cols if side > 0 else -1, side)
+        return not any(start.crossed & board.column_mask[c] for c in cols)
+
+    def lit(side: int, j: int, t: int):
+        key = (side, j, t)
+        if key in reach:
+            return reach[key]
+        if j == 0 and h_started:
+            reach[key] = 1
+            return 1
+        c = h + side * j
+        cells = [pm.crossed_before[bit, t] for bit in _bits(board.column_mask[c])
+                 if (bit, t) in pm.crossed_before]
+        if not cells:
+            reach[key] = 0
+            return 0
+        v = m.NewBoolVar(f"reach{side}_{j}_{t}")
+        m.Add(v <= sum(cells))
+        m.AddBoolOr(cells).OnlyEnforceIf(v)
+        if j > 0:
+            prev = lit(side, j - 1, t)
+            if isinstance(prev, int):
+                if prev == 0:
+                    m.Add(v == 0)
+            else:
+                m.AddImplication(v, prev)
+        reach[key] = v
+        return v
+
+    ok = {s: side_ok(s) for s in (-1, 1)}
+    cuts = 0
+    for t, cands in enumerate(pm.candidates):
+        for k, c in enumerate(cands):
+            if c.mask & start.anchored:
+                continue
+            cols = [col_of[bit] for bit in _bits(c.mask)]
+            side = 1 if cols[0] > h else -1
+            if not ok[side]:
+                continue
+            d = min(abs(x - h) for x in cols)
+            need = lit(side, d - 1, t)
+            if isinstance(need, int):
+                if need == 0:
+                    m.Add(pm.x[t][k] == 0)
+                continue
+            m.AddImplication(pm.x[t][k], need)
+            cuts += 1
+    pm.stats["reach_cuts"] = cuts
+
+
+def build_model(instance: Instance, features: frozenset = DEFAULT_FEATURES) -> PlannerModel:
+    """The whole model from small builders; ``features`` switches the optional parts."""
+    check_supported(instance)
+    cands = enumerate_candidates(instance, prune="reach_prune" in features)
+    pm = PlannerModel(instance, cp_model.CpModel(), cands, [], {}, {}, features=features)
+    add_choice_vars(pm)
+    add_cell_timeline(pm)
+    add_anchoring(pm)
+    if "reach_cuts" in features:
+        add_reach_cuts(pm)
+    add_objective(pm)
+    pm.stats["candidates"] = sum(len(c) for c in cands)
+    return pm
+
+
+# --- hints and reading plans back -------------------------------------------------------------
+def greedy_steps(instance: Instance, agent=None) -> list[int | None]:
+    """A bot's play on the instance's rolls (default greedy), as a cell mask or None (pass)."""
+    masks, _ = bot_steps(instance, agent or GreedyAgent())
+    return masks
+
+
+def bot_steps(instance: Instance, agent) -> tuple[list[int | None], int]:
+    """A bot's play through the engine: masks per roll and the final score."""
+    game = new_game(instance)
+    out = []
+    for roll in instance.rolls:
+        game.apply_roll(roll)
+        move = agent.choose(game)
+        out.append(None if move.is_pass else instance.board.mask_of(move.cells))
+        game.apply_move(move)
+    return out, game.sheets[0].score()
+
+
+def best_bot_steps(instance: Instance) -> list[int | None]:
+    """The best of the fast registered bots' plays (a primal hint; bots are not trusted for
+    anything else: the model checks the hint like any other assignment)."""
+    from nochmal.agents import agent_names, make_agent
+
+    names = [n for n in HINT_BOTS if n in agent_names()]
+    best, best_score = None, None
+    for name in names:
+        masks, score = bot_steps(instance, make_agent(name, 0))
+        if best_score is None or score > best_score:
+            best, best_score = masks, score
+    return best if best is not None else greedy_steps(instance)
+
+
+def add_hint(pm: PlannerModel, masks: list[int | None]) -> bool:
+    """Hint a full assignment (one mask or None per roll); False if a mask is not a candidate."""
+    chosen = []
+    for t, mask in enumerate(masks):
+        k = None
+        if mask is not None:
+            k = next((k for k, c in enumerate(pm.candidates[t]) if c.mask == mask), None)
+            if k is None:
+                return False
+        chosen.append(k)
+    for t, row in enumerate(pm.x):
+        for k, var in enumerate(row):
+            pm.model.AddHint(var, 1 if chosen[t] == k else 0)
+    crossed_at: dict[int, int] = {}
+    for t, k in enumerate(chosen):
+        if k is not None:
+            for bit in _bits(pm.candidates[t][k].mask):
+                crossed_at[bit] = t
+    seen = set()
+    for (bit, t), var in pm.crossed_before.items():
+        if var.Index() not in seen:  # a roll without candidates on a cell reuses its literal
+            seen.add(var.Index())
+            pm.model.AddHint(var, 1 if bit in crossed_at and crossed_at[bit] < t else 0)
+    return True
+
+
+def plan_from_choice(instance: Instance, pm: PlannerModel, chosen: list[int | None]) -> list[Step]:
+    steps = []
+    board = instance.board
+    for t, (roll, k) in enumerate(zip(instance.rolls, chosen)):
+        if k is None:
+            steps.append(Step(t, roll.text()))
+            continue
+        c = pm.candidates[t][k]
+        steps.append(Step(t, roll.text(), c.colour_face, c.number_face, c.colour, c.count, c.cost,
+                          board.cells_of(c.mask)))
+    return steps
+
+
+class _Callback(cp_model.CpSolverSolutionCallback):
+    """Keeps the best assignment (for Ctrl-C) and reports improvements."""
+
+    def __init__(self, pm: PlannerModel, report: Callable[[Progress], None] | None, t0: float):
+        super().__init__()
+        self.pm = pm
+        self.report = report
+        self.t0 = t0
+        self.best: list[int | None] | None = None
+        self.best_obj: int | None = None
+        self.lock = threading.Lock()
+
+    def on_solution_callback(self) -> None:
+        chosen = []
+        for row in self.pm.x:
+            k = next((k for k, v in enumerate(row) if self.BooleanValue(v)), None)
+            chosen.append(k)
+        obj = round(self.ObjectiveValue())
+        with self.lock:
+            self.best, self.best_obj = chosen, obj
+        if self.report:
+            self.report(Progress("solution", obj, round(self.BestObjectiveBound()), time.monotonic() - self.t0))
+
+
+def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
+          progress: Callable[[Progress], None] | None = None,
+          features: frozenset = DEFAULT_FEATURES, hint: list[int | None] | None = None,
+          random_seed: int = 0, log: bool = False) -> Plan:
+    """The best plan found within ``time_limit`` seconds, validated, with its status.
+
+    Ctrl-C (SIGINT) stops the search and returns the best plan so far, marked not proven
+    (``interrupted``; status feasible with the bound reached, or unknown).
+    """
+    t0 = time.monotonic()
+    pm = build_model(instance, features)
+    if hint is not None:
+        add_hint(pm, hint)
+    elif "bot_hint" in features:
+        add_hint(pm, best_bot_steps(instance))
+    elif "hint" in features:
+        add_hint(pm, greedy_steps(instance))
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = max(1, workers)
+    solver.parameters.max_time_in_seconds = max(0.01, time_limit - (time.monotonic() - t0))
+    solver.parameters.random_seed = random_seed
+    solver.parameters.log_search_progress = log
+    if "max_lp" in features and workers == 2:
+        # the default 2-worker portfolio keeps only a tiny LP (presolve turns the model into
+        # clauses); the full-problem worker must be max_lp (full linearization); it proves far more
+        solver.parameters.subsolvers.extend(["max_lp", "default_lp"])  # with 2 workers only the first runs the full problem, the other runs LNS
+    cb = _Callback(pm, progress, t0)
+    if progress is not None:
+        solver.best_bound_callback = lambda b: progress(Progress("bound", cb.best_obj, round(b),
+                                                                 time.monotonic() - t0))
+    interrupted = threading.Event()
+    old_handler = None
+    if threading.current_thread() is threading.main_thread():
+        def on_sigint(signum, frame):  # noqa: ARG001
+            interrupted.set()
+            solver.stop_search()
+        old_handler = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        status = solver.Solve(pm.model, cb)
+    finally:
+        if old_handler is not None:
+            signal.signal(signal.SIGINT, old_handler)
+    wall = time.monotonic() - t0
+    limit = solver.parameters.max_time_in_seconds
+    if status in (cp_model.FEASIBLE, cp_model.UNKNOWN) and solver.WallTime() < 0.98 * limit - 0.05:
+        # CP-SAT catches SIGINT itself and returns early: a stop before the time limit
+        # without a proof can only be that
+        interrupted.set()
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        chosen = [next((k for k, v in enumerate(row) if solver.BooleanValue(v)), None) for row in pm.x]
+        objective = round(solver.ObjectiveValue())
+        bound = round(solver.BestObjectiveBound())
+    elif cb.best is not None:
+        chosen, objective, bound = cb.best, cb.best_obj, None
+    else:
+        chosen, objective, bound = [None] * len(instance.rolls), None, None
+    plan_status = OPTIMAL if status == cp_model.OPTIMAL else (FEASIBLE if bound is not None else UNKNOWN)
+    if interrupted.is_set() and status != cp_model.OPTIMAL:
+        plan_status = FEASIBLE if bound is not None else UNKNOWN
+    steps = plan_from_choice(instance, pm, chosen)
+    plan = finish_plan(instance, steps, plan_status, bound, wall, interrupted.is_set())
+    if objective is not None and objective != plan.total:
+        raise SolverError(f"model objective {objective} differs from the engine's score {plan.total}")
+    plan.note = (f"{pm.stats['candidates']} candidates, {solver.NumBranches()} branches, "
+                 f"{solver.NumConflicts()} conflicts")
+    return plan
+
+
+def finish_plan(instance: Instance, steps: list[Step], status: str, bound: int | None, wall: float,
+                interrupted: bool = False) -> Plan:
+    """Score the steps through the engine, attach the status, validate, return."""
+    from nochmal.solver.validate import replay
+
+    sheet = replay(instance, Plan(steps, 0, {})).sheets[0]
+    breakdown = sheet.score_breakdown().to_dict()
+    total = breakdown["total"]
+    if bound is not None and bound < total:
+        raise SolverError(f"solver bound {bound} is below a plan worth {total}")
+    if status == OPTIMAL and bound != total:
+        status = FEASIBLE
+    plan = Plan(steps, total, breakdown, status, bound, round(wall, 3), instance.board.name,
+                instance.first_roll, interrupted)
+    return validate(instance, plan)

@@ -1,0 +1,89 @@
+"""`nochmal solve` / `nochmal analyse`: JSON fields checked against the validator and the
+engine, readable errors with exit code 1, usage errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from nochmal.agents import GreedyAgent
+from nochmal.board import load_board
+from nochmal.cli import app
+from nochmal.play import play_solo
+from nochmal.rules import RuleSettings
+from nochmal.solver.instance import Instance
+from nochmal.solver.plan import Plan
+from nochmal.solver.validate import validate
+
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def test_solve_seed_json_is_a_valid_plan():
+    res = run("solve", "--seed", "4", "--rolls-count", "5", "--time-limit", "20", "--json")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    for key in ("steps", "total", "breakdown", "status", "bound", "gap", "wall_time", "instance"):
+        assert key in data
+    assert len(data["steps"]) == 5
+    assert data["status"] == "optimal" and data["gap"] == 0
+    inst = Instance.from_json(data.pop("instance"))
+    assert inst.rolls == Instance.from_seed(4, count=5).rolls
+    plan = Plan.from_json(data)
+    validate(inst, plan)
+    assert sum(s.points for s in plan.steps) == plan.total - (-22)
+
+
+def test_solve_table_output_names_status():
+    res = run("solve", "--seed", "2", "--rolls-count", "3", "--time-limit", "20")
+    assert res.exit_code == 0, res.output
+    assert "optimal" in res.stdout and "roll" in res.stdout
+
+
+def test_solve_rolls_file_and_its_errors(tmp_path):
+    good = tmp_path / "rolls.json"
+    good.write_text(json.dumps([{"colours": ["y", "x"], "numbers": ["3", "?"]},
+                                {"colours": ["b", "g"], "numbers": ["1", "5"]}]))
+    res = run("solve", "--rolls", str(good), "--json", "--time-limit", "20")
+    assert res.exit_code == 0, res.output
+    assert [s["dice"] for s in json.loads(res.stdout)["steps"]] == ["yx/3?", "bg/15"]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"colours": ["y", "x"], "numbers": ["3", "?"]},
+                               {"colours": ["b", "g"], "numbers": ["1", "7"]}]))
+    res = run("solve", "--rolls", str(bad))
+    assert res.exit_code == 1
+    assert "bad.json" in res.output and "item 2" in res.output and "Traceback" not in res.output
+
+
+def test_solve_missing_record_and_usage_errors(tmp_path):
+    res = run("solve", "--record", str(tmp_path / "nope.json"))
+    assert res.exit_code == 1
+    assert "nope.json" in res.output and "cannot read" in res.output
+    assert run("solve").exit_code == 2
+    assert run("solve", "--seed", "1", "--rolls", "x.json").exit_code == 2
+    res = run("analyse", str(tmp_path / "nope.json"))
+    assert res.exit_code == 1 and "nope.json" in res.output
+
+
+def test_solve_record_mid_game_and_analyse_json(tmp_path):
+    path = tmp_path / "game.json"
+    rec = play_solo(load_board("classic"), GreedyAgent(), 6, RuleSettings(solo_rolls=5))
+    rec.save(path)
+    actual = rec.verify().sheets[0].score()
+    res = run("solve", "--record", str(path), "--after-turn", "2", "--json", "--time-limit", "20")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["first_roll"] == 2 and len(data["steps"]) == 3
+    assert data["total"] >= actual
+    res = run("analyse", str(path), "--json", "--time-limit", "20")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["actual_score"] == actual
+    assert len(data["losses"]) == 5
+    assert sum(r["loss"] for r in data["losses"]) == data["optimum"] - actual
+    losses = {r["roll"]: r["loss"] for r in data["losses"]}
+    assert [losses[r] for r in data["worst"]] == sorted(losses.values(), reverse=True)

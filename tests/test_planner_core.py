@@ -1,0 +1,184 @@
+"""Planner core: instances, plans, the validator and the CP-SAT optimum against an
+independent exhaustive search through the engine's own legal moves."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from nochmal.agents import GreedyAgent, RandomAgent
+from nochmal.board import Board, load_board
+from nochmal.dice import Roll, seeded_rolls
+from nochmal.game import Game
+from nochmal.play import play_solo
+from nochmal.rules import RuleSettings
+from nochmal.sheet import Sheet
+from nochmal.solver.cpsat import SolverError, solve
+from nochmal.solver.instance import Instance, InstanceError
+from nochmal.solver.plan import OPTIMAL, Plan, Step
+from nochmal.solver.validate import PlanValidationError, new_game, validate
+
+SMALL = Board.from_grid(["yYbbg", "ygBrr", "oGgrO", "oobRy"], strict=False, jokers=2)
+
+
+def exhaustive_best(instance: Instance) -> int:
+    """Best final score over every sequence of legal moves (engine's legal_moves), memoised
+    on the sheet state; knows nothing of the planner."""
+    memo: dict = {}
+
+    def best(game: Game, t: int) -> int:
+        if t == len(instance.rolls):
+            assert game.is_terminal()
+            return game.sheets[0].score()
+        key = (t, game.sheets[0])
+        if key in memo:
+            return memo[key]
+        game.apply_roll(instance.rolls[t])
+        value = None
+        for move in game.legal_moves():
+            child = game.clone()
+            child.apply_move(move)
+            v = best(child, t + 1)
+            value = v if value is None else max(value, v)
+        memo[key] = value
+        return value
+
+    return best(new_game(instance), 0)
+
+
+def random_rolls(rng: random.Random, n: int, joker_weight: float = 1.0) -> list[Roll]:
+    cols = "ygbrox"
+    nums = "12345?"
+    return [Roll(tuple(rng.choice(cols) for _ in range(2)), tuple(rng.choice(nums) for _ in range(2)))
+            for _ in range(n)]
+
+
+# --- instances and plans --------------------------------------------------------------------
+def test_instance_from_seed_matches_engine_rolls():
+    inst = Instance.from_seed(5, count=7)
+    assert inst.rolls == seeded_rolls(5, 7, dice=2)
+    assert inst.board is load_board("classic")
+    assert inst.start is None
+
+
+def test_instance_json_round_trip_with_start_sheet():
+    start = Sheet.from_cells(SMALL, ["C1", "C2"], jokers_used=1)
+    inst = Instance(SMALL, random_rolls(random.Random(1), 3), RuleSettings(), start)
+    back = Instance.from_json(json.loads(json.dumps(inst.to_json())))
+    assert back.rolls == inst.rolls
+    assert back.start.text() == start.text()
+    assert back.board.same_layout(SMALL)
+
+
+def test_rolls_file_errors_name_file_and_item(tmp_path):
+    f = tmp_path / "rolls.json"
+    f.write_text(json.dumps([{"colours": ["y", "b"], "numbers": ["1", "2"]},
+                             {"colours": ["y", "q"], "numbers": ["1", "2"]}]))
+    with pytest.raises(InstanceError, match=r"rolls.json: item 2: .*'q'"):
+        Instance.from_rolls_file(f)
+    f.write_text("[{")
+    with pytest.raises(InstanceError, match=r"rolls.json: broken JSON"):
+        Instance.from_rolls_file(f)
+    f.write_text(json.dumps([{"colours": ["y", "b", "g"], "numbers": ["1", "2", "3"]}]))
+    with pytest.raises(InstanceError, match=r"item 1: a solo roll"):
+        Instance.from_rolls_file(f)
+    with pytest.raises(InstanceError, match="cannot read"):
+        Instance.from_rolls_file(tmp_path / "missing.json")
+
+
+def test_plan_json_round_trip():
+    inst = Instance.from_seed(3, count=4)
+    plan = solve(inst, time_limit=20)
+    back = Plan.loads(plan.dumps())
+    assert back == plan
+    validate(inst, back)
+
+
+# --- the validator -----------------------------------------------------------------------------
+def test_validator_rejects_illegal_and_misscored_plans():
+    inst = Instance(SMALL, [Roll(("y", "b"), ("1", "2")), Roll(("y", "b"), ("1", "2"))])
+    # C is the start column of a 5-wide board; B1 is not anchored on an empty sheet
+    bad = Plan([Step(0, "yb/12", "y", "1", "y", 1, 0, ["B1"]), Step(1, "yb/12")], 0, {})
+    with pytest.raises(PlanValidationError, match="not anchored"):
+        validate(inst, bad)
+    good_steps = [Step(0, "yb/12", "b", "1", "b", 1, 0, ["C1"]), Step(1, "yb/12", "y", "1", "y", 1, 0, ["B1"])]
+    game = new_game(inst)
+    for roll, step in zip(inst.rolls, good_steps):
+        game.apply_roll(roll)
+        game.apply_move(step.move())
+    bd = game.sheets[0].score_breakdown().to_dict()
+    validate(inst, Plan(good_steps, bd["total"], bd))
+    with pytest.raises(PlanValidationError, match="claims"):
+        validate(inst, Plan(good_steps, bd["total"] + 1, bd))
+    with pytest.raises(PlanValidationError, match="step"):
+        validate(inst, Plan(good_steps[:1], bd["total"], bd))
+    wrong_die = [Step(0, "yb/12", "g", "1", "g", 1, 0, ["C2"]), good_steps[1]]
+    with pytest.raises(PlanValidationError, match="no colour die"):
+        validate(inst, Plan(wrong_die, 0, {}))
+
+
+# --- CP-SAT against the exhaustive oracle --------------------------------------------------------
+@pytest.mark.parametrize("seed", range(12))
+def test_small_board_optimum_equals_exhaustive(seed):
+    rng = random.Random(seed)
+    inst = Instance(SMALL, random_rolls(rng, 4 + seed % 3))
+    plan = solve(inst, time_limit=30)
+    assert plan.status == OPTIMAL
+    assert plan.total == plan.bound == exhaustive_best(inst)
+    validate(inst, plan)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_classic_few_rolls_optimum_equals_exhaustive(seed):
+    inst = Instance.from_seed(seed, count=3 if seed % 2 else 4)
+    plan = solve(inst, time_limit=30)
+    assert plan.status == OPTIMAL
+    assert plan.total == exhaustive_best(inst)
+
+
+def test_mid_game_start_sheet_equals_exhaustive():
+    start = Sheet.from_cells(SMALL, ["C1", "C2", "D1"], jokers_used=1)
+    for seed in range(4):
+        inst = Instance(SMALL, random_rolls(random.Random(100 + seed), 4), start=start)
+        plan = solve(inst, time_limit=30)
+        assert plan.total == exhaustive_best(inst)
+
+
+def test_instance_from_record_mid_game_matches_replay():
+    record = play_solo(load_board("classic"), GreedyAgent(), seed=9)
+    inst = Instance.from_record(record, after_turn=27)
+    assert inst.rolls == [r for r, _ in record.rolls[27:]]
+    game = record.verify()
+    replayed = new_game(inst)
+    for roll, moves in record.rolls[27:]:
+        replayed.apply_roll(roll)
+        replayed.apply_move(moves[0][1])
+    assert replayed.sheets[0] == game.sheets[0]
+    plan = solve(inst, time_limit=30)
+    assert plan.total >= game.sheets[0].score()
+
+
+@pytest.mark.parametrize("seed", range(1, 31))
+def test_optimum_never_below_bots(seed):
+    """Every registered bot except the slow two-ply lookahead, on the same 8 rolls."""
+    from nochmal.agents import agent_names, make_agent
+
+    board = load_board("classic")
+    rules = RuleSettings(solo_rolls=8)
+    inst = Instance.from_seed(seed, rules=rules, count=8)
+    plan = solve(inst, time_limit=60)
+    validate(inst, plan)
+    assert plan.bound is not None and plan.total <= plan.bound
+    for name in agent_names():
+        if name == "lookahead2":
+            continue
+        bot = play_solo(board, make_agent(name, seed), seed, rules)
+        assert plan.total >= bot.verify().sheets[0].score(), name
+
+
+def test_rejects_bridging_clearly():
+    inst = Instance.from_seed(1, rules=RuleSettings(bridging=True), count=3)
+    with pytest.raises(SolverError, match="bridging"):
+        solve(inst, time_limit=5)
