@@ -4,11 +4,12 @@ The games are exactly the ones players get: roll budget B as the game's roll lim
 that plan read the rolls left from it, so every budget is played for real, never cut from a
 longer game) and the mission's stop condition. For every mission and player count 1-4:
 
-1. the strongest team: each candidate bot plays a few probe seeds and the bot needing the
-   smallest budget for a 50 % win rate is taken (team target: the best median team score
-   over REFERENCE_ROLLS rolls);
-2. its win rate as a function of the budget, on seeds 1..N (memoised), and for each
-   difficulty the budget nearest the aim by binary search: easy 80 %, normal 50 %, hard 20 %;
+1. the win rate of the strongest team as a function of the budget on seeds 1..N: at each
+   budget measured, every candidate bot plays the same seeds and the best rate counts
+   (the best bot can change with the budget);
+2. for each difficulty the measured budget whose rate is nearest the aim (easy 80 %,
+   normal 50 %, hard 20 %), found by a doubling search and bisection; easy >= normal >=
+   hard is enforced;
 3. the rates with those budgets again on fresh seeds N+1..2N (out of sample), printed.
 
 Team target: the score to reach is the median team score of that bot after REFERENCE_ROLLS
@@ -70,23 +71,32 @@ def play_seed(mission, players, bot, seed, budget, target, stop=True) -> Game:
 
 
 class Curve:
-    """Win rate as a function of the budget, measured lazily (memoised) on fixed seeds."""
+    """Win rate of the strongest team as a function of the budget, measured lazily.
 
-    def __init__(self, mission, players, bot, seeds, target):
-        self.args = (mission, players, bot)
+    At each budget every candidate bot plays the same seeds and the best rate counts (the
+    strongest team *for that budget*: bots that plan read the rolls left, so which bot is
+    strongest can change with the budget). Memoised; ``best_bot[budget]`` names the bot.
+    """
+
+    def __init__(self, mission, players, bots, seeds, target):
+        self.args = (mission, players, list(bots))
         self.seeds = list(seeds)
         self.target = target
         self.memo: dict[int, float] = {}
+        self.best_bot: dict[int, str] = {}
 
     def rate(self, budget: int) -> float:
         if budget not in self.memo:
-            mission, players, bot = self.args
-            wins = 0
-            for s in self.seeds:
-                game = play_seed(mission, players, bot, s, budget, self.target)
-                if game.rolls_done <= budget and self._met(game):
-                    wins += 1
-            self.memo[budget] = wins / len(self.seeds)
+            mission, players, bots = self.args
+            best = (-1.0, "")
+            for bot in bots:
+                wins = 0
+                for s in self.seeds:
+                    game = play_seed(mission, players, bot, s, budget, self.target)
+                    if game.rolls_done <= budget and self._met(game):
+                        wins += 1
+                best = max(best, (wins / len(self.seeds), bot), key=lambda r: r[0])
+            self.memo[budget], self.best_bot[budget] = best
         return self.memo[budget]
 
     def _met(self, game: Game) -> bool:
@@ -95,22 +105,26 @@ class Curve:
         return all_met(self.args[0].objectives, game.sheets)
 
     def budget_for(self, aim: float, cap: int, start: int = 16) -> int:
-        """The budget whose rate is nearest ``aim``: doubling search up from ``start`` (short
-        games are cheap), then bisection; assumes rates rise with the budget."""
+        """The measured budget whose rate is nearest ``aim`` (ties: the smaller budget).
+
+        Doubling search up from ``start`` (short games are cheap), then bisection, measure
+        the budgets around the crossing; the choice is then made among ALL measured budgets,
+        so a curve that is not monotone (long horizons can make planning bots worse) still
+        gets the nearest measured rate, never a blind extrapolation.
+        """
         lo, hi = 1, min(start, cap)
-        while self.rate(hi) < aim:
-            if hi >= cap:
-                return cap
+        while self.rate(hi) < aim and hi < cap:
             lo, hi = hi + 1, min(2 * hi, cap)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.rate(mid) >= aim:
-                hi = mid
-            else:
-                lo = mid + 1
-        if lo > 1 and abs(self.rate(lo - 1) - aim) < abs(self.rate(lo) - aim):
-            return lo - 1
-        return lo
+        if self.rate(hi) >= aim:
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if self.rate(mid) >= aim:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            if lo > 1:
+                self.rate(lo - 1)
+        return min(self.memo, key=lambda b: (abs(self.memo[b] - aim), b))
 
 
 def choose_budgets(curve: Curve, cap: int) -> dict[str, int]:
@@ -118,12 +132,6 @@ def choose_budgets(curve: Curve, cap: int) -> dict[str, int]:
     out["normal"] = min(out["normal"], out["easy"])
     out["hard"] = min(out["hard"], out["normal"])
     return out
-
-
-def strongest_for(mission, players, bots, seeds, target, cap) -> tuple[str, dict[str, int]]:
-    """The bot whose team needs the smallest budget for a 50 % win rate on a few seeds."""
-    b50 = {bot: Curve(mission, players, bot, seeds, target).budget_for(0.5, cap) for bot in bots}
-    return min(b50, key=lambda b: (b50[b], bots.index(b))), b50
 
 
 def rewrite_file(path: Path, budgets: dict[int, dict[str, int]], targets: dict[int, int] | None) -> str:
@@ -151,7 +159,7 @@ def main(argv=None) -> int:
                     help="candidate bots (default: every registered bot except random that takes at most --max-ms per decision)")
     ap.add_argument("--max-ms", type=float, default=5.0, help="speed limit for the default candidates")
     ap.add_argument("--seeds", type=int, default=40, help="seeds to choose budgets on (the same number again to check)")
-    ap.add_argument("--probe-seeds", type=int, default=8, help="seeds for picking the strongest bot")
+    ap.add_argument("--probe-seeds", type=int, default=8, help="seeds for picking the team-target bot")
     ap.add_argument("--missions", nargs="*", default=None, help="mission ids (default: all shipped)")
     ap.add_argument("--players", nargs="*", type=int, default=list(PLAYER_COUNTS))
     ap.add_argument("--cap", type=int, default=CAP)
@@ -176,7 +184,7 @@ def main(argv=None) -> int:
     choose_seeds = range(1, args.seeds + 1)
     check_seeds = range(args.seeds + 1, 2 * args.seeds + 1)
     probe_seeds = range(1001, 1001 + args.probe_seeds)
-    print(f"candidates {', '.join(bots)}; probe seeds 1001..{1000 + args.probe_seeds}; "
+    print(f"candidates {', '.join(bots)}; team-target bot chosen on seeds 1001..{1000 + args.probe_seeds}; "
           f"choose on seeds 1..{args.seeds}, check on {args.seeds + 1}..{2 * args.seeds}; cap {args.cap} rolls", flush=True)
     for path in builtin_mission_files():
         mission = read_mission_file(path)
@@ -198,16 +206,17 @@ def main(argv=None) -> int:
                 targets[p] = target
                 probe = ", ".join(f"{b} median {m:g}" for b, m in medians.items())
             else:
-                bot, b50 = strongest_for(mission, p, bots, list(probe_seeds), None, args.cap)
-                probe = ", ".join(f"{b} 50% at {v}" for b, v in b50.items())
-            curve = Curve(mission, p, bot, choose_seeds, target)
-            check = Curve(mission, p, bot, check_seeds, target)
+                bot, probe = None, "best of " + ", ".join(bots) + " at each budget"
+            team = [bot] if bot else bots
+            curve = Curve(mission, p, team, choose_seeds, target)
+            check = Curve(mission, p, team, check_seeds, target)
             b = choose_budgets(curve, args.cap)
             budgets[p] = b
-            cells = [f"{d} {b[d]:>3}: {100 * curve.rate(b[d]):3.0f}% / {100 * check.rate(b[d]):3.0f}%" for d in DIFFICULTIES]
+            cells = [f"{d} {b[d]:>3}: {100 * curve.rate(b[d]):3.0f}% / {100 * check.rate(b[d]):3.0f}% "
+                     f"{curve.best_bot[b[d]]}" for d in DIFFICULTIES]
             extra = f" target {target}" if score_mode else ""
-            print(f"{mission.id:<13} {p}p{extra} bot {bot}: " + " | ".join(cells) +
-                  f"   [probe: {probe}] {time.time() - t0:.0f}s", flush=True)
+            print(f"{mission.id:<13} {p}p{extra}: " + " | ".join(cells) +
+                  f"   [{probe}] {time.time() - t0:.0f}s", flush=True)
         if args.write:
             atomic_write_text(path, rewrite_file(path, budgets, targets if score_mode else None))
             read_mission_file(path)  # the written file must load

@@ -8,8 +8,8 @@ The public API, for scripts and for the other parts of the project::
     masks = sheet.placements("y", 3)              # legal placements as cell masks
     [board.cells_of(m) for m in masks]            # ... as cell names
     game = nm.Game(board, players=1, mode="solo")
-    game.apply_roll(nm.seeded_roll(7, 0, dice=2))
-    game.apply_move(nm.Move.parse("b4 G4 G5 H4 H5"))   # IllegalMoveError says why not
+    game.apply_roll(nm.Roll(("b", "y"), ("4", "2")))  # or nm.seeded_roll(seed, index, dice=2)
+    game.apply_move(nm.Move.parse("b4 G4 G5 H4 H5"))  # IllegalMoveError says why not
     record = nm.play_solo(board, nm.make_agent("greedy"), seed=7)
     record.save("game.json"); nm.GameRecord.load("game.json").verify()
 """

@@ -21,6 +21,10 @@ COLOURS = "ygbro"
 COLOUR_NAMES = {"y": "yellow", "g": "green", "b": "blue", "r": "red", "o": "orange"}
 COLUMN_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
+# placement tables enumerate the subsets of a block: keep custom blocks small (the printed
+# sheets have 1..6)
+MAX_BLOCK_SIZE = 12
+
 BUILTIN_BOARDS = ("classic", "red", "blue", "green", "orange", "purple", "yellow")
 
 _REQUIRED_KEYS = {
@@ -314,6 +318,10 @@ def check_board_data(data: dict, strict: bool = True) -> list[str]:
     for key in ("jokers", "star_penalty", "colour_bonus_first", "colour_bonus_later"):
         if data[key] < 0:
             problems.append(f"key {key!r} must not be negative")
+    if not problems and not strict:
+        big = _largest_block(grid)
+        if big > MAX_BLOCK_SIZE:
+            problems.append(f"a block has {big} cells; at most {MAX_BLOCK_SIZE} are supported")
     if not strict or problems:
         return problems
     # the invariants of rules.md §1
@@ -349,6 +357,27 @@ def check_board_data(data: dict, strict: bool = True) -> list[str]:
         if missing:
             problems.append(f"column {letter} lacks {', '.join(missing)} (every column holds all five colours)")
     return problems
+
+
+def _largest_block(grid: list[str]) -> int:
+    rows, cols = len(grid), len(grid[0])
+    seen: set[tuple[int, int]] = set()
+    best = 0
+    for r in range(rows):
+        for c in range(cols):
+            if (r, c) in seen:
+                continue
+            colour, size, stack = grid[r][c].lower(), 0, [(r, c)]
+            seen.add((r, c))
+            while stack:
+                y, x = stack.pop()
+                size += 1
+                for ny, nx in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)):
+                    if 0 <= ny < rows and 0 <= nx < cols and (ny, nx) not in seen and grid[ny][nx].lower() == colour:
+                        seen.add((ny, nx))
+                        stack.append((ny, nx))
+            best = max(best, size)
+    return best
 
 
 def read_board_file(path: str | Path, strict: bool = True) -> Board:

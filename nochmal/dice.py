@@ -94,7 +94,7 @@ def _faces(digest_source: bytes, count: int) -> list[int]:
 
 def seeded_roll(seed: int, index: int, dice: int = 3) -> Roll:
     """Roll ``index`` (0-based) of seed ``seed`` with ``dice`` colour and number dice each."""
-    if not isinstance(seed, int) or seed < 0:
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise NochmalError(f"seed must be a non-negative integer, got {seed!r}")
     values = _faces(_DOMAIN + b"|%d|%d|%d" % (seed, dice, index), 2 * dice)
     return Roll(tuple(COLOUR_FACES[v] for v in values[:dice]),

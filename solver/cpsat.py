@@ -36,7 +36,8 @@ from nochmal.solver.validate import new_game, validate
 
 # optional model parts, switchable so benchmarks can measure each (see benchmarks/RESULTS.md)
 DEFAULT_FEATURES = frozenset({"reach_prune", "hint", "max_lp"})
-ALL_FEATURES = frozenset({"reach_prune", "hint", "bot_hint", "max_lp", "linear_anchor", "reach_cuts"})
+ALL_FEATURES = frozenset({"reach_prune", "hint", "bot_hint", "max_lp", "linear_anchor", "reach_cuts",
+                          "pass_dominance", "lb_tree"})
 HINT_BOTS = ("greedy", "heuristic", "hard")  # fast registered bots tried by "bot_hint"
 
 
@@ -399,6 +400,24 @@ def add_reach_cuts(pm: PlannerModel) -> None:
     pm.stats["reach_cuts"] = cuts
 
 
+def add_pass_dominance(pm: PlannerModel) -> None:
+    """Symmetry breaking: a plan that passes on roll t and plays c on roll t+1, where roll t
+    could have played the same cells at no higher joker cost, is no better than playing c on
+    roll t and passing on t+1 (same crosses before every later roll, c anchored at t since
+    nothing was crossed in between). So such a c at t+1 requires that roll t does not pass."""
+    m = pm.model
+    added = 0
+    for t in range(len(pm.candidates) - 1):
+        here = {c.mask: c.cost for c in pm.candidates[t]}
+        row = pm.x[t]
+        for k, c in enumerate(pm.candidates[t + 1]):
+            cost = here.get(c.mask)
+            if cost is not None and cost <= c.cost:
+                m.Add(sum(row) >= pm.x[t + 1][k])
+                added += 1
+    pm.stats["pass_dominance"] = added
+
+
 def build_model(instance: Instance, features: frozenset = DEFAULT_FEATURES) -> PlannerModel:
     """The whole model from small builders; ``features`` switches the optional parts."""
     check_supported(instance)
@@ -409,6 +428,8 @@ def build_model(instance: Instance, features: frozenset = DEFAULT_FEATURES) -> P
     add_anchoring(pm)
     if "reach_cuts" in features:
         add_reach_cuts(pm)
+    if "pass_dominance" in features:
+        add_pass_dominance(pm)
     add_objective(pm)
     pm.stats["candidates"] = sum(len(c) for c in cands)
     return pm
@@ -532,7 +553,10 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
     solver.parameters.max_time_in_seconds = max(0.01, time_limit - (time.monotonic() - t0))
     solver.parameters.random_seed = random_seed
     solver.parameters.log_search_progress = log
-    if "max_lp" in features and workers == 2:
+    if "lb_tree" in features and workers == 2:
+        # best-bound tree search over the full LP: aimed at the proof side
+        solver.parameters.subsolvers.extend(["lb_tree_search", "max_lp"])
+    elif "max_lp" in features and workers == 2:
         # the default 2-worker portfolio keeps only a tiny LP (presolve turns the model into
         # clauses); the full-problem worker must be max_lp (full linearization); it proves far more
         solver.parameters.subsolvers.extend(["max_lp", "default_lp"])  # with 2 workers only the first runs the full problem, the other runs LNS

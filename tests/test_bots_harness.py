@@ -41,11 +41,12 @@ def test_paired_differences_by_hand():
     res = summarize("table", 2, (1, 3), ["A", "B"],
                     {"A": [10, 12, 14], "B": [11, 15, 14]},
                     {"A": [1, 0, 0.5], "B": [0, 1, 0.5]},
-                    {"A": 4, "B": 8}, {"A": 2.0, "B": 2.0}, {"A": 6, "B": 6})
+                    {"A": 4, "B": 8}, {"A": 2.0, "B": 2.0}, {"A": 6, "B": 6}, {"A": 1.0, "B": 1.0})
     a, b = res.bots
     assert (a.mean_score, b.mean_score) == (12, pytest.approx(40 / 3))
     assert a.win_rate == pytest.approx(0.5) and b.win_rate == pytest.approx(0.5)
     assert a.seconds_per_decision == 0.5 and b.seconds_per_decision == 0.25
+    assert a.cpu_seconds_per_decision == 0.25 and b.cpu_seconds_per_decision == 0.125
     score_diff = next(d for d in res.paired if d.metric == "score")
     assert (score_diff.bot, score_diff.baseline, score_diff.seeds) == ("B", "A", 3)
     assert score_diff.mean == pytest.approx(4 / 3)

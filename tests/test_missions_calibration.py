@@ -23,12 +23,12 @@ class KnownCurve:
 
     def __init__(self, cal, fn):
         self.fn = fn
-        self.calls = []
+        self.memo = {}
         self.budget_for = cal.Curve.budget_for.__get__(self)
 
     def rate(self, budget: int) -> float:
-        self.calls.append(budget)
-        return self.fn(budget)
+        self.memo[budget] = self.fn(budget)
+        return self.memo[budget]
 
 
 def test_budget_choice_is_nearest_to_each_aim():
@@ -39,7 +39,11 @@ def test_budget_choice_is_nearest_to_each_aim():
     assert budgets == {"easy": 100, "normal": 70, "hard": 40}
     # a curve that never reaches the aim gives the cap
     flat = KnownCurve(cal, lambda b: 0.1)
-    assert flat.budget_for(0.5, 150) == 150
+    assert flat.budget_for(0.5, 150) == 16  # every measured rate is as far: the smallest budget
+    # a curve that falls again for long budgets: the nearest MEASURED rate wins, not the cap
+    hump = KnownCurve(cal, lambda b: 0.6 if 40 <= b <= 100 else 0.1)
+    chosen = hump.budget_for(0.8, 160)
+    assert 40 <= chosen <= 100 and chosen in hump.memo
 
 
 def test_rewrite_changes_only_budgets_and_target(tmp_path):

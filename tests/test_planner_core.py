@@ -182,3 +182,22 @@ def test_rejects_bridging_clearly():
     inst = Instance.from_seed(1, rules=RuleSettings(bridging=True), count=3)
     with pytest.raises(SolverError, match="bridging"):
         solve(inst, time_limit=5)
+
+
+@pytest.mark.parametrize("feature", ["reach_cuts", "pass_dominance", "linear_anchor", "bot_hint", "-reach_prune",
+                                     "-max_lp"])
+def test_every_model_option_keeps_the_exhaustive_optimum(feature):
+    from nochmal.solver.cpsat import DEFAULT_FEATURES
+
+    feats = DEFAULT_FEATURES - {feature[1:]} if feature.startswith("-") else DEFAULT_FEATURES | {feature}
+    for seed in range(20, 26):
+        inst = Instance(SMALL, random_rolls(random.Random(seed), 5))
+        plan = solve(inst, time_limit=30, features=frozenset(feats))
+        assert plan.status == OPTIMAL
+        assert plan.total == exhaustive_best(inst), seed
+    for cells in (["C3"], ["C1", "C2", "D1"], ["C4", "B4", "A4"]):
+        start = Sheet.from_cells(SMALL, cells)
+        inst = Instance(SMALL, random_rolls(random.Random(len(cells)), 4), start=start)
+        assert solve(inst, time_limit=30, features=frozenset(feats)).total == exhaustive_best(inst)
+    inst = Instance.from_seed(8, count=4)
+    assert solve(inst, time_limit=30, features=frozenset(feats)).total == exhaustive_best(inst)
