@@ -12,8 +12,10 @@ longer game) and the mission's stop condition. For every mission and player coun
    hard is enforced;
 3. the rates with those budgets again on fresh seeds N+1..2N (out of sample), printed.
 
-Team target: the score to reach is the median team score of that bot after REFERENCE_ROLLS
-rolls (a solo game's length) for the player count, rounded; then budgets as above.
+Team target: the bot with the best median team score after REFERENCE_ROLLS rolls (a solo
+game's length) on the probe seeds plays; the score to reach is its median team score after
+REFERENCE_ROLLS rolls on separate seeds 2001.. (--target-seeds), rounded; then budgets as
+above.
 
 The mission TOML files are rewritten (atomically; only the [budgets] table and the
 team-target line change) only with --write.
@@ -160,6 +162,8 @@ def main(argv=None) -> int:
     ap.add_argument("--max-ms", type=float, default=5.0, help="speed limit for the default candidates")
     ap.add_argument("--seeds", type=int, default=40, help="seeds to choose budgets on (the same number again to check)")
     ap.add_argument("--probe-seeds", type=int, default=8, help="seeds for picking the team-target bot")
+    ap.add_argument("--target-seeds", type=int, default=100,
+                    help="seeds (2001..) for the team-target score, apart from the budget seeds")
     ap.add_argument("--missions", nargs="*", default=None, help="mission ids (default: all shipped)")
     ap.add_argument("--players", nargs="*", type=int, default=list(PLAYER_COUNTS))
     ap.add_argument("--cap", type=int, default=CAP)
@@ -184,6 +188,7 @@ def main(argv=None) -> int:
     choose_seeds = range(1, args.seeds + 1)
     check_seeds = range(args.seeds + 1, 2 * args.seeds + 1)
     probe_seeds = range(1001, 1001 + args.probe_seeds)
+    target_seeds = range(2001, 2001 + args.target_seeds)
     print(f"candidates {', '.join(bots)}; team-target bot chosen on seeds 1001..{1000 + args.probe_seeds}; "
           f"choose on seeds 1..{args.seeds}, check on {args.seeds + 1}..{2 * args.seeds}; cap {args.cap} rolls", flush=True)
     for path in builtin_mission_files():
@@ -202,7 +207,7 @@ def main(argv=None) -> int:
                     for b in bots}
                 bot = max(medians, key=lambda b: (medians[b], -bots.index(b)))
                 target = round(statistics.median(
-                    sum(play_seed(mission, p, bot, s, REFERENCE_ROLLS, None, stop=False).scores()) for s in choose_seeds))
+                    sum(play_seed(mission, p, bot, s, REFERENCE_ROLLS, None, stop=False).scores()) for s in target_seeds))
                 targets[p] = target
                 probe = ", ".join(f"{b} median {m:g}" for b, m in medians.items())
             else:

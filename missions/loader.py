@@ -88,17 +88,23 @@ def mission_from_dict(data: dict, source: str) -> Mission:
     if problems:
         raise MissionError(source, problems)
     return Mission(id=data["id"], name=data["name"], source=data["source"], description=data["description"].strip(),
-                   objectives=tuple(objectives), budgets=budgets, board=board_name, path=source)
+                   objectives=tuple(objectives), budgets=budgets, board=_resolve_board(board_name, source),
+                   path=source)
+
+
+def _resolve_board(name: str, source: str) -> str:
+    """A built-in board name as is; a board file relative to the mission file's folder."""
+    if name in BUILTIN_BOARDS:
+        return name
+    path = Path(name)
+    if not path.is_absolute() and source and Path(source).parent.exists():
+        path = Path(source).parent / path
+    return str(path)
 
 
 def _mission_board(name: str, source: str, problems: list[str]) -> Board | None:
     try:
-        if name in BUILTIN_BOARDS:
-            return load_board(name)
-        path = Path(name)
-        if not path.is_absolute() and source and Path(source).parent.exists():
-            path = Path(source).parent / path
-        return load_board(str(path))
+        return load_board(_resolve_board(name, source))
     except NochmalError as exc:
         problems.append(f"key 'board': {exc}")
         return None

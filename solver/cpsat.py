@@ -37,7 +37,7 @@ from nochmal.solver.validate import new_game, validate
 # optional model parts, switchable so benchmarks can measure each (see benchmarks/RESULTS.md)
 DEFAULT_FEATURES = frozenset({"reach_prune", "hint", "max_lp"})
 ALL_FEATURES = frozenset({"reach_prune", "hint", "bot_hint", "max_lp", "linear_anchor", "reach_cuts",
-                          "pass_dominance", "lb_tree"})
+                          "pass_dominance", "lb_tree", "two_phase"})
 HINT_BOTS = ("greedy", "heuristic", "hard")  # fast registered bots tried by "bot_hint"
 
 
@@ -531,35 +531,30 @@ class _Callback(cp_model.CpSolverSolutionCallback):
             self.report(Progress("solution", obj, round(self.BestObjectiveBound()), time.monotonic() - self.t0))
 
 
-def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
-          progress: Callable[[Progress], None] | None = None,
-          features: frozenset = DEFAULT_FEATURES, hint: list[int | None] | None = None,
-          random_seed: int = 0, log: bool = False) -> Plan:
-    """The best plan found within ``time_limit`` seconds, validated, with its status.
+@dataclass
+class _Run:
+    """What one CP-SAT run returned."""
 
-    Ctrl-C (SIGINT) stops the search and returns the best plan so far, marked not proven
-    (``interrupted``; status feasible with the bound reached, or unknown).
-    """
-    t0 = time.monotonic()
-    pm = build_model(instance, features)
-    if hint is not None:
-        add_hint(pm, hint)
-    elif "bot_hint" in features:
-        add_hint(pm, best_bot_steps(instance))
-    elif "hint" in features:
-        add_hint(pm, greedy_steps(instance))
+    chosen: list[int | None]
+    objective: int | None
+    bound: int | None
+    optimal: bool
+    interrupted: bool
+    note: str
+
+
+def _run(pm: PlannerModel, time_limit: float, workers: int, subsolvers: list[str],
+         progress: Callable[[Progress], None] | None, t0: float, random_seed: int, log: bool) -> _Run:
+    """One CP-SAT run on a built model; SIGINT stops it and keeps the best assignment."""
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = max(1, workers)
-    solver.parameters.max_time_in_seconds = max(0.01, time_limit - (time.monotonic() - t0))
+    solver.parameters.max_time_in_seconds = max(0.01, time_limit)
     solver.parameters.random_seed = random_seed
     solver.parameters.log_search_progress = log
-    if "lb_tree" in features and workers == 2:
-        # best-bound tree search over the full LP: aimed at the proof side
-        solver.parameters.subsolvers.extend(["lb_tree_search", "max_lp"])
-    elif "max_lp" in features and workers == 2:
-        # the default 2-worker portfolio keeps only a tiny LP (presolve turns the model into
-        # clauses); the full-problem worker must be max_lp (full linearization); it proves far more
-        solver.parameters.subsolvers.extend(["max_lp", "default_lp"])  # with 2 workers only the first runs the full problem, the other runs LNS
+    if workers == 2 and subsolvers:
+        # with 2 workers only the first subsolver runs the full problem; the other worker
+        # runs the LNS / local-search portfolio
+        solver.parameters.subsolvers.extend(subsolvers)
     cb = _Callback(pm, progress, t0)
     if progress is not None:
         solver.best_bound_callback = lambda b: progress(Progress("bound", cb.best_obj, round(b),
@@ -576,7 +571,6 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
     finally:
         if old_handler is not None:
             signal.signal(signal.SIGINT, old_handler)
-    wall = time.monotonic() - t0
     limit = solver.parameters.max_time_in_seconds
     if status in (cp_model.FEASIBLE, cp_model.UNKNOWN) and solver.WallTime() < 0.98 * limit - 0.05:
         # CP-SAT catches SIGINT itself and returns early: a stop before the time limit
@@ -589,16 +583,72 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
     elif cb.best is not None:
         chosen, objective, bound = cb.best, cb.best_obj, None
     else:
-        chosen, objective, bound = [None] * len(instance.rolls), None, None
-    plan_status = OPTIMAL if status == cp_model.OPTIMAL else (FEASIBLE if bound is not None else UNKNOWN)
-    if interrupted.is_set() and status != cp_model.OPTIMAL:
-        plan_status = FEASIBLE if bound is not None else UNKNOWN
-    steps = plan_from_choice(instance, pm, chosen)
-    plan = finish_plan(instance, steps, plan_status, bound, wall, interrupted.is_set())
-    if objective is not None and objective != plan.total:
-        raise SolverError(f"model objective {objective} differs from the engine's score {plan.total}")
-    plan.note = (f"{pm.stats['candidates']} candidates, {solver.NumBranches()} branches, "
-                 f"{solver.NumConflicts()} conflicts")
+        chosen, objective, bound = [None] * len(pm.x), None, None
+    note = (f"{pm.stats['candidates']} candidates, {solver.NumBranches()} branches, "
+            f"{solver.NumConflicts()} conflicts")
+    return _Run(chosen, objective, bound, status == cp_model.OPTIMAL, interrupted.is_set(), note)
+
+
+def _masks(pm: PlannerModel, chosen: list[int | None]) -> list[int | None]:
+    return [None if k is None else pm.candidates[t][k].mask for t, k in enumerate(chosen)]
+
+
+def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
+          progress: Callable[[Progress], None] | None = None,
+          features: frozenset = DEFAULT_FEATURES, hint: list[int | None] | None = None,
+          random_seed: int = 0, log: bool = False) -> Plan:
+    """The best plan found within ``time_limit`` seconds, validated, with its status.
+
+    Ctrl-C (SIGINT) stops the search and returns the best plan so far, marked not proven
+    (``interrupted``; status feasible with the bound reached, or unknown).
+
+    Feature ``two_phase``: half the time with the max_lp worker (good plans), then, if not
+    proven, the rest with a best-bound tree search (``lb_tree_search``) hinted with the
+    first plan and capped by the first bound; the better plan and the lower bound are kept.
+    """
+    t0 = time.monotonic()
+    pm = build_model(instance, features)
+    if hint is not None:
+        add_hint(pm, hint)
+    elif "bot_hint" in features:
+        add_hint(pm, best_bot_steps(instance))
+    elif "hint" in features:
+        add_hint(pm, greedy_steps(instance))
+    if "lb_tree" in features:
+        subsolvers = ["lb_tree_search", "max_lp"]
+    elif "max_lp" in features:
+        # the default 2-worker portfolio keeps only a tiny LP (presolve turns the model
+        # into clauses); a full-problem max_lp worker (full linearization) proves far more
+        subsolvers = ["max_lp", "default_lp"]
+    else:
+        subsolvers = []
+    remaining = time_limit - (time.monotonic() - t0)
+    two_phase = "two_phase" in features and workers == 2
+    run = _run(pm, remaining * (0.5 if two_phase else 1.0), workers, subsolvers, progress, t0,
+               random_seed, log)
+    notes = [run.note]
+    if two_phase and not run.optimal and not run.interrupted and run.objective is not None:
+        pm2 = build_model(instance, features)
+        add_hint(pm2, _masks(pm, run.chosen))
+        if run.bound is not None:
+            pm2.model.Add(pm2.objective <= run.bound)
+        remaining = time_limit - (time.monotonic() - t0)
+        run2 = _run(pm2, remaining, workers, ["lb_tree_search", "max_lp"], progress, t0, random_seed, log)
+        notes.append("phase 2: " + run2.note)
+        bound = run.bound if run2.bound is None else min(run.bound, run2.bound)
+        if run2.optimal:
+            bound = run2.objective
+        if run2.objective is not None and run2.objective > run.objective:
+            pm, run = pm2, _Run(run2.chosen, run2.objective, bound, False, run2.interrupted, "")
+        else:
+            run = _Run(run.chosen, run.objective, bound, False, run2.interrupted, "")
+    wall = time.monotonic() - t0
+    plan_status = OPTIMAL if run.optimal else (FEASIBLE if run.bound is not None else UNKNOWN)
+    steps = plan_from_choice(instance, pm, run.chosen)
+    plan = finish_plan(instance, steps, plan_status, run.bound, wall, run.interrupted)
+    if run.objective is not None and run.objective != plan.total:
+        raise SolverError(f"model objective {run.objective} differs from the engine's score {plan.total}")
+    plan.note = "; ".join(notes)
     return plan
 
 
@@ -614,6 +664,8 @@ def finish_plan(instance: Instance, steps: list[Step], status: str, bound: int |
         raise SolverError(f"solver bound {bound} is below a plan worth {total}")
     if status == OPTIMAL and bound != total:
         status = FEASIBLE
+    if status == FEASIBLE and bound == total:  # e.g. the two phases' bound meets the plan
+        status = OPTIMAL
     plan = Plan(steps, total, breakdown, status, bound, round(wall, 3), instance.board.name,
                 instance.first_roll, interrupted)
     return validate(instance, plan)

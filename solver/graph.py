@@ -501,13 +501,15 @@ def _approximate(sheet: Sheet, red: _Reduced, exact_limit: int, time_limit: floa
     return CrossesEstimate(lower, upper, _order_cells(sheet, mask), method)
 
 
-def _cpsat_steiner(red: _Reduced, start: set[int], lower: int, time_limit: float) -> tuple[int, int, set[int]]:
+def _cpsat_steiner(red: _Reduced, start: set[int], lower: int, time_limit: float,
+                   optional: tuple[int, ...] = (), need: int = 0) -> tuple[int, int, set[int]]:
     """Node-weighted Steiner arborescence from the root as a CP-SAT model (multi-commodity flow).
 
     Every chosen node but the root has one chosen parent arc; each terminal receives one unit
     of its own flow from the root along chosen arcs, and every chosen arc carries some flow,
-    so the chosen set hangs together from the root. Returns (proven lower bound, cost
-    of the best set found, that set).
+    so the chosen set hangs together from the root. ``optional`` nodes: at least ``need`` of
+    them must be chosen (each gets its own flow when chosen). Returns (proven lower bound,
+    cost of the best set found, that set).
     """
     from ortools.sat.python import cp_model
 
@@ -528,10 +530,13 @@ def _cpsat_steiner(red: _Reduced, start: set[int], lower: int, time_limit: float
         out[u].append((u, v))
     for v in range(1, n):
         m.Add(sum(a[e] for e in into[v]) == x[v])
-        if v not in red.target_nodes:  # an optimal tree has no open leaf: a chosen helper has a child
+        if v not in red.target_nodes and v not in optional:  # no open leaf: a chosen helper has a child
             m.Add(sum(a[e] for e in out[v]) >= x[v])
     carried: dict[tuple[int, int], list] = {e: [] for e in arcs}
-    for t in red.terminals:  # one unit of flow root -> t on chosen arcs (the strong cut relaxation)
+    if optional:
+        m.Add(sum(x[t] for t in optional) >= need)
+    demands = [(t, 1) for t in red.terminals] + [(t, x[t]) for t in optional]
+    for t, value in demands:  # one unit of flow root -> t on chosen arcs (the strong cut relaxation)
         g = {e: m.NewBoolVar(f"g{t}_{e}") for e in arcs}
         for e, var in g.items():
             m.Add(var <= a[e])
@@ -539,7 +544,7 @@ def _cpsat_steiner(red: _Reduced, start: set[int], lower: int, time_limit: float
         for v in range(1, n):
             inflow = sum(g[e] for e in into[v])
             outflow = sum(g[e] for e in out[v])
-            m.Add(inflow - outflow == (1 if v == t else 0))
+            m.Add(inflow - outflow == (value if v == t else 0))
     for e in arcs:  # a chosen arc carries some terminal's flow, so every chosen node hangs off the root
         m.Add(a[e] <= sum(carried[e]))
     cost = sum(red.weight[v] * x[v] for v in range(n))
@@ -555,9 +560,24 @@ def _cpsat_steiner(red: _Reduced, start: set[int], lower: int, time_limit: float
     status = solver.Solve(m)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return lower, _nodes_cost(red, start), start
-    chosen = {v for v in range(n) if solver.Value(x[v])}
-    assert _connected_to_root(red, chosen)
-    return int(round(solver.BestObjectiveBound())), int(round(solver.ObjectiveValue())), chosen
+    chosen = _root_component(red, {v for v in range(n) if solver.Value(x[v])})
+    # a solution may carry a useless cycle cut off from the root (flows can circulate in it);
+    # the part hanging from the root still holds every chosen terminal's flow path
+    demanded = set(red.terminals) | {t for t in optional if t in chosen}
+    assert demanded <= chosen and sum(1 for t in optional if t in chosen) >= need
+    return int(round(solver.BestObjectiveBound())), _nodes_cost(red, chosen), chosen
+
+
+def _root_component(red: _Reduced, nodes: set[int]) -> set[int]:
+    seen = {0}
+    stack = [0]
+    while stack:
+        u = stack.pop()
+        for v in red.adj[u]:
+            if v in nodes and v not in seen:
+                seen.add(v)
+                stack.append(v)
+    return seen
 
 
 def fewest_crosses_choose(sheet: Sheet, groups: list[int], need: int, exact_limit: int = EXACT_LIMIT,
@@ -565,9 +585,11 @@ def fewest_crosses_choose(sheet: Sheet, groups: list[int], need: int, exact_limi
     """Fewest further crosses after which at least ``need`` of ``groups`` are wholly crossed.
 
     Used for "any k stars" or "k colours". Exact by trying every choice of groups when there
-    are few; otherwise an interval (upper: greedy choice; lower: each chosen group alone and
-    the sizes, which every choice must pay). Searches inside the loops skip CP-SAT; only the
-    chosen target gets ``time_limit``.
+    are few; otherwise a greedy choice (upper bound) and a lower bound (each chosen group
+    alone and the sizes, which every choice must pay), then, when every group's open cells
+    are one connected piece (stars, cells, columns), a CP-SAT model that chooses the groups
+    itself and proves the optimum or tightens the interval within ``time_limit``. Searches
+    inside the loops skip CP-SAT.
     """
     if need <= 0:
         return CrossesEstimate(0, 0, (), "exact")
@@ -603,8 +625,54 @@ def fewest_crosses_choose(sheet: Sheet, groups: list[int], need: int, exact_limi
         chosen_mask |= g
         left.remove(g)
     est = fewest_crosses(sheet, chosen_mask, exact_limit, time_limit)
-    return CrossesEstimate(min(lower, est.upper), est.upper, est.cells,
+    lower = min(lower, est.upper)
+    if lower < est.upper and time_limit > 0:
+        red = _reduce_optional(sheet, todo)
+        if red is not None:  # every open group is one connected piece: CP-SAT chooses them
+            witness = sheet.board.mask_of(est.cells)
+            start = {v for v in range(1, len(red.members)) if red.members[v] & ~witness == 0} | {0}
+            optional = tuple(range(1, len(todo) + 1))
+            cp_lower, cp_upper, nodes = _cpsat_steiner(red, start, lower, time_limit, optional, more)
+            lower = max(lower, cp_lower)
+            if cp_upper < est.upper:
+                mask = _nodes_mask(red, nodes)
+                est = CrossesEstimate(cp_upper, cp_upper, _order_cells(sheet, mask), "cp-sat")
+            if lower >= est.upper:
+                return CrossesEstimate(est.upper, est.upper, est.cells, "cp-sat")
+            return CrossesEstimate(lower, est.upper, est.cells, f"bounds (cp-sat, {time_limit:g} s)")
+    return CrossesEstimate(lower, est.upper, est.cells,
                            "exact" if lower >= est.upper else "bounds (greedy choice of groups)")
+
+
+def _reduce_optional(sheet: Sheet, groups: list[int]) -> _Reduced | None:
+    """The open cells as a graph where each group's open part (if one connected piece) is one
+    node 1..len(groups); None when a group's open cells are not connected."""
+    board = sheet.board
+    open_mask = board.full_mask & ~sheet.crossed
+    members, weight, node_of = [0], [0], {}
+    for g in groups:
+        part = g & open_mask
+        if len(_mask_components(board, part)) != 1:
+            return None
+        for b in _bits(part):
+            node_of[b] = len(members)
+        members.append(part)
+        weight.append(part.bit_count())
+    union = sum(members)
+    for b in _bits(open_mask & ~union):
+        node_of[b] = len(members)
+        members.append(1 << b)
+        weight.append(1)
+    adj_sets: list[set[int]] = [set() for _ in members]
+    for b in _bits(sheet.anchored & open_mask):
+        adj_sets[0].add(node_of[b])
+        adj_sets[node_of[b]].add(0)
+    for b, u in node_of.items():
+        for c in _bits(board.neighbour_mask[b] & open_mask):
+            v = node_of[c]
+            if v != u:
+                adj_sets[u].add(v)
+    return _Reduced(weight, [sorted(x) for x in adj_sets], members, [], 0, 0, set())
 
 
 def _n_choose(n: int, k: int) -> int:

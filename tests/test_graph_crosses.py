@@ -141,15 +141,23 @@ def test_cp_sat_path_matches_brute_force(seed):
 
 def test_choose_groups_matches_brute_force():
     rng = random.Random(7)
-    for _ in range(8):
+    methods = []
+    for _ in range(12):
         board = _random_board(rng, 3, 4)
         cells = [(r, c) for r in range(3) for c in range(4)]
-        groups = rng.sample(cells, 4)
+        groups = rng.sample(cells, 5)
         need = rng.randrange(1, 4)
         from itertools import combinations
         want = min(brute_fewest(3, 4, board.start_column, set(), set(combo)) for combo in combinations(groups, need))
-        est = fewest_crosses_choose(Sheet.empty(board), [board.mask_of([_name(*g)]) for g in groups], need)
+        masks = [board.mask_of([_name(*g)]) for g in groups]
+        est = fewest_crosses_choose(Sheet.empty(board), masks, need)
         assert est.exact and est.value == want
+        # the CP-SAT path that picks the groups itself (enumeration switched off)
+        cp = fewest_crosses_choose(Sheet.empty(board), masks, need, max_combinations=0, time_limit=10)
+        assert cp.lower <= want <= cp.upper and cp.exact and cp.value == want
+        assert len(cp.cells) == want
+        methods.append(cp.method)
+    assert "cp-sat" in methods  # the model really ran (greedy bounds did not always close)
 
 
 @pytest.mark.parametrize("case", [

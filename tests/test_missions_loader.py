@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from nochmal.missions import MissionError, builtin_missions, load_mission, parse_mission_text
@@ -126,3 +128,18 @@ def test_not_toml_and_unknown_id(tmp_path):
     with pytest.raises(MissionError) as info:
         load_mission(str(tmp_path / "missing.toml"))
     assert "cannot read file" in str(info.value)
+
+
+def test_board_key_accepts_a_board_file_next_to_the_mission(tmp_path):
+    boards = Path(__file__).resolve().parent.parent / "boards"
+    (tmp_path / "mine.toml").write_text((boards / "purple.toml").read_text())
+    path = tmp_path / "m.toml"
+    path.write_text(GOOD.replace('description = ', 'board = "mine.toml"\ndescription = '))
+    mission = load_mission(str(path))
+    assert mission.board == str(tmp_path / "mine.toml")
+    from nochmal.missions import coop_game
+    assert coop_game(mission, "easy", 2).board.grid[0] == "yyooogbbbyyrrgg"  # the purple pad's first row
+    path.write_text(GOOD.replace('description = ', 'board = "nowhere.toml"\ndescription = '))
+    with pytest.raises(MissionError) as info:
+        load_mission(str(path))
+    assert "key 'board'" in str(info.value)

@@ -87,3 +87,23 @@ def test_solve_record_mid_game_and_analyse_json(tmp_path):
     assert sum(r["loss"] for r in data["losses"]) == data["optimum"] - actual
     losses = {r["roll"]: r["loss"] for r in data["losses"]}
     assert [losses[r] for r in data["worst"]] == sorted(losses.values(), reverse=True)
+
+
+def test_solve_rolls_from_a_typed_sheet(tmp_path):
+    rolls = tmp_path / "rolls.json"
+    rolls.write_text(json.dumps([{"colours": ["y", "b"], "numbers": ["1", "2"]}]))
+    sheet = tmp_path / "sheet.txt"
+    sheet.write_text("\n".join(["gggyyyyGbbbOyyy", "ogYgYyoorBboogg", "BgrgggGrrryyogg",
+                                "brrgoObbggyyoRb", "roooorbbooorrrr", "rBbRrrryYoRbbbO",
+                                "yybbbbryyyggGoo"]).replace("GbbbO", "xbbbO", 1) + "\n")
+    res = run("solve", "--rolls", str(rolls), "--sheet", str(sheet), "--json", "--time-limit", "20")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    inst = Instance.from_json(data.pop("instance"))
+    assert inst.start is not None and inst.start.crossed == inst.board.mask_of(["H1"])
+    validate(inst, Plan.from_json(data))
+    # start: 14 open stars and 8 jokers (-20); one roll can at best cross one more star
+    assert data["total"] == -18
+    sheet.write_text("nonsense\n")
+    res = run("solve", "--rolls", str(rolls), "--sheet", str(sheet))
+    assert res.exit_code == 1 and "sheet.txt" in res.output

@@ -184,7 +184,7 @@ def test_rejects_bridging_clearly():
         solve(inst, time_limit=5)
 
 
-@pytest.mark.parametrize("feature", ["reach_cuts", "pass_dominance", "linear_anchor", "bot_hint", "-reach_prune",
+@pytest.mark.parametrize("feature", ["reach_cuts", "pass_dominance", "linear_anchor", "bot_hint", "lb_tree", "two_phase", "-reach_prune",
                                      "-max_lp"])
 def test_every_model_option_keeps_the_exhaustive_optimum(feature):
     from nochmal.solver.cpsat import DEFAULT_FEATURES
@@ -201,3 +201,15 @@ def test_every_model_option_keeps_the_exhaustive_optimum(feature):
         assert solve(inst, time_limit=30, features=frozenset(feats)).total == exhaustive_best(inst)
     inst = Instance.from_seed(8, count=4)
     assert solve(inst, time_limit=30, features=frozenset(feats)).total == exhaustive_best(inst)
+
+
+def test_two_phase_on_a_full_game_returns_a_valid_bounded_plan():
+    from nochmal.solver.cpsat import DEFAULT_FEATURES
+
+    inst = Instance.from_seed(1)
+    plan = solve(inst, time_limit=4, features=DEFAULT_FEATURES | {"two_phase"})
+    validate(inst, plan)
+    greedy = play_solo(load_board("classic"), GreedyAgent(), 1).verify().sheets[0].score()
+    assert plan.total >= greedy
+    assert plan.bound is not None and plan.bound >= plan.total
+    assert plan.status == OPTIMAL or "phase 2" in plan.note

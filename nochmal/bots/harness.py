@@ -4,8 +4,9 @@ Solo: every bot plays every seed. Table of P players: the bot list is cycled ove
 seats and every seed is played once per rotation of the seats, so every bot sits in every
 seat with the same dice. Per bot and seed the harness keeps the mean score (and, at a
 table, the win share: 1 for an outright win, 1/k for a win shared by k) over its seats;
-means, confidence intervals and the paired differences to the first bot are taken over
-seeds, which are the independent units.
+means, confidence intervals and the paired differences are taken over
+seeds, which are the independent units; paired differences are given for every pair of bots
+(later minus earlier in the list).
 
 Confidence intervals are two-sided 95 % Student-t intervals (exact table up to 30 degrees
 of freedom, 1.96 + 2.5/df beyond, within 0.002 of the true quantile).
@@ -105,16 +106,15 @@ def summarize(mode: str, players: int, seeds: tuple[int, int], names: Sequence[s
         figs.append(BotFigures(name, games.get(name, 0), m, ci, wm, wci, n_dec,
                                seconds.get(name, 0.0) / n_dec if n_dec else math.nan,
                                cpu / n_dec if n_dec else math.nan))
-    base = names[0]
-    for name in names[1:]:
-        if name == base:
-            continue
-        for metric, table in (("score", scores), ("win", wins)):
-            if table is None:
-                continue
-            diffs = [a - b for a, b in zip(table[name], table[base])]
-            m, ci = mean_ci(diffs)
-            paired.append(PairedDiff(name, base, metric, m, ci, len(diffs)))
+    # every later bot against every earlier one (the first bot is the baseline of all)
+    for i, base in enumerate(names):
+        for name in names[i + 1:]:
+            for metric, table in (("score", scores), ("win", wins)):
+                if table is None:
+                    continue
+                diffs = [a - b for a, b in zip(table[name], table[base])]
+                m, ci = mean_ci(diffs)
+                paired.append(PairedDiff(name, base, metric, m, ci, len(diffs)))
     per_seed = {"score": {n: list(scores[n]) for n in names}}
     if wins is not None:
         per_seed["win"] = {n: list(wins[n]) for n in names}

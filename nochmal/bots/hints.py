@@ -1,8 +1,8 @@
 """Hints: the best few choices for the deciding player, with their estimated value.
 
-The look-ahead bot ranks the choices (expectimax over the next roll, the tuned evaluation
-as leaf); the value shown is its estimate of the final score of the sheet if that choice
-is taken (in the race, adjusted for the race as the bot sees it).
+The look-ahead bot ranks the choices (expectimax over the next roll, in solo over the next
+two, the tuned evaluation as leaf); the value shown is its estimate of the final score of
+the sheet if that choice is taken (in the race, adjusted for the race as the bot sees it).
 """
 
 from __future__ import annotations
@@ -22,10 +22,9 @@ def hint(game: Game, top: int = 3) -> list[tuple[Move, float]]:
         raise NochmalError("no decision is pending: a hint needs a rolled position")
     if top < 1:
         raise NochmalError(f"top must be at least 1, got {top}")
-    width = max(12, top)
-    agent = _AGENTS.get(width)
-    if agent is None:
-        agent = _AGENTS[width] = LookaheadAgent(width=width)
+    agent = _AGENTS.get(top)
+    if agent is None:  # every choice shown is valued the same way (two rolls deep in solo)
+        agent = _AGENTS[top] = LookaheadAgent(width=max(12, top), deep=top)
     out = []
     for value, choice in agent.rank(game)[:top]:
         if value >= END_BONUS / 2:

@@ -26,7 +26,7 @@ from nochmal.agents import register_agent
 from nochmal.board import COLOURS
 from nochmal.bots.evaluation import Context, Evaluator
 from nochmal.bots.heuristic import END_BONUS, Engine, Ranked, choice_move
-from nochmal.dice import COLOUR_FACES, NUMBER_FACES, resolutions
+from nochmal.dice import COLOUR_FACES, NUMBER_FACES
 from nochmal.game import Game
 from nochmal.move import Move
 
@@ -104,17 +104,52 @@ def _face_values(best_cc: list[list[float]], stay: float, jv: list[float], joker
     return vals
 
 
+def expected_two_ply(ev: Evaluator, crossed: int, anchored: int, jokers_left: int, ctx1: Context,
+                     ctx2: Context, dice: int) -> float:
+    """Expected value over the next two rolls: the best reply to the next roll per (colour,
+    count) by the evaluation (and pass) is itself valued by expected_next_value; a reply's
+    joker cost is charged at the evaluation's joker values."""
+    index = ev.index
+    neighbours = ev.neighbours
+    best_cc = [[NEG] * 6 for _ in range(5)]
+    j_now = ev.joker_value(ctx1, jokers_left)
+    seen: dict[int, float] = {}
+    for ci, colour in enumerate(COLOURS):
+        row = best_cc[ci]
+        for count in range(1, 6):
+            masks = index.query(crossed, anchored, colour, count)
+            if not masks:
+                continue
+            best_v, best_m = NEG, 0
+            for m in masks:
+                v = ev.base_value(crossed | m, anchored | neighbours(m), ctx1)
+                if v > best_v:
+                    best_v, best_m = v, m
+            v = seen.get(best_m)
+            if v is None:
+                v = seen[best_m] = expected_next_value(ev, crossed | best_m, anchored | neighbours(best_m), jokers_left,
+                                                       ctx2, dice) - j_now
+            row[count] = v
+    jv = [ev.joker_value(ctx1, j) for j in range(jokers_left + 1)]
+    stay = expected_next_value(ev, crossed, anchored, jokers_left, ctx2, dice)
+    idx, prob = outcome_classes(dice)
+    return float(_face_values(best_cc, stay, jv, jokers_left)[idx].max(axis=1) @ prob)
+
+
 class LookaheadAgent:
-    """Expectimax over the next roll for the ``width`` best choices of the heuristic."""
+    """Expectimax over the next roll for the ``width`` best choices of the heuristic; in games
+    with a fixed number of rolls (solo) the ``deep`` best of those are searched over the next
+    two rolls (expected_two_ply)."""
 
     name = "lookahead"
 
     def __init__(self, seed: int = 0, width: int = 12, weights: list[float] | None = None,
-                 race: bool = True):
+                 race: bool = True, deep: int = 3):
         self.rng = random.Random(seed)  # kept for the interface; the search is deterministic
         self.engine = Engine(weights)
         self.width = width
         self.race = race
+        self.deep = deep
 
     def rank(self, game: Game) -> Ranked:
         """The heuristic's best ``width`` choices re-valued by the look-ahead, best first."""
@@ -141,7 +176,26 @@ class LookaheadAgent:
             look = expected_next_value(ev, X, A, jl, ctx, game.dice_per_kind)
             out.append((look + (value - plain), choice))
         out.sort(key=lambda item: (round(item[0], 9),) + _tie(item[1]), reverse=True)
+        if self.deep and game.mode != "competitive" and game.roll_limit is not None and ctx_now.rolls_left >= 2:
+            out = self._deepen(game, ev, ctx_now, out)
         return out + ranked[self.width:]
+
+    def _deepen(self, game: Game, ev: Evaluator, ctx_now: Context, out: Ranked) -> Ranked:
+        """Re-value the ``deep`` best choices two rolls ahead (the rest keep their order after)."""
+        player = game.current_player()
+        sheet = game.sheets[player]
+        ctx1 = self.engine.context(game, player, ctx_now.rolls_left - 1)
+        ctx2 = self.engine.context(game, player, ctx_now.rolls_left - 2)
+        deep: Ranked = []
+        for _value, choice in out[: self.deep]:
+            if choice is None:
+                X, A, jl = sheet.crossed, sheet.anchored, sheet.jokers_left
+            else:
+                mask = choice[4]
+                X, A, jl = sheet.crossed | mask, sheet.anchored | ev.neighbours(mask), sheet.jokers_left - choice[5]
+            deep.append((expected_two_ply(ev, X, A, jl, ctx1, ctx2, game.dice_per_kind), choice))
+        deep.sort(key=lambda item: (round(item[0], 9),) + _tie(item[1]), reverse=True)
+        return deep + out[self.deep:]
 
     def choose(self, game: Game) -> Move:
         return choice_move(game, self.rank(game)[0][1])
@@ -154,3 +208,4 @@ def _tie(choice: tuple | None) -> tuple:
 
 
 register_agent("lookahead", LookaheadAgent)
+register_agent("lookahead1", lambda seed=0: LookaheadAgent(seed=seed, deep=0))

@@ -69,7 +69,7 @@ def hint_cmd(
     roll: str = typer.Option(..., "--roll", help='Dice as JSON: {"colours": ["y","x"], "numbers": ["3","?"]} (x / ? jokers).'),
     board: str = typer.Option("classic", "--board", "-b", help="Built-in board name or a board file."),
     solo: bool = typer.Option(False, "--solo", help="Solo rules (2+2 dice, 30 rolls); default the race with 3+3 dice."),
-    rolls_left: int = typer.Option(None, "--rolls-left", help="Rolls still to come after this one (solo default 15)."),
+    rolls_left: int = typer.Option(None, "--rolls-left", help="Rolls still to come after this one (solo default 15; in the race an upper bound on the estimate)."),
     top: int = typer.Option(3, "--top", help="How many choices to show."),
     bridging: bool = typer.Option(False, "--bridging", help="Rule option: new crosses may connect through crossed cells."),
     as_json: bool = typer.Option(False, "--json", help="Print the hints as JSON."),

@@ -120,28 +120,33 @@ def status(
     board: Optional[str] = typer.Option(None, "--board", "-b", help="Board of the sheets (default: the mission's board)."),
     as_json: bool = typer.Option(False, "--json", help="Print the status as JSON (fields: see below)."),
 ):
-    """Progress of a group at the table: per objective done or not, progress, what is missing,
-    the fewest further crosses per sheet, and the rolls left. A sheet no legal game can
-    produce is reported with the reasons (exit 1).
+    """Progress of a group at the table, from the players' sheets.
 
-    Example: nochmal mission status star-hunt --difficulty normal --rolls-used 12 anna.txt ben.txt
+    Per objective: done or not, progress k of n, the contributing sheets,
+    what is missing, and the fewest further crosses per sheet (exact, or
+    lower..upper marked approximate); and the rolls left. A sheet no legal
+    game can produce is reported with the reasons (exit 1).
+
+    Example: nochmal mission status star-hunt -d normal -k 12 anna.txt ben.txt
 
     JSON fields:
-    mission, name, source, difficulty, players, budget, rolls_used, rolls_left;
-    state: "won", "lost" or "in progress" (null if a sheet is impossible); all_met;
-    sheets: the files, numbered from 1 in the order given;
-    impossible: per impossible sheet {sheet, file, reasons} (then exit 1, no objectives);
-    objectives: per objective {kind, scope, description, met, progress, total,
-    contributing (sheet numbers), missing (texts), fewest_crosses};
-    fewest_crosses: per sheet null (score, jokers) or {exact, value (null unless exact),
-    lower, upper, method, cells (a crossing order that achieves upper)}.
+    mission, name, source, difficulty, players, budget, rolls_used,
+    rolls_left; state: "won", "lost" or "in progress" (null if a sheet is
+    impossible); all_met; sheets: the files, numbered from 1 in order;
+    impossible: per impossible sheet {sheet, file, reasons} (then exit 1
+    and no objectives); objectives: per objective {kind, scope,
+    description, met, progress, total, contributing (sheet numbers),
+    missing (texts), fewest_crosses}; fewest_crosses: per sheet null
+    (score, jokers) or {exact, value (null unless exact), lower, upper,
+    method, cells (a crossing order that achieves upper)}.
     """
     m = load_mission(mission_id)
     if difficulty not in DIFFICULTIES:
         raise SheetError(f"--difficulty {difficulty!r}: use one of {', '.join(DIFFICULTIES)}")
     b = board_arg(board or m.board)
     state_sheets = [read_sheet_any(p, b) for p in sheets]
-    st = mission_status(m, difficulty, state_sheets, rolls_used)
+    with err_console.status("searching the fewest further crosses per sheet (CP-SAT up to 5 s per figure)"):
+        st = mission_status(m, difficulty, state_sheets, rolls_used)
     data = st.to_dict()
     if st.met and rolls_used <= st.budget:
         state = "won"

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded
+from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
 from nochmal.solver.analyse import analyse as run_analysis
@@ -80,6 +80,7 @@ def solve(
     board: str = typer.Option("classic", "--board", "-b", help="Built-in board name or a board file (seed/rolls)."),
     rolls_count: Optional[int] = typer.Option(None, "--rolls-count", "-k", min=1, help="Use only the first K rolls."),
     after_turn: int = typer.Option(0, "--after-turn", min=0, help="With --record: plan from the sheet reached after this turn."),
+    sheet: Optional[Path] = typer.Option(None, "--sheet", help="With --rolls: start from this typed sheet (mid-game)."),
     time_limit: float = typer.Option(60.0, "--time-limit", "-t", min=0.1, help="Seconds before the best plan so far is returned."),
     workers: int = typer.Option(2, "--workers", min=1, help="CP-SAT worker threads."),
     as_json: bool = typer.Option(False, "--json", help="Print the plan as JSON."),
@@ -93,6 +94,8 @@ def solve(
         raise typer.BadParameter("give exactly one of --seed, --record, --rolls")
     if after_turn and record is None:
         raise typer.BadParameter("--after-turn needs --record")
+    if sheet is not None and rolls is None:
+        raise typer.BadParameter("--sheet needs --rolls")
     if seed is not None:
         count = rolls_count or RuleSettings().solo_rolls
         inst = Instance.from_seed(seed, board_arg(board), RuleSettings(solo_rolls=count), count)
@@ -102,6 +105,8 @@ def solve(
         inst = Instance.from_record(rec, after_turn, str(record), rolls_count)
     else:
         inst = Instance.from_rolls_file(rolls, board_arg(board), count=rolls_count)
+        if sheet is not None:
+            inst.start = read_sheet_file(sheet, inst.board)
     with _Reporter(f"solving {len(inst.rolls)} roll(s)") as reporter:
         plan = run_solve(inst, time_limit=time_limit, workers=workers, progress=reporter)
     if as_json:
