@@ -23,7 +23,7 @@ COLUMN_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 # placement tables enumerate the subsets of a block: keep custom blocks small (the printed
 # sheets have 1..6)
-MAX_BLOCK_SIZE = 12
+MAX_BLOCK_SIZE = 16
 
 BUILTIN_BOARDS = ("classic", "red", "blue", "green", "orange", "purple", "yellow")
 

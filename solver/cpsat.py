@@ -25,7 +25,7 @@ from ortools.sat.python import cp_model
 
 from nochmal.agents import GreedyAgent
 from nochmal.board import COLOURS, Board
-from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, resolutions
+from nochmal.dice import resolutions
 from nochmal.errors import NochmalError
 from nochmal.placements import placement_index
 from nochmal.sheet import Sheet

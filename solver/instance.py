@@ -13,7 +13,7 @@ from pathlib import Path
 
 from nochmal.board import BUILTIN_BOARDS, Board, load_board
 from nochmal.dice import Roll, seeded_rolls
-from nochmal.errors import NochmalError, RecordError
+from nochmal.errors import NochmalError
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 from nochmal.sheet import Sheet
@@ -159,12 +159,3 @@ class Instance:
         inst.seed = data.get("seed")
         return inst
 
-
-def load_record(path: str | Path) -> GameRecord:
-    """A record file, with RecordError naming the file (missing, broken, not verifiable)."""
-    record = GameRecord.load(path)
-    try:
-        record.verify(str(path))
-    except RecordError:
-        raise
-    return record

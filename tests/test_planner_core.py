@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from nochmal.agents import GreedyAgent, RandomAgent
+from nochmal.agents import GreedyAgent
 from nochmal.board import Board, load_board
 from nochmal.dice import Roll, seeded_rolls
 from nochmal.game import Game
@@ -160,14 +160,14 @@ def test_instance_from_record_mid_game_matches_replay():
     assert plan.total >= game.sheets[0].score()
 
 
-@pytest.mark.parametrize("seed", range(1, 31))
+@pytest.mark.parametrize("seed", range(1, 21))
 def test_optimum_never_below_bots(seed):
-    """Every registered bot except the slow two-ply lookahead, on the same 8 rolls."""
+    """Every registered bot except the slow two-ply lookahead, on the same 7 rolls."""
     from nochmal.agents import agent_names, make_agent
 
     board = load_board("classic")
-    rules = RuleSettings(solo_rolls=8)
-    inst = Instance.from_seed(seed, rules=rules, count=8)
+    rules = RuleSettings(solo_rolls=7)
+    inst = Instance.from_seed(seed, rules=rules, count=7)
     plan = solve(inst, time_limit=60)
     validate(inst, plan)
     assert plan.bound is not None and plan.total <= plan.bound
