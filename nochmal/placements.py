@@ -13,22 +13,10 @@ block of the colour.
 
 from __future__ import annotations
 
+from nochmal.bitsets import connected_within
 from nochmal.board import Board, Block
 
 MAX_COUNT = 5
-
-
-def _connected(sub: int, within: int, neighbours: tuple[int, ...]) -> bool:
-    """Whether all bits of ``sub`` lie in one component of ``within`` (local bits)."""
-    start = sub & -sub
-    seen = frontier = start
-    while frontier:
-        low = frontier & -frontier
-        frontier ^= low
-        nxt = neighbours[low.bit_length() - 1] & within & ~seen
-        seen |= nxt
-        frontier |= nxt
-    return sub & ~seen == 0
 
 
 class _BlockTable:
@@ -44,7 +32,7 @@ class _BlockTable:
         by_size: list[list[int]] = [[] for _ in range(MAX_COUNT + 1)]
         for sub in range(1, full + 1):
             k = sub.bit_count()
-            if k <= MAX_COUNT and (bridging or _connected(sub, sub, nb)):
+            if k <= MAX_COUNT and (bridging or connected_within(sub, sub, nb)):
                 by_size[k].append(sub)
         self.subsets = by_size
         self.cache: list[dict[int, tuple[int, ...]]] = [{} for _ in range(MAX_COUNT + 1)]
@@ -59,7 +47,7 @@ class _BlockTable:
         for sub in self.subsets[count]:
             if sub & crossed or not sub & anchored:
                 continue
-            if self.bridging and not _connected(sub, sub | crossed, nb):
+            if self.bridging and not connected_within(sub, sub | crossed, nb):
                 continue
             out.append(sub << shift)
         result = tuple(out)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nochmal.bitsets import component_of
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.errors import IllegalMoveError, SheetError
 from nochmal.placements import placement_index
@@ -168,14 +169,7 @@ class Sheet:
             raise IllegalMoveError(f"not one block: {' '.join(cells)} lie in {len(blocks)} different blocks")
         block = b.blocks[blocks.pop()]
         within = mask | (self.crossed & block.mask if bridging else 0)
-        start = mask & -mask
-        seen = frontier = start
-        while frontier:
-            low = frontier & -frontier
-            frontier ^= low
-            nxt = b.neighbour_mask[low.bit_length() - 1] & within & ~seen
-            seen |= nxt
-            frontier |= nxt
+        seen = component_of(mask & -mask, within, b.neighbour_mask)
         if mask & ~seen:
             how = "through crossed cells of the block" if bridging else "among themselves"
             raise IllegalMoveError(f"not connected: {' '.join(cells)} are not orthogonally connected {how}")

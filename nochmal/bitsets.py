@@ -1,0 +1,35 @@
+"""Connectivity on bitmask cell sets: the one flood fill the engine, bots and planner share.
+
+``neighbours[i]`` is the mask of cells adjacent to cell bit ``i`` (a board's
+``neighbour_mask``, or a block's ``local_neighbours``).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+
+def component_of(start: int, within: int, neighbours: Sequence[int]) -> int:
+    """The cells of ``within`` connected to the cells of ``start`` (``start`` included)."""
+    seen = frontier = start
+    while frontier:
+        low = frontier & -frontier
+        frontier ^= low
+        nxt = neighbours[low.bit_length() - 1] & within & ~seen
+        seen |= nxt
+        frontier |= nxt
+    return seen
+
+
+def components(mask: int, neighbours: Sequence[int]) -> Iterator[int]:
+    """The orthogonally connected pieces of ``mask``, each as a mask."""
+    rest = mask
+    while rest:
+        piece = component_of(rest & -rest, mask, neighbours)
+        yield piece
+        rest &= ~piece
+
+
+def connected_within(sub: int, within: int, neighbours: Sequence[int]) -> bool:
+    """Whether all cells of ``sub`` lie in one component of ``within``."""
+    return sub & ~component_of(sub & -sub, within, neighbours) == 0
