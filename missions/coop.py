@@ -8,6 +8,8 @@ mission; a lost one when the budget is spent.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -152,7 +154,7 @@ def mission_record(mission: Mission, difficulty: str, game: Game, players: list[
     """The game as a record with the mission in ``extra``."""
     extra = {"mission": mission.id, "difficulty": difficulty}
     if mission.path and not _is_builtin(mission):
-        extra["mission_file"] = mission.path
+        extra["mission_file"] = str(Path(mission.path).resolve())  # replayable from any folder
     base = GameRecord.from_game(game, players, seed, extra)
     return MissionRecord(base.board, base.mode, base.players, base.rules, base.seed, base.rolls, base.roll_limit,
                          base.result, base.extra)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from nochmal.board import BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board, load_board
 from nochmal.errors import NochmalError
+from nochmal.fileio import read_text_file
 from nochmal.missions.model import (DIFFICULTIES, KINDS, PLAYER_COUNTS, SCOPES, SOURCES, Mission, MissionError,
                                     Objective)
 
@@ -306,11 +307,7 @@ def _budgets(value: dict, problems: list[str]) -> tuple:
 
 
 def read_mission_file(path: str | Path) -> Mission:
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise MissionError(str(path), [f"cannot read file ({exc.strerror or exc})"]) from None
+    text = read_text_file(path, lambda reason: MissionError(str(path), [reason]))
     return parse_mission_text(text, str(path))
 
 

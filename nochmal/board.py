@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from nochmal.errors import BoardError
+from nochmal.fileio import read_text_file
 
 COLOURS = "ygbro"
 COLOUR_NAMES = {"y": "yellow", "g": "green", "b": "blue", "r": "red", "o": "orange"}
@@ -382,13 +383,7 @@ def _largest_block(grid: list[str]) -> int:
 
 def read_board_file(path: str | Path, strict: bool = True) -> Board:
     """Load a board TOML file; BoardError names the file and every problem."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BoardError(str(path), [f"cannot read file ({exc.strerror or exc})"]) from None
-    except UnicodeDecodeError as exc:
-        raise BoardError(str(path), [f"not a UTF-8 text file (byte {exc.start})"]) from None
+    text = read_text_file(path, lambda reason: BoardError(str(path), [reason]))
     return parse_board_text(text, str(path), strict=strict)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 from nochmal.errors import NochmalError
 
@@ -33,3 +34,16 @@ def atomic_write_text(path: str | Path, text: str) -> None:
         if isinstance(exc, OSError):  # a directory, no permission, disk full: one clean error
             raise NochmalError(f"{path}: cannot write file ({exc.strerror or exc})") from None
         raise
+
+
+def read_text_file(path: str | Path, error: Callable[[str], Exception]) -> str:
+    """A UTF-8 text file's contents; raises ``error(reason)`` if it cannot be read.
+
+    Each caller wraps the reason in its own error type, naming the file its own way.
+    """
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise error(f"cannot read file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"not a UTF-8 text file (byte {exc.start})") from None

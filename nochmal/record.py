@@ -16,7 +16,7 @@ from typing import Iterator
 from nochmal.board import BUILTIN_BOARDS, Board, load_board
 from nochmal.dice import Roll, seeded_roll
 from nochmal.errors import NochmalError, RecordError
-from nochmal.fileio import atomic_write_text
+from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.game import Game
 from nochmal.move import Move
 from nochmal.rules import RuleSettings
@@ -89,12 +89,7 @@ class GameRecord:
 
     @classmethod
     def load(cls, path: str | Path) -> "GameRecord":
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise RecordError(f"{path}: cannot read file ({exc.strerror or exc})") from None
-        except UnicodeDecodeError as exc:
-            raise RecordError(f"{path}: not a UTF-8 text file (byte {exc.start})") from None
+        text = read_text_file(path, lambda reason: RecordError(f"{path}: {reason}"))
         return cls.loads(text, str(path))
 
     @classmethod

@@ -33,6 +33,7 @@ from itertools import combinations
 import networkx as nx
 import numpy as np
 
+from nochmal.bitsets import components
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.sheet import Sheet
 
@@ -99,20 +100,7 @@ def _bits(mask: int):
 
 def _mask_components(board: Board, mask: int) -> list[int]:
     """Orthogonally connected pieces of ``mask`` (as masks)."""
-    out = []
-    rest = mask
-    nb = board.neighbour_mask
-    while rest:
-        seen = frontier = rest & -rest
-        while frontier:
-            low = frontier & -frontier
-            frontier ^= low
-            nxt = nb[low.bit_length() - 1] & mask & ~seen
-            seen |= nxt
-            frontier |= nxt
-        out.append(seen)
-        rest &= ~seen
-    return out
+    return list(components(mask, board.neighbour_mask))
 
 
 def crossed_components(sheet: Sheet) -> list[int]:

@@ -10,7 +10,7 @@ import typer
 from nochmal.board import BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, load_board, read_board_file
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
 from nochmal.errors import BoardError, NochmalError
-from nochmal.fileio import atomic_write_text
+from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.record import GameRecord
 from nochmal.sheet import Sheet
 from nochmal.sheetview import render_sheet
@@ -105,10 +105,7 @@ def check(
 
 def _load_sheets(file: Path, board: Optional[str]) -> list[tuple[str, Sheet, int, int]]:
     """(title, sheet, claimed columns, claimed colours) from a typed sheet or a game record."""
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise NochmalError(f"{file}: cannot read file ({exc.strerror or exc})") from None
+    text = read_text_file(file, lambda reason: NochmalError(f"{file}: {reason}"))
     if text.lstrip().startswith("{"):
         record = GameRecord.loads(text, str(file))
         game = record.new_game()

@@ -15,6 +15,7 @@ from rich.text import Text
 from nochmal.board import COLUMN_LETTERS, Board, load_board
 from nochmal.errors import NochmalError, SheetError
 from nochmal.sheet import Sheet, parse_typed_sheet
+from nochmal.fileio import read_text_file
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -49,12 +50,7 @@ def board_arg(name: str) -> Board:
 
 
 def read_sheet_file(path: Path, board: Board) -> Sheet:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SheetError(f"{path}: cannot read file ({exc.strerror or exc})") from None
-    except UnicodeDecodeError as exc:
-        raise SheetError(f"{path}: not a UTF-8 text file (byte {exc.start})") from None
+    text = read_text_file(path, lambda reason: SheetError(f"{path}: {reason}"))
     return parse_typed_sheet(text, board, str(path))
 
 

@@ -16,6 +16,7 @@ from nochmal.missions.coop import mission_status
 from nochmal.missions.loader import builtin_missions, load_mission
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 from nochmal.sheet import Sheet
+from nochmal.fileio import read_text_file
 
 mission_app = typer.Typer(
     name="mission", no_args_is_help=True, add_completion=False,
@@ -76,10 +77,7 @@ _CELL = re.compile(r"^[A-Za-z][0-9]{1,2}$")
 
 def read_sheet_any(path: Path, board: Board) -> Sheet:
     """A typed sheet (rows of x / letters / .) or a plain list of crossed cells (``H4 H5 G4``)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SheetError(f"{path}: cannot read file ({exc.strerror or exc})") from None
+    text = read_text_file(path, lambda reason: SheetError(f"{path}: {reason}"))
     tokens = []
     keys = []
     for lineno, raw in enumerate(text.splitlines(), 1):
