@@ -84,11 +84,28 @@ def solve(
     time_limit: float = typer.Option(60.0, "--time-limit", "-t", min=0.1, help="Seconds before the best plan so far is returned."),
     workers: int = typer.Option(2, "--workers", min=1, help="CP-SAT worker threads."),
     as_json: bool = typer.Option(False, "--json", help="Print the plan as JSON."),
+    mission: Optional[str] = typer.Option(None, "--mission", "-m", help="Team planning: a co-op mission id or file (needs --players and --seed)."),
+    players: Optional[int] = typer.Option(None, "--players", "-n", min=1, max=4, help="With --mission: the number of players (1-4)."),
+    difficulty: str = typer.Option("normal", "--difficulty", "-d", help="With --mission: easy, normal or hard (sets the roll budget)."),
 ):
     """Find the best plan for known dice (CP-SAT) and say whether it is proven optimal.
 
+    With --mission: the fewest rolls in which the team wins the co-op mission on the seeded
+    dice with perfect coordination, or "budget not enough (proven)".
+
     Example: nochmal solve --seed 7 --rolls-count 12 --time-limit 30
+
+    Example: nochmal solve --mission lockstep --players 2 --seed 1 --difficulty hard
     """
+    if mission is not None:
+        if seed is None or players is None:
+            raise typer.BadParameter("--mission needs --players and --seed")
+        if record is not None or rolls is not None or sheet is not None or rolls_count is not None or after_turn:
+            raise typer.BadParameter("--mission takes only --players, --seed, --difficulty, --time-limit, --workers, --json")
+        _solve_mission(mission, players, seed, difficulty, time_limit, workers, as_json)
+        return
+    if players is not None:
+        raise typer.BadParameter("--players needs --mission")
     sources = [x for x in (seed, record, rolls) if x is not None]
     if len(sources) != 1:
         raise typer.BadParameter("give exactly one of --seed, --record, --rolls")
@@ -154,3 +171,34 @@ def analyse(
     opt = (f"{result.optimum} (proven)" if result.optimum_proven
            else f"at least {result.optimum}, at most {result.optimum_bound} (not proven)")
     console.print(f"actual score {result.actual_score}; best possible with these dice {opt}")
+
+
+def _solve_mission(mission_ref: str, players: int, seed: int, difficulty: str, time_limit: float, workers: int,
+                   as_json: bool) -> None:
+    """``nochmal solve --mission``: team planning (nochmal.solver.team)."""
+    from nochmal.missions.loader import load_mission
+    from nochmal.solver.team import describe_status, plan_team
+
+    mission = load_mission(mission_ref)
+    with err_console.status(f"team planning {mission.id} for {players} player(s)…") as status:
+        def on_solve(rolls: int, result: str) -> None:
+            status.update(f"team planning {mission.id}: {rolls} roll(s) {result}")
+
+        plan = plan_team(mission, players, seed=seed, difficulty=difficulty, time_limit=time_limit,
+                         workers=workers, progress=on_solve)
+    if as_json:
+        emit_json(plan.to_json())
+        return
+    if plan.moves:
+        table = Table(title=f"team plan: {mission.id}, {players} player(s), seed {seed}, {difficulty}")
+        table.add_column("roll", justify="right")
+        table.add_column("dice")
+        table.add_column("active", justify="right")
+        for p in range(players):
+            table.add_column(f"player {p + 1}")
+        for t, row in enumerate(plan.moves):
+            table.add_row(str(t + 1), plan.rolls[t].text(), str(t % players + 1), *(str(m) for m in row))
+        console.print(table)
+    if plan.rolls_needed is not None:
+        console.print(f"fewest rolls: {plan.rolls_needed} of a budget of {plan.budget}")
+    console.print(describe_status(plan))

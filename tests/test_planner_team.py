@@ -1,0 +1,211 @@
+"""Team planning (solver/team.py) against an exhaustive search through the engine's co-op Game.
+
+The oracle knows nothing of the model: it enumerates every joint legal move per roll with
+Game.legal_moves (deduplicating equal positions) and asks the mission's own stop condition
+(coop_game) whether the team has won.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+
+import pytest
+from typer.testing import CliRunner
+
+from nochmal.board import Board
+from nochmal.cli import app
+from nochmal.dice import Roll, seeded_roll
+from nochmal.missions.coop import coop_game, mission_result
+from nochmal.missions.loader import load_mission
+from nochmal.missions.model import Mission, Objective
+from nochmal.move import PASS
+from nochmal.solver.team import (INFEASIBLE, OPTIMAL, TeamPlanError, plan_team, replay_team,
+                                 validate_team_plan)
+
+TINY = Board.from_grid(["ygbyr", "ggBro", "obbrO"], name="tiny", jokers=2)
+
+
+def _mission(objectives: list[Objective], budget: int, board=TINY) -> Mission:
+    budgets = tuple((p, (("easy", budget), ("normal", budget), ("hard", budget))) for p in (1, 2, 3, 4))
+    return Mission("t", "test", "user", "test mission", tuple(objectives), budgets, board=board)
+
+
+def _key(game) -> tuple:
+    return tuple((s.crossed, s.jokers_used) for s in game.sheets)
+
+
+def exhaustive_fewest(mission: Mission, players: int, rolls: list[Roll]) -> int | None:
+    """The first roll after which some joint play has won, or None (budget spent)."""
+    start = coop_game(mission, "normal", players)
+    frontier = {_key(start): start}
+    for t in range(start.roll_limit):
+        nxt = {}
+        for game in frontier.values():
+            g = game.clone()
+            g.apply_roll(rolls[t])
+            stack = [g]
+            while stack:
+                cur = stack.pop()
+                if cur.current_player() < 0:
+                    if mission_result(mission, cur).won:
+                        return t + 1
+                    nxt.setdefault(_key(cur), cur)
+                    continue
+                for move in cur.legal_moves():
+                    child = cur.clone()
+                    child.apply_move(move)
+                    stack.append(child)
+        frontier = nxt
+    return None
+
+
+def _rolls(seed: int, players: int, count: int) -> list[Roll]:
+    return [seeded_roll(seed, i, 2 if players == 1 else 3) for i in range(count)]
+
+
+def _check(mission: Mission, players: int, rolls: list[Roll]) -> None:
+    expected = exhaustive_fewest(mission, players, rolls)
+    plan = plan_team(mission, players, rolls=rolls, difficulty="normal", time_limit=30)
+    if expected is None:
+        assert plan.status == INFEASIBLE
+        assert plan.rolls_needed is None
+    else:
+        assert plan.status == OPTIMAL
+        assert plan.rolls_needed == expected
+        assert validate_team_plan(mission, "normal", rolls, plan.moves) == expected
+    return plan
+
+
+CASES = [
+    ([Objective("cells", "team", cells=("B2", "E1"))], 4),
+    ([Objective("cells", "each", cells=("B2", "D1"))], 5),
+    ([Objective("cells", "any", cells=("A3", "E2"))], 4),
+    ([Objective("columns", "team", columns=(0, 4))], 5),
+    ([Objective("colours", "any", count=1)], 4),
+    ([Objective("stars", "each", count=1)], 4),
+    ([Objective("score", "team", at_least=tuple((p, 3) for p in (1, 2, 3, 4)))], 4),
+    ([Objective("cells", "team", cells=("A1", "E3")),
+      Objective("jokers_left", "each", at_least=tuple((p, 2) for p in (1, 2, 3, 4)))], 5),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+@pytest.mark.parametrize("players", [1, 2])
+def test_fewest_rolls_equals_exhaustive_search(case: int, players: int):
+    objectives, budget = CASES[case]
+    mission = _mission(objectives, budget)
+    for seed in (3 * case + 1, 3 * case + 2):
+        _check(mission, players, _rolls(seed, players, budget))
+
+
+def test_passive_players_lose_the_dice_the_active_player_took():
+    """From roll 4 on, one blue die and one '2' serve only one of two players (the active
+    one takes them); in rolls 1-3 both players pick from all the dice."""
+    board = Board.from_grid(["yyyyy", "yybyy", "yybyy"], name="col", jokers=0)
+    mission = _mission([Objective("cells", "each", cells=("C2", "C3"))], 5, board)
+    blue = Roll(("b", "y", "y"), ("2", "1", "1"))
+    dull = Roll(("g", "g", "g"), ("1", "1", "1"))  # green: not on this board
+    # rolls 1-3 useless, roll 4 lets only the active player take the blue 2, roll 5 too
+    rolls = [dull, dull, dull, blue, blue]
+    expected = exhaustive_fewest(mission, 2, rolls)
+    assert expected == 5  # the oracle agrees one blue pair per roll is not enough for both
+    plan = plan_team(mission, 2, rolls=rolls, difficulty="normal", time_limit=30)
+    assert plan.rolls_needed == 5 and plan.status == OPTIMAL
+    short = _mission(mission.objectives, 4, board)
+    assert exhaustive_fewest(short, 2, rolls) is None
+    assert plan_team(short, 2, rolls=rolls, difficulty="normal", time_limit=30).status == INFEASIBLE
+    free = [dull, dull, blue, blue, blue]  # roll 3 is still a free roll: both take the blue 2
+    assert exhaustive_fewest(mission, 2, free) == 3
+    assert plan_team(mission, 2, rolls=free, difficulty="normal", time_limit=30).rolls_needed == 3
+
+
+def test_budget_too_small_is_proven_and_agrees_with_exhaustive_search():
+    mission = _mission([Objective("cells", "each", cells=("A1", "E3"))], 2)
+    rolls = _rolls(5, 2, 2)
+    assert exhaustive_fewest(mission, 2, rolls) is None
+    plan = plan_team(mission, 2, rolls=rolls, difficulty="normal", time_limit=30)
+    assert plan.status == INFEASIBLE and plan.lower_bound == 3 and plan.moves == []
+
+
+def test_validator_rejects_a_plan_that_does_not_win():
+    mission = _mission([Objective("cells", "team", cells=("B2", "E1"))], 4)
+    rolls = _rolls(1, 2, 4)
+    with pytest.raises(TeamPlanError):
+        validate_team_plan(mission, "normal", rolls, [[PASS, PASS]] * 4)
+
+
+def test_random_tiny_missions_match_exhaustive_search():
+    rng = random.Random(11)
+    cells = TINY.cells_of(TINY.full_mask)
+    for _ in range(6):
+        players = rng.choice([1, 2])
+        scope = rng.choice(["team", "each", "any"])
+        obj = Objective("cells", scope, cells=tuple(rng.sample(cells, 2)))
+        mission = _mission([obj], 4)
+        _check(mission, players, _rolls(rng.randrange(1000), players, 4))
+
+
+MISSION_TOML = """
+id = "near-h"
+name = "Near H"
+source = "user"
+description = "Cross two cells next to column H."
+
+[[objectives]]
+kind = "cells"
+cells = ["H4", "I4"]
+scope = "team"
+
+[budgets]
+1 = {{ easy = {b}, normal = {b}, hard = {b} }}
+2 = {{ easy = {b}, normal = {b}, hard = {b} }}
+3 = {{ easy = {b}, normal = {b}, hard = {b} }}
+4 = {{ easy = {b}, normal = {b}, hard = {b} }}
+"""
+
+
+def test_classic_board_mission_file_one_player_matches_exhaustive(tmp_path):
+    path = tmp_path / "near-h.toml"
+    path.write_text(MISSION_TOML.format(b=2))
+    mission = load_mission(str(path))
+    for seed in (1, 2, 3):
+        _check(mission, 1, _rolls(seed, 1, 2))
+
+
+def test_cli_json_fields_and_replay(tmp_path):
+    path = tmp_path / "near-h.toml"
+    path.write_text(MISSION_TOML.format(b=6))
+    result = CliRunner().invoke(app, ["solve", "--mission", str(path), "--players", "2", "--seed", "4",
+                                      "--time-limit", "20", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    for key in ("mission", "players", "difficulty", "budget", "seed", "status", "rolls_needed",
+                "lower_bound", "proven", "plan"):
+        assert key in data
+    assert data["players"] == 2 and data["budget"] == 6 and data["seed"] == 4
+    mission = load_mission(str(path))
+    rolls = _rolls(4, 2, 6)
+    expected = exhaustive_fewest(dataclasses.replace(mission, budgets=_mission([], 3).budgets), 2, rolls)
+    if expected is None:  # not within 3 rolls: the planner's answer must be larger
+        assert data["rolls_needed"] is None or data["rolls_needed"] > 3
+    else:
+        assert data["rolls_needed"] == expected
+    if data["rolls_needed"] is not None:
+        assert len(data["plan"]) == data["rolls_needed"]
+        from nochmal.move import Move
+        moves = [[Move.parse(m) for m in row["moves"]] for row in data["plan"]]
+        game = replay_team(mission, "normal", rolls, moves)
+        assert mission_result(mission, game).won_on == data["rolls_needed"]
+
+
+def test_cli_text_output_and_unknown_mission(tmp_path):
+    path = tmp_path / "near-h.toml"
+    path.write_text(MISSION_TOML.format(b=1))
+    result = CliRunner().invoke(app, ["solve", "--mission", str(path), "--players", "1", "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    assert "budget not enough (proven)" in result.stdout
+    result = CliRunner().invoke(app, ["solve", "--mission", "no-such-mission", "--players", "2", "--seed", "1"])
+    assert result.exit_code == 1
+    assert "no such mission" in result.output
