@@ -2,5 +2,4 @@
 
 import nochmal.bots.heuristic  # noqa: F401  (registers "heuristic")
 import nochmal.bots.lookahead  # noqa: F401  (registers "lookahead")
-import nochmal.bots.lookahead2  # noqa: F401  (registers "lookahead2")
 import nochmal.bots.levels  # noqa: F401  (registers "easy", "medium", "hard"; after the bots)
