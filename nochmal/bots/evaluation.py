@@ -16,6 +16,7 @@ objects, so one evaluation costs tens of microseconds.
 
 from __future__ import annotations
 
+from nochmal.bitsets import components
 from nochmal.board import COLOURS, Board
 from nochmal.game import Game
 from nochmal.placements import placement_index
@@ -45,21 +46,11 @@ def _block_stats(size: int, nbrs: tuple[int, ...], crossed: int, anchored: int) 
     full = (1 << size) - 1
     open_ = full & ~crossed
     best = singles = 0
-    rest = open_
-    while rest:
-        start = rest & -rest
-        seen = frontier = start
-        while frontier:
-            low = frontier & -frontier
-            frontier ^= low
-            nxt = nbrs[low.bit_length() - 1] & open_ & ~seen
-            seen |= nxt
-            frontier |= nxt
-        rest &= ~seen
-        n = seen.bit_count()
+    for piece in components(open_, nbrs):
+        n = piece.bit_count()
         if n == 1:
             singles += 1
-        if seen & anchored and n > best:
+        if piece & anchored and n > best:
             best = n
     return min(best, 5), singles, open_.bit_count()
 
