@@ -395,15 +395,7 @@ def _nodes_mask(red: _Reduced, nodes: set[int]) -> int:
 
 
 def _connected_to_root(red: _Reduced, nodes: set[int]) -> bool:
-    seen = {0}
-    stack = [0]
-    while stack:
-        u = stack.pop()
-        for v in red.adj[u]:
-            if v in nodes and v not in seen:
-                seen.add(v)
-                stack.append(v)
-    return nodes <= seen
+    return nodes <= _root_component(red, nodes)
 
 
 def fewest_crosses(sheet: Sheet, target: int, exact_limit: int = EXACT_LIMIT,
@@ -557,6 +549,7 @@ def _cpsat_steiner(red: _Reduced, start: set[int], lower: int, time_limit: float
 
 
 def _root_component(red: _Reduced, nodes: set[int]) -> set[int]:
+    """The root (node 0) and the nodes of ``nodes`` connected to it."""
     seen = {0}
     stack = [0]
     while stack:
