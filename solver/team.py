@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
-from nochmal.board import COLOUR_NAMES, COLOURS, Board, load_board
+from nochmal.board import COLOURS, Board, load_board
 from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll, resolutions, seeded_roll
 from nochmal.errors import NochmalError
 from nochmal.game import FREE_ROLLS
@@ -297,8 +297,9 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
               progress=None) -> TeamPlan:
     """The fewest rolls in which the team wins the mission on these dice (seeded by default).
 
-    Binary search on T between the proven lower bound and the budget; each feasibility solve
-    gets the time left. Every plan returned has passed ``validate_team_plan``.
+    Galloping (T = 1, 2, 4, ... up to the budget) until a win is found, then binary search
+    below it; each feasibility solve gets a share of the time left (an undecided T is
+    skipped, not proven, and the status says so). Every plan returned has passed ``validate_team_plan``.
     """
     t0 = time.monotonic()
     budget = coop_game(mission, difficulty, players).roll_limit  # checks players and difficulty
@@ -315,8 +316,8 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
     def elapsed() -> float:
         return time.monotonic() - t0
 
-    def attempt(T: int) -> str:
-        left = time_limit - elapsed()
+    def attempt(T: int, share: float = 1.0) -> str:
+        left = (time_limit - elapsed()) * share  # a share, so one hard T leaves time for others
         if left <= 0.05:
             return UNKNOWN
         s0 = time.monotonic()
@@ -344,13 +345,13 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
     search_lo = 0  # below the next T to try (proven or not)
     T = 1
     while plan.rolls_needed is None:  # galloping: 1, 2, 4, ... up to the budget
-        status = attempt(T)
+        status = attempt(T, 1.0 if T == budget else 0.4)
         if status == FEASIBLE:
             break
         if status == INFEASIBLE:  # monotone: no smaller T wins either
             proven_lo = T
         search_lo = T
-        if T == budget or (status == UNKNOWN and elapsed() >= time_limit - 0.05):
+        if T == budget or elapsed() >= time_limit - 0.05:
             break
         T = min(budget, 2 * T)
     if plan.rolls_needed is None:
@@ -360,7 +361,7 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
         return plan
     while plan.rolls_needed - search_lo > 1:  # binary search below the best plan
         mid = (search_lo + plan.rolls_needed) // 2
-        status = attempt(mid)
+        status = attempt(mid, 0.5)
         if status == INFEASIBLE:
             proven_lo = search_lo = mid
         elif status == UNKNOWN:

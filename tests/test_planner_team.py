@@ -7,7 +7,6 @@ Game.legal_moves (deduplicating equal positions) and asks the mission's own stop
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import random
 
@@ -20,7 +19,7 @@ from nochmal.dice import Roll, seeded_roll
 from nochmal.missions.coop import coop_game, mission_result
 from nochmal.missions.loader import load_mission
 from nochmal.missions.model import Mission, Objective
-from nochmal.move import PASS
+from nochmal.move import PASS, Move
 from nochmal.solver.team import (INFEASIBLE, OPTIMAL, TeamPlanError, plan_team, replay_team,
                                  validate_team_plan)
 
@@ -65,7 +64,7 @@ def _rolls(seed: int, players: int, count: int) -> list[Roll]:
     return [seeded_roll(seed, i, 2 if players == 1 else 3) for i in range(count)]
 
 
-def _check(mission: Mission, players: int, rolls: list[Roll]) -> None:
+def _check(mission: Mission, players: int, rolls: list[Roll]):
     expected = exhaustive_fewest(mission, players, rolls)
     plan = plan_team(mission, players, rolls=rolls, difficulty="normal", time_limit=30)
     if expected is None:
@@ -210,7 +209,6 @@ def test_cli_json_fields_and_replay(tmp_path):
     assert data["proven"] is True
     if data["rolls_needed"] is not None:
         assert len(data["plan"]) == data["rolls_needed"]
-        from nochmal.move import Move
         moves = [[Move.parse(m) for m in row["moves"]] for row in data["plan"]]
         game = replay_team(mission, "normal", rolls, moves)
         assert mission_result(mission, game).won_on == data["rolls_needed"]
