@@ -33,3 +33,13 @@ def components(mask: int, neighbours: Sequence[int]) -> Iterator[int]:
 def connected_within(sub: int, within: int, neighbours: Sequence[int]) -> bool:
     """Whether all cells of ``sub`` lie in one component of ``within``."""
     return sub & ~component_of(sub & -sub, within, neighbours) == 0
+
+
+def bit_list(mask: int) -> list[int]:
+    """The positions of the set bits of ``mask``, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out

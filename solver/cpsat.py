@@ -23,6 +23,7 @@ from typing import Callable
 
 from ortools.sat.python import cp_model
 
+from nochmal.bitsets import bit_list
 from nochmal.agents import GreedyAgent
 from nochmal.board import COLOURS, Board
 from nochmal.dice import resolutions
@@ -162,29 +163,21 @@ def enumerate_candidates(instance: Instance, prune: bool = True) -> list[list[Ca
                         best[mask] = Candidate(t, mask, colour, count, cost, cf, nf)
         cands = list(best.values())
         if prune:
-            cands = [c for c in cands if _min_dist(c.mask, dist) <= before]
+            cands = [c for c in cands if min_distance(c.mask, dist) <= before]
         cands.sort(key=lambda c: (c.cost, -c.count, c.mask))
         out.append(cands)
         before += caps[t]
     return out
 
 
-def _min_dist(mask: int, dist: list[int]) -> int:
+def min_distance(mask: int, dist: list[int]) -> int:
+    """The smallest ``dist`` of the cells in ``mask``."""
     best = 10 ** 6
     while mask:
         low = mask & -mask
         mask ^= low
         best = min(best, dist[low.bit_length() - 1])
     return best
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 # --- the model ----------------------------------------------------------------------------
@@ -225,7 +218,7 @@ def add_cell_timeline(pm: PlannerModel) -> None:
     covering: dict[int, list[list]] = {}
     for t, cands in enumerate(pm.candidates):
         for k, c in enumerate(cands):
-            for bit in _bits(c.mask):
+            for bit in bit_list(c.mask):
                 covering.setdefault(bit, [[] for _ in range(T)])[t].append(pm.x[t][k])
     for bit, per_roll in covering.items():
         prev = None
@@ -256,10 +249,10 @@ def add_anchoring(pm: PlannerModel) -> None:
             if c.mask & start.anchored:
                 continue
             ring = 0
-            for bit in _bits(c.mask):
+            for bit in bit_list(c.mask):
                 ring |= board.neighbour_mask[bit]
             ring &= ~c.mask & ~start.crossed
-            lits = [pm.crossed_before[j, t] for j in _bits(ring) if (j, t) in pm.crossed_before]
+            lits = [pm.crossed_before[j, t] for j in bit_list(ring) if (j, t) in pm.crossed_before]
             if lits and "linear_anchor" in pm.features:
                 m.Add(sum(lits) >= pm.x[t][k])
             elif lits:
@@ -289,7 +282,7 @@ def add_objective(pm: PlannerModel) -> None:
         if start.cols_lower >> c & 1:
             const += board.column_points_later[c]
             continue
-        lits = [final(bit) for bit in _bits(board.column_mask[c])]
+        lits = [final(bit) for bit in bit_list(board.column_mask[c])]
         if any(isinstance(v, int) and v == 0 for v in lits):
             continue
         done = m.NewBoolVar(f"col{c}")
@@ -304,7 +297,7 @@ def add_objective(pm: PlannerModel) -> None:
         if start.colours_lower >> i & 1:
             const += board.colour_bonus_later
             continue
-        lits = [final(bit) for bit in _bits(board.colour_mask[colour])]
+        lits = [final(bit) for bit in bit_list(board.colour_mask[colour])]
         if any(isinstance(v, int) and v == 0 for v in lits):
             continue
         done = m.NewBoolVar(f"colour{colour}")
@@ -321,7 +314,7 @@ def add_objective(pm: PlannerModel) -> None:
     if spent:
         m.Add(sum(spent) <= start.jokers_left)
         terms.append(-sum(spent))
-    for bit in _bits(board.star_mask & ~start.crossed):
+    for bit in bit_list(board.star_mask & ~start.crossed):
         const -= board.star_penalty
         v = pm.final.get(bit, 0)
         if not isinstance(v, int):
@@ -345,7 +338,6 @@ def add_reach_cuts(pm: PlannerModel) -> None:
     start = pm.instance.start_sheet()
     h = board.start_column
     col_of = [board.index_of_bit[bit] % board.cols for bit in range(board.n_cells)]
-    T = len(pm.candidates)
     reach: dict[tuple[int, int, int], object] = {}
     h_started = bool(start.crossed & board.start_mask)
 
@@ -361,7 +353,7 @@ def add_reach_cuts(pm: PlannerModel) -> None:
             reach[key] = 1
             return 1
         c = h + side * j
-        cells = [pm.crossed_before[bit, t] for bit in _bits(board.column_mask[c])
+        cells = [pm.crossed_before[bit, t] for bit in bit_list(board.column_mask[c])
                  if (bit, t) in pm.crossed_before]
         if not cells:
             reach[key] = 0
@@ -385,7 +377,7 @@ def add_reach_cuts(pm: PlannerModel) -> None:
         for k, c in enumerate(cands):
             if c.mask & start.anchored:
                 continue
-            cols = [col_of[bit] for bit in _bits(c.mask)]
+            cols = [col_of[bit] for bit in bit_list(c.mask)]
             side = 1 if cols[0] > h else -1
             if not ok[side]:
                 continue
@@ -484,7 +476,7 @@ def add_hint(pm: PlannerModel, masks: list[int | None]) -> bool:
     crossed_at: dict[int, int] = {}
     for t, k in enumerate(chosen):
         if k is not None:
-            for bit in _bits(pm.candidates[t][k].mask):
+            for bit in bit_list(pm.candidates[t][k].mask):
                 crossed_at[bit] = t
     seen = set()
     for (bit, t), var in pm.crossed_before.items():

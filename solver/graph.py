@@ -33,7 +33,7 @@ from itertools import combinations
 import networkx as nx
 import numpy as np
 
-from nochmal.bitsets import components
+from nochmal.bitsets import bit_list, components
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.sheet import Sheet
 
@@ -91,13 +91,6 @@ def block_graph(board: Board) -> nx.Graph:
     return g
 
 
-def _bits(mask: int):
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
-
-
 def _mask_components(board: Board, mask: int) -> list[int]:
     """Orthogonally connected pieces of ``mask`` (as masks)."""
     return list(components(mask, board.neighbour_mask))
@@ -119,7 +112,7 @@ def cross_distances(sheet: Sheet) -> dict[int, int]:
     g = cell_graph(board)
     open_cells = [n for n, bit in g.nodes(data="bit") if not sheet.crossed >> bit & 1]
     sub = g.subgraph(open_cells)
-    sources = [board.cell_name(b) for b in _bits(sheet.anchored & ~sheet.crossed)]
+    sources = [board.cell_name(b) for b in bit_list(sheet.anchored & ~sheet.crossed)]
     if not sources:
         return {}
     dist = nx.multi_source_dijkstra_path_length(sub, sources, weight=lambda u, v, d: 1)
@@ -243,21 +236,21 @@ def _reduce(sheet: Sheet, target: int) -> _Reduced:
         idx = len(members)
         members.append(p)
         weight.append(p.bit_count())
-        for b in _bits(p):
+        for b in bit_list(p):
             node_of[b] = idx
-    for b in _bits(open_mask & ~need):
+    for b in bit_list(open_mask & ~need):
         node_of[b] = len(members)
         members.append(1 << b)
         weight.append(1)
     root_region = crossed | base_mask
     adj_sets: list[set[int]] = [set() for _ in members]
     nb = board.neighbour_mask
-    for b in _bits(anchored_open | (open_mask & _neighbours(board, base_mask))):
+    for b in bit_list(anchored_open | (open_mask & _neighbours(board, base_mask))):
         if b in node_of:
             adj_sets[0].add(node_of[b])
             adj_sets[node_of[b]].add(0)
     for b, u in node_of.items():
-        for c in _bits(nb[b] & open_mask & ~root_region):
+        for c in bit_list(nb[b] & open_mask & ~root_region):
             v = node_of[c]
             if v != u:
                 adj_sets[u].add(v)
@@ -268,7 +261,7 @@ def _reduce(sheet: Sheet, target: int) -> _Reduced:
 
 def _neighbours(board: Board, mask: int) -> int:
     out = 0
-    for b in _bits(mask):
+    for b in bit_list(mask):
         out |= board.neighbour_mask[b]
     return out
 
@@ -635,21 +628,21 @@ def _reduce_optional(sheet: Sheet, groups: list[int]) -> _Reduced | None:
         part = g & open_mask
         if len(_mask_components(board, part)) != 1:
             return None
-        for b in _bits(part):
+        for b in bit_list(part):
             node_of[b] = len(members)
         members.append(part)
         weight.append(part.bit_count())
     union = sum(members)
-    for b in _bits(open_mask & ~union):
+    for b in bit_list(open_mask & ~union):
         node_of[b] = len(members)
         members.append(1 << b)
         weight.append(1)
     adj_sets: list[set[int]] = [set() for _ in members]
-    for b in _bits(sheet.anchored & open_mask):
+    for b in bit_list(sheet.anchored & open_mask):
         adj_sets[0].add(node_of[b])
         adj_sets[node_of[b]].add(0)
     for b, u in node_of.items():
-        for c in _bits(board.neighbour_mask[b] & open_mask):
+        for c in bit_list(board.neighbour_mask[b] & open_mask):
             v = node_of[c]
             if v != u:
                 adj_sets[u].add(v)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
+from nochmal.bitsets import bit_list
 from nochmal.board import COLOURS, Board, load_board
 from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll, resolutions, seeded_roll
 from nochmal.errors import NochmalError
@@ -37,7 +38,7 @@ from nochmal.missions.objectives import _items, _need, all_met
 from nochmal.move import PASS, Move
 from nochmal.placements import placement_index
 from nochmal.sheet import Sheet
-from nochmal.solver.cpsat import (Candidate, PlannerModel, SolverError, add_anchoring, add_cell_timeline,
+from nochmal.solver.cpsat import (min_distance, Candidate, PlannerModel, SolverError, add_anchoring, add_cell_timeline,
                                   add_choice_vars, anchor_distance)
 from nochmal.solver.instance import Instance
 
@@ -101,31 +102,13 @@ def _team_candidates(board: Board, rolls: list[Roll], jokers: int) -> list[list[
                 cap = max(cap, count)
                 for mask in index.query(empty.crossed, board.full_mask, colour, count):
                     key = (mask, cf, nf)
-                    if key in seen or _min_dist(mask, dist) > before:
+                    if key in seen or min_distance(mask, dist) > before:
                         continue
                     seen.add(key)
                     cands.append(Candidate(t, mask, colour, count, cost, cf, nf))
         cands.sort(key=lambda c: (c.cost, -c.count, c.mask, c.colour_face, c.number_face))
         out.append(cands)
         before += cap
-    return out
-
-
-def _min_dist(mask: int, dist: list[int]) -> int:
-    best = 10 ** 6
-    while mask:
-        low = mask & -mask
-        mask ^= low
-        best = min(best, dist[low.bit_length() - 1])
-    return best
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
     return out
 
 
@@ -186,7 +169,7 @@ def _add_objectives(model: cp_model.CpModel, board: Board, mission: Mission, pms
         key = (p, mask)
         if key in cache:
             return cache[key]
-        finals = [pms[p].final.get(bit, 0) for bit in _bits(mask)]
+        finals = [pms[p].final.get(bit, 0) for bit in bit_list(mask)]
         if any(isinstance(v, int) for v in finals):
             cache[key] = 0
             return 0
@@ -199,7 +182,7 @@ def _add_objectives(model: cp_model.CpModel, board: Board, mission: Mission, pms
     def score(p: int):
         terms = [board.column_points_first[c] * done(p, board.column_mask[c]) for c in range(board.cols)]
         terms += [board.colour_bonus_first * done(p, board.colour_mask[c]) for c in COLOURS]
-        for bit in _bits(board.star_mask):
+        for bit in bit_list(board.star_mask):
             terms.append(-board.star_penalty * (1 - pms[p].final.get(bit, 0)))
         return sum(terms) + board.jokers - spent[p]
 
