@@ -58,7 +58,7 @@ def team_score(sheet: Sheet) -> int:
     return Sheet(sheet.board, sheet.crossed, sheet.jokers_used).with_all_completions_scored().score()
 
 
-def _items(obj: Objective, board: Board) -> list[tuple[str, int]]:
+def objective_items(obj: Objective, board: Board) -> list[tuple[str, int]]:
     """(name, cell mask) of each item of a set objective."""
     if obj.kind == "columns":
         return [(COLUMN_LETTERS[c], board.column_mask[c]) for c in obj.columns]
@@ -72,7 +72,7 @@ def _items(obj: Objective, board: Board) -> list[tuple[str, int]]:
     raise ValueError(obj.kind)
 
 
-def _need(obj: Objective, items: list) -> int:
+def items_needed(obj: Objective, items: list) -> int:
     """How many items must be done: all listed ones, or the count."""
     if obj.kind == "stars" or (obj.kind == "colours" and obj.colours is None):
         return obj.count
@@ -84,8 +84,8 @@ def evaluate(obj: Objective, sheets: list[Sheet], with_crosses: bool = True) -> 
     if obj.kind in ("score", "jokers_left"):
         return _evaluate_threshold(obj, sheets, with_crosses)
     board = sheets[0].board
-    items = _items(obj, board)
-    need = _need(obj, items)
+    items = objective_items(obj, board)
+    need = items_needed(obj, items)
     choose = need < len(items)  # a count over a pool of items
     done = [[m & ~s.crossed == 0 for _, m in items] for s in sheets]  # done[p][i]
     if obj.scope == "team":

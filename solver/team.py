@@ -34,7 +34,7 @@ from nochmal.errors import NochmalError
 from nochmal.game import FREE_ROLLS
 from nochmal.missions.coop import coop_game, mission_result
 from nochmal.missions.model import Mission
-from nochmal.missions.objectives import _items, _need, all_met
+from nochmal.missions.objectives import all_met, items_needed, objective_items
 from nochmal.move import PASS, Move
 from nochmal.placements import placement_index
 from nochmal.sheet import Sheet
@@ -205,8 +205,8 @@ def _add_objectives(model: cp_model.CpModel, board: Board, mission: Mission, pms
         if obj.kind == "jokers_left":
             at_least([board.jokers - spent[p] for p in range(n)], obj.threshold(n), obj.scope)
             continue
-        items = _items(obj, board)
-        need = _need(obj, items)
+        items = objective_items(obj, board)
+        need = items_needed(obj, items)
         per = [[done(p, m) for _, m in items] for p in range(n)]
         if obj.scope == "team":
             pooled = []
