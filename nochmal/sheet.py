@@ -134,6 +134,20 @@ class Sheet:
                      self.cols_lower | cols_lower, self.colours_upper | colours_upper,
                      self.colours_lower | colours_lower, self.anchored)
 
+    def scoring_problems(self) -> list[str]:
+        """What is inconsistent in the scored columns and colours (empty if nothing)."""
+        problems = []
+        for what, upper, lower, complete in (
+                ("column", self.cols_upper, self.cols_lower, self.complete_columns()),
+                ("colour", self.colours_upper, self.colours_lower, self.complete_colours())):
+            if upper & lower:
+                problems.append(f"a {what} is scored twice (first and later value)")
+            if (upper | lower) & ~complete:
+                problems.append(f"an incomplete {what} is marked scored")
+            if complete & ~(upper | lower):
+                problems.append(f"a complete {what} is not scored")
+        return problems
+
     def unscored_columns(self) -> int:
         return self.complete_columns() & ~(self.cols_upper | self.cols_lower)
 
@@ -236,11 +250,9 @@ class Sheet:
         sheet = cls(board, crossed, jokers_used, parse_letters(cu, cols, "column"),
                     parse_letters(cl, cols, "column"), parse_letters(ku, COLOURS, "colour"),
                     parse_letters(kl, COLOURS, "colour"))
-        if sheet.cols_upper & sheet.cols_lower or sheet.colours_upper & sheet.colours_lower:
-            raise SheetError(f"sheet text {text!r}: a column or colour is scored twice")
-        if (sheet.cols_upper | sheet.cols_lower) & ~sheet.complete_columns() or (
-                sheet.colours_upper | sheet.colours_lower) & ~sheet.complete_colours():
-            raise SheetError(f"sheet text {text!r}: an incomplete column or colour is marked scored")
+        problems = [p for p in sheet.scoring_problems() if "not scored" not in p]
+        if problems:
+            raise SheetError(f"sheet text {text!r}: {problems[0]}")
         return sheet
 
     def __eq__(self, other: object) -> bool:

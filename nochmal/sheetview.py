@@ -30,6 +30,20 @@ def _points(value: int, state: str) -> tuple[str, str]:
     return f"{value:^3}", "dim" if state == "later" else ""
 
 
+def _award_states(upper: int, lower: int, claimed: int, n: int) -> list[tuple[str, str]]:
+    out = []
+    for i in range(n):
+        if upper >> i & 1:
+            out.append(("scored", "later"))
+        elif lower >> i & 1:
+            out.append(("struck", "scored"))
+        elif claimed >> i & 1:
+            out.append(("struck", "plain"))
+        else:
+            out.append(("plain", "plain"))
+    return out
+
+
 def column_states(sheet: Sheet, claimed_columns: int = 0) -> list[tuple[str, str]]:
     """Per column: (state of the first value, state of the later value).
 
@@ -37,31 +51,12 @@ def column_states(sheet: Sheet, claimed_columns: int = 0) -> list[tuple[str, str
     completed by somebody else before this sheet scored it; the later value is 'scored'
     when this sheet scored the column late.
     """
-    out = []
-    for c in range(sheet.board.cols):
-        if sheet.cols_upper >> c & 1:
-            out.append(("scored", "later"))
-        elif sheet.cols_lower >> c & 1:
-            out.append(("struck", "scored"))
-        elif claimed_columns >> c & 1:
-            out.append(("struck", "plain"))
-        else:
-            out.append(("plain", "plain"))
-    return out
+    return _award_states(sheet.cols_upper, sheet.cols_lower, claimed_columns, sheet.board.cols)
 
 
 def colour_states(sheet: Sheet, claimed_colours: int = 0) -> list[tuple[str, str]]:
-    out = []
-    for i in range(len(COLOURS)):
-        if sheet.colours_upper >> i & 1:
-            out.append(("scored", "later"))
-        elif sheet.colours_lower >> i & 1:
-            out.append(("struck", "scored"))
-        elif claimed_colours >> i & 1:
-            out.append(("struck", "plain"))
-        else:
-            out.append(("plain", "plain"))
-    return out
+    """Per colour, as column_states."""
+    return _award_states(sheet.colours_upper, sheet.colours_lower, claimed_colours, len(COLOURS))
 
 
 def render_sheet(sheet: Sheet, title: str = "", highlight: int = 0, claimed_columns: int = 0,

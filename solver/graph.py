@@ -148,20 +148,7 @@ def impossible_sheet_reasons(sheet: Sheet, rolls: int | None = None) -> list[str
                            f"(no legal cross could have started them)")
     if not 0 <= sheet.jokers_used <= board.jokers:
         reasons.append(f"jokers_used is {sheet.jokers_used}, must be 0..{board.jokers}")
-    scored_cols = sheet.cols_upper | sheet.cols_lower
-    if sheet.cols_upper & sheet.cols_lower:
-        reasons.append("a column is scored at both its first and later value")
-    if scored_cols & ~sheet.complete_columns():
-        reasons.append("a column is scored but not complete")
-    if sheet.complete_columns() & ~scored_cols:
-        reasons.append("a complete column is not scored")
-    scored_colours = sheet.colours_upper | sheet.colours_lower
-    if sheet.colours_upper & sheet.colours_lower:
-        reasons.append("a colour is scored at both values")
-    if scored_colours & ~sheet.complete_colours():
-        reasons.append("a colour is scored but not complete")
-    if sheet.complete_colours() & ~scored_colours:
-        reasons.append("a complete colour is not scored")
+    reasons.extend(sheet.scoring_problems())
     if rolls is not None:
         n = sheet.crossed.bit_count()
         if n > 5 * rolls:

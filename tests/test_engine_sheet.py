@@ -116,7 +116,7 @@ def test_typed_sheet_round_trips(cells, jokers, later):
     ("classic/0/9/-/-/-/-", r"out of range"),
     ("classic/0/0/-/-/-", r"expected 7 fields"),
     ("red/0/0/-/-/-/-", r"is for board 'red'"),
-    ("classic/0/0/A/-/-/-", r"incomplete column or colour is marked scored"),
+    ("classic/0/0/A/-/-/-", r"incomplete column is marked scored"),
     ("classic/0/0/-/-/q/-", r"'q' is not a colour"),
 ])
 def test_bad_compact_text(text, pattern):
