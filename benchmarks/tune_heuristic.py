@@ -8,12 +8,18 @@ score-if-it-ended-now. The new weights are then played greedily on a fixed evalu
 nochmal/bots/weights.py. Held-out seeds (100000 and up) are never touched here.
 
     nice -n 10 python benchmarks/tune_heuristic.py --rounds 6 --games 400 --eval 200
+
+``--policy lookahead1`` plays the training games with the one-roll look-ahead instead (the
+positions and the returns of a stronger player), ``--select lookahead1`` picks the best
+round by that player's mean, ``--jobs 2`` plays games in two processes.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import multiprocessing
+import random
 import sys
 import time
 from pathlib import Path
@@ -22,8 +28,8 @@ import numpy as np
 
 from nochmal.board import load_board
 from nochmal.bots.evaluation import N_BASE, PHASE_TERMS, phase_basis
-from nochmal.bots.heuristic import HeuristicAgent
-from nochmal.bots.lookahead import expected_next_value
+from nochmal.bots.heuristic import HeuristicAgent, choice_move
+from nochmal.bots.lookahead import LookaheadAgent, expected_next_value
 from nochmal.bots.weights import WEIGHTS
 from nochmal.dice import seeded_roll
 from nochmal.fileio import atomic_write_text
@@ -33,10 +39,37 @@ TUNING_SEEDS = range(1, 1001)
 WEIGHTS_FILE = Path(__file__).resolve().parent.parent / "nochmal" / "bots" / "weights.py"
 
 
-def play_and_record(board, weights, seed: int, explore: float, backup: bool = False):
+class _ExploringLookahead:
+    """lookahead1 (one roll deep) that now and then plays one of its 3 best choices (seeded)."""
+
+    def __init__(self, seed: int, weights, explore: float):
+        self.agent = LookaheadAgent(seed=seed, weights=weights, deep=0)
+        self.engine = self.agent.engine
+        self.rng = random.Random(seed)
+        self.explore = explore
+
+    def choose(self, game: Game):
+        ranked = self.agent.rank(game)
+        pick = ranked[0]
+        if self.explore and len(ranked) > 1 and self.rng.random() < self.explore:
+            pick = ranked[self.rng.randrange(min(3, len(ranked)))]
+        return choice_move(game, pick[1])
+
+
+def make_player(policy: str, seed: int, weights, explore: float):
+    """The data-generating (and selecting) player: the heuristic (one ply) or lookahead1."""
+    if policy == "heuristic":
+        return HeuristicAgent(seed=seed, weights=weights, explore=explore)
+    if policy == "lookahead1":
+        return _ExploringLookahead(seed, weights, explore)
+    raise SystemExit(f"unknown policy {policy!r}: use heuristic or lookahead1")
+
+
+def play_and_record(board, weights, seed: int, explore: float, backup: bool = False,
+                    policy: str = "heuristic"):
     """One solo game: design rows (features times phase terms), score-now per row, final score,
     and (with ``backup``) per row the expectimax backup over the next roll under ``weights``."""
-    agent = HeuristicAgent(seed=seed, weights=weights, explore=explore)
+    agent = make_player(policy, seed, weights, explore)
     engine = agent.engine
     game = Game(board, 1, mode="solo")
     rows, nows, backups = [], [], []
@@ -85,12 +118,24 @@ def fit(rows: list[list[float]], targets: list[float], ridge: float) -> list[flo
     return [float(v) for v in (w / scale)]
 
 
-def evaluate(board, weights, seeds) -> float:
-    total = 0.0
-    for seed in seeds:
-        _, _, score = play_and_record(board, weights, seed, 0.0)
-        total += score
-    return total / len(seeds)
+def _play_one(job):
+    weights, seed, explore, backup, policy = job
+    return play_and_record(load_board("classic"), weights, seed, explore, backup, policy)
+
+
+def play_many(weights, seeds, explore: float, backup: bool, policy: str, jobs: int) -> list:
+    """play_and_record over seeds, in ``jobs`` processes (results in seed order)."""
+    work = [(weights, s, explore, backup, policy) for s in seeds]
+    if jobs <= 1:
+        return [_play_one(w) for w in work]
+    with multiprocessing.Pool(jobs) as pool:
+        return pool.map(_play_one, work, chunksize=4)
+
+
+def evaluate(board, weights, seeds, policy: str = "heuristic", jobs: int = 1) -> float:
+    """Mean score of ``policy`` (no exploration) with these weights on ``seeds``."""
+    results = play_many(weights, seeds, 0.0, False, policy, jobs)
+    return sum(r[2] for r in results) / len(seeds)
 
 
 def read_weights_module(path: Path) -> list[float]:
@@ -133,6 +178,11 @@ def main() -> None:
     ap.add_argument("--out", default=str(WEIGHTS_FILE), help="where to write the weights module")
     ap.add_argument("--start", default="", help="start from this weights module instead of the package's")
     ap.add_argument("--dry-run", action="store_true", help="do not write the weights file")
+    ap.add_argument("--policy", default="heuristic", choices=("heuristic", "lookahead1"),
+                    help="who plays the training games (lookahead1: one roll deep, ~30x slower)")
+    ap.add_argument("--select", default="heuristic", choices=("heuristic", "lookahead1"),
+                    help="who plays the selection games that pick the best round")
+    ap.add_argument("--jobs", type=int, default=1, help="processes for playing games")
     args = ap.parse_args()
     board = load_board("classic")
     eval_seeds = list(range(1001 - args.eval, 1001))  # top of the tuning range
@@ -141,37 +191,37 @@ def main() -> None:
     if args.start:
         start = read_weights_module(Path(args.start))
     weights = list(start) + [0.0] * (N_BASE * PHASE_TERMS - len(start))
-    best_w, best_mean = weights, evaluate(board, weights, eval_seeds)
+    best_w, best_mean = weights, evaluate(board, weights, eval_seeds, args.select, args.jobs)
     print(f"start: eval mean {best_mean:.2f} on seeds {eval_seeds[0]}..{eval_seeds[-1]}", file=sys.stderr)
     history: list[tuple[list, list]] = []
     cursor = 0
     for rnd in range(1, args.rounds + 1):
         t = time.time()
         rows, targets = [], []
-        for _ in range(args.games):
-            seed = train_pool[cursor % len(train_pool)]
-            cursor += 1
+        seeds = [train_pool[(cursor + i) % len(train_pool)] for i in range(args.games)]
+        cursor += args.games
+        for r, nows, final, *rest in play_many(weights, seeds, args.explore, args.backup > 0, args.policy,
+                                               args.jobs):
+            mc = lambda_targets(r, nows, final, weights, args.lam)
             if args.backup > 0:
-                r, nows, final, bk = play_and_record(board, weights, seed, args.explore, backup=True)
-                mc = lambda_targets(r, nows, final, weights, args.lam)
-                targets += [args.backup * (b - n) + (1 - args.backup) * m for b, n, m in zip(bk, nows, mc)]
+                targets += [args.backup * (b - n) + (1 - args.backup) * m for b, n, m in zip(rest[0], nows, mc)]
             else:
-                r, nows, final = play_and_record(board, weights, seed, args.explore)
-                targets += lambda_targets(r, nows, final, weights, args.lam)
+                targets += mc
             rows += r
         history.append((rows, targets))
         history = history[-args.keep:]
         all_rows = [x for h in history for x in h[0]]
         all_t = [x for h in history for x in h[1]]
         weights = fit(all_rows, all_t, args.ridge)
-        mean = evaluate(board, weights, eval_seeds)
+        mean = evaluate(board, weights, eval_seeds, args.select, args.jobs)
         print(f"round {rnd}: {len(all_rows)} positions, eval mean {mean:.2f} ({time.time() - t:.0f}s)",
               file=sys.stderr)
         if mean > best_mean:
             best_w, best_mean = weights, mean
     assert len(best_w) == N_BASE * PHASE_TERMS
-    note = (f"fitted value iteration: {args.rounds} rounds x {args.games} games, seeds 1..1000 only; "
-            f"greedy play mean {best_mean:.2f} on tuning seeds {eval_seeds[0]}..{eval_seeds[-1]}")
+    note = (f"fitted value iteration: {args.rounds} rounds x {args.games} games played by {args.policy}, "
+            f"seeds 1..1000 only; {args.select} play mean {best_mean:.2f} on tuning seeds "
+            f"{eval_seeds[0]}..{eval_seeds[-1]}")
     print(note)
     if not args.dry_run:
         write_weights(best_w, note, Path(args.out))

@@ -15,7 +15,6 @@ Every plan returned here went through nochmal.solver.validate first.
 from __future__ import annotations
 
 import heapq
-import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from nochmal.placements import placement_index
 from nochmal.sheet import Sheet
 
 from nochmal.solver.instance import Instance
+from nochmal.solver.interrupt import SigintStop
 from nochmal.solver.plan import FEASIBLE, OPTIMAL, UNKNOWN, Plan, Step
 from nochmal.solver.validate import new_game, validate
 
@@ -551,23 +551,10 @@ def _run(pm: PlannerModel, time_limit: float, workers: int, subsolvers: list[str
     if progress is not None:
         solver.best_bound_callback = lambda b: progress(Progress("bound", cb.best_obj, round(b),
                                                                  time.monotonic() - t0))
-    interrupted = threading.Event()
-    old_handler = None
-    if threading.current_thread() is threading.main_thread():
-        def on_sigint(signum, frame):  # noqa: ARG001
-            interrupted.set()
-            solver.stop_search()
-        old_handler = signal.signal(signal.SIGINT, on_sigint)
-    try:
+    with SigintStop() as stop:
+        stop.watch(solver)
         status = solver.Solve(pm.model, cb)
-    finally:
-        if old_handler is not None:
-            signal.signal(signal.SIGINT, old_handler)
-    limit = solver.parameters.max_time_in_seconds
-    if status in (cp_model.FEASIBLE, cp_model.UNKNOWN) and solver.WallTime() < 0.98 * limit - 0.05:
-        # CP-SAT catches SIGINT itself and returns early: a stop before the time limit
-        # without a proof can only be that
-        interrupted.set()
+        interrupted = stop.note_result(solver, status)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         chosen = [next((k for k, v in enumerate(row) if solver.BooleanValue(v)), None) for row in pm.x]
         objective = round(solver.ObjectiveValue())
@@ -578,7 +565,7 @@ def _run(pm: PlannerModel, time_limit: float, workers: int, subsolvers: list[str
         chosen, objective, bound = [None] * len(pm.x), None, None
     note = (f"{pm.stats['candidates']} candidates, {solver.NumBranches()} branches, "
             f"{solver.NumConflicts()} conflicts")
-    return _Run(chosen, objective, bound, status == cp_model.OPTIMAL, interrupted.is_set(), note)
+    return _Run(chosen, objective, bound, status == cp_model.OPTIMAL, interrupted, note)
 
 
 def _masks(pm: PlannerModel, chosen: list[int | None]) -> list[int | None]:

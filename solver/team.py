@@ -41,6 +41,7 @@ from nochmal.sheet import Sheet
 from nochmal.solver.cpsat import (min_distance, Candidate, PlannerModel, SolverError, add_anchoring, add_cell_timeline,
                                   add_choice_vars, anchor_distance)
 from nochmal.solver.instance import Instance
+from nochmal.solver.interrupt import SigintStop
 
 OPTIMAL = "optimal"  # fewest rolls found and every smaller count proven impossible
 FEASIBLE = "feasible"  # a win found, smaller counts not all proven impossible (time limit)
@@ -71,6 +72,7 @@ class TeamPlan:
     lower_bound: int
     moves: list[list[Move]] = field(default_factory=list)
     wall_time: float = 0.0
+    interrupted: bool = False  # stopped by Ctrl-C: the best plan so far, not proven
     solves: list[dict] = field(default_factory=list)  # per tried T: status and seconds
 
     def to_json(self) -> dict:
@@ -78,7 +80,8 @@ class TeamPlan:
             "mission": self.mission, "players": self.players, "difficulty": self.difficulty,
             "budget": self.budget, "seed": self.seed, "status": self.status,
             "rolls_needed": self.rolls_needed, "lower_bound": self.lower_bound,
-            "proven": self.status in (OPTIMAL, INFEASIBLE), "wall_time": round(self.wall_time, 3),
+            "proven": self.status in (OPTIMAL, INFEASIBLE), "interrupted": self.interrupted,
+            "wall_time": round(self.wall_time, 3),
             "plan": [{"roll": t + 1, "dice": self.rolls[t].text(), "active": t % self.players + 1,
                       "moves": [str(m) for m in row]} for t, row in enumerate(self.moves)],
             "solves": self.solves,
@@ -223,13 +226,20 @@ def _add_objectives(model: cp_model.CpModel, board: Board, mission: Mission, pms
 
 
 def _solve_T(board: Board, mission: Mission, rolls: list[Roll], n: int, time_limit: float,
-             workers: int) -> tuple[str, list[list[Move]] | None]:
-    """Feasibility at exactly len(rolls) rolls: (status, moves per roll per player)."""
+             workers: int, stop: SigintStop) -> tuple[str, list[list[Move]] | None]:
+    """Feasibility at exactly len(rolls) rolls: (status, moves per roll per player).
+
+    Ctrl-C (``stop``) ends the solve early: status unknown unless a plan was already found."""
     tm = build_team_model(board, mission, rolls, n)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = max(1, workers)
     solver.parameters.max_time_in_seconds = max(0.01, time_limit)
-    status = solver.Solve(tm.model)
+    stop.watch(solver)
+    try:
+        status = solver.Solve(tm.model)
+    finally:
+        stop.watch(None)
+    stop.note_result(solver, status)
     if status == cp_model.INFEASIBLE:
         return INFEASIBLE, None
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -282,7 +292,8 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
 
     Galloping (T = 1, 2, 4, ... up to the budget) until a win is found, then binary search
     below it; each feasibility solve gets a share of the time left (an undecided T is
-    skipped, not proven, and the status says so). Every plan returned has passed ``validate_team_plan``.
+    skipped, not proven, and the status says so). Ctrl-C stops the search and returns what was
+found so far, marked ``interrupted``. Every plan returned has passed ``validate_team_plan``.
     """
     t0 = time.monotonic()
     budget = coop_game(mission, difficulty, players).roll_limit  # checks players and difficulty
@@ -295,16 +306,20 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
     if len(rolls) < budget:
         raise SolverError(f"{len(rolls)} roll(s) given, the budget is {budget}")
     plan = TeamPlan(mission.id, players, difficulty, budget, seed, list(rolls[:budget]), UNKNOWN, None, 1)
+    stop = SigintStop()  # Ctrl-C: stop searching, return the best plan so far (not proven)
 
     def elapsed() -> float:
         return time.monotonic() - t0
 
+    def out_of_time() -> bool:
+        return elapsed() >= time_limit - 0.05 or stop.requested.is_set()
+
     def attempt(T: int, share: float = 1.0) -> str:
         left = (time_limit - elapsed()) * share  # a share, so one hard T leaves time for others
-        if left <= 0.05:
+        if left <= 0.05 or stop.requested.is_set():
             return UNKNOWN
         s0 = time.monotonic()
-        status, moves = _solve_T(board, mission, rolls[:T], players, left, workers)
+        status, moves = _solve_T(board, mission, rolls[:T], players, left, workers, stop)
         plan.solves.append({"rolls": T, "status": status, "seconds": round(time.monotonic() - s0, 3)})
         if progress is not None:
             progress(T, status)
@@ -318,53 +333,58 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
             plan.moves, plan.rolls_needed = moves, won_on
         return status
 
-    if all_met(mission.objectives, [Sheet.empty(board)] * players):
-        moves = [[PASS] * players]  # met before any cross: won at the end of roll 1
-        validate_team_plan(mission, difficulty, rolls, moves)
-        plan.moves, plan.rolls_needed, plan.status = moves, 1, OPTIMAL
-        plan.wall_time = elapsed()
-        return plan
-    proven_lo = 0  # every T <= proven_lo is infeasible
-    search_lo = 0  # below the next T to try (proven or not)
-    T = 1
-    while plan.rolls_needed is None:  # galloping: 1, 2, 4, ... up to the budget
-        status = attempt(T, 1.0 if T == budget else 0.4)
-        if status == FEASIBLE:
-            break
-        if status == INFEASIBLE:  # monotone: no smaller T wins either
-            proven_lo = T
-        search_lo = T
-        if T == budget or elapsed() >= time_limit - 0.05:
-            break
-        T = min(budget, 2 * T)
-    if plan.rolls_needed is None:
-        plan.lower_bound = proven_lo + 1
-        plan.status = INFEASIBLE if proven_lo == budget else UNKNOWN
-        plan.wall_time = elapsed()
-        return plan
-    while plan.rolls_needed - search_lo > 1:  # binary search below the best plan
-        mid = (search_lo + plan.rolls_needed) // 2
-        status = attempt(mid, 0.5)
-        if status == INFEASIBLE:
-            proven_lo = search_lo = mid
-        elif status == UNKNOWN:
-            if elapsed() >= time_limit - 0.05:
+    def search() -> None:
+        """Galloping, then binary search; fills ``plan``."""
+        if all_met(mission.objectives, [Sheet.empty(board)] * players):
+            moves = [[PASS] * players]  # met before any cross: won at the end of roll 1
+            validate_team_plan(mission, difficulty, rolls, moves)
+            plan.moves, plan.rolls_needed, plan.status = moves, 1, OPTIMAL
+            return
+        proven_lo = 0  # every T <= proven_lo is infeasible
+        search_lo = 0  # below the next T to try (proven or not)
+        T = 1
+        while plan.rolls_needed is None:  # galloping: 1, 2, 4, ... up to the budget
+            status = attempt(T, 1.0 if T == budget else 0.4)
+            if status == FEASIBLE:
                 break
-            search_lo = mid  # not proven: keep looking for better plans above it
-    plan.lower_bound = proven_lo + 1
-    plan.status = OPTIMAL if plan.rolls_needed == proven_lo + 1 else FEASIBLE
+            if status == INFEASIBLE:  # monotone: no smaller T wins either
+                proven_lo = T
+            search_lo = T
+            if T == budget or out_of_time():
+                break
+            T = min(budget, 2 * T)
+        if plan.rolls_needed is None:
+            plan.lower_bound = proven_lo + 1
+            plan.status = INFEASIBLE if proven_lo == budget else UNKNOWN
+            return
+        while plan.rolls_needed - search_lo > 1:  # binary search below the best plan
+            mid = (search_lo + plan.rolls_needed) // 2
+            status = attempt(mid, 0.5)
+            if status == INFEASIBLE:
+                proven_lo = search_lo = mid
+            elif status == UNKNOWN:
+                if out_of_time():
+                    break
+                search_lo = mid  # not proven: keep looking for better plans above it
+        plan.lower_bound = proven_lo + 1
+        plan.status = OPTIMAL if plan.rolls_needed == proven_lo + 1 else FEASIBLE
+
+    with stop:
+        search()
+    plan.interrupted = stop.requested.is_set()
     plan.wall_time = elapsed()
     return plan
 
 
 def describe_status(plan: TeamPlan) -> str:
     """One line: the fewest rolls and whether it is proven."""
+    why = "interrupted" if plan.interrupted else "time limit"
     if plan.status == INFEASIBLE:
         return f"budget not enough (proven): no win within {plan.budget} roll(s); {plan.wall_time:.1f}s"
     if plan.status == OPTIMAL:
         return f"optimal: won on roll {plan.rolls_needed} of {plan.budget}, proven fewest; {plan.wall_time:.1f}s"
     if plan.status == FEASIBLE:
         return (f"feasible: won on roll {plan.rolls_needed} of {plan.budget}, not proven fewest "
-                f"(proven lower bound {plan.lower_bound}; time limit); {plan.wall_time:.1f}s")
-    return (f"unknown: no winning plan found and no proof within the time limit "
+                f"(proven lower bound {plan.lower_bound}; {why}); {plan.wall_time:.1f}s")
+    return (f"unknown: no winning plan found and no proof ({why}) "
             f"(proven lower bound {plan.lower_bound}); {plan.wall_time:.1f}s")

@@ -180,9 +180,10 @@ def _solve_mission(mission_ref: str, players: int, seed: int, difficulty: str, t
     from nochmal.solver.team import describe_status, plan_team
 
     mission = load_mission(mission_ref)
-    with err_console.status(f"team planning {mission.id} for {players} player(s)…") as status:
+    hint = "(Ctrl-C returns the best plan so far)"
+    with err_console.status(f"team planning {mission.id} for {players} player(s)… {hint}") as status:
         def on_solve(rolls: int, result: str) -> None:
-            status.update(f"team planning {mission.id}: {rolls} roll(s) {result}")
+            status.update(f"team planning {mission.id}: {rolls} roll(s) {result} {hint}")
 
         plan = plan_team(mission, players, seed=seed, difficulty=difficulty, time_limit=time_limit,
                          workers=workers, progress=on_solve)
