@@ -1,7 +1,9 @@
 """Team planning for co-op missions: the fewest rolls in which the team can win with perfect
 coordination on known dice, or a proof that the roll budget is not enough.
 
-Feasibility model "all objectives hold after exactly T rolls" (CP-SAT), per player the solo
+Two CP-SAT models share one core (build_team_model): feasibility "all objectives hold after
+exactly T rolls" (add_final_objectives) and earliest win "win[t] = all objectives hold after t
+rolls, maximise the number of wins" (add_earliest_win). Per player the core has the solo
 planner's building blocks (nochmal.solver.cpsat: one Boolean per (roll, candidate), the cell
 timeline, anchoring through "crossed before roll t" literals). Candidates are enumerated
 with the engine's placement tables per *dice pair* (colour face, number face), since in the
@@ -17,16 +19,21 @@ really wins is decided only by replaying it through the engine's co-op Game and
 ``mission_result`` (``validate_team_plan``, which knows nothing of the model).
 
 Search over T: winnable by T implies winnable by T+1 (pass; objectives never get undone by a
-pass), so T is binary-searched between a proven lower bound and the budget.
+pass), so cheap feasibility checks at T = 1, 2, 4, ... prove a lower bound; the earliest-win
+model then searches the rest in one go. Measured: the earliest-win model finds far earlier
+wins on whole-sheet missions than a binary search over T did (benchmarks/RESULTS.md, Team
+planning).
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
+from nochmal.agents import make_agent
 from nochmal.bitsets import bit_list
 from nochmal.board import COLOURS, Board, load_board
 from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll, resolutions, seeded_roll
@@ -43,6 +50,7 @@ from nochmal.solver.cpsat import (min_distance, Candidate, PlannerModel, SolverE
 from nochmal.solver.instance import Instance
 from nochmal.solver.interrupt import SigintStop
 
+GALLOP_SHARE = 0.25  # of the time left, for each feasibility check while galloping
 OPTIMAL = "optimal"  # fewest rolls found and every smaller count proven impossible
 FEASIBLE = "feasible"  # a win found, smaller counts not all proven impossible (time limit)
 INFEASIBLE = "infeasible"  # proven: the budget is not enough
@@ -120,10 +128,12 @@ class TeamModel:
     model: cp_model.CpModel
     players: list[PlannerModel]
     rolls: list[Roll]
+    spent: list  # per player: jokers used over all the rolls (expression or 0)
 
 
 def build_team_model(board: Board, mission: Mission, rolls: list[Roll], n: int) -> TeamModel:
-    """The feasibility model for 'all objectives hold after these rolls'."""
+    """Per player the choices, cell timeline and anchoring, the joker budget and the dice
+    flow; objectives are added by add_final_objectives or add_earliest_win."""
     model = cp_model.CpModel()
     T = len(rolls)
     cands = _team_candidates(board, rolls, board.jokers)
@@ -138,9 +148,8 @@ def build_team_model(board: Board, mission: Mission, rolls: list[Roll], n: int) 
     # jokers per sheet
     spent = []
     for pm in pms:
-        terms = [c.cost * pm.x[t][k] for t in range(T) for k, c in enumerate(cands[t]) if c.cost]
-        expr = sum(terms) if terms else 0
-        if terms:
+        expr = _spent_by(pm, T)
+        if not isinstance(expr, int):
             model.Add(expr <= board.jokers)
         spent.append(expr)
     # dice availability after the active player's pick
@@ -159,25 +168,70 @@ def build_team_model(board: Board, mission: Mission, rolls: list[Roll], n: int) 
                 for took in (took_c.get(c.colour_face), took_n.get(c.number_face)):
                     if took:
                         model.Add(pms[p].x[t][k] + sum(took) <= 1)
-    _add_objectives(model, board, mission, pms, spent, n)
-    return TeamModel(model, pms, list(rolls))
+    return TeamModel(model, pms, list(rolls), spent)
 
 
-def _add_objectives(model: cp_model.CpModel, board: Board, mission: Mission, pms: list[PlannerModel],
-                    spent: list, n: int) -> None:
+def add_final_objectives(tm: TeamModel, board: Board, mission: Mission) -> None:
+    """Feasibility: every objective holds after the model's last roll."""
+    n = len(tm.players)
+    _add_objectives(tm.model, board, mission, lambda p, bit: tm.players[p].final.get(bit, 0), tm.spent, n)
+
+
+def add_earliest_win(tm: TeamModel, board: Board, mission: Mission, first: int) -> list:
+    """Optimisation: win[t] (t = first..T) means every objective holds after t rolls; wins
+    persist, and maximising their number minimises the winning roll. Ties are broken by how
+    far the team gets towards the objectives after the last roll (a gradient for the search
+    while no win is known; one more win always outweighs it). Returns (win literals, the
+    weight of one win, the lowest possible progress)."""
+    model, n, T = tm.model, len(tm.players), len(tm.rolls)
+    wins = []
+    progress: list = []
+    for t in range(first, T + 1):
+        w = model.NewBoolVar(f"win{t}")
+        if wins:
+            model.AddImplication(wins[-1], w)
+        spent = [_spent_by(pm, t) for pm in tm.players]
+
+        def cell(p: int, bit: int, t: int = t):
+            return tm.players[p].crossed_before.get((bit, t), 0)
+
+        _add_objectives(model, board, mission, cell, spent, n, enforce=w, tag=f"t{t}",
+                        progress=progress if t == T else None)
+        wins.append(w)
+    lowest = sum(lo for _, lo, _ in progress)
+    weight = sum(hi - lo for _, lo, hi in progress) + 1
+    model.Maximize(weight * sum(wins) + sum(expr for expr, _, _ in progress))
+    return wins, weight, lowest
+
+
+def _add_objectives(model: cp_model.CpModel, board: Board, mission: Mission, cell, spent: list, n: int,
+                    enforce=None, tag: str = "", progress: list | None = None) -> None:
+    """The mission's objectives on the sheets described by ``cell(p, bit)`` (0 or a literal:
+    the cell is crossed on sheet p) and ``spent[p]`` (jokers used), enforced only when the
+    literal ``enforce`` is true (always when None). With ``progress``, also appends per
+    objective (expression, lowest, highest value) of how far the team got towards it."""
     cache: dict[tuple[int, int], object] = {}
 
+    def add(constraint):
+        if enforce is not None and not isinstance(constraint, bool):
+            constraint.OnlyEnforceIf(enforce)
+        return constraint
+
+    def require(ok: bool) -> None:  # a constant outcome: always met, or never (then not enforce)
+        if not ok:
+            model.Add(enforce == 0) if enforce is not None else model.AddBoolOr([])
+
     def done(p: int, mask: int):
-        """1 only if every cell of mask is crossed on sheet p at the end (0 when impossible)."""
+        """1 only if every cell of mask is crossed on sheet p (0 when impossible)."""
         key = (p, mask)
         if key in cache:
             return cache[key]
-        finals = [pms[p].final.get(bit, 0) for bit in bit_list(mask)]
-        if any(isinstance(v, int) for v in finals):
+        cells = [cell(p, bit) for bit in bit_list(mask)]
+        if any(isinstance(v, int) for v in cells):
             cache[key] = 0
             return 0
-        d = model.NewBoolVar(f"done{p}_{mask}")
-        for v in finals:
+        d = model.NewBoolVar(f"done{tag}_{p}_{mask}")
+        for v in cells:
             model.AddImplication(d, v)
         cache[key] = d
         return d
@@ -186,27 +240,48 @@ def _add_objectives(model: cp_model.CpModel, board: Board, mission: Mission, pms
         terms = [board.column_points_first[c] * done(p, board.column_mask[c]) for c in range(board.cols)]
         terms += [board.colour_bonus_first * done(p, board.colour_mask[c]) for c in COLOURS]
         for bit in bit_list(board.star_mask):
-            terms.append(-board.star_penalty * (1 - pms[p].final.get(bit, 0)))
+            terms.append(-board.star_penalty * (1 - cell(p, bit)))
         return sum(terms) + board.jokers - spent[p]
 
     def at_least(values: list, target: int, scope: str) -> None:
         if scope == "team":
-            model.Add(sum(values) >= target)
+            total = sum(values)
+            if isinstance(total, int):
+                require(total >= target)
+            else:
+                add(model.Add(total >= target))
         elif scope == "each":
             for v in values:
-                model.Add(v >= target)
+                if isinstance(v, int):
+                    require(v >= target)
+                else:
+                    add(model.Add(v >= target))
         else:
-            picks = [model.NewBoolVar(f"any{p}") for p in range(n)]
-            model.AddBoolOr(picks)
+            picks = [model.NewBoolVar(f"any{tag}_{p}") for p in range(n)]
+            add(model.AddBoolOr(picks))
             for v, q in zip(values, picks):
-                model.Add(v >= target).OnlyEnforceIf(q)
+                if isinstance(v, int):
+                    if v < target:
+                        model.Add(q == 0)
+                else:
+                    model.Add(v >= target).OnlyEnforceIf(q)
 
+    def measure(expr, lo: int, hi: int) -> None:
+        if progress is not None:
+            progress.append((expr, lo, hi))
+
+    stars = board.star_mask.bit_count()
+    best_sheet = sum(board.column_points_first) + len(COLOURS) * board.colour_bonus_first + board.jokers
     for obj in mission.objectives:
         if obj.kind == "score":
-            at_least([score(p) for p in range(n)], obj.threshold(n), obj.scope)
+            scores = [score(p) for p in range(n)]
+            at_least(scores, obj.threshold(n), obj.scope)
+            measure(sum(scores), -n * board.star_penalty * stars, n * best_sheet)
             continue
         if obj.kind == "jokers_left":
-            at_least([board.jokers - spent[p] for p in range(n)], obj.threshold(n), obj.scope)
+            left = [board.jokers - spent[p] for p in range(n)]
+            at_least(left, obj.threshold(n), obj.scope)
+            measure(sum(left), 0, n * board.jokers)
             continue
         items = objective_items(obj, board)
         need = items_needed(obj, items)
@@ -217,20 +292,27 @@ def _add_objectives(model: cp_model.CpModel, board: Board, mission: Mission, pms
                 lits = [per[p][i] for p in range(n) if not isinstance(per[p][i], int)]
                 if not lits:
                     continue
-                v = model.NewBoolVar(f"pooled{i}")
+                v = model.NewBoolVar(f"pooled{tag}_{i}")
                 model.AddBoolOr(lits).OnlyEnforceIf(v)
                 pooled.append(v)
-            model.Add(sum(pooled) >= need)
+            at_least(pooled, need, "team")
+            measure(sum(pooled), 0, len(pooled))
         else:
             at_least([sum(row) for row in per], need, obj.scope)
+            measure(sum(sum(row) for row in per), 0, n * len(items))
 
 
-def _solve_T(board: Board, mission: Mission, rolls: list[Roll], n: int, time_limit: float,
-             workers: int, stop: SigintStop) -> tuple[str, list[list[Move]] | None]:
-    """Feasibility at exactly len(rolls) rolls: (status, moves per roll per player).
+def _spent_by(pm: PlannerModel, rolls: int):
+    """Jokers sheet ``pm`` used in its first ``rolls`` rolls (a linear expression or 0)."""
+    terms = [c.cost * pm.x[t][k] for t in range(rolls) for k, c in enumerate(pm.candidates[t]) if c.cost]
+    return sum(terms) if terms else 0
 
-    Ctrl-C (``stop``) ends the solve early: status unknown unless a plan was already found."""
-    tm = build_team_model(board, mission, rolls, n)
+
+def _run_solver(tm: TeamModel, time_limit: float, workers: int, stop: SigintStop,
+                hint: list[list[Move]] | None = None) -> tuple[cp_model.CpSolver, int]:
+    """Solve a team model (Ctrl-C through ``stop``); (solver, CP-SAT status)."""
+    if hint:
+        _add_hint(tm, hint)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = max(1, workers)
     solver.parameters.max_time_in_seconds = max(0.01, time_limit)
@@ -240,12 +322,23 @@ def _solve_T(board: Board, mission: Mission, rolls: list[Roll], n: int, time_lim
     finally:
         stop.watch(None)
     stop.note_result(solver, status)
-    if status == cp_model.INFEASIBLE:
-        return INFEASIBLE, None
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return UNKNOWN, None
+    return solver, status
+
+
+def _add_hint(tm: TeamModel, moves: list[list[Move]]) -> None:
+    """Hint a known plan (moves per roll per player) to the solver."""
+    board = tm.players[0].instance.board
+    for t, row in enumerate(moves[: len(tm.rolls)]):
+        for pm, move in zip(tm.players, row):
+            key = None if move.is_pass else (board.mask_of(move.cells), move.colour, move.colour_face,
+                                             move.number_face)
+            for k, c in enumerate(pm.candidates[t]):
+                tm.model.AddHint(pm.x[t][k], key == (c.mask, c.colour, c.colour_face, c.number_face))
+
+
+def _read_moves(tm: TeamModel, solver: cp_model.CpSolver, board: Board, rolls: int) -> list[list[Move]]:
     moves = []
-    for t in range(len(rolls)):
+    for t in range(rolls):
         row = []
         for pm in tm.players:
             k = next((k for k, v in enumerate(pm.x[t]) if solver.BooleanValue(v)), None)
@@ -256,7 +349,71 @@ def _solve_T(board: Board, mission: Mission, rolls: list[Roll], n: int, time_lim
                 row.append(Move.of(c.colour, c.count, board.cells_of(c.mask), c.colour_face == COLOUR_JOKER,
                                    c.number_face == NUMBER_JOKER))
         moves.append(row)
-    return FEASIBLE, moves
+    return moves
+
+
+def _solve_T(board: Board, mission: Mission, rolls: list[Roll], n: int, deadline: float,
+             workers: int, stop: SigintStop) -> tuple[str, list[list[Move]] | None]:
+    """Feasibility at exactly len(rolls) rolls: (status, moves per roll per player).
+
+    Ctrl-C (``stop``) ends the solve early: status unknown unless a plan was already found."""
+    tm = build_team_model(board, mission, rolls, n)
+    add_final_objectives(tm, board, mission)
+    solver, status = _run_solver(tm, deadline - time.monotonic(), workers, stop)
+    if status == cp_model.INFEASIBLE:
+        return INFEASIBLE, None
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return UNKNOWN, None
+    return FEASIBLE, _read_moves(tm, solver, board, len(rolls))
+
+
+def _solve_earliest(board: Board, mission: Mission, rolls: list[Roll], n: int, first: int, deadline: float,
+                    workers: int, stop: SigintStop, hint: list[list[Move]] | None = None
+                    ) -> tuple[str, int | None, int, list[list[Move]] | None]:
+    """One optimisation over rolls first..len(rolls): the earliest win (add_earliest_win).
+
+    (status, winning roll or None, proven lower bound on the winning roll, moves up to the
+    win). Status optimal: proven earliest within the range; infeasible: no win by the last roll."""
+    T = len(rolls)
+    tm = build_team_model(board, mission, rolls, n)
+    wins, weight, lowest = add_earliest_win(tm, board, mission, first)
+    solver, status = _run_solver(tm, deadline - time.monotonic(), workers, stop, hint)
+    if status == cp_model.INFEASIBLE:
+        return INFEASIBLE, None, T + 1, None
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return UNKNOWN, None, first, None
+    optimal = status == cp_model.OPTIMAL
+    most_wins = math.floor((solver.BestObjectiveBound() - lowest) / weight + 1e-6)  # more: proven impossible
+    bound = T + 1 - most_wins
+    first_win = next((i for i, w in enumerate(wins) if solver.BooleanValue(w)), None)
+    if first_win is None:  # the solution found wins nowhere in the range
+        return (INFEASIBLE, None, T + 1, None) if optimal else (UNKNOWN, None, max(first, bound), None)
+    won = first + first_win
+    lower = won if optimal else max(first, bound)
+    return (OPTIMAL if optimal else FEASIBLE), won, lower, _read_moves(tm, solver, board, won)
+
+
+def bot_moves(mission: Mission, difficulty: str, rolls: list[Roll], players: int,
+              bot: str = "heuristic") -> tuple[list[list[Move]], int | None]:
+    """What ``bot`` players do in the co-op game on these rolls: (moves per roll per player,
+    the roll they win on or None). A quick first plan, or at least a hint for the solver."""
+    import nochmal.bots  # noqa: F401  (registers the bots)
+
+    game = coop_game(mission, difficulty, players)
+    agents = [make_agent(bot, p) for p in range(players)]
+    moves = []
+    for roll in rolls:
+        if game.is_terminal():
+            break
+        game.apply_roll(roll)
+        row = [PASS] * players
+        while not game.is_terminal() and game.current_player() >= 0:
+            p = game.current_player()
+            row[p] = agents[p].choose(game)
+            game.apply_move(row[p])
+        moves.append(row)
+    won_on = mission_result(mission, game).won_on
+    return (moves if won_on is None else moves[:won_on]), won_on
 
 
 def replay_team(mission: Mission, difficulty: str, rolls: list[Roll], moves: list[list[Move]]):
@@ -290,10 +447,11 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
               progress=None) -> TeamPlan:
     """The fewest rolls in which the team wins the mission on these dice (seeded by default).
 
-    Galloping (T = 1, 2, 4, ... up to the budget) until a win is found, then binary search
-    below it; each feasibility solve gets a share of the time left (an undecided T is
-    skipped, not proven, and the status says so). Ctrl-C stops the search and returns what was
-found so far, marked ``interrupted``. Every plan returned has passed ``validate_team_plan``.
+    Feasibility checks at T = 1, 2, 4, ... (each gets GALLOP_SHARE of the time left) until
+    one is not proven infeasible, then one earliest-win optimisation (add_earliest_win) over
+    the rolls from the proven bound up to the best plan found (or the budget), hinted with
+    that plan, with all the time left. Ctrl-C stops the search and returns what was found so
+    far, marked ``interrupted``. Every plan returned has passed ``validate_team_plan``.
     """
     t0 = time.monotonic()
     budget = coop_game(mission, difficulty, players).roll_limit  # checks players and difficulty
@@ -311,63 +469,88 @@ found so far, marked ``interrupted``. Every plan returned has passed ``validate_
     def elapsed() -> float:
         return time.monotonic() - t0
 
-    def out_of_time() -> bool:
-        return elapsed() >= time_limit - 0.05 or stop.requested.is_set()
+    def accept(moves: list[list[Move]], T: int) -> None:
+        """Replay a model's plan through the engine; keep it as the best so far."""
+        game = replay_team(mission, difficulty, rolls, moves)
+        won_on = mission_result(mission, game).won_on
+        if won_on is None:
+            raise TeamPlanError(f"the model's plan for {T} rolls does not win when replayed")
+        moves = moves[:won_on]  # the objectives may hold earlier than T
+        validate_team_plan(mission, difficulty, rolls, moves)
+        plan.moves, plan.rolls_needed = moves, won_on
 
-    def attempt(T: int, share: float = 1.0) -> str:
+    def attempt(T: int, share: float) -> str:
+        """Feasibility of a win after exactly T rolls, with a share of the time left."""
         left = (time_limit - elapsed()) * share  # a share, so one hard T leaves time for others
         if left <= 0.05 or stop.requested.is_set():
             return UNKNOWN
         s0 = time.monotonic()
-        status, moves = _solve_T(board, mission, rolls[:T], players, left, workers, stop)
+        status, moves = _solve_T(board, mission, rolls[:T], players, time.monotonic() + left, workers, stop)
         plan.solves.append({"rolls": T, "status": status, "seconds": round(time.monotonic() - s0, 3)})
         if progress is not None:
             progress(T, status)
         if status == FEASIBLE:
-            game = replay_team(mission, difficulty, rolls, moves)
-            won_on = mission_result(mission, game).won_on
-            if won_on is None:
-                raise TeamPlanError(f"the model's plan for {T} rolls does not win when replayed")
-            moves = moves[:won_on]  # the objectives may hold earlier than T
-            validate_team_plan(mission, difficulty, rolls, moves)
-            plan.moves, plan.rolls_needed = moves, won_on
+            accept(moves, T)
         return status
 
+    def earliest(first: int, last: int, hint: list[list[Move]] | None) -> tuple[str, int]:
+        """The earliest win in rolls first..last in one optimisation, with all the time left;
+        (status, proven lower bound on the winning roll)."""
+        left = time_limit - elapsed()
+        if left <= 0.05 or stop.requested.is_set():
+            return UNKNOWN, first
+        s0 = time.monotonic()
+        status, won, lower, moves = _solve_earliest(board, mission, rolls[:last], players, first,
+                                                    t0 + time_limit, workers, stop, hint=plan.moves or hint)
+        plan.solves.append({"rolls": f"{first}-{last}", "status": status, "seconds": round(time.monotonic() - s0, 3)})
+        if progress is not None:
+            progress(f"{first}-{last}", status)
+        if moves is not None and (plan.rolls_needed is None or won < plan.rolls_needed):
+            accept(moves, won)
+        return status, lower
+
     def search() -> None:
-        """Galloping, then binary search; fills ``plan``."""
+        """The bots' game (a first plan if they win, else a hint); cheap feasibility checks
+        at T = 1, 2, 4, ... (each infeasible one proves a lower bound) until one is not proven
+        infeasible; then one earliest-win optimisation over the rolls between the proven
+        bound and the best plan (or the budget), hinted with the best plan or the bots' moves."""
         if all_met(mission.objectives, [Sheet.empty(board)] * players):
             moves = [[PASS] * players]  # met before any cross: won at the end of roll 1
             validate_team_plan(mission, difficulty, rolls, moves)
             plan.moves, plan.rolls_needed, plan.status = moves, 1, OPTIMAL
             return
+        bots, won_on = bot_moves(mission, difficulty, rolls, players)
+        if won_on is not None:
+            accept(bots, won_on)
+            plan.solves.append({"rolls": won_on, "status": "bots' plan", "seconds": round(elapsed(), 3)})
         proven_lo = 0  # every T <= proven_lo is infeasible
-        search_lo = 0  # below the next T to try (proven or not)
         T = 1
-        while plan.rolls_needed is None:  # galloping: 1, 2, 4, ... up to the budget
-            status = attempt(T, 1.0 if T == budget else 0.4)
-            if status == FEASIBLE:
-                break
+        while plan.rolls_needed is None or T < plan.rolls_needed:
+            status = attempt(T, GALLOP_SHARE)
             if status == INFEASIBLE:  # monotone: no smaller T wins either
                 proven_lo = T
-            search_lo = T
-            if T == budget or out_of_time():
-                break
-            T = min(budget, 2 * T)
-        if plan.rolls_needed is None:
-            plan.lower_bound = proven_lo + 1
-            plan.status = INFEASIBLE if proven_lo == budget else UNKNOWN
-            return
-        while plan.rolls_needed - search_lo > 1:  # binary search below the best plan
-            mid = (search_lo + plan.rolls_needed) // 2
-            status = attempt(mid, 0.5)
-            if status == INFEASIBLE:
-                proven_lo = search_lo = mid
-            elif status == UNKNOWN:
-                if out_of_time():
+                if T == budget:
                     break
-                search_lo = mid  # not proven: keep looking for better plans above it
-        plan.lower_bound = proven_lo + 1
-        plan.status = OPTIMAL if plan.rolls_needed == proven_lo + 1 else FEASIBLE
+                T = min(budget, 2 * T)
+                continue
+            break
+        if proven_lo == budget:
+            plan.lower_bound, plan.status = budget + 1, INFEASIBLE
+            return
+        if plan.rolls_needed == proven_lo + 1:
+            plan.lower_bound, plan.status = proven_lo + 1, OPTIMAL
+            return
+        last = plan.rolls_needed if plan.rolls_needed is not None else budget
+        status, lower = earliest(proven_lo + 1, last, bots)
+        lower = max(lower, proven_lo + 1)
+        if status == INFEASIBLE:  # no win up to ``last``: only possible when no plan was known
+            plan.lower_bound, plan.status = last + 1, INFEASIBLE if last == budget else UNKNOWN
+            return
+        if plan.rolls_needed is None:
+            plan.lower_bound, plan.status = lower, UNKNOWN
+            return
+        plan.lower_bound = min(lower, plan.rolls_needed)
+        plan.status = OPTIMAL if plan.rolls_needed == plan.lower_bound else FEASIBLE
 
     with stop:
         search()

@@ -21,10 +21,9 @@ from nochmal.board import COLOURS, Board
 from nochmal.game import Game
 from nochmal.placements import placement_index
 
-N_BASE = 78  # features per position, before the phase basis
+N_BASE = 76  # features per position, before the phase basis
 PHASE_TERMS = 5  # weight = sum of w_k * phase_basis(rolls left)[k]
-CHANCE_FEATURES = 67  # column and colour completion chances at 67, 68
-JOKER_FEATURE = 69  # one-hot jokers left 0..8 at 69..77
+JOKER_FEATURE = 67  # one-hot jokers left 0..8 at 67..75
 PER_COLUMN = 15  # columns with their own weights (the classic width; wider boards share none)
 FEATURE_NAMES = (
     [f"column_missing_{m}" for m in range(1, 8)]
@@ -37,32 +36,8 @@ FEATURE_NAMES = (
     + [f"missing_share_column_{c}" for c in "ABCDEFGHIJKLMNO"]
     + [f"at_most_2_missing_column_{c}" for c in "ABCDEFGHIJKLMNO"]
     + [f"missing_share_colour_{c}" for c in COLOURS]
-    + ["column_completion_chance", "colour_completion_chance"]
     + [f"jokers_left_{j}" for j in range(9)]
 )
-COLUMN_PIECE_CHANCE = 0.3  # rough chance per roll of crossing a given piece of a column
-COLOUR_PIECE_CHANCE = 0.3  # rough chance per roll of a five-cell (or smaller) placement in a colour
-
-
-def _tail_table(p: float, rolls: int = 41, needs: int = 25) -> list[list[float]]:
-    """table[r][k] = P(Binomial(r, p) >= k): the chance of k successes in r rolls."""
-    table = []
-    for r in range(rolls):
-        pmf = [0.0] * (r + 1)
-        pmf[0] = 1.0
-        for _ in range(r):  # convolve one roll at a time
-            pmf = [pmf[k] * (1 - p) + (pmf[k - 1] * p if k else 0.0) for k in range(r + 1)]
-        tail = [0.0] * needs
-        acc = 0.0
-        for k in range(min(r, needs - 1), -1, -1):
-            acc += pmf[k]
-            tail[k] = acc
-        table.append(tail)
-    return table
-
-
-_COLUMN_CHANCE = _tail_table(COLUMN_PIECE_CHANCE)
-_COLOUR_CHANCE = _tail_table(COLOUR_PIECE_CHANCE)
 _COLOUR_BUCKET = [0, 0, 1, 2, 3, 3, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 7]
 
 
@@ -200,9 +175,6 @@ class Evaluator:
         not_crossed = ~crossed
         col_value = ctx.col_value
         col_runs = self.col_runs
-        r = ctx.rolls_left if ctx.rolls_left < 40 else 40
-        col_chance = _COLUMN_CHANCE[r]
-        colour_chance = _COLOUR_CHANCE[r]
         for c, cm in enumerate(self.col_masks):
             miss = cm & not_crossed
             if not miss:
@@ -218,7 +190,6 @@ class Evaluator:
                 if run & miss:
                     pieces += 1
             f[24 + (pieces if pieces < 4 else 4) - 1] += v
-            f[67] += v * col_chance[pieces]
             if c < PER_COLUMN:
                 f[32 + c] = m / 7.0
                 if m <= 2:
@@ -241,7 +212,6 @@ class Evaluator:
         done = [True] * 5
         open_blocks = [0, 0, 0, 0, 0]
         singles = open_partial = 0
-        need = [0, 0, 0, 0, 0]  # placements of at most five cells each colour still needs
         for off, full, size, nbrs, ci, cache in self.blocks:
             lx = (crossed >> off) & full
             if lx == full:
@@ -255,7 +225,6 @@ class Evaluator:
                 st = cache[key] = _block_stats(size, nbrs, lx, la)
             if st[0] > best[ci]:
                 best[ci] = st[0]
-            need[ci] += (st[2] + 4) // 5
             if lx:
                 singles += st[1]
                 open_partial += st[2]
@@ -268,7 +237,6 @@ class Evaluator:
             n = open_blocks[i]
             if n:
                 f[28 + (n if n < 4 else 4) - 1] += colour_value[i]
-                f[68] += colour_value[i] * colour_chance[need[i] if need[i] < 24 else 24]
         return score, f
 
     def value(self, crossed: int, anchored: int, jokers_left: int, ctx: Context) -> float:
