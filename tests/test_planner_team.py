@@ -242,3 +242,30 @@ def test_three_and_four_player_plans_pass_the_engine_replay(tmp_path, players: i
         assert plan.lower_bound == plan.rolls_needed
         assert len(plan.moves[0]) == players
         assert plan.rolls_needed > 3  # the active/passive dice flow is in play
+
+
+@pytest.mark.parametrize("players", [1, 2])
+def test_earliest_win_model_alone_equals_exhaustive_search(players: int):
+    """The earliest-win optimisation over all rolls (no feasibility checks, no bots' plan in
+    front of it) finds exactly the exhaustive fewest rolls, or proves there is no win."""
+    import time
+
+    from nochmal.solver.interrupt import SigintStop
+    from nochmal.solver.team import _solve_earliest
+
+    outcomes = set()
+    for case, (objectives, budget) in enumerate(CASES):
+        mission = _mission(objectives, 4 if players == 2 else budget)
+        seed = TWO_PLAYER_SEEDS[case][0] if players == 2 else 3 * case + 1  # seeds the oracle is quick on
+        rolls = _rolls(seed, players, 4 if players == 2 else budget)
+        expected = exhaustive_fewest(mission, players, rolls)
+        with SigintStop() as stop:
+            status, won, lower, moves = _solve_earliest(TINY, mission, rolls, players, 1,
+                                                        time.monotonic() + 30, 1, stop)
+        if expected is None:
+            assert (status, won, lower) == (INFEASIBLE, None, len(rolls) + 1), case
+        else:
+            assert (status, won, lower) == (OPTIMAL, expected, expected), case
+            assert validate_team_plan(mission, "normal", rolls, moves) == expected
+        outcomes.add(expected is None)
+    assert outcomes == {True, False}  # both a win and a proven failure were checked
