@@ -569,5 +569,6 @@ def describe_status(plan: TeamPlan) -> str:
     if plan.status == FEASIBLE:
         return (f"feasible: won on roll {plan.rolls_needed} of {plan.budget}, not proven fewest "
                 f"(proven lower bound {plan.lower_bound}; {why}); {plan.wall_time:.1f}s")
-    return (f"unknown: no winning plan found and no proof ({why}) "
-            f"(proven lower bound {plan.lower_bound}); {plan.wall_time:.1f}s")
+    stopped = "when interrupted" if plan.interrupted else "within the time limit"
+    return (f"unknown: no winning plan found {stopped}; proven only that a win needs at least "
+            f"{plan.lower_bound} roll(s); {plan.wall_time:.1f}s")
