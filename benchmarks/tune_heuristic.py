@@ -132,7 +132,7 @@ def play_many(weights, seeds, explore: float, backup: bool, policy: str, jobs: i
         return pool.map(_play_one, work, chunksize=4)
 
 
-def evaluate(board, weights, seeds, policy: str = "heuristic", jobs: int = 1) -> float:
+def evaluate(weights, seeds, policy: str = "heuristic", jobs: int = 1) -> float:
     """Mean score of ``policy`` (no exploration) with these weights on ``seeds``."""
     results = play_many(weights, seeds, 0.0, False, policy, jobs)
     return sum(r[2] for r in results) / len(seeds)
@@ -184,14 +184,13 @@ def main() -> None:
                     help="who plays the selection games that pick the best round")
     ap.add_argument("--jobs", type=int, default=1, help="processes for playing games")
     args = ap.parse_args()
-    board = load_board("classic")
     eval_seeds = list(range(1001 - args.eval, 1001))  # top of the tuning range
     train_pool = [s for s in TUNING_SEEDS if s not in set(eval_seeds)]
     start = WEIGHTS
     if args.start:
         start = read_weights_module(Path(args.start))
     weights = list(start) + [0.0] * (N_BASE * PHASE_TERMS - len(start))
-    best_w, best_mean = weights, evaluate(board, weights, eval_seeds, args.select, args.jobs)
+    best_w, best_mean = weights, evaluate(weights, eval_seeds, args.select, args.jobs)
     print(f"start: eval mean {best_mean:.2f} on seeds {eval_seeds[0]}..{eval_seeds[-1]}", file=sys.stderr)
     history: list[tuple[list, list]] = []
     cursor = 0
@@ -213,7 +212,7 @@ def main() -> None:
         all_rows = [x for h in history for x in h[0]]
         all_t = [x for h in history for x in h[1]]
         weights = fit(all_rows, all_t, args.ridge)
-        mean = evaluate(board, weights, eval_seeds, args.select, args.jobs)
+        mean = evaluate(weights, eval_seeds, args.select, args.jobs)
         print(f"round {rnd}: {len(all_rows)} positions, eval mean {mean:.2f} ({time.time() - t:.0f}s)",
               file=sys.stderr)
         if mean > best_mean:

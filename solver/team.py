@@ -177,7 +177,7 @@ def add_final_objectives(tm: TeamModel, board: Board, mission: Mission) -> None:
     _add_objectives(tm.model, board, mission, lambda p, bit: tm.players[p].final.get(bit, 0), tm.spent, n)
 
 
-def add_earliest_win(tm: TeamModel, board: Board, mission: Mission, first: int) -> list:
+def add_earliest_win(tm: TeamModel, board: Board, mission: Mission, first: int) -> tuple[list, int, int]:
     """Optimisation: win[t] (t = first..T) means every objective holds after t rolls; wins
     persist, and maximising their number minimises the winning roll. Ties are broken by how
     far the team gets towards the objectives after the last roll (a gradient for the search
@@ -217,9 +217,14 @@ def _add_objectives(model: cp_model.CpModel, board: Board, mission: Mission, cel
             constraint.OnlyEnforceIf(enforce)
         return constraint
 
-    def require(ok: bool) -> None:  # a constant outcome: always met, or never (then not enforce)
-        if not ok:
-            model.Add(enforce == 0) if enforce is not None else model.AddBoolOr([])
+    def require(ok: bool) -> None:
+        """A constant outcome: always met, or never (then ``enforce`` must be false)."""
+        if ok:
+            return
+        if enforce is not None:
+            model.Add(enforce == 0)
+        else:
+            model.AddBoolOr([])  # unsatisfiable
 
     def done(p: int, mask: int):
         """1 only if every cell of mask is crossed on sheet p (0 when impossible)."""
@@ -447,10 +452,11 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
               progress=None) -> TeamPlan:
     """The fewest rolls in which the team wins the mission on these dice (seeded by default).
 
-    Feasibility checks at T = 1, 2, 4, ... (each gets GALLOP_SHARE of the time left) until
+    The heuristic bots' game on the same dice first (a plan if they win, else a hint). Then
+    feasibility checks at T = 1, 2, 4, ... (each gets GALLOP_SHARE of the time left) until
     one is not proven infeasible, then one earliest-win optimisation (add_earliest_win) over
     the rolls from the proven bound up to the best plan found (or the budget), hinted with
-    that plan, with all the time left. Ctrl-C stops the search and returns what was found so
+    that plan or the bots' moves, with all the time left. Ctrl-C stops the search and returns what was found so
     far, marked ``interrupted``. Every plan returned has passed ``validate_team_plan``.
     """
     t0 = time.monotonic()
