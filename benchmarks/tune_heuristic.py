@@ -29,7 +29,7 @@ import numpy as np
 from nochmal.board import load_board
 from nochmal.bots.evaluation import N_BASE, PHASE_TERMS, phase_basis
 from nochmal.bots.heuristic import HeuristicAgent, choice_move
-from nochmal.bots.lookahead import LookaheadAgent, expected_next_value
+from nochmal.bots.lookahead import LookaheadAgent, expected_next_value, expected_two_ply
 from nochmal.bots.weights import WEIGHTS
 from nochmal.dice import seeded_roll
 from nochmal.fileio import atomic_write_text
@@ -65,10 +65,11 @@ def make_player(policy: str, seed: int, weights, explore: float):
     raise SystemExit(f"unknown policy {policy!r}: use heuristic or lookahead1")
 
 
-def play_and_record(board, weights, seed: int, explore: float, backup: bool = False,
+def play_and_record(board, weights, seed: int, explore: float, backup: int = 0,
                     policy: str = "heuristic"):
     """One solo game: design rows (features times phase terms), score-now per row, final score,
-    and (with ``backup``) per row the expectimax backup over the next roll under ``weights``."""
+    and (with ``backup`` = 1 or 2) per row the expectimax backup over the next one or two
+    rolls under ``weights``."""
     agent = make_player(policy, seed, weights, explore)
     engine = agent.engine
     game = Game(board, 1, mode="solo")
@@ -88,9 +89,13 @@ def play_and_record(board, weights, seed: int, explore: float, backup: bool = Fa
         if backup:
             if rolls_left == 0:
                 backups.append(now)
-            else:
+            elif backup == 1 or rolls_left == 1:
                 nctx = engine.context(game, 0, rolls_left - 1)
                 backups.append(expected_next_value(ev, sheet.crossed, sheet.anchored, sheet.jokers_left, nctx, 2))
+            else:
+                ctx1 = engine.context(game, 0, rolls_left - 1)
+                ctx2 = engine.context(game, 0, rolls_left - 2)
+                backups.append(expected_two_ply(ev, sheet.crossed, sheet.anchored, sheet.jokers_left, ctx1, ctx2, 2))
     if backup:
         return rows, nows, float(game.scores()[0]), backups
     return rows, nows, float(game.scores()[0])
@@ -123,7 +128,7 @@ def _play_one(job):
     return play_and_record(load_board("classic"), weights, seed, explore, backup, policy)
 
 
-def play_many(weights, seeds, explore: float, backup: bool, policy: str, jobs: int) -> list:
+def play_many(weights, seeds, explore: float, backup: int, policy: str, jobs: int) -> list:
     """play_and_record over seeds, in ``jobs`` processes (results in seed order)."""
     work = [(weights, s, explore, backup, policy) for s in seeds]
     if jobs <= 1:
@@ -134,7 +139,7 @@ def play_many(weights, seeds, explore: float, backup: bool, policy: str, jobs: i
 
 def evaluate(weights, seeds, policy: str = "heuristic", jobs: int = 1) -> float:
     """Mean score of ``policy`` (no exploration) with these weights on ``seeds``."""
-    results = play_many(weights, seeds, 0.0, False, policy, jobs)
+    results = play_many(weights, seeds, 0.0, 0, policy, jobs)
     return sum(r[2] for r in results) / len(seeds)
 
 
@@ -183,6 +188,8 @@ def main() -> None:
     ap.add_argument("--select", default="heuristic", choices=("heuristic", "lookahead1"),
                     help="who plays the selection games that pick the best round")
     ap.add_argument("--jobs", type=int, default=1, help="processes for playing games")
+    ap.add_argument("--backup-depth", type=int, default=1, choices=(1, 2),
+                    help="rolls the expectimax backup looks ahead (2: the deep bot's own search, ~20x slower)")
     args = ap.parse_args()
     eval_seeds = list(range(1001 - args.eval, 1001))  # top of the tuning range
     train_pool = [s for s in TUNING_SEEDS if s not in set(eval_seeds)]
@@ -199,7 +206,8 @@ def main() -> None:
         rows, targets = [], []
         seeds = [train_pool[(cursor + i) % len(train_pool)] for i in range(args.games)]
         cursor += args.games
-        for r, nows, final, *rest in play_many(weights, seeds, args.explore, args.backup > 0, args.policy,
+        depth = args.backup_depth if args.backup > 0 else 0
+        for r, nows, final, *rest in play_many(weights, seeds, args.explore, depth, args.policy,
                                                args.jobs):
             mc = lambda_targets(r, nows, final, weights, args.lam)
             if args.backup > 0:
