@@ -28,7 +28,7 @@ import numpy as np
 
 from nochmal.board import load_board
 from nochmal.bots.evaluation import N_BASE, PHASE_TERMS, phase_basis
-from nochmal.bots.heuristic import HeuristicAgent, choice_move
+from nochmal.bots.heuristic import HeuristicAgent, choice_move, pick_explored
 from nochmal.bots.lookahead import LookaheadAgent, expected_next_value, expected_two_ply
 from nochmal.bots.weights import WEIGHTS
 from nochmal.dice import seeded_roll
@@ -49,11 +49,7 @@ class _ExploringLookahead:
         self.explore = explore
 
     def choose(self, game: Game):
-        ranked = self.agent.rank(game)
-        pick = ranked[0]
-        if self.explore and len(ranked) > 1 and self.rng.random() < self.explore:
-            pick = ranked[self.rng.randrange(min(3, len(ranked)))]
-        return choice_move(game, pick[1])
+        return choice_move(game, pick_explored(self.agent.rank(game), self.rng, self.explore)[1])
 
 
 def make_player(policy: str, seed: int, weights, explore: float):

@@ -263,6 +263,20 @@ def add_anchoring(pm: PlannerModel) -> None:
     pm.stats["never_anchored"] = fixed_off
 
 
+def all_crossed(model: cp_model.CpModel, lits: list, name: str):
+    """A literal that can be true only when every entry of ``lits`` (literals, or constant
+    0/1) is: the constant 0 when one entry is 0, 1 when all are 1, else a new Boolean."""
+    if any(isinstance(v, int) and v == 0 for v in lits):
+        return 0
+    lits = [v for v in lits if not isinstance(v, int)]
+    if not lits:
+        return 1
+    done = model.NewBoolVar(name)
+    for v in lits:
+        model.AddImplication(done, v)
+    return done
+
+
 def add_objective(pm: PlannerModel) -> None:
     """Solo scoring: columns at the upper value (start sheet's scored ones as they are),
     completed colours at the first bonus, +1 per unused joker, -penalty per open star."""
@@ -282,14 +296,9 @@ def add_objective(pm: PlannerModel) -> None:
         if start.cols_lower >> c & 1:
             const += board.column_points_later[c]
             continue
-        lits = [final(bit) for bit in bit_list(board.column_mask[c])]
-        if any(isinstance(v, int) and v == 0 for v in lits):
-            continue
-        done = m.NewBoolVar(f"col{c}")
-        for v in lits:
-            if not isinstance(v, int):
-                m.Add(done <= v)
-        terms.append(board.column_points_first[c] * done)
+        done = all_crossed(m, [final(bit) for bit in bit_list(board.column_mask[c])], f"col{c}")
+        if not isinstance(done, int) or done:
+            terms.append(board.column_points_first[c] * done)
     for i, colour in enumerate(COLOURS):
         if start.colours_upper >> i & 1:
             const += board.colour_bonus_first
@@ -297,14 +306,9 @@ def add_objective(pm: PlannerModel) -> None:
         if start.colours_lower >> i & 1:
             const += board.colour_bonus_later
             continue
-        lits = [final(bit) for bit in bit_list(board.colour_mask[colour])]
-        if any(isinstance(v, int) and v == 0 for v in lits):
-            continue
-        done = m.NewBoolVar(f"colour{colour}")
-        for v in lits:
-            if not isinstance(v, int):
-                m.Add(done <= v)
-        terms.append(board.colour_bonus_first * done)
+        done = all_crossed(m, [final(bit) for bit in bit_list(board.colour_mask[colour])], f"colour{colour}")
+        if not isinstance(done, int) or done:
+            terms.append(board.colour_bonus_first * done)
     const += start.jokers_left
     spent = []
     for t, cands in enumerate(pm.candidates):

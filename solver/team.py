@@ -40,13 +40,14 @@ from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll, resolutions, seeded_r
 from nochmal.errors import NochmalError
 from nochmal.game import FREE_ROLLS
 from nochmal.missions.coop import coop_game, mission_result
+from nochmal.missions.loader import max_score
 from nochmal.missions.model import Mission
 from nochmal.missions.objectives import all_met, items_needed, objective_items
 from nochmal.move import PASS, Move
 from nochmal.placements import placement_index
 from nochmal.sheet import Sheet
-from nochmal.solver.cpsat import (min_distance, Candidate, PlannerModel, SolverError, add_anchoring, add_cell_timeline,
-                                  add_choice_vars, anchor_distance)
+from nochmal.solver.cpsat import (Candidate, PlannerModel, SolverError, add_anchoring, add_cell_timeline,
+                                  add_choice_vars, all_crossed, anchor_distance, min_distance)
 from nochmal.solver.instance import Instance
 from nochmal.solver.interrupt import SigintStop
 
@@ -81,7 +82,7 @@ class TeamPlan:
     moves: list[list[Move]] = field(default_factory=list)
     wall_time: float = 0.0
     interrupted: bool = False  # stopped by Ctrl-C: the best plan so far, not proven
-    solves: list[dict] = field(default_factory=list)  # per tried T: status and seconds
+    solves: list[dict] = field(default_factory=list)  # per step (T, a range of T, bots' plan): status, seconds
 
     def to_json(self) -> dict:
         return {
@@ -125,6 +126,7 @@ def _team_candidates(board: Board, rolls: list[Roll], jokers: int) -> list[list[
 
 @dataclass
 class TeamModel:
+    board: Board
     model: cp_model.CpModel
     players: list[PlannerModel]
     rolls: list[Roll]
@@ -168,16 +170,16 @@ def build_team_model(board: Board, mission: Mission, rolls: list[Roll], n: int) 
                 for took in (took_c.get(c.colour_face), took_n.get(c.number_face)):
                     if took:
                         model.Add(pms[p].x[t][k] + sum(took) <= 1)
-    return TeamModel(model, pms, list(rolls), spent)
+    return TeamModel(board, model, pms, list(rolls), spent)
 
 
-def add_final_objectives(tm: TeamModel, board: Board, mission: Mission) -> None:
+def add_final_objectives(tm: TeamModel, mission: Mission) -> None:
     """Feasibility: every objective holds after the model's last roll."""
     n = len(tm.players)
-    _add_objectives(tm.model, board, mission, lambda p, bit: tm.players[p].final.get(bit, 0), tm.spent, n)
+    _add_objectives(tm.model, tm.board, mission, lambda p, bit: tm.players[p].final.get(bit, 0), tm.spent, n)
 
 
-def add_earliest_win(tm: TeamModel, board: Board, mission: Mission, first: int) -> tuple[list, int, int]:
+def add_earliest_win(tm: TeamModel, mission: Mission, first: int) -> tuple[list, int, int]:
     """Optimisation: win[t] (t = first..T) means every objective holds after t rolls; wins
     persist, and maximising their number minimises the winning roll. Ties are broken by how
     far the team gets towards the objectives after the last roll (a gradient for the search
@@ -195,7 +197,7 @@ def add_earliest_win(tm: TeamModel, board: Board, mission: Mission, first: int) 
         def cell(p: int, bit: int, t: int = t):
             return tm.players[p].crossed_before.get((bit, t), 0)
 
-        _add_objectives(model, board, mission, cell, spent, n, enforce=w, tag=f"t{t}",
+        _add_objectives(model, tm.board, mission, cell, spent, n, enforce=w, tag=f"t{t}",
                         progress=progress if t == T else None)
         wins.append(w)
     lowest = sum(lo for _, lo, _ in progress)
@@ -227,19 +229,11 @@ def _add_objectives(model: cp_model.CpModel, board: Board, mission: Mission, cel
             model.AddBoolOr([])  # unsatisfiable
 
     def done(p: int, mask: int):
-        """1 only if every cell of mask is crossed on sheet p (0 when impossible)."""
+        """True only if every cell of mask is crossed on sheet p (0 when impossible)."""
         key = (p, mask)
-        if key in cache:
-            return cache[key]
-        cells = [cell(p, bit) for bit in bit_list(mask)]
-        if any(isinstance(v, int) for v in cells):
-            cache[key] = 0
-            return 0
-        d = model.NewBoolVar(f"done{tag}_{p}_{mask}")
-        for v in cells:
-            model.AddImplication(d, v)
-        cache[key] = d
-        return d
+        if key not in cache:
+            cache[key] = all_crossed(model, [cell(p, bit) for bit in bit_list(mask)], f"done{tag}_{p}_{mask}")
+        return cache[key]
 
     def score(p: int):
         terms = [board.column_points_first[c] * done(p, board.column_mask[c]) for c in range(board.cols)]
@@ -276,12 +270,11 @@ def _add_objectives(model: cp_model.CpModel, board: Board, mission: Mission, cel
             progress.append((expr, lo, hi))
 
     stars = board.star_mask.bit_count()
-    best_sheet = sum(board.column_points_first) + len(COLOURS) * board.colour_bonus_first + board.jokers
     for obj in mission.objectives:
         if obj.kind == "score":
             scores = [score(p) for p in range(n)]
             at_least(scores, obj.threshold(n), obj.scope)
-            measure(sum(scores), -n * board.star_penalty * stars, n * best_sheet)
+            measure(sum(scores), -n * board.star_penalty * stars, n * max_score(board))
             continue
         if obj.kind == "jokers_left":
             left = [board.jokers - spent[p] for p in range(n)]
@@ -332,7 +325,7 @@ def _run_solver(tm: TeamModel, time_limit: float, workers: int, stop: SigintStop
 
 def _add_hint(tm: TeamModel, moves: list[list[Move]]) -> None:
     """Hint a known plan (moves per roll per player) to the solver."""
-    board = tm.players[0].instance.board
+    board = tm.board
     for t, row in enumerate(moves[: len(tm.rolls)]):
         for pm, move in zip(tm.players, row):
             key = None if move.is_pass else (board.mask_of(move.cells), move.colour, move.colour_face,
@@ -341,7 +334,9 @@ def _add_hint(tm: TeamModel, moves: list[list[Move]]) -> None:
                 tm.model.AddHint(pm.x[t][k], key == (c.mask, c.colour, c.colour_face, c.number_face))
 
 
-def _read_moves(tm: TeamModel, solver: cp_model.CpSolver, board: Board, rolls: int) -> list[list[Move]]:
+def _read_moves(tm: TeamModel, solver: cp_model.CpSolver, rolls: int) -> list[list[Move]]:
+    """The solution's moves for the first ``rolls`` rolls, per player."""
+    board = tm.board
     moves = []
     for t in range(rolls):
         row = []
@@ -363,13 +358,13 @@ def _solve_T(board: Board, mission: Mission, rolls: list[Roll], n: int, deadline
 
     Ctrl-C (``stop``) ends the solve early: status unknown unless a plan was already found."""
     tm = build_team_model(board, mission, rolls, n)
-    add_final_objectives(tm, board, mission)
+    add_final_objectives(tm, mission)
     solver, status = _run_solver(tm, deadline - time.monotonic(), workers, stop)
     if status == cp_model.INFEASIBLE:
         return INFEASIBLE, None
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return UNKNOWN, None
-    return FEASIBLE, _read_moves(tm, solver, board, len(rolls))
+    return FEASIBLE, _read_moves(tm, solver, len(rolls))
 
 
 def _solve_earliest(board: Board, mission: Mission, rolls: list[Roll], n: int, first: int, deadline: float,
@@ -381,7 +376,7 @@ def _solve_earliest(board: Board, mission: Mission, rolls: list[Roll], n: int, f
     win). Status optimal: proven earliest within the range; infeasible: no win by the last roll."""
     T = len(rolls)
     tm = build_team_model(board, mission, rolls, n)
-    wins, weight, lowest = add_earliest_win(tm, board, mission, first)
+    wins, weight, lowest = add_earliest_win(tm, mission, first)
     solver, status = _run_solver(tm, deadline - time.monotonic(), workers, stop, hint)
     if status == cp_model.INFEASIBLE:
         return INFEASIBLE, None, T + 1, None
@@ -395,7 +390,26 @@ def _solve_earliest(board: Board, mission: Mission, rolls: list[Roll], n: int, f
         return (INFEASIBLE, None, T + 1, None) if optimal else (UNKNOWN, None, max(first, bound), None)
     won = first + first_win
     lower = won if optimal else max(first, bound)
-    return (OPTIMAL if optimal else FEASIBLE), won, lower, _read_moves(tm, solver, board, won)
+    return (OPTIMAL if optimal else FEASIBLE), won, lower, _read_moves(tm, solver, won)
+
+
+def _drive(mission: Mission, difficulty: str, rolls: list[Roll], players: int, choose):
+    """Play the co-op game (budget as the roll limit) on these rolls until it ends or the
+    rolls run out, ``choose(game, roll index, player)`` deciding each move; (game, moves per
+    roll per player)."""
+    game = coop_game(mission, difficulty, players)
+    moves = []
+    for t, roll in enumerate(rolls):
+        if game.is_terminal():
+            break
+        game.apply_roll(roll)
+        row = [PASS] * players
+        while not game.is_terminal() and game.current_player() >= 0:
+            p = game.current_player()
+            row[p] = choose(game, t, p)
+            game.apply_move(row[p])
+        moves.append(row)
+    return game, moves
 
 
 def bot_moves(mission: Mission, difficulty: str, rolls: list[Roll], players: int,
@@ -404,19 +418,8 @@ def bot_moves(mission: Mission, difficulty: str, rolls: list[Roll], players: int
     the roll they win on or None). A quick first plan, or at least a hint for the solver."""
     import nochmal.bots  # noqa: F401  (registers the bots)
 
-    game = coop_game(mission, difficulty, players)
     agents = [make_agent(bot, p) for p in range(players)]
-    moves = []
-    for roll in rolls:
-        if game.is_terminal():
-            break
-        game.apply_roll(roll)
-        row = [PASS] * players
-        while not game.is_terminal() and game.current_player() >= 0:
-            p = game.current_player()
-            row[p] = agents[p].choose(game)
-            game.apply_move(row[p])
-        moves.append(row)
+    game, moves = _drive(mission, difficulty, rolls, players, lambda g, t, p: agents[p].choose(g))
     won_on = mission_result(mission, game).won_on
     return (moves if won_on is None else moves[:won_on]), won_on
 
@@ -424,13 +427,7 @@ def bot_moves(mission: Mission, difficulty: str, rolls: list[Roll], players: int
 def replay_team(mission: Mission, difficulty: str, rolls: list[Roll], moves: list[list[Move]]):
     """Replay moves through the engine's co-op Game (budget as the roll limit); the game."""
     n = len(moves[0]) if moves else 1
-    game = coop_game(mission, difficulty, n)
-    for t, row in enumerate(moves):
-        if game.is_terminal():
-            break
-        game.apply_roll(rolls[t])
-        while not game.is_terminal() and game.current_player() >= 0:
-            game.apply_move(row[game.current_player()])
+    game, _ = _drive(mission, difficulty, rolls[:len(moves)], n, lambda g, t, p: moves[t][p])
     return game
 
 
@@ -456,8 +453,9 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
     feasibility checks at T = 1, 2, 4, ... (each gets GALLOP_SHARE of the time left) until
     one is not proven infeasible, then one earliest-win optimisation (add_earliest_win) over
     the rolls from the proven bound up to the best plan found (or the budget), hinted with
-    that plan or the bots' moves, with all the time left. Ctrl-C stops the search and returns what was found so
-    far, marked ``interrupted``. Every plan returned has passed ``validate_team_plan``.
+    that plan or the bots' moves, with all the time left. Ctrl-C stops the search and
+    returns what was found so far, marked ``interrupted``. Every plan returned has passed
+    ``validate_team_plan``.
     """
     t0 = time.monotonic()
     budget = coop_game(mission, difficulty, players).roll_limit  # checks players and difficulty
@@ -549,8 +547,8 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
         last = plan.rolls_needed if plan.rolls_needed is not None else budget
         status, lower = earliest(proven_lo + 1, last, bots)
         lower = max(lower, proven_lo + 1)
-        if status == INFEASIBLE:  # no win up to ``last``: only possible when no plan was known
-            plan.lower_bound, plan.status = last + 1, INFEASIBLE if last == budget else UNKNOWN
+        if status == INFEASIBLE:  # no win at all (a known plan would be a solution): last == budget
+            plan.lower_bound, plan.status = budget + 1, INFEASIBLE
             return
         if plan.rolls_needed is None:
             plan.lower_bound, plan.status = lower, UNKNOWN

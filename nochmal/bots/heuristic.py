@@ -148,6 +148,14 @@ def _rank_key(item: tuple[float, tuple | None]) -> tuple:
     return (round(value, 9), -choice[5], choice[3], choice[4])
 
 
+def pick_explored(ranked: Ranked, rng: random.Random, explore: float) -> tuple[float, tuple | None]:
+    """The best ranked choice, or with probability ``explore`` one of the 3 best at random
+    (seeded; used only to vary the tuning data)."""
+    if explore and len(ranked) > 1 and rng.random() < explore:
+        return ranked[rng.randrange(min(3, len(ranked)))]
+    return ranked[0]
+
+
 class HeuristicAgent:
     """Picks the choice with the best evaluation; ``explore`` > 0 plays a near-best one at
     random now and then (used only to vary the tuning data; seeded)."""
@@ -163,10 +171,7 @@ class HeuristicAgent:
 
     def choose(self, game: Game) -> Move:
         ranked = self.engine.rank(game, self.race)
-        pick = ranked[0]
-        if self.explore and len(ranked) > 1 and self.rng.random() < self.explore:
-            pick = ranked[self.rng.randrange(min(3, len(ranked)))]
-        return choice_move(game, pick[1])
+        return choice_move(game, pick_explored(ranked, self.rng, self.explore)[1])
 
 
 register_agent("heuristic", HeuristicAgent)
