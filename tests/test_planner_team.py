@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 
 import pytest
 from typer.testing import CliRunner
@@ -20,7 +21,8 @@ from nochmal.missions.coop import coop_game, mission_result
 from nochmal.missions.loader import load_mission
 from nochmal.missions.model import Mission, Objective
 from nochmal.move import PASS, Move
-from nochmal.solver.team import (INFEASIBLE, OPTIMAL, TeamPlanError, plan_team, replay_team,
+from nochmal.solver.interrupt import SigintStop
+from nochmal.solver.team import (INFEASIBLE, OPTIMAL, TeamPlanError, _solve_earliest, plan_team, replay_team,
                                  validate_team_plan)
 
 TINY = Board.from_grid(["ygbyr", "ggBro", "obbrO"], name="tiny", jokers=2)
@@ -248,11 +250,6 @@ def test_three_and_four_player_plans_pass_the_engine_replay(tmp_path, players: i
 def test_earliest_win_model_alone_equals_exhaustive_search(players: int):
     """The earliest-win optimisation over all rolls (no feasibility checks, no bots' plan in
     front of it) finds exactly the exhaustive fewest rolls, or proves there is no win."""
-    import time
-
-    from nochmal.solver.interrupt import SigintStop
-    from nochmal.solver.team import _solve_earliest
-
     outcomes = set()
     for case, (objectives, budget) in enumerate(CASES):
         mission = _mission(objectives, 4 if players == 2 else budget)

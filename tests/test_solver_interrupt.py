@@ -64,7 +64,9 @@ def test_team_solve_interrupted_returns_best_so_far(tmp_path):
     data = json.loads(out)
     assert data["interrupted"] is True
     assert data["proven"] is False
-    if data["rolls_needed"] is not None:  # a plan found before the interrupt must still win
+    # at 8 s the search is usually still proving small T, so there is rarely a plan yet;
+    # when there is one, it must still win through the engine
+    if data["rolls_needed"] is not None:
         mission = load_mission("column-relay")
         moves = [[Move.parse(m) for m in row["moves"]] for row in data["plan"]]
         rolls = [seeded_roll(1, i, 3) for i in range(data["budget"])]
