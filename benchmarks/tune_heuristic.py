@@ -197,12 +197,12 @@ def main() -> None:
     print(f"start: eval mean {best_mean:.2f} on seeds {eval_seeds[0]}..{eval_seeds[-1]}", file=sys.stderr)
     history: list[tuple[list, list]] = []
     cursor = 0
+    depth = args.backup_depth if args.backup > 0 else 0  # rolls the backup looks ahead; 0 = none
     for rnd in range(1, args.rounds + 1):
         t = time.time()
         rows, targets = [], []
         seeds = [train_pool[(cursor + i) % len(train_pool)] for i in range(args.games)]
         cursor += args.games
-        depth = args.backup_depth if args.backup > 0 else 0
         for r, nows, final, *rest in play_many(weights, seeds, args.explore, depth, args.policy,
                                                args.jobs):
             mc = lambda_targets(r, nows, final, weights, args.lam)
