@@ -12,6 +12,11 @@ from nochmal.errors import NochmalError
 
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file in the same folder and a rename."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file in the same folder and a rename."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
@@ -21,8 +26,8 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     except OSError as exc:
         raise NochmalError(f"{path}: cannot write file ({exc.strerror or exc})") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

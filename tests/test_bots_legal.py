@@ -19,7 +19,7 @@ from nochmal.move import PASS
 from nochmal.sheet import Sheet
 
 BOARD = load_board("classic")
-STRONG = ["heuristic", "lookahead", "lookahead1", "easy", "medium", "hard"]
+STRONG = ["heuristic", "ntuple", "lookahead", "lookahead1", "easy", "medium", "hard"]
 
 
 def oracle_legal(game: Game, move) -> bool:
@@ -87,6 +87,8 @@ def play_checked(name: str, players: int, seed: int) -> Game:
     ("heuristic", 2, range(1, 4)),
     ("heuristic", 3, range(1, 3)),
     ("heuristic", 4, range(1, 2)),
+    ("ntuple", 1, range(1, 5)),
+    ("ntuple", 2, range(1, 2)),
     ("lookahead", 1, range(1, 2)),
     ("lookahead1", 1, range(3, 4)),
     ("lookahead", 2, range(1, 2)),
@@ -158,7 +160,8 @@ def test_passive_player_after_roll_3_picks_from_the_dice_left(name):
 # (bot, players, first roll the bot decides): the slow two-roll bots take over at roll 6 from
 # the heuristic, so their search still runs on 6 positions (two rolls deep) but costs less
 @pytest.mark.parametrize("name,players,start", [("heuristic", 1, 0), ("heuristic", 2, 0), ("lookahead1", 1, 0),
-                                                ("hard", 1, 6), ("medium", 2, 0), ("lookahead", 2, 0)])
+                                                ("hard", 1, 6), ("medium", 2, 0), ("lookahead", 2, 0),
+                                                ("ntuple", 1, 0)])
 def test_deterministic_for_a_seed(name, players, start):
     def moves(seed):
         game = Game(BOARD, players, mode="solo" if players == 1 else "competitive")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from nochmal.bitsets import components
 from nochmal.board import COLOURS, Board
+from nochmal.bots.tuples import TupleResidual
 from nochmal.game import Game
 from nochmal.placements import placement_index
 
@@ -65,23 +66,26 @@ def phase_basis(rolls_left: int) -> tuple[float, ...]:
 class Context:
     """What a decision needs beyond the sheet: points at stake and the game phase."""
 
-    __slots__ = ("col_value", "colour_value", "rolls_left", "weights")
+    __slots__ = ("col_value", "colour_value", "rolls_left", "weights", "tuples")
 
     def __init__(self, col_value: list[int], colour_value: list[int], rolls_left: int,
-                 weights: list[float]):
+                 weights: list[float], tuples: TupleResidual | None = None):
         self.col_value = col_value
         self.colour_value = colour_value
         self.rolls_left = rolls_left
         self.weights = weights
+        self.tuples = tuples  # the n-tuple residual, where it applies (solo), else None
 
 
 class Evaluator:
     """Fast features and value of sheets of one board under one set of weights."""
 
-    def __init__(self, board: Board, weights: list[float], bridging: bool = False):
+    def __init__(self, board: Board, weights: list[float], bridging: bool = False,
+                 tuples: TupleResidual | None = None):
         if len(weights) != N_BASE * PHASE_TERMS:
             raise ValueError(f"expected {N_BASE * PHASE_TERMS} weights, got {len(weights)}")
         self.board = board
+        self.tuples = tuples  # learned for solo play; used only in solo contexts
         self.bridging = bridging
         self.index = placement_index(board, bridging)
         self.raw_weights = list(weights)
@@ -122,7 +126,10 @@ class Evaluator:
 
     def joker_value(self, ctx: Context, jokers_left: int) -> float:
         """Score plus estimated option value of ``jokers_left`` unused jokers."""
-        return jokers_left + ctx.weights[JOKER_FEATURE + min(jokers_left, 8)]
+        v = jokers_left + ctx.weights[JOKER_FEATURE + min(jokers_left, 8)]
+        if ctx.tuples is not None:
+            v += ctx.tuples.joker(ctx.rolls_left, jokers_left)
+        return v
 
     # --- context ------------------------------------------------------------------------
     def context(self, game: Game, player: int, rolls_left: int | None = None) -> Context:
@@ -152,7 +159,9 @@ class Evaluator:
                 colour_value.append(board.colour_bonus_first)
         if rolls_left is None:
             rolls_left = estimated_rolls_left(game)
-        return Context(col_value, colour_value, rolls_left, self.phase_weights(rolls_left))
+        solo = game.mode == "solo" and not game.rules.solo_ends_on_second_colour
+        return Context(col_value, colour_value, rolls_left, self.phase_weights(rolls_left),
+                       self.tuples if solo else None)
 
     # --- features -----------------------------------------------------------------------
     def neighbours(self, mask: int) -> int:
@@ -247,6 +256,8 @@ class Evaluator:
         """The value without the joker part (which depends only on jokers left)."""
         score, f = self.features(crossed, anchored, ctx)
         w = ctx.weights
+        if ctx.tuples is not None:
+            score += ctx.tuples.value(crossed, anchored, ctx.rolls_left)
         return score + sum([a * b for a, b in zip(f, w)])
 
     def full_features(self, crossed: int, anchored: int, jokers_left: int, ctx: Context) -> tuple[float, list[float]]:

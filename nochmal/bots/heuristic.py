@@ -6,6 +6,10 @@ that a claimed column or colour is worth only its later value (the evaluation's 
 that completing a second colour ends the game (good only when ahead), and that as active
 player from roll 4 on the dice it leaves go to the others (a pick that leaves them strong
 dice is charged what those dice are worth to the best-placed opponent).
+
+``ntuple`` is the same one-ply bot on the evaluation plus the n-tuple residual learned by
+self-play (nochmal.bots.tuples); the residual applies in solo only, elsewhere it plays as
+``heuristic``.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import random
 from nochmal.agents import register_agent
 from nochmal.board import COLOURS
 from nochmal.bots.evaluation import N_BASE, Context, Evaluator, estimated_rolls_left
+from nochmal.bots.tuples import TupleResidual, shipped_residual
 from nochmal.bots.weights import WEIGHTS
 from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll, resolutions
 from nochmal.game import Game
@@ -38,15 +43,22 @@ def choice_move(game: Game, choice: tuple | None) -> Move:
 class Engine:
     """Evaluators per board, shared by the bots and the hints (built once, cached)."""
 
-    def __init__(self, weights: list[float] | None = None):
+    def __init__(self, weights: list[float] | None = None, tuples: TupleResidual | bool = False):
+        """``tuples``: add an n-tuple residual in solo (True: the shipped tables, where they
+        fit the board)."""
         self.weights = list(WEIGHTS if weights is None else weights)
+        self.tuples = tuples
         self._evaluators: dict[tuple[int, bool], Evaluator] = {}
 
     def evaluator(self, game: Game) -> Evaluator:
         key = (id(game.board), game.rules.bridging)
         ev = self._evaluators.get(key)
         if ev is None or ev.board is not game.board:
-            ev = self._evaluators[key] = Evaluator(game.board, self.weights, game.rules.bridging)
+            tuples = self.tuples
+            if tuples is True:
+                tuples = shipped_residual(game.board)
+            ev = self._evaluators[key] = Evaluator(game.board, self.weights, game.rules.bridging,
+                                                   tuples or None)
         return ev
 
     def context(self, game: Game, player: int, rolls_left: int | None = None) -> Context:
@@ -65,25 +77,10 @@ class Engine:
         sheet = game.sheets[player]
         ev = self.evaluator(game)
         ctx = self.context(game, player)
-        X, A, jl = sheet.crossed, sheet.anchored, sheet.jokers_left
-        index = ev.index
-        base_cache: dict[int, float] = {}
-        best_by_mask: dict[int, tuple[float, tuple]] = {}
-        for cf, nf, colour, count, cost in game.choices():
-            jv = ev.joker_value(ctx, jl - cost)
-            for mask in index.query(X, A, colour, count):
-                b = base_cache.get(mask)
-                if b is None:
-                    b = base_cache[mask] = ev.base_value(X | mask, A | ev.neighbours(mask), ctx)
-                v = b + jv
-                old = best_by_mask.get(mask)
-                if old is None or v > old[0]:
-                    best_by_mask[mask] = (v, (cf, nf, colour, count, mask, cost))
-        ranked: Ranked = [(ev.base_value(X, A, ctx) + ev.joker_value(ctx, jl), None)]
-        ranked += best_by_mask.values()
+        ranked = choice_values(ev, ctx, sheet.crossed, sheet.anchored, sheet.jokers_left, game.choices())
         if race and game.mode == "competitive" and game.n_players > 1:
             ranked = self._race_adjust(game, player, ev, ranked)
-        ranked.sort(key=_rank_key, reverse=True)
+        ranked.sort(key=rank_key, reverse=True)
         return ranked
 
     # --- the race -----------------------------------------------------------------------
@@ -140,7 +137,32 @@ class Engine:
         return best - stay
 
 
-def _rank_key(item: tuple[float, tuple | None]) -> tuple:
+def choice_values(ev: Evaluator, ctx: Context, crossed: int, anchored: int, jokers_left: int,
+                  choices) -> Ranked:
+    """Pass and every distinct placement open to ``choices`` ((colour face, number face,
+    colour, count, joker cost) as from Game.choices), each with the evaluation of the sheet
+    after it; a placement reachable by several choices keeps its best (cheapest) one. Unsorted.
+    Works on raw masks, so the trainers can call it without a Game."""
+    X, A, jl = crossed, anchored, jokers_left
+    index = ev.index
+    base_cache: dict[int, float] = {}
+    best_by_mask: dict[int, tuple[float, tuple]] = {}
+    for cf, nf, colour, count, cost in choices:
+        jv = ev.joker_value(ctx, jl - cost)
+        for mask in index.query(X, A, colour, count):
+            b = base_cache.get(mask)
+            if b is None:
+                b = base_cache[mask] = ev.base_value(X | mask, A | ev.neighbours(mask), ctx)
+            v = b + jv
+            old = best_by_mask.get(mask)
+            if old is None or v > old[0]:
+                best_by_mask[mask] = (v, (cf, nf, colour, count, mask, cost))
+    ranked: Ranked = [(ev.base_value(X, A, ctx) + ev.joker_value(ctx, jl), None)]
+    ranked += best_by_mask.values()
+    return ranked
+
+
+def rank_key(item: tuple[float, tuple | None]) -> tuple:
     value, choice = item
     # deterministic tie-break: value, then fewer jokers, then more crosses, then the mask
     if choice is None:
@@ -163,9 +185,9 @@ class HeuristicAgent:
     name = "heuristic"
 
     def __init__(self, seed: int = 0, weights: list[float] | None = None, race: bool = True,
-                 explore: float = 0.0):
+                 explore: float = 0.0, tuples: TupleResidual | bool = False):
         self.rng = random.Random(seed)
-        self.engine = Engine(weights)
+        self.engine = Engine(weights, tuples)
         self.race = race
         self.explore = explore
 
@@ -175,3 +197,5 @@ class HeuristicAgent:
 
 
 register_agent("heuristic", HeuristicAgent)
+# the same one ply, the evaluation plus the n-tuple residual learned by self-play (solo only)
+register_agent("ntuple", lambda seed=0: HeuristicAgent(seed=seed, tuples=True))

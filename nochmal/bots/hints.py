@@ -1,7 +1,7 @@
 """Hints: the best few choices for the deciding player, with their estimated value.
 
 The look-ahead bot ranks the choices (expectimax over the next roll, in solo over the next
-two, the tuned evaluation as leaf); the value shown is its estimate of the final score of
+two, the tuned evaluation as leaf, in solo with the n-tuple residual); the value shown is its estimate of the final score of
 the sheet if that choice is taken (in the race, adjusted for the race as the bot sees it).
 """
 
@@ -24,7 +24,7 @@ def hint(game: Game, top: int = 3) -> list[tuple[Move, float]]:
         raise NochmalError(f"top must be at least 1, got {top}")
     agent = _AGENTS.get(top)
     if agent is None:  # every choice shown is valued the same way (two rolls deep in solo)
-        agent = _AGENTS[top] = LookaheadAgent(width=max(12, top), deep=top)
+        agent = _AGENTS[top] = LookaheadAgent(width=max(12, top), deep=top, tuples=True)
     out = []
     for value, choice in agent.rank(game)[:top]:
         if value >= END_BONUS / 2:

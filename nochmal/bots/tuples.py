@@ -1,0 +1,201 @@
+"""An n-tuple residual for the evaluation, learned by TD(0) self-play.
+
+The linear evaluation (nochmal.bots.evaluation) sees summaries: how many cells a column or
+a colour still misses, how many pieces, how many stars are open. Which cells are missing
+matters as well (the last cell of a column may sit in a block that is hard to reach, two
+neighbouring columns may need the same block), and a linear model of summaries cannot
+express that. An n-tuple network can (the approach that made 2048 agents strong): one table
+entry per pattern of a small group of cells, and the residual of a sheet is the sum of its
+entries. The groups here:
+
+- each column's 7 cells (128 patterns),
+- each block's cells plus one bit "one of its open cells is anchored" (at most 128),
+- each pair of neighbouring columns (14 cells, 16 384 patterns),
+- the jokers left (9 entries),
+
+each in one of six game phases (rolls left after the decision: 1-5, 6-10, ..., 26 and
+more). The tables are learned by benchmarks/train_tuples.py with TD(0) on after-states in
+solo self-play and shipped as nochmal/bots/tuple_weights.npz, for the board they were
+trained on (the block groups are that board's blocks); other boards get no residual.
+"""
+
+from __future__ import annotations
+
+import io
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from nochmal.board import Board
+from nochmal.errors import NochmalError
+from nochmal.fileio import atomic_write_bytes
+
+PHASES = 6
+PHASE_ROLLS = 5  # rolls per phase
+WEIGHTS_RESOURCE = "tuple_weights.npz"
+FORMAT = 1
+
+
+def phase_of(rolls_left: int) -> int:
+    """Phase table for a sheet with ``rolls_left`` >= 1 rolls still to come."""
+    return min((rolls_left - 1) // PHASE_ROLLS, PHASES - 1)
+
+
+class TupleLayout:
+    """Where each group's entries live in a phase table, and how a sheet picks them."""
+
+    def __init__(self, board: Board):
+        if board.rows != 7:
+            raise NochmalError(f"n-tuple layout: boards of 7 rows only, not {board.rows}")
+        self.grid = "/".join(board.printed)
+        self.cols = board.cols
+        self.n_bytes = (board.n_cells + 7) // 8
+        # per byte of the crossed mask: its cells' bits packed into one field per column
+        # (column c's rows in bits 8c..8c+6), so a sheet's column patterns cost one lookup a byte
+        where = {board.bit_of[r * board.cols + c]: (c, r) for c in range(board.cols) for r in range(board.rows)}
+        self.byte_tables = []
+        for k in range(self.n_bytes):
+            table = []
+            for v in range(256):
+                packed = 0
+                for i in range(8):
+                    if v >> i & 1 and 8 * k + i in where:
+                        c, r = where[8 * k + i]
+                        packed |= 1 << (8 * c + r)
+                table.append(packed)
+            self.byte_tables.append(table)
+        self.blocks = tuple((b.offset, (1 << b.size) - 1) for b in board.blocks)
+        self.block_base = board.cols * 128
+        self.joker_base = self.block_base + len(self.blocks) * 128
+        self.pair_base = self.joker_base + 9
+        self.size = self.pair_base + (board.cols - 1) * 16384  # entries per phase table
+        # per column: (its table start, the start of its pair with the column before, shift)
+        self.column_slots = tuple((c * 128, self.pair_base + (c - 1) * 16384, 8 * c) for c in range(board.cols))
+        self.block_slots = tuple((off, full, self.block_base + i * 128) for i, (off, full) in enumerate(self.blocks))
+
+    def column_patterns(self, crossed: int) -> list[int]:
+        """Per column, which of its 7 cells are crossed (bit r = row r + 1)."""
+        packed = 0
+        tables = self.byte_tables
+        x = crossed
+        for k in range(self.n_bytes):
+            packed |= tables[k][x & 255]
+            x >>= 8
+        return [(packed >> (8 * c)) & 127 for c in range(self.cols)]
+
+    def indices(self, crossed: int, anchored: int, jokers_left: int) -> list[int]:
+        """The entries of a sheet in its phase table (one per group)."""
+        cols = self.column_patterns(crossed)
+        out = [c * 128 + p for c, p in enumerate(cols)]
+        open_anchored = anchored & ~crossed
+        base = self.block_base
+        for i, (off, full) in enumerate(self.blocks):
+            idx = (crossed >> off) & full
+            if (open_anchored >> off) & full:
+                idx += 64
+            out.append(base + i * 128 + idx)
+        out.append(self.joker_base + min(jokers_left, 8))
+        pb = self.pair_base
+        out += [pb + c * 16384 + cols[c] + 128 * cols[c + 1] for c in range(self.cols - 1)]
+        return out
+
+
+class TupleResidual:
+    """The tables of one board; ``value`` and ``joker`` are added to the evaluation."""
+
+    def __init__(self, layout: TupleLayout, tables: list[list[float]]):
+        if len(tables) != PHASES or any(len(t) != layout.size for t in tables):
+            raise NochmalError(f"n-tuple tables: expected {PHASES} tables of {layout.size} entries")
+        self.layout = layout
+        self.tables = tables  # mutable lists: the trainer updates them in place
+
+    @classmethod
+    def zeros(cls, board: Board) -> "TupleResidual":
+        layout = TupleLayout(board)
+        return cls(layout, [[0.0] * layout.size for _ in range(PHASES)])
+
+    def value(self, crossed: int, anchored: int, rolls_left: int) -> float:
+        """The sheet's residual without the joker entry (0 when no roll is to come)."""
+        if rolls_left <= 0:
+            return 0.0
+        t = self.tables[phase_of(rolls_left)]
+        lay = self.layout
+        packed = 0
+        x = crossed
+        for table in lay.byte_tables:
+            packed |= table[x & 255]
+            x >>= 8
+        total = 0.0
+        prev = -1
+        for col_off, pair_off, shift in lay.column_slots:
+            p = (packed >> shift) & 127
+            total += t[col_off + p]
+            if prev >= 0:
+                total += t[pair_off + prev + 128 * p]
+            prev = p
+        open_anchored = anchored & ~crossed
+        for off, full, entry in lay.block_slots:
+            if (open_anchored >> off) & full:
+                total += t[entry + 64 + ((crossed >> off) & full)]
+            else:
+                total += t[entry + ((crossed >> off) & full)]
+        return total
+
+    def joker(self, rolls_left: int, jokers_left: int) -> float:
+        if rolls_left <= 0:
+            return 0.0
+        return self.tables[phase_of(rolls_left)][self.layout.joker_base + min(jokers_left, 8)]
+
+    # --- files --------------------------------------------------------------------------
+    def save(self, path: str | Path) -> None:
+        """Write the tables (float32, compressed) atomically, with the board they fit."""
+        buf = io.BytesIO()
+        np.savez_compressed(buf, format=np.int64(FORMAT), grid=np.array(self.layout.grid),
+                            tables=np.asarray(self.tables, dtype=np.float32))
+        atomic_write_bytes(path, buf.getvalue())
+
+    @classmethod
+    def load(cls, path: str | Path, board: Board) -> "TupleResidual":
+        """Tables from ``path``; an error names the file if it does not fit ``board``."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                fmt, grid, tables = int(data["format"]), str(data["grid"]), data["tables"]
+        except (OSError, KeyError, ValueError) as exc:
+            raise NochmalError(f"{path}: not an n-tuple weights file ({exc})") from None
+        layout = TupleLayout(board)
+        if fmt != FORMAT:
+            raise NochmalError(f"{path}: format {fmt}, this version reads format {FORMAT}")
+        if grid != layout.grid:
+            raise NochmalError(f"{path}: trained for another sheet, not {board.name}")
+        if tables.shape != (PHASES, layout.size):
+            raise NochmalError(f"{path}: tables of shape {tables.shape}, expected {(PHASES, layout.size)}")
+        return cls(layout, [row.astype(float).tolist() for row in tables])
+
+
+@lru_cache(maxsize=None)
+def _shipped_grid() -> str | None:
+    path = shipped_path()
+    if not path.exists():
+        return None
+    with np.load(path, allow_pickle=False) as data:
+        return str(data["grid"])
+
+
+def shipped_path() -> Path:
+    return Path(str(resources.files("nochmal.bots").joinpath(WEIGHTS_RESOURCE)))
+
+
+_SHIPPED: dict[str, TupleResidual] = {}
+
+
+def shipped_residual(board: Board) -> TupleResidual | None:
+    """The shipped tables if they were trained for this board's layout, else None."""
+    grid = "/".join(board.printed)
+    if _shipped_grid() != grid:
+        return None
+    res = _SHIPPED.get(grid)
+    if res is None:
+        res = _SHIPPED[grid] = TupleResidual.load(shipped_path(), board)
+    return res

@@ -1,0 +1,150 @@
+"""The n-tuple residual: its entries, its file, the TD trainer's rule and its games."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nochmal.agents import make_agent
+from nochmal.board import load_board
+from nochmal.bots.tuples import PHASES, TupleResidual, phase_of, shipped_residual
+from nochmal.errors import NochmalError
+from nochmal.game import Game
+from nochmal.play import play_game
+
+BOARD = load_board("classic")
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "train_tuples.py"
+
+
+def load_trainer():
+    spec = importlib.util.spec_from_file_location("train_tuples", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def random_tables(seed: int) -> TupleResidual:
+    res = TupleResidual.zeros(BOARD)
+    rng = random.Random(seed)
+    res.tables = [[rng.uniform(-1, 1) for _ in table] for table in res.tables]
+    return res
+
+
+RANDOM = random_tables(7)
+
+
+def pattern_by_hand(crossed: int, column: int) -> int:
+    """Bit r set when row r + 1 of the column is crossed (from the grid, not the layout)."""
+    return sum(1 << r for r in range(7) if crossed >> BOARD.bit_of[r * BOARD.cols + column] & 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, (1 << 105) - 1), st.integers(0, (1 << 105) - 1), st.integers(0, 8), st.integers(1, 29))
+def test_value_is_the_sum_of_the_sheets_entries(crossed, anchored, jokers, rolls_left):
+    table = RANDOM.tables[phase_of(rolls_left)]
+    idx = RANDOM.layout.indices(crossed, anchored, jokers)
+    assert len(idx) == len(set(idx)) == 15 + len(BOARD.blocks) + 1 + 14
+    direct = sum(table[i] for i in idx)
+    assert RANDOM.value(crossed, anchored, rolls_left) + RANDOM.joker(rolls_left, jokers) == pytest.approx(direct)
+    assert RANDOM.layout.column_patterns(crossed) == [pattern_by_hand(crossed, c) for c in range(15)]
+
+
+def test_entries_by_hand_on_a_small_sheet():
+    crossed = BOARD.mask_of(["H1", "H2", "H7"])
+    lay = RANDOM.layout
+    idx = lay.indices(crossed, BOARD.start_mask, 5)
+    assert idx[7] == 7 * 128 + 0b1000011  # column H: rows 1, 2 and 7
+    assert idx[6] == 6 * 128  # column G untouched
+    assert lay.joker_base + 5 in idx
+    assert lay.pair_base + 6 * 16384 + 0 + 128 * 0b1000011 in idx  # the pair G|H
+
+
+def test_no_residual_once_no_roll_is_to_come():
+    assert RANDOM.value(BOARD.mask_of(["H1"]), BOARD.start_mask, 0) == 0.0
+    assert RANDOM.joker(0, 3) == 0.0
+    assert [phase_of(r) for r in (1, 5, 6, 25, 26, 29, 40)] == [0, 0, 1, 4, 5, 5, PHASES - 1]
+
+
+def test_file_round_trip_and_errors(tmp_path):
+    path = tmp_path / "t.npz"
+    RANDOM.save(path)
+    back = TupleResidual.load(path, BOARD)
+    x = BOARD.mask_of(["H1", "H2", "G2"])
+    assert back.value(x, BOARD.start_mask, 12) == pytest.approx(RANDOM.value(x, BOARD.start_mask, 12), abs=1e-5)
+    with pytest.raises(NochmalError, match="another sheet"):
+        TupleResidual.load(path, load_board("red"))
+    bad = tmp_path / "bad.npz"
+    bad.write_text("not numpy")
+    with pytest.raises(NochmalError, match="bad.npz: not an n-tuple weights file"):
+        TupleResidual.load(bad, BOARD)
+
+
+def test_shipped_tables_fit_the_classic_sheet_only():
+    res = shipped_residual(BOARD)
+    assert res is not None and any(v != 0 for v in res.tables[0])
+    assert shipped_residual(load_board("red")) is None
+
+
+def test_residual_only_in_solo():
+    agent = make_agent("ntuple", 1)
+    solo = Game(BOARD, 1, mode="solo")
+    race = Game(BOARD, 2)
+    ev = agent.engine.evaluator(solo)
+    assert ev.context(solo, 0, 10).tuples is not None
+    assert ev.context(race, 0, 10).tuples is None
+
+
+def test_self_play_matches_the_heuristic_bot_through_the_engine():
+    """With all-zero tables the trainer's games are the heuristic bot's games."""
+    sp = load_trainer().SelfPlay(TupleResidual.zeros(BOARD))
+    for seed in (3, 4):
+        game = play_game(Game(BOARD, 1, mode="solo"), [make_agent("heuristic", seed)], seed)
+        assert sp.play(seed) == game.scores()[0]
+
+
+def test_self_play_matches_the_ntuple_bot_through_the_engine():
+    sp = load_trainer().SelfPlay(shipped_residual(BOARD))
+    game = play_game(Game(BOARD, 1, mode="solo"), [make_agent("ntuple", 5)], 5)
+    assert sp.play(5) == game.scores()[0]
+
+
+def test_td_step_one_moves_the_last_after_state_onto_the_final_value():
+    tt = load_trainer()
+    res = TupleResidual.zeros(BOARD)
+    sp = tt.SelfPlay(res)
+    trace: list = []
+    final = sp.play(11, step=1.0, trace=trace)
+    assert trace[-1][4] == 0 and trace[-1][0] == final  # the last decision is valued exactly
+    v, X, A, jl, r = trace[-2]
+    ctx = sp.contexts[r]
+    after = sp.ev.base_value(X, A, ctx) + sp.ev.joker_value(ctx, jl)
+    assert after == pytest.approx(final)  # the update closed the whole TD error
+    assert v != pytest.approx(final)  # ... which was not zero before
+
+
+def test_training_is_deterministic_and_written_atomically(tmp_path, capsys):
+    tt = load_trainer()
+    outs = []
+    for k in range(2):
+        out = tmp_path / f"w{k}.npz"
+        assert tt.main(["--stages", "3:0.05", "--no-select", "--out", str(out), "--report", "3"]) == 0
+        outs.append(TupleResidual.load(out, BOARD).tables)
+    assert outs[0] == outs[1] and any(v for t in outs[0] for v in t)
+    assert "stage 1 (0.05): 3/3 games" in capsys.readouterr().out
+    assert not [p for p in tmp_path.iterdir() if p.suffix == ".tmp"]
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--stages", "ten:0.1"], "is not GAMES:STEP"),
+    (["--stages", "10:2"], "0 < step <= 1"),
+    (["--stages", "10:0.1", "--first-seed", "100100"], "overlap the held-out range"),
+])
+def test_trainer_rejects_bad_options(argv, message, capsys, tmp_path):
+    tt = load_trainer()
+    assert tt.main(argv + ["--out", str(tmp_path / "w.npz")]) == 2
+    assert message in capsys.readouterr().err
