@@ -9,7 +9,10 @@ anchored at the end and learned backwards through the phases. The dice are seede
 from the held-out range of the published figures (100000..100199); after each stage the
 greedy bot is scored on the tuning seeds 801..1000 and the tables are written atomically.
 
-    nice -n 10 python benchmarks/train_tuples.py --stages 60000:0.05,60000:0.03
+    nice -n 5 python benchmarks/train_tuples.py --stages 60000:0.05 --out /tmp/stage1.npz
+    nice -n 5 python benchmarks/train_tuples.py --start /tmp/stage1.npz --stages 90000:0.03 --first-seed 10060001
+
+(the shipped tables; about 60 min in all on one core).
 
 A stage ``G:A`` plays G games with step size A (the total change of a sheet's value per
 update, shared by its entries). ``--start FILE`` continues from saved tables.
@@ -128,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     except NochmalError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"interrupted; {args.out} holds the tables of the last finished stage, if any",
+              file=sys.stderr)
+        return 130
     return 0
 
 
