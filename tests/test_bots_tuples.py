@@ -6,6 +6,7 @@ import importlib.util
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -82,6 +83,14 @@ def test_file_round_trip_and_errors(tmp_path):
     bad.write_text("not numpy")
     with pytest.raises(NochmalError, match="bad.npz: not an n-tuple weights file"):
         TupleResidual.load(bad, BOARD)
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(path.read_bytes()[:2000])  # a truncated download
+    with pytest.raises(NochmalError, match="cut.npz: not an n-tuple weights file"):
+        TupleResidual.load(cut, BOARD)
+    arr = tmp_path / "arr.npy"
+    np.save(arr, np.zeros(3))  # a numpy file, but not an archive
+    with pytest.raises(NochmalError, match="arr.npy: not an n-tuple weights file"):
+        TupleResidual.load(arr, BOARD)
 
 
 def test_shipped_tables_fit_the_classic_sheet_only():

@@ -1,8 +1,9 @@
 """Hints: the best few choices for the deciding player, with their estimated value.
 
 The look-ahead bot ranks the choices (expectimax over the next roll, in solo over the next
-two, the tuned evaluation as leaf, in solo with the n-tuple residual); the value shown is its estimate of the final score of
-the sheet if that choice is taken (in the race, adjusted for the race as the bot sees it).
+two, the tuned evaluation as leaf, in solo with the n-tuple residual); the value shown is
+its estimate of the final score of the sheet if that choice is taken (in the race, adjusted
+for the race as the bot sees it).
 """
 
 from __future__ import annotations

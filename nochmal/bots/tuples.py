@@ -22,6 +22,7 @@ trained on (the block groups are that board's blocks); other boards get no resid
 from __future__ import annotations
 
 import io
+import zipfile
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -162,7 +163,7 @@ class TupleResidual:
         try:
             with np.load(path, allow_pickle=False) as data:
                 fmt, grid, tables = int(data["format"]), str(data["grid"]), data["tables"]
-        except (OSError, KeyError, ValueError) as exc:
+        except (OSError, EOFError, KeyError, ValueError, TypeError, AttributeError, zipfile.BadZipFile) as exc:
             raise NochmalError(f"{path}: not an n-tuple weights file ({exc})") from None
         layout = TupleLayout(board)
         if fmt != FORMAT:
@@ -171,6 +172,8 @@ class TupleResidual:
             raise NochmalError(f"{path}: trained for another sheet, not {board.name}")
         if tables.shape != (PHASES, layout.size):
             raise NochmalError(f"{path}: tables of shape {tables.shape}, expected {(PHASES, layout.size)}")
+        if not np.isfinite(tables).all():
+            raise NochmalError(f"{path}: the tables hold values that are not finite numbers")
         return cls(layout, [row.astype(float).tolist() for row in tables])
 
 
