@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from nochmal.agents import make_agent
 from nochmal.board import load_board
+from nochmal.dice import seeded_roll
 from nochmal.bots.tuples import PHASES, TupleResidual, phase_of, shipped_residual
 from nochmal.errors import NochmalError
 from nochmal.game import Game
-from nochmal.play import play_game
 
 BOARD = load_board("classic")
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "train_tuples.py"
@@ -108,18 +108,31 @@ def test_residual_only_in_solo():
     assert ev.context(race, 0, 10).tuples is None
 
 
-def test_self_play_matches_the_heuristic_bot_through_the_engine():
-    """With all-zero tables the trainer's games are the heuristic bot's games."""
-    sp = load_trainer().SelfPlay(TupleResidual.zeros(BOARD))
-    for seed in (3, 4):
-        game = play_game(Game(BOARD, 1, mode="solo"), [make_agent("heuristic", seed)], seed)
-        assert sp.play(seed) == game.scores()[0]
+def engine_game(bot: str, seed: int) -> tuple[list[tuple[int, int]], int]:
+    """(crossed mask and jokers left after every decision, final score) of ``bot`` through
+    the engine, which checks every move."""
+    game = Game(BOARD, 1, mode="solo")
+    agent = make_agent(bot, seed)
+    sheets = []
+    while not game.is_terminal():
+        if game.current_player() < 0:
+            game.apply_roll(seeded_roll(seed, game.rolls_done, 2))
+            continue
+        game.apply_move(agent.choose(game))
+        sheets.append((game.sheets[0].crossed, game.sheets[0].jokers_left))
+    return sheets, game.scores()[0]
 
 
-def test_self_play_matches_the_ntuple_bot_through_the_engine():
-    sp = load_trainer().SelfPlay(shipped_residual(BOARD))
-    game = play_game(Game(BOARD, 1, mode="solo"), [make_agent("ntuple", 5)], 5)
-    assert sp.play(5) == game.scores()[0]
+@pytest.mark.parametrize("bot,seed", [("heuristic", 3), ("heuristic", 4), ("ntuple", 5)])
+def test_self_play_makes_the_bots_moves(bot, seed):
+    """The trainer's games are move for move the engine's games of the bot it trains
+    (all-zero tables: the heuristic; the shipped tables: ntuple)."""
+    tables = TupleResidual.zeros(BOARD) if bot == "heuristic" else shipped_residual(BOARD)
+    trace: list = []
+    score = load_trainer().SelfPlay(tables).play(seed, trace=trace)
+    sheets, final = engine_game(bot, seed)
+    assert [(X, jl) for _v, X, _A, jl, _r in trace] == sheets
+    assert score == final
 
 
 def test_td_step_one_moves_the_last_after_state_onto_the_final_value():
