@@ -29,13 +29,14 @@ from pathlib import Path
 from nochmal.board import load_board
 from nochmal.bots.heuristic import Engine, choice_values, rank_key
 from nochmal.bots.tuples import TupleResidual, phase_of, shipped_path
-from nochmal.dice import resolutions, seeded_roll
+from nochmal.dice import seeded_roll
 from nochmal.errors import NochmalError
 from nochmal.game import Game
 from nochmal.sheet import Sheet
 
 SOLO_ROLLS = 30
 SELECTION_SEEDS = range(801, 1001)
+HELD_OUT = range(100000, 100200)  # the published figures' seeds: never trained on
 
 
 def parse_stages(text: str) -> list[tuple[int, float]]:
@@ -72,9 +73,8 @@ class SelfPlay:
         for t in range(SOLO_ROLLS):
             roll = seeded_roll(seed, t, 2)
             rolls_left = SOLO_ROLLS - 1 - t
-            choices = [(cf, nf, colour, count, cost) for cf, nf in roll.pairs()
-                       for colour, count, cost in resolutions(cf, nf, jl)]
-            value, choice = max(choice_values(ev, self.contexts[rolls_left], X, A, jl, choices), key=rank_key)
+            value, choice = max(choice_values(ev, self.contexts[rolls_left], X, A, jl, roll.choices(jl)),
+                                key=rank_key)
             if choice is not None:
                 mask = choice[4]
                 X, A, jl = X | mask, A | ev.neighbours(mask), jl - choice[5]
@@ -107,11 +107,10 @@ def main(argv: list[str] | None = None) -> int:
         stages = parse_stages(args.stages)
         board = load_board("classic")
         tuples = TupleResidual.load(args.start, board) if args.start else TupleResidual.zeros(board)
-        held_out = range(100000, 100200)
         total = sum(g for g, _ in stages)
-        if args.first_seed <= held_out[-1] and args.first_seed + total > held_out[0]:
+        if args.first_seed <= HELD_OUT[-1] and args.first_seed + total > HELD_OUT[0]:
             raise NochmalError(f"training seeds {args.first_seed}..{args.first_seed + total - 1} overlap "
-                               f"the held-out range 100000..100199")
+                               f"the held-out range {HELD_OUT[0]}..{HELD_OUT[-1]}")
         sp = SelfPlay(tuples)
         seed = args.first_seed
         t0 = time.time()

@@ -78,6 +78,12 @@ class Roll:
         """Distinct (colour face, number face) picks from these dice."""
         return sorted(set(product(self.colours, self.numbers)))
 
+    def choices(self, jokers_left: int) -> list[tuple[str, str, str, int, int]]:
+        """(colour face, number face, colour, count, joker cost) for every pick from these
+        dice, jokers resolved as far as ``jokers_left`` marks allow."""
+        return [(cf, nf, colour, count, cost) for cf, nf in self.pairs()
+                for colour, count, cost in resolutions(cf, nf, jokers_left)]
+
 
 def _faces(digest_source: bytes, count: int) -> list[int]:
     """``count`` unbiased values 0..5 from a hash stream (bytes >= 252 are rejected)."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Callable
 
 from nochmal.board import COLOURS, Board
-from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll, resolutions
+from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll
 from nochmal.errors import IllegalMoveError, NochmalError
 from nochmal.move import PASS, Move
 from nochmal.rules import DEFAULT_RULES, RuleSettings
@@ -111,13 +111,7 @@ class Game:
 
     def choices(self) -> list[tuple[str, str, str, int, int]]:
         """(colour face, number face, colour, count, joker cost) open to the deciding player."""
-        dice = self.available_dice()
-        left = self.sheets[self.current_player()].jokers_left
-        out = []
-        for cf, nf in dice.pairs():
-            for colour, count, cost in resolutions(cf, nf, left):
-                out.append((cf, nf, colour, count, cost))
-        return out
+        return self.available_dice().choices(self.sheets[self.current_player()].jokers_left)
 
     def legal_moves(self) -> list[Move]:
         """Every legal move of the deciding player: pass, then every distinct placement."""
