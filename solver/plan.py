@@ -83,6 +83,9 @@ class Plan:
 
     @classmethod
     def from_json(cls, data, source: str = "<plan>") -> "Plan":
+        """A plan from ``to_json``'s data. The "instance" that ``nochmal solve --json`` adds
+        alongside is skipped here (read it with Instance.from_json), so that command's output
+        loads as it is."""
         try:
             steps = []
             for i, s in enumerate(data["steps"], 1):
@@ -94,6 +97,7 @@ class Plan:
                     raise PlanError(f"{source}: step {i}: {exc}") from None
             d = dict(data)
             d.pop("gap", None)
+            d.pop("instance", None)
             d["steps"] = steps
             plan = cls(**d)
         except PlanError:
