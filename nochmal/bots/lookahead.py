@@ -34,7 +34,7 @@ import numpy as np
 from nochmal.agents import register_agent
 from nochmal.board import COLOURS
 from nochmal.bots.evaluation import Context, Evaluator
-from nochmal.bots.heuristic import END_BONUS, Engine, Ranked, choice_move
+from nochmal.bots.heuristic import END_BONUS, Engine, Ranked, after_choice, choice_move
 from nochmal.bots.tuples import TupleResidual
 from nochmal.dice import COLOUR_FACES, NUMBER_FACES
 from nochmal.game import Game
@@ -177,11 +177,7 @@ class LookaheadAgent:
                 out.append((value, choice))
                 continue
             # the race adjustment (dice left to others) is kept as the difference to the plain value
-            if choice is None:
-                X, A, jl = sheet.crossed, sheet.anchored, sheet.jokers_left
-            else:
-                mask = choice[4]
-                X, A, jl = sheet.crossed | mask, sheet.anchored | ev.neighbours(mask), sheet.jokers_left - choice[5]
+            X, A, jl = after_choice(ev, sheet.crossed, sheet.anchored, sheet.jokers_left, choice)
             plain = ev.base_value(X, A, ctx_now) + ev.joker_value(ctx_now, jl)
             look = expected_next_value(ev, X, A, jl, ctx, game.dice_per_kind)
             out.append((look + (value - plain), choice))
@@ -198,11 +194,7 @@ class LookaheadAgent:
         ctx2 = self.engine.context(game, player, ctx_now.rolls_left - 2)
         deep: Ranked = []
         for _value, choice in out[: self.deep]:
-            if choice is None:
-                X, A, jl = sheet.crossed, sheet.anchored, sheet.jokers_left
-            else:
-                mask = choice[4]
-                X, A, jl = sheet.crossed | mask, sheet.anchored | ev.neighbours(mask), sheet.jokers_left - choice[5]
+            X, A, jl = after_choice(ev, sheet.crossed, sheet.anchored, sheet.jokers_left, choice)
             deep.append((expected_two_ply(ev, X, A, jl, ctx1, ctx2, game.dice_per_kind), choice))
         deep.sort(key=lambda item: (round(item[0], 9),) + _tie(item[1]), reverse=True)
         return deep + out[self.deep:]
