@@ -4,7 +4,7 @@ Layout: PHASE_TERMS blocks of N_BASE weights, block k multiplied by phase_basis(
 (see nochmal.bots.evaluation: FEATURE_NAMES for the order within a block, phase_basis).
 """
 
-# fitted value iteration: 8 rounds x 600 games, seeds 1..1000 only; greedy play mean 24.98 on tuning seeds 801..1000
+# fitted value iteration: 8 rounds x 600 games, seeds 1..1000 only; heuristic play mean 24.98 on tuning seeds 801..1000
 WEIGHTS = [
     6.6e-05, -0.007528, -0.030758, 0.013771, 0.035378, -0.015896,
     -0.016296, 0.03306, -0.024317, -0.018588, 0.006515, -0.014978,
