@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from nochmal.board import load_board
-from nochmal.bots.heuristic import Engine, after_choice, best_choice
+from nochmal.bots.heuristic import Engine, after_choice, choice_values, rank_key
 from nochmal.bots.tuples import TupleResidual, phase_of, shipped_path
 from nochmal.dice import seeded_roll
 from nochmal.errors import NochmalError
@@ -73,7 +73,8 @@ class SelfPlay:
         for t in range(SOLO_ROLLS):
             roll = seeded_roll(seed, t, 2)
             rolls_left = SOLO_ROLLS - 1 - t
-            value, choice = best_choice(ev, self.contexts[rolls_left], X, A, jl, roll.choices(jl))
+            value, choice = max(choice_values(ev, self.contexts[rolls_left], X, A, jl, roll.choices(jl)),
+                                key=rank_key)
             X, A, jl = after_choice(ev, X, A, jl, choice)
             if trace is not None:
                 trace.append((value, X, A, jl, rolls_left))

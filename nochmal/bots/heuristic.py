@@ -162,12 +162,6 @@ def choice_values(ev: Evaluator, ctx: Context, crossed: int, anchored: int, joke
     return ranked
 
 
-def best_choice(ev: Evaluator, ctx: Context, crossed: int, anchored: int, jokers_left: int,
-                choices) -> tuple[float, tuple | None]:
-    """The one-ply bot's pick on raw masks: the best of choice_values (ties by rank_key)."""
-    return max(choice_values(ev, ctx, crossed, anchored, jokers_left, choices), key=rank_key)
-
-
 def after_choice(ev: Evaluator, crossed: int, anchored: int, jokers_left: int,
                  choice: tuple | None) -> tuple[int, int, int]:
     """(crossed, anchored, jokers left) after a ranked choice (None = pass)."""
