@@ -39,6 +39,11 @@ WEIGHTS_RESOURCE = "tuple_weights.npz"
 FORMAT = 1
 
 
+def sheet_key(board: Board) -> str:
+    """The printed grid: tables fit a board exactly when this key is the same."""
+    return "/".join(board.printed)
+
+
 def phase_of(rolls_left: int) -> int:
     """Phase table for a sheet with ``rolls_left`` >= 1 rolls still to come."""
     return min((rolls_left - 1) // PHASE_ROLLS, PHASES - 1)
@@ -50,7 +55,7 @@ class TupleLayout:
     def __init__(self, board: Board):
         if board.rows != 7:
             raise NochmalError(f"n-tuple layout: boards of 7 rows only, not {board.rows}")
-        self.grid = "/".join(board.printed)
+        self.grid = sheet_key(board)
         self.cols = board.cols
         self.n_bytes = (board.n_cells + 7) // 8
         # per byte of the crossed mask: its cells' bits packed into one field per column
@@ -195,7 +200,7 @@ _SHIPPED: dict[str, TupleResidual] = {}
 
 def shipped_residual(board: Board) -> TupleResidual | None:
     """The shipped tables if they were trained for this board's layout, else None."""
-    grid = "/".join(board.printed)
+    grid = sheet_key(board)
     if _shipped_grid() != grid:
         return None
     res = _SHIPPED.get(grid)
