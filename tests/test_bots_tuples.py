@@ -99,6 +99,23 @@ def test_shipped_tables_fit_the_classic_sheet_only():
     assert shipped_residual(load_board("red")) is None
 
 
+def test_shipped_file_is_read_once_per_process(monkeypatch):
+    from nochmal.bots import tuples
+
+    reads = []
+    real_load = np.load
+    monkeypatch.setattr(tuples.np, "load", lambda *a, **k: reads.append(a[0]) or real_load(*a, **k))
+    tuples._shipped_file.cache_clear()
+    monkeypatch.setattr(tuples, "_SHIPPED", {})
+    try:
+        assert tuples.shipped_residual(BOARD) is not None
+        assert tuples.shipped_residual(load_board("red")) is None
+        assert tuples.shipped_residual(BOARD) is not None
+    finally:
+        tuples._shipped_file.cache_clear()
+    assert len(reads) == 1
+
+
 def test_residual_only_in_solo():
     agent = make_agent("ntuple", 1)
     solo = Game(BOARD, 1, mode="solo")

@@ -165,11 +165,11 @@ class TupleResidual:
     @classmethod
     def load(cls, path: str | Path, board: Board) -> "TupleResidual":
         """Tables from ``path``; an error names the file if it does not fit ``board``."""
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                fmt, grid, tables = int(data["format"]), str(data["grid"]), data["tables"]
-        except (OSError, EOFError, KeyError, ValueError, TypeError, AttributeError, zipfile.BadZipFile) as exc:
-            raise NochmalError(f"{path}: not an n-tuple weights file ({exc})") from None
+        return cls._fit(path, board, *_read_tables(path))
+
+    @classmethod
+    def _fit(cls, path: str | Path, board: Board, fmt: int, grid: str, tables: np.ndarray) -> "TupleResidual":
+        """The residual for ``board`` from a file's contents, checked against its layout."""
         layout = TupleLayout(board)
         if fmt != FORMAT:
             raise NochmalError(f"{path}: format {fmt}, this version reads format {FORMAT}")
@@ -182,13 +182,20 @@ class TupleResidual:
         return cls(layout, [row.astype(float).tolist() for row in tables])
 
 
+def _read_tables(path: str | Path) -> tuple[int, str, np.ndarray]:
+    """(format, grid key, tables) of a weights file; an error names the file if unreadable."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return int(data["format"]), str(data["grid"]), data["tables"]
+    except (OSError, EOFError, KeyError, ValueError, TypeError, AttributeError, zipfile.BadZipFile) as exc:
+        raise NochmalError(f"{path}: not an n-tuple weights file ({exc})") from None
+
+
 @lru_cache(maxsize=None)
-def _shipped_grid() -> str | None:
+def _shipped_file() -> tuple[int, str, np.ndarray] | None:
+    """The shipped file's contents, read once per process (None if it is not installed)."""
     path = shipped_path()
-    if not path.exists():
-        return None
-    with np.load(path, allow_pickle=False) as data:
-        return str(data["grid"])
+    return _read_tables(path) if path.exists() else None
 
 
 def shipped_path() -> Path:
@@ -201,9 +208,10 @@ _SHIPPED: dict[str, TupleResidual] = {}
 def shipped_residual(board: Board) -> TupleResidual | None:
     """The shipped tables if they were trained for this board's layout, else None."""
     grid = sheet_key(board)
-    if _shipped_grid() != grid:
+    shipped = _shipped_file()
+    if shipped is None or shipped[1] != grid:
         return None
     res = _SHIPPED.get(grid)
     if res is None:
-        res = _SHIPPED[grid] = TupleResidual.load(shipped_path(), board)
+        res = _SHIPPED[grid] = TupleResidual._fit(shipped_path(), board, *shipped)
     return res
