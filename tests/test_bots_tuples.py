@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from nochmal.agents import make_agent
 from nochmal.board import load_board
 from nochmal.dice import seeded_roll
+from nochmal.bots import tuples
 from nochmal.bots.tuples import PHASES, TupleResidual, phase_of, shipped_residual
 from nochmal.errors import NochmalError
 from nochmal.game import Game
@@ -100,8 +101,6 @@ def test_shipped_tables_fit_the_classic_sheet_only():
 
 
 def test_shipped_file_is_read_once_per_process(monkeypatch):
-    from nochmal.bots import tuples
-
     reads = []
     real_load = np.load
     monkeypatch.setattr(tuples.np, "load", lambda *a, **k: reads.append(a[0]) or real_load(*a, **k))
