@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from nochmal.agents import make_agent
 from nochmal.board import load_board
-from nochmal.dice import seeded_roll
 from nochmal.bots import tuples
 from nochmal.bots.tuples import PHASES, TupleResidual, phase_of, shipped_residual
+from nochmal.dice import seeded_roll
 from nochmal.errors import NochmalError
 from nochmal.game import Game
 
