@@ -19,6 +19,7 @@ import time
 
 from nochmal.board import load_board
 from nochmal.bots.harness import parse_seed_range, run_bench
+from nochmal.errors import NochmalError
 from nochmal.fileio import atomic_write_text
 
 
@@ -32,7 +33,11 @@ def main() -> None:
     ap.add_argument("--json-out", default=None)
     args = ap.parse_args()
     names = [n for n in args.bots.split(",") if n]
-    seeds = parse_seed_range(args.seeds)
+    try:
+        seeds = parse_seed_range(args.seeds)
+        board = load_board(args.board)
+    except NochmalError as exc:
+        ap.exit(2, f"error: {exc}\n")
     t0 = time.time()
     last = [0.0]
 
@@ -41,7 +46,10 @@ def main() -> None:
             last[0] = time.time()
             print(f"  {done}/{total} games, {time.time() - t0:.0f}s", file=sys.stderr, flush=True)
 
-    res = run_bench(load_board(args.board), names, args.mode, seeds, args.players, progress=progress)
+    try:
+        res = run_bench(board, names, args.mode, seeds, args.players, progress=progress)
+    except NochmalError as exc:  # an unknown bot, a bad table size: named before any game is played
+        ap.exit(2, f"error: {exc}\n")
     what = "solo" if args.mode == "solo" else f"table of {args.players}"
     print(f"{what}, board {args.board}, seeds {seeds[0]}..{seeds[1]} ({seeds[1] - seeds[0] + 1} seeds), "
           f"{time.time() - t0:.0f}s wall")
@@ -54,7 +62,10 @@ def main() -> None:
         k, unit = (100, " %") if d.metric == "win" else (1, "")
         print(f"paired {d.metric}: {d.bot} − {d.baseline} = {k * d.mean:.2f} ± {k * d.ci:.2f}{unit} ({d.seeds} seeds)")
     if args.json_out:
-        atomic_write_text(args.json_out, json.dumps(res.to_dict(), indent=1) + "\n")
+        try:
+            atomic_write_text(args.json_out, json.dumps(res.to_dict(), indent=1) + "\n")
+        except (NochmalError, OSError) as exc:
+            ap.exit(2, f"error: --json-out: {exc}\n")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,9 @@ rotation against games replayed independently here."""
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -97,3 +100,20 @@ def test_bad_bench_requests():
     with pytest.raises(NochmalError, match="A..B"):
         parse_seed_range("1-5")
     assert parse_seed_range("100000..100199") == (100000, 100199)
+
+
+BENCH_SCRIPTS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+@pytest.mark.parametrize("script, args, message", [
+    ("bench_bots.py", ["solo", "--bots", "greedy", "--seeds", "9..x"], "--seeds '9..x'"),
+    ("bench_bots.py", ["solo", "--bots", "nosuchbot", "--seeds", "1..2"], "unknown bot 'nosuchbot'"),
+    ("bench_bots.py", ["solo", "--bots", "greedy", "--board", "nosuch"], "nosuch: unknown board"),
+    ("value_calibration.py", ["--seeds", "5..x"], "--seeds '5..x'"),
+])
+def test_benchmark_scripts_name_bad_input(script, args, message):
+    """A bad argument is one error line and exit 2, never a traceback."""
+    run = subprocess.run([sys.executable, str(BENCH_SCRIPTS / script), *args], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 2
+    assert message in run.stderr and "Traceback" not in run.stderr
