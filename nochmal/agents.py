@@ -10,7 +10,7 @@ import random
 from typing import Callable, Protocol
 
 from nochmal.board import COLOURS
-from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER
+from nochmal.choice import Choice
 from nochmal.errors import NochmalError
 from nochmal.game import Game
 from nochmal.move import PASS, Move
@@ -87,11 +87,11 @@ class GreedyAgent:
         player = game.current_player()
         sheet = game.sheets[player]
         bridging = game.rules.bridging
-        cheapest: dict[tuple[str, int], tuple[int, str, str]] = {}
-        for cf, nf, colour, count, cost in game.choices():
-            known = cheapest.get((colour, count))
-            if known is None or cost < known[0]:
-                cheapest[colour, count] = (cost, cf, nf)
+        cheapest: dict[tuple[str, int], Choice] = {}  # (colour, count) -> its cheapest pick
+        for pick in game.choices():
+            known = cheapest.get((pick.colour, pick.count))
+            if known is None or pick.cost < known.cost:
+                cheapest[pick.colour, pick.count] = pick
         # immediate_gain inlined: this loop is the greedy bot's whole cost
         board = game.board
         query = placement_index(board, bridging).query
@@ -102,9 +102,11 @@ class GreedyAgent:
         claimed_colours = game.claimed_colours if race else 0
         first, later = board.column_points_first, board.column_points_later
         best_key = (0, 0, 0)
-        best: tuple | None = None
-        for (colour, count), (cost, cf, nf) in cheapest.items():
-            for mask in query(crossed, anchored, colour, count):
+        best: Choice | None = None  # unplaced: placed on best_mask once, after the search
+        best_mask = 0
+        for pick in cheapest.values():
+            cost, count = pick.cost, pick.count
+            for mask in query(crossed, anchored, pick.colour, count):
                 facts = facts_cache.get(mask) or _placement_facts(board, mask)
                 gain, cols, ci, cm = facts
                 new = crossed | mask
@@ -115,11 +117,10 @@ class GreedyAgent:
                     gain += board.colour_bonus_later if claimed_colours >> ci & 1 else board.colour_bonus_first
                 key = (gain - cost, count, -cost)
                 if key > best_key:
-                    best_key, best = key, (cf, nf, colour, count, mask)
+                    best_key, best, best_mask = key, pick, mask
         if best is None:
             return PASS
-        cf, nf, colour, count, mask = best
-        return Move.of(colour, count, game.board.cells_of(mask), cf == COLOUR_JOKER, nf == NUMBER_JOKER)
+        return best.placed(best_mask).move(board)
 
 
 AGENTS: dict[str, Callable[..., Agent]] = {"random": RandomAgent, "greedy": GreedyAgent}

@@ -22,7 +22,8 @@ from __future__ import annotations
 from typing import Callable
 
 from nochmal.board import COLOURS, Board
-from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll
+from nochmal.choice import Choice
+from nochmal.dice import Roll
 from nochmal.errors import IllegalMoveError, NochmalError
 from nochmal.move import PASS, Move
 from nochmal.rules import DEFAULT_RULES, RuleSettings
@@ -109,8 +110,8 @@ class Game:
             return self.roll
         return self._after_active
 
-    def choices(self) -> list[tuple[str, str, str, int, int]]:
-        """(colour face, number face, colour, count, joker cost) open to the deciding player."""
+    def choices(self) -> list[Choice]:
+        """The dice picks open to the deciding player, jokers resolved (not yet placed)."""
         return self.available_dice().choices(self.sheets[self.current_player()].jokers_left)
 
     def legal_moves(self) -> list[Move]:
@@ -119,13 +120,12 @@ class Game:
         seen: set[tuple[int, int]] = set()
         moves = [PASS]
         bridging = self.rules.bridging
-        for cf, nf, colour, count, cost in sorted(self.choices(), key=lambda c: c[4]):
-            for mask in sheet.placements(colour, count, bridging):
-                if (mask, cost) in seen:
+        for pick in sorted(self.choices(), key=lambda c: c.cost):
+            for mask in sheet.placements(pick.colour, pick.count, bridging):
+                if (mask, pick.cost) in seen:
                     continue
-                seen.add((mask, cost))
-                moves.append(Move.of(colour, count, self.board.cells_of(mask),
-                                     cf == COLOUR_JOKER, nf == NUMBER_JOKER))
+                seen.add((mask, pick.cost))
+                moves.append(pick.placed(mask).move(self.board))
         return moves
 
     def check_move(self, move: Move) -> int:

@@ -25,6 +25,7 @@ from ortools.sat.python import cp_model
 from nochmal.bitsets import bit_list
 from nochmal.agents import GreedyAgent
 from nochmal.board import COLOURS, Board
+from nochmal.choice import Choice
 from nochmal.dice import resolutions
 from nochmal.errors import NochmalError
 from nochmal.placements import placement_index
@@ -44,19 +45,6 @@ HINT_BOTS = ("greedy", "heuristic", "hard")  # fast registered bots tried by "bo
 
 class SolverError(NochmalError):
     """The planner cannot handle this instance (e.g. an unsupported rule option)."""
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One way to use a roll: a cell mask reached by the cheapest dice pair that allows it."""
-
-    t: int
-    mask: int
-    colour: str
-    count: int
-    cost: int
-    colour_face: str
-    number_face: str
 
 
 @dataclass
@@ -140,9 +128,9 @@ def roll_capacity(instance: Instance, jokers_left: int) -> list[int]:
     return caps
 
 
-def enumerate_candidates(instance: Instance, prune: bool = True) -> list[list[Candidate]]:
-    """Per roll, every distinct cell mask its dice allow on the start sheet's open cells,
-    each with the cheapest dice pair (fewest jokers). Anchoring is left to the model; with
+def enumerate_candidates(instance: Instance, prune: bool = True) -> list[list[Choice]]:
+    """Per roll, the candidates: every distinct cell mask its dice allow on the start sheet's
+    open cells, as the placed Choice of the cheapest dice pair (fewest jokers). Anchoring is left to the model; with
     ``prune`` a mask that cannot be anchored in time (anchor_distance > cells crossable
     before the roll) is dropped."""
     board = instance.board
@@ -151,16 +139,16 @@ def enumerate_candidates(instance: Instance, prune: bool = True) -> list[list[Ca
     left = start.jokers_left
     dist = anchor_distance(board, start) if prune else None
     caps = roll_capacity(instance, left)
-    out: list[list[Candidate]] = []
+    out: list[list[Choice]] = []
     before = 0  # most cells crossable before roll t
     for t, roll in enumerate(instance.rolls):
-        best: dict[int, Candidate] = {}
+        best: dict[int, Choice] = {}
         for cf, nf in roll.pairs():
             for colour, count, cost in resolutions(cf, nf, left):
                 for mask in index.query(start.crossed, board.full_mask, colour, count):
                     old = best.get(mask)
                     if old is None or cost < old.cost:
-                        best[mask] = Candidate(t, mask, colour, count, cost, cf, nf)
+                        best[mask] = Choice(cf, nf, colour, count, cost, mask)
         cands = list(best.values())
         if prune:
             cands = [c for c in cands if min_distance(c.mask, dist) <= before]
@@ -187,7 +175,7 @@ class PlannerModel:
 
     instance: Instance
     model: cp_model.CpModel
-    candidates: list[list[Candidate]]
+    candidates: list[list[Choice]]  # per roll: the placed choices the model may pick
     x: list[list[cp_model.IntVar]]
     crossed_before: dict[tuple[int, int], cp_model.IntVar]  # (bit, t) -> crossed before roll t
     final: dict[int, cp_model.LinearExprT]  # bit -> crossed at the end (0/1 expression)
@@ -494,12 +482,7 @@ def plan_from_choice(instance: Instance, pm: PlannerModel, chosen: list[int | No
     steps = []
     board = instance.board
     for t, (roll, k) in enumerate(zip(instance.rolls, chosen)):
-        if k is None:
-            steps.append(Step(t, roll.text()))
-            continue
-        c = pm.candidates[t][k]
-        steps.append(Step(t, roll.text(), c.colour_face, c.number_face, c.colour, c.count, c.cost,
-                          board.cells_of(c.mask)))
+        steps.append(Step.of(t, roll, None if k is None else pm.candidates[t][k], board))
     return steps
 
 

@@ -36,7 +36,8 @@ from ortools.sat.python import cp_model
 from nochmal.agents import make_agent
 from nochmal.bitsets import bit_list
 from nochmal.board import COLOURS, Board, load_board
-from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll, resolutions, seeded_roll
+from nochmal.choice import Choice
+from nochmal.dice import Roll, resolutions, seeded_roll
 from nochmal.errors import NochmalError
 from nochmal.game import FREE_ROLLS
 from nochmal.missions.coop import coop_game, mission_result
@@ -46,7 +47,7 @@ from nochmal.missions.objectives import all_met, items_needed, objective_items
 from nochmal.move import PASS, Move
 from nochmal.placements import placement_index
 from nochmal.sheet import Sheet
-from nochmal.solver.cpsat import (Candidate, PlannerModel, SolverError, add_anchoring, add_cell_timeline,
+from nochmal.solver.cpsat import (PlannerModel, SolverError, add_anchoring, add_cell_timeline,
                                   add_choice_vars, all_crossed, anchor_distance, min_distance)
 from nochmal.solver.instance import Instance
 from nochmal.solver.interrupt import SigintStop
@@ -97,13 +98,13 @@ class TeamPlan:
         }
 
 
-def _team_candidates(board: Board, rolls: list[Roll], jokers: int) -> list[list[Candidate]]:
+def _team_candidates(board: Board, rolls: list[Roll], jokers: int) -> list[list[Choice]]:
     """Per roll: every (cell mask, colour face, number face) the roll's dice allow on an empty
     sheet, pruned by anchoring distance (cells a player can cross before the roll)."""
     empty = Sheet.empty(board)
     index = placement_index(board, False)
     dist = anchor_distance(board, empty)
-    out: list[list[Candidate]] = []
+    out: list[list[Choice]] = []
     before = 0
     for t, roll in enumerate(rolls):
         seen: set[tuple[int, str, str]] = set()
@@ -117,7 +118,7 @@ def _team_candidates(board: Board, rolls: list[Roll], jokers: int) -> list[list[
                     if key in seen or min_distance(mask, dist) > before:
                         continue
                     seen.add(key)
-                    cands.append(Candidate(t, mask, colour, count, cost, cf, nf))
+                    cands.append(Choice(cf, nf, colour, count, cost, mask))
         cands.sort(key=lambda c: (c.cost, -c.count, c.mask, c.colour_face, c.number_face))
         out.append(cands)
         before += cap
@@ -345,9 +346,7 @@ def _read_moves(tm: TeamModel, solver: cp_model.CpSolver, rolls: int) -> list[li
             if k is None:
                 row.append(PASS)
             else:
-                c = pm.candidates[t][k]
-                row.append(Move.of(c.colour, c.count, board.cells_of(c.mask), c.colour_face == COLOUR_JOKER,
-                                   c.number_face == NUMBER_JOKER))
+                row.append(pm.candidates[t][k].move(board))
         moves.append(row)
     return moves
 
