@@ -9,6 +9,8 @@ drives this one class:
     available_dice()  the dice the deciding player may pick from
     legal_moves()     every legal Move, pass included
     apply_move(move)  raises IllegalMoveError with the reason
+    push(roll or move), pop()   the same with undo (python-chess style): every applied roll
+                      and move saves the state before it, pop() restores it
     is_terminal(), scores(), winners(), returns()
 
 Modes: ``solo`` (rules.md §5: 2+2 dice, 30 rolls, upper values), ``competitive``
@@ -64,6 +66,9 @@ class Game:
         self._after_active: Roll | None = None
         self._ended = False
         self._roll_masks: list[tuple[int, int]] = []  # (player, cells) crossed in this roll
+        # the state before each applied roll and move, for pop(): Sheet and Roll are immutable,
+        # so a saved state is a small tuple (see _save)
+        self._undo: list[tuple] = []
 
     # --- whose turn ------------------------------------------------------------------------
     @property
@@ -94,6 +99,7 @@ class Game:
             raise NochmalError("the dice are not to be rolled now")
         if len(roll.colours) != self.dice_per_kind or len(roll.numbers) != self.dice_per_kind:
             raise NochmalError(f"this game rolls {self.dice_per_kind} colour and {self.dice_per_kind} number dice")
+        self._save()
         self.roll = roll
         self.history.append((roll, []))
         a = self.active_player
@@ -162,6 +168,7 @@ class Game:
         self._apply(move, mask)
 
     def _apply(self, move: Move, mask: int) -> None:
+        self._save()
         player = self._order[self._pos]
         if mask:
             self.sheets[player] = self.sheets[player].cross(mask, move.joker_cost)
@@ -234,6 +241,40 @@ class Game:
         win = set(self.winners())
         return [1.0 if p in win else 0.0 for p in range(self.n_players)]
 
+    # --- undo --------------------------------------------------------------------------------
+    def push(self, action: Roll | Move) -> None:
+        """Apply a roll (at a chance node) or a move (at a decision); ``pop`` takes it back.
+        The same as apply_roll / apply_move, which save the state just as well."""
+        if isinstance(action, Roll):
+            self.apply_roll(action)
+        else:
+            self.apply_move(action)
+
+    def pop(self) -> Roll | Move:
+        """Take back the last applied roll or move and return it; NochmalError if there is
+        none (a fresh game, or a position set up without its history)."""
+        if not self._undo:
+            raise NochmalError("nothing to take back")
+        (sheets, self.rolls_done, self.roll, self.claimed_columns, self.claimed_colours, self._order,
+         self._pos, self._after_active, self._ended, roll_masks) = self._undo.pop()
+        self.sheets = list(sheets)
+        self._roll_masks = list(roll_masks)
+        if self.roll is None:  # the state before was a chance node: the roll is undone
+            return self.history.pop()[0]
+        return self.history[-1][1].pop()[1]
+
+    @property
+    def undo_depth(self) -> int:
+        """How many rolls and moves ``pop`` can take back."""
+        return len(self._undo)
+
+    def _save(self) -> None:
+        """Push the state an apply is about to change (everything but the history, which
+        pop trims itself)."""
+        self._undo.append((tuple(self.sheets), self.rolls_done, self.roll, self.claimed_columns,
+                           self.claimed_colours, self._order, self._pos, self._after_active, self._ended,
+                           tuple(self._roll_masks)))
+
     def clone(self) -> "Game":
         other = Game.__new__(Game)
         other.__dict__.update(self.__dict__)
@@ -241,6 +282,7 @@ class Game:
         other.history = [(r, list(ms)) for r, ms in self.history]
         other._order = list(self._order)
         other._roll_masks = list(self._roll_masks)
+        other._undo = list(self._undo)
         return other
 
 
