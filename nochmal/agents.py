@@ -61,13 +61,13 @@ def immediate_gain(game: Game, player: int, colour: str, mask: int) -> int:
     board = game.board
     new = game.sheets[player].crossed | mask
     gain, cols, ci, cm = _placement_facts(board, mask)
-    race = game.mode == "competitive"
+    claimed_cols, claimed_colours = game.race_claims
     for c, m in cols:
         if new & m == m:
-            later = race and game.claimed_columns >> c & 1
+            later = claimed_cols >> c & 1
             gain += board.column_points_later[c] if later else board.column_points_first[c]
     if new & cm == cm:
-        later = race and game.claimed_colours >> ci & 1
+        later = claimed_colours >> ci & 1
         gain += board.colour_bonus_later if later else board.colour_bonus_first
     return gain
 
@@ -97,9 +97,7 @@ class GreedyAgent:
         query = placement_index(board, bridging).query
         facts_cache = board.__dict__.setdefault("_placement_facts", {})
         crossed, anchored = sheet.crossed, sheet.anchored
-        race = game.mode == "competitive"
-        claimed_cols = game.claimed_columns if race else 0
-        claimed_colours = game.claimed_colours if race else 0
+        claimed_cols, claimed_colours = game.race_claims
         first, later = board.column_points_first, board.column_points_later
         best_key = (0, 0, 0)
         best: Choice | None = None  # unplaced: placed on best_mask once, after the search

@@ -21,7 +21,8 @@ supplied by the mission).
 
 from __future__ import annotations
 
-from typing import Callable
+from enum import StrEnum
+from typing import Callable, NamedTuple
 
 from nochmal.board import COLOURS, Board
 from nochmal.choice import Choice
@@ -33,28 +34,54 @@ from nochmal.sheet import Sheet
 
 CHANCE = -1
 TERMINAL = -2
-MODES = ("solo", "competitive", "coop")
 FREE_ROLLS = 3  # rules.md §4: in rolls 1-3 everybody picks from all six dice
+
+
+class Mode(StrEnum):
+    """How a game is played. A str enum: it prints and serialises as its value ("solo"), so
+    records and JSON keep their text; compare with the members, not with strings."""
+
+    SOLO = "solo"  # rules.md §5: 1 player, 2+2 dice, a fixed number of rolls, upper values
+    COMPETITIVE = "competitive"  # rules.md §4: the race, first/later values, two-colour end
+    COOP = "coop"  # missions.md: the race's dice flow, upper values, the mission's limit and stop
+
+
+MODES = tuple(m.value for m in Mode)
+
+
+class Claims(NamedTuple):
+    """Columns (bit c) and colours (bit i of COLOURS) someone scored in an earlier roll."""
+
+    columns: int
+    colours: int
+
+
+NO_CLAIMS = Claims(0, 0)
 
 
 class Game:
     def __init__(self, board: Board, players: int = 1, rules: RuleSettings = DEFAULT_RULES,
-                 mode: str | None = None, roll_limit: int | None = None,
+                 mode: Mode | str | None = None, roll_limit: int | None = None,
                  stop_after_roll: Callable[["Game"], bool] | None = None):
-        mode = mode or ("solo" if players == 1 else "competitive")
-        if mode not in MODES:
-            raise NochmalError(f"unknown mode {mode!r}; modes are {', '.join(MODES)}")
-        if mode == "solo" and players != 1:
+        """``mode``: a Mode or its text; default solo for 1 player, else competitive."""
+        if mode is None:
+            mode = Mode.SOLO if players == 1 else Mode.COMPETITIVE
+        try:
+            mode = Mode(mode)
+        except ValueError:
+            raise NochmalError(f"unknown mode {mode!r}; modes are {', '.join(MODES)}") from None
+        if mode is Mode.SOLO and players != 1:
             raise NochmalError("a solo game has exactly 1 player")
-        if not 1 <= players <= (4 if mode == "coop" else 6):
-            raise NochmalError(f"a {mode} game has 1-{4 if mode == 'coop' else 6} players, not {players}")
+        most = 4 if mode is Mode.COOP else 6
+        if not 1 <= players <= most:
+            raise NochmalError(f"a {mode} game has 1-{most} players, not {players}")
         self.board = board
         self.rules = rules
         self.mode = mode
         self.n_players = players
-        self.roll_limit = rules.solo_rolls if mode == "solo" and roll_limit is None else roll_limit
+        self.roll_limit = rules.solo_rolls if mode is Mode.SOLO and roll_limit is None else roll_limit
         self.stop_after_roll = stop_after_roll
-        self.dice_per_kind = 2 if (mode == "solo" or (mode == "coop" and players == 1)) else 3
+        self.dice_per_kind = 2 if (mode is Mode.SOLO or (mode is Mode.COOP and players == 1)) else 3
         self.sheets: list[Sheet] = [Sheet.empty(board) for _ in range(players)]
         self.rolls_done = 0  # completed rolls
         self.roll: Roll | None = None  # the roll being decided
@@ -87,6 +114,15 @@ class Game:
 
     def is_terminal(self) -> bool:
         return self._ended
+
+    @property
+    def race_claims(self) -> Claims:
+        """What the race has taken: the columns and colours someone scored in an earlier roll,
+        worth only their later value to everybody else (rules.md §4). Solo and co-op score
+        first values always: NO_CLAIMS."""
+        if self.mode is Mode.COMPETITIVE:
+            return Claims(self.claimed_columns, self.claimed_colours)
+        return NO_CLAIMS
 
     @property
     def free_choice(self) -> bool:
@@ -186,7 +222,7 @@ class Game:
         Only the cells crossed in this roll can complete something, so only the columns and
         the colour each move touched are examined.
         """
-        race = self.mode == "competitive"
+        claimed_cols, claimed_colours = self.race_claims
         board = self.board
         new_cols, new_colours = 0, 0
         for p, mask in self._roll_masks:
@@ -204,11 +240,8 @@ class Game:
             if crossed & cm == cm and not (sheet.colours_upper | sheet.colours_lower) >> ci & 1:
                 colours = 1 << ci
             if cols or colours:
-                if race:
-                    self.sheets[p] = sheet.award(cols & ~self.claimed_columns, cols & self.claimed_columns,
-                                                 colours & ~self.claimed_colours, colours & self.claimed_colours)
-                else:
-                    self.sheets[p] = sheet.award(cols, 0, colours, 0)
+                self.sheets[p] = sheet.award(cols & ~claimed_cols, cols & claimed_cols,
+                                             colours & ~claimed_colours, colours & claimed_colours)
                 new_cols |= cols
                 new_colours |= colours
         self._roll_masks = []
@@ -218,7 +251,7 @@ class Game:
         self.roll = None
         if self.roll_limit is not None and self.rolls_done >= self.roll_limit:
             self._ended = True
-        if self.mode == "competitive" or (self.mode == "solo" and self.rules.solo_ends_on_second_colour):
+        if self.mode is Mode.COMPETITIVE or (self.mode is Mode.SOLO and self.rules.solo_ends_on_second_colour):
             if any((s.colours_upper | s.colours_lower).bit_count() >= 2 for s in self.sheets):
                 self._ended = True
         if self.stop_after_roll is not None and self.stop_after_roll(self):
@@ -236,7 +269,7 @@ class Game:
 
     def returns(self) -> list[float]:
         """Per player: 1 for a (shared) win, 0 otherwise; for solo the score itself."""
-        if self.mode == "solo":
+        if self.mode is Mode.SOLO:
             return [float(self.sheets[0].score())]
         win = set(self.winners())
         return [1.0 if p in win else 0.0 for p in range(self.n_players)]

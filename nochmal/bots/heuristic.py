@@ -23,7 +23,7 @@ from nochmal.bots.tuples import TupleResidual, shipped_residual
 from nochmal.bots.weights import WEIGHTS
 from nochmal.choice import Choice, tie_key
 from nochmal.dice import Roll, resolutions
-from nochmal.game import Game
+from nochmal.game import Game, Mode
 from nochmal.move import PASS, Move
 
 # (value, placed choice), None for the pass
@@ -65,7 +65,7 @@ class Engine:
         if rolls_left is None:
             rolls_left = estimated_rolls_left(game)
         ctx = ev.context(game, player, rolls_left)
-        if rolls_left == 0 and game.roll_limit is not None and game.mode != "competitive":
+        if rolls_left == 0 and game.roll_limit is not None and game.mode is not Mode.COMPETITIVE:
             ctx.weights = [0.0] * N_BASE
         return ctx
 
@@ -76,7 +76,7 @@ class Engine:
         ev = self.evaluator(game)
         ctx = self.context(game, player)
         ranked = choice_values(ev, ctx, sheet.crossed, sheet.anchored, sheet.jokers_left, game.choices())
-        if race and game.mode == "competitive" and game.n_players > 1:
+        if race and game.mode is Mode.COMPETITIVE and game.n_players > 1:
             ranked = self._race_adjust(game, player, ev, ranked)
         ranked.sort(key=rank_key, reverse=True)
         return ranked

@@ -37,7 +37,7 @@ from nochmal.bots.evaluation import Context, Evaluator
 from nochmal.bots.heuristic import END_BONUS, Engine, Ranked, after_choice, choice_move, rank_key
 from nochmal.bots.tuples import TupleResidual
 from nochmal.dice import COLOUR_FACES, NUMBER_FACES
-from nochmal.game import Game
+from nochmal.game import Game, Mode
 from nochmal.move import Move
 
 NEG = float("-inf")
@@ -182,7 +182,7 @@ class LookaheadAgent:
             look = expected_next_value(ev, X, A, jl, ctx, game.dice_per_kind)
             out.append((look + (value - plain), choice))
         out.sort(key=rank_key, reverse=True)
-        if self.deep and game.mode != "competitive" and game.roll_limit is not None and ctx_now.rolls_left >= 2:
+        if self.deep and game.mode is not Mode.COMPETITIVE and game.roll_limit is not None and ctx_now.rolls_left >= 2:
             out = self._deepen(game, ev, ctx_now, out)
         return out + ranked[self.width:]
 

@@ -111,8 +111,7 @@ def _load_sheets(file: Path, board: Optional[str]) -> list[tuple[str, Sheet, int
         game = record.new_game()
         for _, game in record.replay(str(file)):
             pass
-        race = game.mode == "competitive"
-        cc, ck = (game.claimed_columns, game.claimed_colours) if race else (0, 0)
+        cc, ck = game.race_claims
         return [(f"player {p + 1} ({record.players[p]}): {s.score()} points", s, cc, ck)
                 for p, s in enumerate(game.sheets)]
     b = board_arg(board or "classic")
