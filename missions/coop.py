@@ -23,7 +23,7 @@ from nochmal.play import play_game
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 from nochmal.sheet import Sheet
-from nochmal.solver.graph import impossible_sheet_reasons
+from nochmal.impossible import impossible_sheet_reasons
 
 __all__ = ["load_mission", "coop_game", "mission_result", "mission_status", "MissionResult", "MissionStatus",
            "play_mission", "mission_record", "MissionRecord", "record_game"]
