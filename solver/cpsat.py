@@ -33,7 +33,7 @@ from nochmal.sheet import Sheet
 from nochmal.solver.instance import Instance
 from nochmal.solver.interrupt import SigintStop
 from nochmal.solver.plan import FEASIBLE, OPTIMAL, UNKNOWN, Plan, Step
-from nochmal.solver.validate import new_game, validate
+from nochmal.solver.validate import new_game, replay, validate
 
 # optional model parts, switchable so benchmarks can measure each (see benchmarks/RESULTS.md)
 DEFAULT_FEATURES = frozenset({"reach_prune", "hint", "max_lp"})
@@ -464,15 +464,16 @@ def best_bot_steps(instance: Instance) -> list[int | None]:
     return best if best is not None else greedy_steps(instance)
 
 
-def add_hint(pm: PlannerModel, masks: list[int | None]) -> bool:
-    """Hint a full assignment (one mask or None per roll); False if a mask is not a candidate."""
+def add_hint(pm: PlannerModel, masks: list[int | None]) -> list[int | None] | None:
+    """Hint a full assignment (one mask or None per roll): the candidate index per roll
+    (None: pass), or None without hinting if a mask is not a candidate."""
     chosen = []
     for t, mask in enumerate(masks):
         k = None
         if mask is not None:
             k = next((k for k, c in enumerate(pm.candidates[t]) if c.mask == mask), None)
             if k is None:
-                return False
+                return None
         chosen.append(k)
     for t, row in enumerate(pm.x):
         for k, var in enumerate(row):
@@ -487,7 +488,7 @@ def add_hint(pm: PlannerModel, masks: list[int | None]) -> bool:
         if var.Index() not in seen:  # a roll without candidates on a cell reuses its literal
             seen.add(var.Index())
             pm.model.AddHint(var, 1 if bit in crossed_at and crossed_at[bit] < t else 0)
-    return True
+    return chosen
 
 
 def plan_from_choice(instance: Instance, pm: PlannerModel, chosen: list[int | None]) -> list[Step]:
@@ -556,9 +557,8 @@ def _run(pm: PlannerModel, time_limit: float, workers: int, subsolvers: list[str
         solver.best_bound_callback = lambda b: progress(Progress("bound", cb.best_obj, round(b),
                                                                  time.monotonic() - t0))
     with SigintStop() as stop:
-        stop.watch(solver)
-        status = solver.Solve(pm.model, cb)
-        interrupted = stop.note_result(solver, status)
+        status = stop.solve(solver, pm.model, cb)
+        interrupted = stop.interrupted
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         chosen = [next((k for k, v in enumerate(row) if solver.BooleanValue(v)), None) for row in pm.x]
         objective = round(solver.ObjectiveValue())
@@ -587,16 +587,19 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
 
     Feature ``two_phase``: half the time with the max_lp worker (good plans), then, if not
     proven, the rest with a best-bound tree search (``lb_tree_search``) hinted with the
-    first plan and capped by the first bound; the better plan and the lower bound are kept.
+    first plan (or the greedy hint when the first phase found none) and capped by the first
+    bound; the better plan and the lower bound are kept.
+
+    The plan returned is never worse than the hint (greedy by default): when the search
+    returns nothing better in time, the hint is the plan.
     """
     t0 = time.monotonic()
     pm = build_model(instance, features)
-    if hint is not None:
-        add_hint(pm, hint)
-    elif "bot_hint" in features:
-        add_hint(pm, best_bot_steps(instance))
-    elif "hint" in features:
-        add_hint(pm, greedy_steps(instance))
+    if hint is None and "bot_hint" in features:
+        hint = best_bot_steps(instance)
+    elif hint is None and "hint" in features:
+        hint = greedy_steps(instance)
+    hinted = add_hint(pm, hint) if hint is not None else None
     if "lb_tree" in features:
         subsolvers = ["lb_tree_search", "max_lp"]
     elif "max_lp" in features:
@@ -610,21 +613,28 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
     run = _run(pm, remaining * (0.5 if two_phase else 1.0), workers, subsolvers, progress, t0,
                random_seed, log)
     notes = [run.note]
-    if two_phase and not run.optimal and not run.interrupted and run.objective is not None:
+    if two_phase and not run.optimal and not run.interrupted and (run.objective is not None or hinted):
         pm2 = build_model(instance, features)
-        add_hint(pm2, _masks(pm, run.chosen))
+        add_hint(pm2, _masks(pm, run.chosen if run.objective is not None else hinted))
         if run.bound is not None:
             pm2.model.Add(pm2.objective <= run.bound)
         remaining = time_limit - (time.monotonic() - t0)
         run2 = _run(pm2, remaining, workers, ["lb_tree_search", "max_lp"], progress, t0, random_seed, log)
         notes.append("phase 2: " + run2.note)
-        bound = run.bound if run2.bound is None else min(run.bound, run2.bound)
+        bounds = [b for b in (run.bound, run2.bound) if b is not None]
+        bound = min(bounds) if bounds else None
         if run2.optimal:
             bound = run2.objective
-        if run2.objective is not None and run2.objective > run.objective:
+        if run2.objective is not None and (run.objective is None or run2.objective > run.objective):
             pm, run = pm2, _Run(run2.chosen, run2.objective, bound, False, run2.interrupted, "")
         else:
             run = _Run(run.chosen, run.objective, bound, False, run2.interrupted, "")
+    if hinted is not None:
+        hint_total = _engine_score(instance, plan_from_choice(instance, pm, hinted))
+        if run.objective is None or run.objective < hint_total:  # never worse than the hint
+            notes.append(f"the hint ({hint_total}) kept: the search returned "
+                         + ("no plan" if run.objective is None else f"only {run.objective}"))
+            run = _Run(hinted, hint_total, run.bound, False, run.interrupted, "")
     wall = time.monotonic() - t0
     plan_status = OPTIMAL if run.optimal else (FEASIBLE if run.bound is not None else UNKNOWN)
     steps = plan_from_choice(instance, pm, run.chosen)
@@ -635,11 +645,14 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
     return plan
 
 
+def _engine_score(instance: Instance, steps: list[Step]) -> int:
+    """The final score of these steps, replayed through the engine."""
+    return replay(instance, Plan(steps, 0, {})).sheets[0].score()
+
+
 def finish_plan(instance: Instance, steps: list[Step], status: str, bound: int | None, wall: float,
                 interrupted: bool = False) -> Plan:
     """Score the steps through the engine, attach the status, validate, return."""
-    from nochmal.solver.validate import replay
-
     sheet = replay(instance, Plan(steps, 0, {})).sheets[0]
     breakdown = sheet.score_breakdown().to_dict()
     total = breakdown["total"]

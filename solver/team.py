@@ -314,13 +314,7 @@ def _run_solver(tm: TeamModel, time_limit: float, workers: int, stop: SigintStop
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = max(1, workers)
     solver.parameters.max_time_in_seconds = max(0.01, time_limit)
-    stop.watch(solver)
-    try:
-        status = solver.Solve(tm.model)
-    finally:
-        stop.watch(None)
-    stop.note_result(solver, status)
-    return solver, status
+    return solver, stop.solve(solver, tm.model)
 
 
 def _add_hint(tm: TeamModel, moves: list[list[Move]]) -> None:
