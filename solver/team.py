@@ -133,18 +133,31 @@ class TeamModel:
     spent: list  # per player: jokers used over all the rolls (expression or 0)
 
 
-def build_team_model(board: Board, mission: Mission, rolls: list[Roll], n: int) -> TeamModel:
+class OutOfTime(Exception):
+    """The deadline passed while a model was being built (the time limit covers building)."""
+
+
+def _check_deadline(deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise OutOfTime
+
+
+def build_team_model(board: Board, mission: Mission, rolls: list[Roll], n: int,
+                     deadline: float | None = None) -> TeamModel:
     """Per player the choices, cell timeline and anchoring, the joker budget and the dice
-    flow; objectives are added by add_final_objectives or add_earliest_win."""
+    flow; objectives are added by add_final_objectives or add_earliest_win. OutOfTime when
+    ``deadline`` (time.monotonic()) passes between two parts."""
     model = cp_model.CpModel()
     T = len(rolls)
     cands = _team_candidates(board, rolls, board.jokers)
     inst = Instance(board, list(rolls), solo=False)
     pms = []
     for _ in range(n):
+        _check_deadline(deadline)
         pm = PlannerModel(inst, model, cands, [], {}, {})
         add_choice_vars(pm)
         add_cell_timeline(pm)
+        _check_deadline(deadline)
         add_anchoring(pm)
         pms.append(pm)
     # jokers per sheet
@@ -159,18 +172,37 @@ def build_team_model(board: Board, mission: Mission, rolls: list[Roll], n: int) 
         if n == 1 or t < FREE_ROLLS:
             continue
         a = t % n
-        single_c = {f for f in roll.colours if roll.colours.count(f) == 1}
-        single_n = {f for f in roll.numbers if roll.numbers.count(f) == 1}
-        took_c = {f: [v for k, v in enumerate(pms[a].x[t]) if cands[t][k].colour_face == f] for f in single_c}
-        took_n = {f: [v for k, v in enumerate(pms[a].x[t]) if cands[t][k].number_face == f] for f in single_n}
+        took = _took_single_faces(model, roll, cands[t], pms[a].x[t], f"took{t}")
         for p in range(n):
             if p == a:
                 continue
             for k, c in enumerate(cands[t]):
-                for took in (took_c.get(c.colour_face), took_n.get(c.number_face)):
-                    if took:
-                        model.Add(pms[p].x[t][k] + sum(took) <= 1)
+                for face in (("c", c.colour_face), ("n", c.number_face)):
+                    if face in took:  # the active player took the only die showing it
+                        model.AddImplication(pms[p].x[t][k], took[face].Not())
     return TeamModel(board, model, pms, list(rolls), spent)
+
+
+def _took_single_faces(model: cp_model.CpModel, roll: Roll, cands: list[Candidate], x: list, tag: str) -> dict:
+    """Per face shown by only one die of the roll (key ("c", face) or ("n", face)): a literal
+    "the active player took that die" (the active player's choices are at most one, so the
+    sum of the choices using the face is 0 or 1). One literal per face keeps the passive
+    players' exclusions binary clauses (a long sum per candidate made 40-roll models take
+    ~14 s to build)."""
+    single = {("c", f) for f in roll.colours if roll.colours.count(f) == 1}
+    single |= {("n", f) for f in roll.numbers if roll.numbers.count(f) == 1}
+    users: dict[tuple[str, str], list] = {face: [] for face in single}
+    for k, c in enumerate(cands):
+        for face in (("c", c.colour_face), ("n", c.number_face)):
+            if face in users:
+                users[face].append(x[k])
+    took = {}
+    for face, vars_ in users.items():
+        if vars_:
+            lit = model.NewBoolVar(f"{tag}_{face[0]}{face[1]}")
+            model.Add(lit == sum(vars_))
+            took[face] = lit
+    return took
 
 
 def add_final_objectives(tm: TeamModel, mission: Mission) -> None:
@@ -179,7 +211,8 @@ def add_final_objectives(tm: TeamModel, mission: Mission) -> None:
     _add_objectives(tm.model, tm.board, mission, lambda p, bit: tm.players[p].final.get(bit, 0), tm.spent, n)
 
 
-def add_earliest_win(tm: TeamModel, mission: Mission, first: int) -> tuple[list, int, int]:
+def add_earliest_win(tm: TeamModel, mission: Mission, first: int,
+                     deadline: float | None = None) -> tuple[list, int, int]:
     """Optimisation: win[t] (t = first..T) means every objective holds after t rolls; wins
     persist, and maximising their number minimises the winning roll. Ties are broken by how
     far the team gets towards the objectives after the last roll (a gradient for the search
@@ -189,6 +222,7 @@ def add_earliest_win(tm: TeamModel, mission: Mission, first: int) -> tuple[list,
     wins = []
     progress: list = []
     for t in range(first, T + 1):
+        _check_deadline(deadline)
         w = model.NewBoolVar(f"win{t}")
         if wins:
             model.AddImplication(wins[-1], w)
@@ -351,8 +385,11 @@ def _solve_T(board: Board, mission: Mission, rolls: list[Roll], n: int, deadline
     """Feasibility at exactly len(rolls) rolls: (status, moves per roll per player).
 
     Ctrl-C (``stop``) ends the solve early: status unknown unless a plan was already found."""
-    tm = build_team_model(board, mission, rolls, n)
-    add_final_objectives(tm, mission)
+    try:
+        tm = build_team_model(board, mission, rolls, n, deadline)
+        add_final_objectives(tm, mission)
+    except OutOfTime:
+        return UNKNOWN, None
     solver, status = _run_solver(tm, deadline - time.monotonic(), workers, stop)
     if status == cp_model.INFEASIBLE:
         return INFEASIBLE, None
@@ -369,8 +406,11 @@ def _solve_earliest(board: Board, mission: Mission, rolls: list[Roll], n: int, f
     (status, winning roll or None, proven lower bound on the winning roll, moves up to the
     win). Status optimal: proven earliest within the range; infeasible: no win by the last roll."""
     T = len(rolls)
-    tm = build_team_model(board, mission, rolls, n)
-    wins, weight, lowest = add_earliest_win(tm, mission, first)
+    try:
+        tm = build_team_model(board, mission, rolls, n, deadline)
+        wins, weight, lowest = add_earliest_win(tm, mission, first, deadline)
+    except OutOfTime:
+        return UNKNOWN, None, first, None
     solver, status = _run_solver(tm, deadline - time.monotonic(), workers, stop, hint)
     if status == cp_model.INFEASIBLE:
         return INFEASIBLE, None, T + 1, None
@@ -558,15 +598,17 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
 
 
 def describe_status(plan: TeamPlan) -> str:
-    """One line: the fewest rolls and whether it is proven."""
+    """One line that heads the answer: the fewest rolls only when proven, otherwise the best
+    plan found and the proven bound, each called what it is."""
     why = "interrupted" if plan.interrupted else "time limit"
     if plan.status == INFEASIBLE:
         return f"budget not enough (proven): no win within {plan.budget} roll(s); {plan.wall_time:.1f}s"
     if plan.status == OPTIMAL:
-        return f"optimal: won on roll {plan.rolls_needed} of {plan.budget}, proven fewest; {plan.wall_time:.1f}s"
+        return (f"fewest rolls: {plan.rolls_needed} of a budget of {plan.budget}, proven (optimal); "
+                f"{plan.wall_time:.1f}s")
     if plan.status == FEASIBLE:
-        return (f"feasible: won on roll {plan.rolls_needed} of {plan.budget}, not proven fewest "
-                f"(proven lower bound {plan.lower_bound}; {why}); {plan.wall_time:.1f}s")
+        return (f"best found: {plan.rolls_needed} rolls of a budget of {plan.budget}; no plan can win in fewer "
+                f"than {plan.lower_bound} (not proven fewest: {why}); {plan.wall_time:.1f}s")
     stopped = "when interrupted" if plan.interrupted else "within the time limit"
-    return (f"unknown: no winning plan found {stopped}; proven only that a win needs at least "
-            f"{plan.lower_bound} roll(s); {plan.wall_time:.1f}s")
+    return (f"unknown: no winning plan found {stopped}; no plan can win in fewer than {plan.lower_bound} "
+            f"roll(s); {plan.wall_time:.1f}s")

@@ -204,6 +204,4 @@ def _solve_mission(mission_ref: str, players: int, seed: int, difficulty: str, t
         for t, row in enumerate(plan.moves):
             table.add_row(str(t + 1), plan.rolls[t].text(), str(t % players + 1), *(str(m) for m in row))
         console.print(table)
-    if plan.rolls_needed is not None:
-        console.print(f"fewest rolls: {plan.rolls_needed} of a budget of {plan.budget}")
-    console.print(describe_status(plan))
+    console.print(describe_status(plan))  # one headline; "fewest" only when proven
