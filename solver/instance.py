@@ -83,10 +83,6 @@ class Instance:
         return cls(record.board, rest, record.rules, start, True, after_turn, source, record.seed)
 
     @classmethod
-    def from_record_file(cls, path: str | Path, after_turn: int = 0, count: int | None = None) -> "Instance":
-        return cls.from_record(GameRecord.load(path), after_turn, str(path), count)
-
-    @classmethod
     def from_rolls_json(cls, data, source: str, board: Board | str = "classic",
                         rules: RuleSettings = DEFAULT_RULES, count: int | None = None) -> "Instance":
         """``[{"colours": [...], "numbers": [...]}, ...]``: errors name the source and item."""
