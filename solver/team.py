@@ -36,7 +36,7 @@ from ortools.sat.python import cp_model
 from nochmal.agents import make_agent
 from nochmal.bitsets import bit_list
 from nochmal.board import COLOURS, Board, load_board
-from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll, resolutions, seeded_roll
+from nochmal.dice import Roll, seeded_roll
 from nochmal.errors import NochmalError
 from nochmal.game import FREE_ROLLS
 from nochmal.missions.coop import coop_game, mission_result
@@ -44,18 +44,17 @@ from nochmal.missions.loader import max_score
 from nochmal.missions.model import Mission
 from nochmal.missions.objectives import all_met, items_needed, objective_items
 from nochmal.move import PASS, Move
-from nochmal.placements import placement_index
 from nochmal.sheet import Sheet
 from nochmal.solver.cpsat import (Candidate, PlannerModel, SolverError, add_anchoring, add_cell_timeline,
-                                  add_choice_vars, all_crossed, anchor_distance, min_distance)
-from nochmal.solver.instance import Instance
+                                  add_choice_vars, all_crossed, hint_choices, new_solver, read_choices,
+                                  roll_candidates)
 from nochmal.solver.interrupt import SigintStop
+from nochmal.solver.plan import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN
 
 GALLOP_SHARE = 0.25  # of the time left, for each feasibility check while galloping
-OPTIMAL = "optimal"  # fewest rolls found and every smaller count proven impossible
-FEASIBLE = "feasible"  # a win found, smaller counts not all proven impossible (time limit)
-INFEASIBLE = "infeasible"  # proven: the budget is not enough
-UNKNOWN = "unknown"  # nothing found, nothing proven (time limit)
+# statuses (nochmal.solver.plan): optimal = fewest rolls found and every smaller count proven
+# impossible; feasible = a win found, smaller counts not all proven impossible; infeasible =
+# proven that the budget is not enough; unknown = nothing found, nothing proven
 
 
 class TeamPlanError(NochmalError):
@@ -97,33 +96,6 @@ class TeamPlan:
         }
 
 
-def _team_candidates(board: Board, rolls: list[Roll], jokers: int) -> list[list[Candidate]]:
-    """Per roll: every (cell mask, colour face, number face) the roll's dice allow on an empty
-    sheet, pruned by anchoring distance (cells a player can cross before the roll)."""
-    empty = Sheet.empty(board)
-    index = placement_index(board, False)
-    dist = anchor_distance(board, empty)
-    out: list[list[Candidate]] = []
-    before = 0
-    for t, roll in enumerate(rolls):
-        seen: set[tuple[int, str, str]] = set()
-        cands = []
-        cap = 0
-        for cf, nf in roll.pairs():
-            for colour, count, cost in resolutions(cf, nf, jokers):
-                cap = max(cap, count)
-                for mask in index.query(empty.crossed, board.full_mask, colour, count):
-                    key = (mask, cf, nf)
-                    if key in seen or min_distance(mask, dist) > before:
-                        continue
-                    seen.add(key)
-                    cands.append(Candidate(t, mask, colour, count, cost, cf, nf))
-        cands.sort(key=lambda c: (c.cost, -c.count, c.mask, c.colour_face, c.number_face))
-        out.append(cands)
-        before += cap
-    return out
-
-
 @dataclass
 class TeamModel:
     board: Board
@@ -149,12 +121,13 @@ def build_team_model(board: Board, mission: Mission, rolls: list[Roll], n: int,
     ``deadline`` (time.monotonic()) passes between two parts."""
     model = cp_model.CpModel()
     T = len(rolls)
-    cands = _team_candidates(board, rolls, board.jokers)
-    inst = Instance(board, list(rolls), solo=False)
+    empty = Sheet.empty(board)
+    # per (mask, dice pair): in the co-op dice flow it matters which dice a player takes
+    cands = roll_candidates(board, empty, rolls, board.jokers, per_dice_pair=True)
     pms = []
     for _ in range(n):
         _check_deadline(deadline)
-        pm = PlannerModel(inst, model, cands, [], {}, {})
+        pm = PlannerModel(board, empty, model, cands, [], {}, {})
         add_choice_vars(pm)
         add_cell_timeline(pm)
         _check_deadline(deadline)
@@ -345,37 +318,34 @@ def _run_solver(tm: TeamModel, time_limit: float, workers: int, stop: SigintStop
     """Solve a team model (Ctrl-C through ``stop``); (solver, CP-SAT status)."""
     if hint:
         _add_hint(tm, hint)
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = max(1, workers)
-    solver.parameters.max_time_in_seconds = max(0.01, time_limit)
+    solver = new_solver(time_limit, workers)
     return solver, stop.solve(solver, tm.model)
 
 
 def _add_hint(tm: TeamModel, moves: list[list[Move]]) -> None:
-    """Hint a known plan (moves per roll per player) to the solver."""
+    """Hint a known plan (moves per roll per player) to the solver, per player through the
+    solo planner's hint_choices."""
     board = tm.board
-    for t, row in enumerate(moves[: len(tm.rolls)]):
-        for pm, move in zip(tm.players, row):
-            key = None if move.is_pass else (board.mask_of(move.cells), move.colour, move.colour_face,
-                                             move.number_face)
-            for k, c in enumerate(pm.candidates[t]):
-                tm.model.AddHint(pm.x[t][k], key == (c.mask, c.colour, c.colour_face, c.number_face))
+    rolls = min(len(moves), len(tm.rolls))
+    for p, pm in enumerate(tm.players):
+        chosen = []
+        for t in range(rolls):
+            move = moves[t][p]
+            key = None if move.is_pass else (board.mask_of(move.cells), move.colour_face, move.number_face)
+            chosen.append(next((k for k, c in enumerate(pm.candidates[t])
+                                if key == (c.mask, c.colour_face, c.number_face)), None))
+        hint_choices(pm, chosen)
 
 
 def _read_moves(tm: TeamModel, solver: cp_model.CpSolver, rolls: int) -> list[list[Move]]:
-    """The solution's moves for the first ``rolls`` rolls, per player."""
-    board = tm.board
+    """The solution's moves for the first ``rolls`` rolls, per roll per player."""
+    chosen = [read_choices(pm, solver.BooleanValue) for pm in tm.players]
     moves = []
     for t in range(rolls):
         row = []
-        for pm in tm.players:
-            k = next((k for k, v in enumerate(pm.x[t]) if solver.BooleanValue(v)), None)
-            if k is None:
-                row.append(PASS)
-            else:
-                c = pm.candidates[t][k]
-                row.append(Move.of(c.colour, c.count, board.cells_of(c.mask), c.colour_face == COLOUR_JOKER,
-                                   c.number_face == NUMBER_JOKER))
+        for pm, picks in zip(tm.players, chosen):
+            k = picks[t]
+            row.append(PASS if k is None else pm.candidates[t][k].move(tm.board))
         moves.append(row)
     return moves
 
