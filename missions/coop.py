@@ -23,10 +23,10 @@ from nochmal.play import play_game
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 from nochmal.sheet import Sheet
-from nochmal.solver.graph import impossible_sheet_reasons
+from nochmal.impossible import impossible_sheet_reasons
 
 __all__ = ["load_mission", "coop_game", "mission_result", "mission_status", "MissionResult", "MissionStatus",
-           "play_mission", "mission_record", "MissionRecord", "record_game"]
+           "play_mission", "mission_record", "record_game"]
 
 
 def _check_setup(mission: Mission, difficulty: str, players: int) -> int:
@@ -146,18 +146,12 @@ def record_game(record: GameRecord) -> Game:
     return game
 
 
-class MissionRecord(GameRecord):
-    """A GameRecord of a mission game (kept for callers; GameRecord itself now replays them)."""
-
-
-def mission_record(mission: Mission, difficulty: str, game: Game, players: list[str], seed: int | None) -> MissionRecord:
-    """The game as a record with the mission in ``extra``."""
+def mission_record(mission: Mission, difficulty: str, game: Game, players: list[str], seed: int | None) -> GameRecord:
+    """The game as a record with the mission in ``extra`` (GameRecord replays it)."""
     extra = {"mission": mission.id, "difficulty": difficulty}
     if mission.path and not _is_builtin(mission):
         extra["mission_file"] = str(Path(mission.path).resolve())  # replayable from any folder
-    base = GameRecord.from_game(game, players, seed, extra)
-    return MissionRecord(base.board, base.mode, base.players, base.rules, base.seed, base.rolls, base.roll_limit,
-                         base.result, base.extra)
+    return GameRecord.from_game(game, players, seed, extra)
 
 
 def _is_builtin(mission: Mission) -> bool:
