@@ -12,7 +12,7 @@ from rich.console import Console
 
 from nochmal.errors import NochmalError
 from nochmal.game import Game
-from nochmal.interactive import default_reader
+from nochmal.terminal.reader import default_reader
 from nochmal.record import GameRecord
 from nochmal.sheetview import render_sheet
 

@@ -11,7 +11,8 @@ from rich.table import Table
 
 from nochmal.board import COLUMN_LETTERS, Board
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
-from nochmal.errors import SheetError
+from nochmal.errors import InvalidMoveError, SheetError
+from nochmal.move import parse_cell
 from nochmal.missions.coop import mission_status
 from nochmal.missions.loader import builtin_missions, load_mission
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
@@ -72,7 +73,12 @@ def show(
     console.print(table)
 
 
-_CELL = re.compile(r"^[A-Za-z][0-9]{1,2}$")
+def _is_cell_name(token: str) -> bool:
+    try:
+        parse_cell(token)
+    except InvalidMoveError:
+        return False
+    return True
 
 
 def read_sheet_any(path: Path, board: Board) -> Sheet:
@@ -90,7 +96,7 @@ def read_sheet_any(path: Path, board: Board) -> Sheet:
         for tok in re.split(r"[\s,]+", line):
             if tok:
                 tokens.append((lineno, tok))
-    if tokens and all(_CELL.match(t) for _, t in tokens) and not any(len(t) == board.cols for _, t in tokens):
+    if tokens and all(_is_cell_name(t) for _, t in tokens) and not any(len(t) == board.cols for _, t in tokens):
         crossed = 0
         for lineno, tok in tokens:
             try:

@@ -11,7 +11,9 @@ import typer
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded
 from nochmal.errors import NochmalError
 from nochmal.game import rating
-from nochmal.interactive import Session, daily_seed, parse_seats, planner_best
+from nochmal.terminal.planner import planner_best
+from nochmal.terminal.session import Session
+from nochmal.terminal.setup import daily_seed, parse_seats
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
 
