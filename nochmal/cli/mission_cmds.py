@@ -13,12 +13,11 @@ from nochmal.board import COLUMN_LETTERS, Board
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
 from nochmal.errors import InvalidMoveError, SheetError
 from nochmal.move import parse_cell
-from nochmal.missions.coop import mission_status
-from nochmal.missions.loader import builtin_missions, load_mission
-from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 from nochmal.sheet import Sheet
 from nochmal.fileio import read_text_file
 
+# nochmal.missions is imported inside the commands: it loads the graph measures
+# (networkx, numpy), which no other command needs at start-up.
 mission_app = typer.Typer(
     name="mission", no_args_is_help=True, add_completion=False,
     help="Co-op missions: list them, show one, check a group's progress from typed sheets.")
@@ -34,6 +33,9 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print the missions
 
     Example: nochmal mission list
     """
+    from nochmal.missions.loader import builtin_missions
+    from nochmal.missions.model import PLAYER_COUNTS
+
     missions = builtin_missions()
     if as_json:
         emit_json([m.to_dict() for m in missions])
@@ -56,6 +58,9 @@ def show(
 
     Example: nochmal mission show star-hunt
     """
+    from nochmal.missions.loader import load_mission
+    from nochmal.missions.model import DIFFICULTIES
+
     m = load_mission(mission_id)
     if as_json:
         emit_json(m.to_dict())
@@ -144,6 +149,10 @@ def status(
     (score, jokers) or {exact, value (null unless exact), lower, upper,
     method, cells (a crossing order that achieves upper)}.
     """
+    from nochmal.missions.coop import mission_status
+    from nochmal.missions.loader import load_mission
+    from nochmal.missions.model import DIFFICULTIES
+
     m = load_mission(mission_id)
     if difficulty not in DIFFICULTIES:
         raise SheetError(f"--difficulty {difficulty!r}: use one of {', '.join(DIFFICULTIES)}")
