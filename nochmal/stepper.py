@@ -38,7 +38,6 @@ def turn_data(record: GameRecord, states: list[Game], t: int) -> dict:
 def show_turn(console: Console, record: GameRecord, states: list[Game], t: int) -> None:
     game = states[t]
     total = len(record.rolls)
-    letters = console.color_system is None
     if t == 0:
         console.print(f"turn 0 of {total}: before the first roll", style="bold", highlight=False)
         moved: dict[int, int] = {}
@@ -55,7 +54,7 @@ def show_turn(console: Console, record: GameRecord, states: list[Game], t: int) 
         console.print(render_sheet(sheet, f"player {p + 1} ({record.players[p]}): {sheet.score()} points",
                                    highlight=moved.get(p, 0),
                                    claimed_columns=game.claimed_columns if race else 0,
-                                   claimed_colours=game.claimed_colours if race else 0, letters=letters))
+                                   claimed_colours=game.claimed_colours if race else 0))
     if game.is_terminal():
         console.print("game over: scores " + ", ".join(map(str, game.scores())), style="bold", highlight=False)
 

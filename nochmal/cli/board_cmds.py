@@ -51,7 +51,7 @@ def show(
         emit_json(board_data(b))
         return
     console.print(f"{b.title} ({b.name}); start column {b.column_name(b.start_column)}", highlight=False)
-    console.print(render_sheet(Sheet.empty(b), letters=console.color_system is None))
+    console.print(render_sheet(Sheet.empty(b)))
 
 
 @board_app.command("list")

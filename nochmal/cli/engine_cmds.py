@@ -9,13 +9,14 @@ import typer
 
 from nochmal.agents import make_agent
 from nochmal.board import COLOUR_NAMES, COLOURS
-from nochmal.cli.common import board_arg, console, emit_json, guarded, read_sheet_file, sheet_renderable
+from nochmal.cli.common import board_arg, console, emit_json, guarded, read_sheet_file
 from nochmal.dice import seeded_rolls
 from nochmal.errors import NochmalError
 from nochmal.game import rating
 from nochmal.play import play_solo
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
+from nochmal.sheetview import render_sheet
 
 
 def register(app: typer.Typer) -> None:
@@ -51,7 +52,7 @@ def solo(
                    "breakdown": sheet.score_breakdown().to_dict(), "rating": rating(score_),
                    "sheet": sheet.text(), "rolls": len(record.rolls), "saved": str(save) if save else None})
         return
-    console.print(sheet_renderable(sheet))
+    console.print(render_sheet(sheet))
     console.print(f"seed {seed}, bot {bot}: {score_} points — {rating(score_)}")
     if save:
         console.print(f"record written to {save}")
@@ -82,9 +83,11 @@ def replay(
                    "winners": game.winners() if game.is_terminal() else None,
                    "sheets": [s.text() for s in game.sheets]})
         return
+    race = game.mode == "competitive"
     for p, sheet in enumerate(game.sheets):
-        console.print(f"player {p} ({record.players[p]}): {sheet.score()} points")
-        console.print(sheet_renderable(sheet))
+        console.print(render_sheet(sheet, f"player {p} ({record.players[p]}): {sheet.score()} points",
+                                   claimed_columns=game.claimed_columns if race else 0,
+                                   claimed_colours=game.claimed_colours if race else 0))
     if verify:
         console.print(f"verified: {len(record.rolls)} turns, every roll and move legal, result matches")
 
@@ -147,7 +150,7 @@ def score(
                    "complete_colours": [c for i, c in enumerate(COLOURS) if state.complete_colours() >> i & 1],
                    "stars_crossed": (state.crossed & b.star_mask).bit_count()})
         return
-    console.print(sheet_renderable(state))
+    console.print(render_sheet(state))
 
 
 @guarded

@@ -21,7 +21,7 @@ from nochmal.game import CHANCE, Game, rating
 from nochmal.move import PASS, Move
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
-from nochmal.sheetview import render_dice, render_sheet
+from nochmal.sheetview import SheetDrawing, render_dice, render_sheet
 from nochmal.terminal.choice import parse_choice
 from nochmal.terminal.reader import InputEnded, Reader, default_reader
 from nochmal.terminal.setup import bot_seed, is_human, parse_seats, seat_label
@@ -83,7 +83,6 @@ class Session:
         self.extra = dict(extra or {})
         self.open_rolls = open_rolls
         self.save_path = save_path
-        self.letters = self.console.color_system is None
         self.game = self.new_game()
         self._helped = False
         self.saved_to: str | None = None
@@ -150,8 +149,8 @@ class Session:
         return repr([(r, list(ms)) for r, ms in self.game.history])
 
     # --- output helpers ---------------------------------------------------------------------
-    def say(self, text: str | Text = "", style: str | None = None) -> None:
-        if isinstance(text, Text):
+    def say(self, text: str | Text | SheetDrawing = "", style: str | None = None) -> None:
+        if not isinstance(text, str):
             self.console.print(text)
         else:
             self.console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
@@ -173,14 +172,13 @@ class Session:
                     return self.board.mask_of(move.cells) if not move.is_pass else 0
         return 0
 
-    def sheet_text(self, p: int, title: str | None = None) -> Text:
+    def sheet_text(self, p: int, title: str | None = None) -> SheetDrawing:
         g = self.game
         race = g.mode == "competitive"
         return render_sheet(g.sheets[p], title if title is not None else self.label(p),
                             highlight=self.last_mask(p),
                             claimed_columns=g.claimed_columns if race else 0,
-                            claimed_colours=g.claimed_colours if race else 0,
-                            letters=self.letters)
+                            claimed_colours=g.claimed_colours if race else 0)
 
     def scores_line(self) -> str:
         return "scores: " + " · ".join(f"{self.label(p)} {s}" for p, s in enumerate(self.game.scores()))
