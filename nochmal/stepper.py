@@ -10,7 +10,7 @@ from typing import Callable
 
 from rich.console import Console
 
-from nochmal.errors import NochmalError
+from nochmal.errors import OptionError
 from nochmal.game import Game
 from nochmal.terminal.reader import default_reader
 from nochmal.record import GameRecord
@@ -66,10 +66,10 @@ def run_replay(record: GameRecord, source: str, to: int | None, step: bool, as_j
     states = replay_states(record, source)
     total = len(record.rolls)
     if to is not None and not 0 <= to <= total:
-        raise NochmalError(f"--to {to}: {source} has turns 0-{total}")
+        raise OptionError(f"--to {to}: {source} has turns 0-{total}")
     if as_json:
         if step:
-            raise NochmalError("--step is interactive; with --json use --to N")
+            raise OptionError("--step is interactive; with --json use --to N")
         emit = turn_data(record, states, total if to is None else to)
         emit["file"] = source
         from nochmal.cli.common import emit_json

@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 
 from nochmal.board import Board, load_board
-from nochmal.errors import NochmalError, SheetError
+from nochmal.errors import BoardError, NochmalError, OptionError, SheetError
 from nochmal.sheet import Sheet, parse_typed_sheet
 from nochmal.fileio import read_text_file
 
@@ -22,12 +22,16 @@ console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
 
 def guarded(fn: Callable) -> Callable:
-    """Turn NochmalError (and a missing file) into a one-line message and exit code 1."""
+    """Turn NochmalError into a one-line message: exit code 2 for a bad option value
+    (OptionError), 1 for the rest (a file, a rule, a record)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
+        except OptionError as exc:
+            err_console.print(f"error: {exc}", markup=False, soft_wrap=True)
+            raise typer.Exit(2) from None
         except NochmalError as exc:
             err_console.print(f"error: {exc}", markup=False, soft_wrap=True)  # one line, never wrapped
             raise typer.Exit(1) from None
@@ -38,12 +42,25 @@ def guarded(fn: Callable) -> Callable:
     return wrapper
 
 
+def check_seed(seed: int | None, option: str = "--seed") -> None:
+    """Seeds are non-negative integers (nochmal.dice)."""
+    if seed is not None and seed < 0:
+        raise OptionError(f"{option} {seed}: must be a non-negative integer")
+
+
 def emit_json(data) -> None:
     sys.stdout.write(json.dumps(data, indent=1) + "\n")
 
 
-def board_arg(name: str) -> Board:
-    return load_board(name)
+def board_arg(name: str, option: str = "--board") -> Board:
+    """The board an option names: a built-in name or a board file. An unknown name or a
+    missing file is a bad option value (OptionError); a broken board file is a BoardError."""
+    try:
+        return load_board(name)
+    except BoardError as exc:
+        if not Path(name).exists():
+            raise OptionError(f"{option} {exc}") from None
+        raise
 
 
 def read_sheet_file(path: Path, board: Board) -> Sheet:

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from nochmal.board import COLUMN_LETTERS, Board
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
-from nochmal.errors import InvalidMoveError, SheetError
+from nochmal.errors import InvalidMoveError, OptionError, SheetError
 from nochmal.move import parse_cell
 from nochmal.sheet import Sheet
 from nochmal.fileio import read_text_file
@@ -155,7 +155,9 @@ def status(
 
     m = load_mission(mission_id)
     if difficulty not in DIFFICULTIES:
-        raise SheetError(f"--difficulty {difficulty!r}: use one of {', '.join(DIFFICULTIES)}")
+        raise OptionError(f"--difficulty {difficulty!r}: use one of {', '.join(DIFFICULTIES)}")
+    if rolls_used < 0:
+        raise OptionError(f"--rolls-used {rolls_used}: must be 0 or more")
     b = board_arg(board or m.board)
     state_sheets = [read_sheet_any(p, b) for p in sheets]
     with err_console.status("searching the fewest further crosses per sheet (CP-SAT up to 5 s per figure)"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime, timezone
 
 from nochmal.agents import agent_names
-from nochmal.errors import NochmalError
+from nochmal.errors import OptionError
 
 HUMAN = "human"
 MAX_SEATS = 6
@@ -18,19 +18,19 @@ def is_human(seat: str) -> bool:
 def parse_seats(specs: list[str]) -> list[str]:
     """Validate seat specs: ``human``, ``human:NAME`` or a registered bot name."""
     if not 1 <= len(specs) <= MAX_SEATS:
-        raise NochmalError(f"--seat: a game has 1-{MAX_SEATS} seats, got {len(specs)}")
+        raise OptionError(f"--seat: a game has 1-{MAX_SEATS} seats, got {len(specs)}")
     known = agent_names()
     out = []
     for spec in specs:
         spec = spec.strip()
         if is_human(spec):
             if spec.startswith(HUMAN + ":") and not spec[len(HUMAN) + 1:].strip():
-                raise NochmalError(f"--seat {spec!r}: give a name after 'human:', e.g. human:Anna")
+                raise OptionError(f"--seat {spec!r}: give a name after 'human:', e.g. human:Anna")
             out.append(spec)
         elif spec in known:
             out.append(spec)
         else:
-            raise NochmalError(f"--seat {spec!r}: unknown bot; use human, human:NAME or one of: {', '.join(known)}")
+            raise OptionError(f"--seat {spec!r}: unknown bot; use human, human:NAME or one of: {', '.join(known)}")
     return out
 
 
