@@ -48,6 +48,19 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         raise
 
 
+def check_writable(path: str | Path) -> None:
+    """Raise NochmalError now if ``atomic_write_*`` could not write ``path`` later: the
+    folder is missing or not writable, or the path is a folder. Nothing is created."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise NochmalError(f"{path}: folder {folder} does not exist")
+    if path.is_dir():
+        raise NochmalError(f"{path}: cannot write file (Is a directory)")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise NochmalError(f"{path}: cannot write file (no permission to write in {folder})")
+
+
 def _mode_for(path: Path) -> int:
     """The mode ``open(path, "w")`` would leave: the existing file's, else 0666 minus the umask."""
     try:

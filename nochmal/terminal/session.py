@@ -17,6 +17,7 @@ from nochmal.agents import immediate_gain, make_agent
 from nochmal.board import COLOURS, Board
 from nochmal.dice import seeded_roll, seeded_rolls
 from nochmal.errors import NochmalError, RecordError
+from nochmal.fileio import check_writable
 from nochmal.game import CHANCE, Game, rating
 from nochmal.move import PASS, Move
 from nochmal.record import GameRecord
@@ -135,6 +136,7 @@ class Session:
         if session.game.mode != record.mode:
             raise RecordError(f"{source}: a {record.mode} record cannot continue as a {session.game.mode} game")
         session.rebuild(record.rolls, source)
+        session.saved_to, session.saved = source, (source, session._signature())
         return session
 
     def record(self) -> GameRecord:
@@ -212,7 +214,14 @@ class Session:
 
     # --- the loop ---------------------------------------------------------------------------
     def run(self) -> str:
-        """Play until the game ends ('over') or a human quits ('quit')."""
+        """Play until the game ends ('over') or a human quits ('quit').
+
+        With ``save_path`` the path is checked before the first roll (a game is not played
+        to be lost at the end) and the record written at the end, on quit, on Ctrl-C and
+        when the input ends; the game-over screen comes first, so a failed write cannot
+        hide it."""
+        if self.save_path:
+            check_writable(self.save_path)
         self.intro()
         try:
             while not self.game.is_terminal():
@@ -224,24 +233,30 @@ class Session:
                     self.bot_turn(p)
                     continue
                 if self.human_turn(p) == "quit":
-                    if self.save_path:
-                        self.save(self.save_path)
-                        self.say(f"game saved to {self.save_path}; continue with: nochmal play --resume {self.save_path}")
-                    elif self.saved == (self.saved_to, self._signature()):
-                        self.say(f"game saved in {self.saved_to}")
-                    else:
-                        self.say("game not saved")
+                    self.save_on_leaving()
                     return "quit"
         except (KeyboardInterrupt, InputEnded):
             self.say("")
-            if self.save_path:
-                self.save(self.save_path)
-                self.say(f"game saved to {self.save_path}")
+            self.save_on_leaving()
             raise
+        self.finish()
         if self.save_path:
             self.save(self.save_path)
-        self.finish()
+            self.say(f"record saved to {self.save_path}")
         return "over"
+
+    def save_on_leaving(self) -> None:
+        """Save to ``save_path`` if given; else say what is (not) saved where."""
+        if self.save_path:
+            self.save(self.save_path)
+            self.say(f"game saved to {self.save_path}; continue with: nochmal play --resume {self.save_path}")
+        elif self.saved is None:
+            self.say("game not saved (type 'save FILE' to keep a game, or start it with --save FILE)")
+        elif self.saved == (self.saved_to, self._signature()):
+            self.say(f"game saved in {self.saved_to}")
+        else:
+            self.say(f"the choices since {self.saved_to} was written are not saved; it still holds the game "
+                     f"as it was then (type 'save FILE' to keep a game, or start it with --save FILE)")
 
     def bot_turn(self, p: int) -> None:
         g = self.game
