@@ -26,6 +26,7 @@ class OneLineErrors(TyperGroup):
     instead of a usage block and a framed box that wraps at the terminal width."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        plain_help(self)
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
@@ -45,6 +46,33 @@ class OneLineErrors(TyperGroup):
             typer.echo("aborted", err=True)
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def plain_help(command) -> None:
+    """Help and usage lines as people read them, for ``command`` and its subcommands:
+    flags without a value placeholder (typer 0.2x prints ``--json <bool>``) and arguments
+    in upper case (``RECORD_FILE``, ``[SHEET]...``; typer 0.2x prints ``{record_file}``)."""
+    if getattr(command, "_plain_help", False):
+        return
+    command._plain_help = True
+    help_option = command.get_help_option(typer.Context(command))
+    for param in [*command.params, *([help_option] if help_option is not None else [])]:
+        if getattr(param, "is_flag", False):
+            param.metavar = ""
+        elif param.param_type_name == "argument":
+            if param.metavar is None:
+                param.metavar = param.name.upper()
+            param.get_usage_pieces = _usage_of(param)
+    for sub in getattr(command, "commands", {}).values():
+        plain_help(sub)
+
+
+def _usage_of(argument):
+    def pieces(ctx) -> list[str]:
+        name = argument.metavar if argument.required else f"[{argument.metavar}]"
+        return [name + ("..." if argument.nargs != 1 and not name.endswith("...") else "")]
+
+    return pieces
 
 
 app = typer.Typer(

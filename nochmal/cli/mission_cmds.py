@@ -184,20 +184,22 @@ def status(
     if bad:
         for p, reasons in bad:
             for r in reasons:
-                err_console.print(f"error: {sheets[p]}: impossible sheet: {r}", markup=False)
+                err_console.print(f"error: {sheets[p]}: impossible sheet: {r}", markup=False, soft_wrap=True)
         raise typer.Exit(1)
     console.print(f"[bold]{m.name}[/bold] ({m.id}, {difficulty}, {st.players} player(s)): "
-                  f"{rolls_used} of {st.budget} rolls used, {st.rolls_left} left — {state}")
+                  f"{rolls_used} of {st.budget} rolls used, {st.rolls_left} left — {state}", soft_wrap=True)
     for o in st.objectives:
         mark = "[green]done[/green]" if o.met else "[red]not yet[/red]"
         console.print(f"{mark}  {o.objective.describe(st.players)}: {o.progress} of {o.total}"
-                      + (f", from sheet(s) {' '.join(str(p + 1) for p in o.contributing)}" if o.contributing else ""))
+                      + (f", from sheet(s) {' '.join(str(p + 1) for p in o.contributing)}" if o.contributing else ""),
+                      soft_wrap=True)
         if o.missing:
             console.print("      missing: " + ("; " if any(":" in t for t in o.missing) else ", ").join(o.missing),
-                          markup=False)
+                          markup=False, soft_wrap=True)
         for p, est in enumerate(o.crosses):
             if est is None:
                 continue
-            console.print(f"      sheet {p + 1} ({sheets[p]}): fewest further crosses {est.text()}", markup=False)
+            console.print(f"      sheet {p + 1} ({sheets[p]}): fewest further crosses {est.text()}", markup=False,
+                          soft_wrap=True)
 
 
