@@ -14,6 +14,7 @@ from nochmal.errors import OptionError
 from nochmal.game import Game
 from nochmal.terminal.reader import default_reader
 from nochmal.record import GameRecord
+from nochmal.seats import seat_name
 from nochmal.sheetview import render_sheet
 
 
@@ -30,7 +31,8 @@ def turn_data(record: GameRecord, states: list[Game], t: int) -> dict:
     roll, moves = record.rolls[t - 1] if t else (None, [])
     return {"turn": t, "turns": len(record.rolls),
             "dice": roll.to_json() if roll else None,
-            "moves": [{"player": p, "name": record.players[p], "move": str(m)} for p, m in moves],
+            "moves": [{"seat": p + 1, "name": seat_name(record.players, p), "move": str(m)} for p, m in moves],
+            "names": [seat_name(record.players, p) for p in range(len(record.players))],
             "scores": game.scores(), "over": game.is_terminal(),
             "sheets": [s.text() for s in game.sheets]}
 
@@ -47,11 +49,11 @@ def show_turn(console: Console, record: GameRecord, states: list[Game], t: int) 
                       style="bold", highlight=False)
         moved = {}
         for p, m in moves:
-            console.print(f"  player {p + 1} ({record.players[p]}): {m}", highlight=False, markup=False)
+            console.print(f"  {seat_name(record.players, p)}: {m}", highlight=False, markup=False)
             moved[p] = game.board.mask_of(m.cells) if not m.is_pass else 0
     race = game.mode == "competitive"
     for p, sheet in enumerate(game.sheets):
-        console.print(render_sheet(sheet, f"player {p + 1} ({record.players[p]}): {sheet.score()} points",
+        console.print(render_sheet(sheet, f"{seat_name(record.players, p)}: {sheet.score()} points",
                                    highlight=moved.get(p, 0),
                                    claimed_columns=game.claimed_columns if race else 0,
                                    claimed_colours=game.claimed_colours if race else 0))

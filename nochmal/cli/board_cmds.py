@@ -12,6 +12,7 @@ from nochmal.cli.common import board_arg, console, emit_json, err_console, guard
 from nochmal.errors import BoardError, NochmalError, OptionError
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.record import GameRecord
+from nochmal.seats import seat_name
 from nochmal.sheet import Sheet
 from nochmal.sheetview import render_sheet
 from nochmal.svg import sheets_svg
@@ -115,7 +116,7 @@ def _load_sheets(file: Path, board: Optional[str]) -> list[tuple[str, Sheet, int
             pass
         race = game.mode == "competitive"
         cc, ck = (game.claimed_columns, game.claimed_colours) if race else (0, 0)
-        return [(f"player {p + 1} ({record.players[p]}): {s.score()} points", s, cc, ck)
+        return [(f"{seat_name(record.players, p)}: {s.score()} points", s, cc, ck)
                 for p, s in enumerate(game.sheets)]
     b = board_arg(board or "classic")
     sheet = read_sheet_file(file, b)

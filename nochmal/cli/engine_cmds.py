@@ -16,6 +16,7 @@ from nochmal.game import rating
 from nochmal.play import play_solo
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
+from nochmal.seats import seat_name
 from nochmal.sheetview import render_sheet
 
 
@@ -87,13 +88,15 @@ def replay(
         return
     if as_json:
         emit_json({"file": str(record_file), "verified": verify, "mode": record.mode, "turns": len(record.rolls),
-                   "players": record.players, "scores": game.scores(),
+                   "players": record.players,
+                   "names": [seat_name(record.players, p) for p in range(len(record.players))],
+                   "scores": game.scores(),
                    "winners": game.winners() if game.is_terminal() else None,
                    "sheets": [s.text() for s in game.sheets]})
         return
     race = game.mode == "competitive"
     for p, sheet in enumerate(game.sheets):
-        console.print(render_sheet(sheet, f"player {p} ({record.players[p]}): {sheet.score()} points",
+        console.print(render_sheet(sheet, f"{seat_name(record.players, p)}: {sheet.score()} points",
                                    claimed_columns=game.claimed_columns if race else 0,
                                    claimed_colours=game.claimed_colours if race else 0))
     if verify:

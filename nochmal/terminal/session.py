@@ -25,7 +25,8 @@ from nochmal.rules import DEFAULT_RULES, RuleSettings
 from nochmal.sheetview import SheetDrawing, render_dice, render_sheet
 from nochmal.terminal.choice import parse_choice
 from nochmal.terminal.reader import InputEnded, Reader, default_reader
-from nochmal.terminal.setup import bot_seed, is_human, parse_seats, seat_label
+from nochmal.seats import is_human, seat_name
+from nochmal.terminal.setup import bot_seed, parse_seats
 
 LIST_LIMIT = 40
 
@@ -158,7 +159,7 @@ class Session:
             self.console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
 
     def label(self, p: int) -> str:
-        return seat_label(self.seats, p)
+        return seat_name(self.seats, p)
 
     def roll_title(self) -> str:
         g = self.game
@@ -471,6 +472,7 @@ class Session:
         """The outcome as data (for --json)."""
         g = self.game
         data = {"mode": g.mode, "board": self.board.name, "seed": self.seed, "players": self.seats,
+                "names": [self.label(p) for p in range(g.n_players)],
                 "over": g.is_terminal(), "rolls": g.rolls_done, "scores": g.scores(),
                 "winners": g.winners() if g.is_terminal() and g.mode == "competitive" else None,
                 "sheets": [s.text() for s in g.sheets], "saved": self.save_path}

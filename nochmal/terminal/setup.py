@@ -6,13 +6,9 @@ from datetime import date, datetime, timezone
 
 from nochmal.agents import agent_names
 from nochmal.errors import OptionError
+from nochmal.seats import HUMAN, is_human
 
-HUMAN = "human"
 MAX_SEATS = 6
-
-
-def is_human(seat: str) -> bool:
-    return seat == HUMAN or seat.startswith(HUMAN + ":")
 
 
 def parse_seats(specs: list[str]) -> list[str]:
@@ -32,16 +28,6 @@ def parse_seats(specs: list[str]) -> list[str]:
         else:
             raise OptionError(f"--seat {spec!r}: unknown bot; use human, human:NAME or one of: {', '.join(known)}")
     return out
-
-
-def seat_label(seats: list[str], p: int) -> str:
-    seat = seats[p]
-    if seat.startswith(HUMAN + ":"):
-        return seat[len(HUMAN) + 1:]
-    if seat == HUMAN:
-        humans = [i for i, s in enumerate(seats) if s == HUMAN]
-        return "you" if len(seats) == 1 else (f"player {p + 1}" if len(humans) > 1 else "you")
-    return f"{seat} (seat {p + 1})"
 
 
 def bot_seed(seed: int, turn: int, player: int) -> int:
