@@ -17,6 +17,11 @@ from nochmal.placements import MAX_COUNT
 KINDS = ("columns", "colours", "stars", "cells", "score", "jokers_left")
 SCOPES = ("team", "each", "any")
 DIFFICULTIES = ("easy", "normal", "hard")
+# The state of a mission, for results, the status check, the CLI and the web alike
+WON = "won"
+LOST = "lost"
+IN_PROGRESS = "in progress"
+STATES = (WON, LOST, IN_PROGRESS)
 PLAYER_COUNTS = (1, 2, 3, 4)
 SOURCES = ("project", "print", "user")
 
