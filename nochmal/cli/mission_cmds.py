@@ -141,7 +141,7 @@ def status(
     JSON fields:
     mission, name, source, difficulty, players, budget, rolls_used,
     rolls_left; state: "won", "lost" or "in progress" (null if a sheet is
-    impossible); all_met; sheets: the files, numbered from 1 in order;
+    impossible); lost_reasons: why it can no longer be won; all_met; sheets: the files, numbered from 1 in order;
     impossible: per impossible sheet {sheet, file, reasons} (then exit 1
     and no objectives); objectives: per objective {kind, scope,
     description, met, progress, total, contributing (sheet numbers),
@@ -163,14 +163,9 @@ def status(
     with err_console.status("searching the fewest further crosses per sheet (CP-SAT up to 5 s per figure)"):
         st = mission_status(m, difficulty, state_sheets, rolls_used)
     data = st.to_dict()
-    if st.met and rolls_used <= st.budget:
-        state = "won"
-    elif rolls_used >= st.budget:
-        state = "lost"
-    else:
-        state = "in progress"
+    state = st.state
     bad = [(p, reasons) for p, reasons in enumerate(st.impossible) if reasons]
-    data = {**{k: v for k, v in data.items() if k != "objectives"}, "state": None if bad else state,
+    data = {**{k: v for k, v in data.items() if k != "objectives"},
             "sheets": [str(p) for p in sheets],
             "impossible": [{"sheet": p + 1, "file": str(sheets[p]), "reasons": r} for p, r in bad],
             "objectives": data["objectives"]}
@@ -188,6 +183,8 @@ def status(
         raise typer.Exit(1)
     console.print(f"[bold]{m.name}[/bold] ({m.id}, {difficulty}, {st.players} player(s)): "
                   f"{rolls_used} of {st.budget} rolls used, {st.rolls_left} left — {state}", soft_wrap=True)
+    for reason in st.lost_reasons:
+        console.print(f"{state}: {reason}", markup=False, soft_wrap=True)
     for o in st.objectives:
         mark = "[green]done[/green]" if o.met else "[red]not yet[/red]"
         console.print(f"{mark}  {o.objective.describe(st.players)}: {o.progress} of {o.total}"
