@@ -34,7 +34,7 @@ from nochmal.web.games import WebError, builtin_board, builtin_mission, check_id
 router = APIRouter(prefix="/api", tags=["api"])
 
 MAX_SEED = 2 ** 62
-SOLVE_TIME_DEFAULT = 20.0
+SOLVE_TIME_DEFAULT = 30.0
 ANALYSE_TIME_DEFAULT = 2.0  # seconds per solve (one per roll)
 
 
