@@ -20,7 +20,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from nochmal.board import BUILTIN_BOARDS, COLOURS, load_board
-from nochmal.dice import seeded_rolls
+from nochmal.dice import Roll, seeded_rolls
 from nochmal.errors import NochmalError
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.game import Game
@@ -141,6 +141,48 @@ def mission(mission_id: str):
     return builtin_mission(mission_id).to_dict()
 
 
+class RollBody(BaseModel):
+    colours: list[str] = Field(..., description='Colour faces, e.g. ["y", "x"] (x = joker).')
+    numbers: list[str] = Field(..., description='Number faces, e.g. ["3", "?"] (? = joker).')
+
+
+def _roll(data: RollBody | dict, field: str) -> Roll:
+    raw = data.model_dump() if isinstance(data, BaseModel) else data
+    try:
+        return Roll.from_json(raw)
+    except NochmalError as exc:
+        raise WebError(f"{field}: {exc}", field) from None
+
+
+def hint_items(tips) -> list[dict]:
+    """The hints in the schema of `nochmal hint --json`."""
+    return [{"rank": i + 1, "move": str(m), "colour": m.colour or None, "count": m.count, "cells": list(m.cells),
+             "jokers": m.joker_cost, "value": v} for i, (m, v) in enumerate(tips)]
+
+
+class HintBody(SheetBody):
+    roll: RollBody
+    solo: bool = False
+    rolls_left: Optional[int] = Field(None, ge=0, le=29)
+    top: int = Field(3, ge=1, le=10)
+
+
+@router.post("/hint", summary="The hint bot's best choices for a sheet and a roll (as `nochmal hint --json`)")
+def hint_for_sheet(body: HintBody):
+    from nochmal.bots.hints import hint as best_choices
+    from nochmal.cli.bot_cmds import build_hint_game
+
+    b, state = _sheet(body)
+    dice = _roll(body.roll, "roll")
+    try:
+        game = build_hint_game(b, state, dice, body.solo, body.rolls_left)
+    except NochmalError as exc:
+        raise WebError(str(exc).replace("--", ""), "roll") from None
+    return {"board": b.name, "sheet": state.text(), "roll": dice.to_json(), "solo": body.solo,
+            "rolls_left": body.rolls_left if body.rolls_left is not None else (15 if body.solo else None),
+            "hints": hint_items(best_choices(game, body.top))}
+
+
 # --- games -------------------------------------------------------------------------------
 class NewGame(BaseModel):
     kind: Literal["puzzle", "play"] = "play"
@@ -253,8 +295,7 @@ def hint(game_id: str, request: Request):
         if web.human_to_move() is None:
             raise WebError("no human is to move in this game now", "hint", 409)
         game = web.game.clone()
-    tips = best_choices(game, top=3)
-    return {"hints": [{"move": str(m), "value": v} for m, v in tips]}
+    return {"hints": hint_items(best_choices(game, top=3))}
 
 
 @router.get("/games/{game_id}/rolls", summary="Every roll (open puzzles and finished games)")
@@ -417,6 +458,8 @@ def record_picture(rec_id: str, request: Request):
 class SolveJob(BaseModel):
     seed: Optional[int] = Field(None, ge=0, le=MAX_SEED, description="Plan the seeded solo rolls of this seed.")
     game_id: Optional[str] = Field(None, description="Or: plan the rolls of this solo game.")
+    rolls: Optional[list[dict]] = Field(None, max_length=30, description='Or: these solo rolls, '
+                                        '[{"colours": ["y","x"], "numbers": ["3","?"]}, ...].')
     board: str = "classic"
     count: int = Field(30, ge=1, le=30, description="Plan the first COUNT rolls.")
     time_limit: float = Field(SOLVE_TIME_DEFAULT, gt=0, le=600, description="Seconds (capped by the server).")
@@ -431,11 +474,20 @@ def start_solve(body: SolveJob, request: Request):
         if web.game.mode != "solo":
             raise WebError("the planner plans solo games; this game is " + web.game.mode, "game_id")
         seed, board_name = web.session.seed, web.game.board.name
-    if seed is None:
-        raise WebError("give a seed or a game_id", "seed")
+    if sum(x is not None for x in (body.seed, body.game_id, body.rolls)) != 1:
+        raise WebError("give exactly one of seed, game_id, rolls", "seed")
     builtin_board(board_name)
     limit = min(body.time_limit, state.jobs.time_cap)
-    job = state.jobs.submit("solve", {"seed": seed, "board": board_name, "count": body.count, "time_limit": limit})
+    params = {"seed": seed, "board": board_name, "count": body.count, "time_limit": limit}
+    if body.rolls is not None:
+        rolls_ = [_roll(r, f"rolls.{i}") for i, r in enumerate(body.rolls)]
+        for i, r in enumerate(rolls_):
+            if len(r.colours) != 2:
+                raise WebError(f"rolls.{i}: a solo roll has 2 colour and 2 number dice", f"rolls.{i}")
+        if not rolls_:
+            raise WebError("rolls: give at least one roll", "rolls")
+        params.update({"rolls": [r.to_json() for r in rolls_], "count": len(rolls_)})
+    job = state.jobs.submit("solve", params)
     return JSONResponse(job.to_json(), status_code=202)
 
 

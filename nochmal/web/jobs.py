@@ -61,7 +61,11 @@ def _child(kind: str, params: dict, out) -> None:
             from nochmal.solver.instance import Instance
 
             count = params["count"]
-            inst = Instance.from_seed(params["seed"], load_board(params["board"]), RuleSettings(solo_rolls=count), count)
+            if params.get("rolls") is not None:
+                inst = Instance.from_rolls_json(params["rolls"], "rolls", load_board(params["board"]))
+            else:
+                inst = Instance.from_seed(params["seed"], load_board(params["board"]), RuleSettings(solo_rolls=count),
+                                          count)
 
             def progress(ev) -> None:
                 out.put(("progress", {"best": ev.objective, "bound": ev.bound, "seconds": round(ev.elapsed, 2)}))
