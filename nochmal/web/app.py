@@ -8,6 +8,7 @@ request bodies are capped; nothing in a request is ever used as a file path.
 
 from __future__ import annotations
 
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -68,6 +69,28 @@ class BodyLimit:
             await self.app(scope, capped, send)
         except _TooLarge:
             await _too_large(self.limit, send)
+
+
+class ServerTiming:
+    """ASGI middleware: every response says how long the app took (``Server-Timing: app;dur=ms``),
+    so a benchmark (benchmarks/bench_web.py) can tell server time from network time."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        t0 = time.perf_counter()
+
+        async def timed(message):
+            if message["type"] == "http.response.start":
+                ms = (time.perf_counter() - t0) * 1000
+                message = dict(message)
+                message["headers"] = list(message.get("headers", [])) + [(b"server-timing", f"app;dur={ms:.2f}".encode())]
+            await send(message)
+
+        await self.app(scope, receive, timed)
 
 
 class _TooLarge(Exception):
@@ -138,4 +161,5 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     # ----------------------------------------------------------------------------------------
 
     app.add_middleware(BodyLimit, limit=max_body)
+    app.add_middleware(ServerTiming)
     return app
