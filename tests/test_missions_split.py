@@ -145,3 +145,25 @@ def test_score_bound_is_an_upper_bound_of_a_real_finish():
             s = s.cross(1 << rng.choice(options))
         assert team_score(s.with_all_completions_scored()) <= bound
     assert best_score_bound(sheet, 0) == team_score(sheet)
+
+
+def test_cli_status_prints_the_split_and_the_early_loss(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from nochmal.cli import app
+
+    (tmp_path / "a.txt").write_text("H1 H2 H3 H4 H5 H6 H7 G1\n")
+    (tmp_path / "b.txt").write_text("H4\n")
+    files = [str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]
+    runner = CliRunner()
+    res = runner.invoke(app, ["mission", "status", "lockstep", "-d", "hard", "-k", "40", *files, "--json"])
+    data = json.loads(res.stdout)
+    assert data["state"] == "lost early"
+    assert data["team"]["lost_early"] and "only 2 left" in data["team"]["lost_reasons"][0]
+    split = data["team"]["split"]
+    assert [s["items"] for s in split["sheets"]] == [["column G", "column I"], ["column G", "column H", "column I"]]
+    res = runner.invoke(app, ["mission", "status", "lockstep", "-d", "hard", "-k", "10", *files])
+    assert res.exit_code == 0
+    assert "who should do what" in res.stdout and "sheet 2: column G, column H, column I" in res.stdout

@@ -15,6 +15,7 @@ from nochmal.errors import SheetError
 from nochmal.missions.coop import mission_status
 from nochmal.missions.loader import builtin_missions, load_mission
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
+from nochmal.missions.split import team_plan
 from nochmal.sheet import Sheet
 from nochmal.fileio import read_text_file
 
@@ -122,8 +123,13 @@ def status(
 
     Per objective: done or not, progress k of n, the contributing sheets,
     what is missing, and the fewest further crosses per sheet (exact, or
-    lower..upper marked approximate); and the rolls left. A sheet no legal
-    game can produce is reported with the reasons (exit 1).
+    lower..upper marked approximate); and the rolls left. Then who should
+    do what: the split of the missing columns, colours, stars and cells
+    across the sheets that needs the fewest rolls (at most 5 crosses a
+    roll per sheet; exact CP-SAT, or bounds at the time limit), the best
+    score still reachable for score targets, and "lost early" with the
+    reason when no split can finish in time (or jokers ran short). A sheet
+    no legal game can produce is reported with the reasons (exit 1).
 
     Example: nochmal mission status star-hunt -d normal -k 12 anna.txt ben.txt
 
@@ -136,7 +142,11 @@ def status(
     description, met, progress, total, contributing (sheet numbers),
     missing (texts), fewest_crosses}; fewest_crosses: per sheet null
     (score, jokers) or {exact, value (null unless exact), lower, upper,
-    method, cells (a crossing order that achieves upper)}.
+    method, cells (a crossing order that achieves upper)}; team (null if a
+    sheet is impossible): {split: {rolls (null unless exact), exact,
+    rolls_lower, rolls_upper, method, sheets: per sheet {sheet, items,
+    crosses, rolls}}, lost_early, lost_reasons, score_bounds}. state is
+    "lost early" when no split can finish in the rolls left.
     """
     m = load_mission(mission_id)
     if difficulty not in DIFFICULTIES:
@@ -145,6 +155,10 @@ def status(
     state_sheets = [read_sheet_any(p, b) for p in sheets]
     with err_console.status("searching the fewest further crosses per sheet (CP-SAT up to 5 s per figure)"):
         st = mission_status(m, difficulty, state_sheets, rolls_used)
+    plan = None
+    if not any(st.impossible):
+        with err_console.status("splitting the missing work across the sheets (CP-SAT up to 3 s)"):
+            plan = team_plan(m, state_sheets, st.rolls_left)
     data = st.to_dict()
     if st.met and rolls_used <= st.budget:
         state = "won"
@@ -156,7 +170,9 @@ def status(
     data = {**{k: v for k, v in data.items() if k != "objectives"}, "state": None if bad else state,
             "sheets": [str(p) for p in sheets],
             "impossible": [{"sheet": p + 1, "file": str(sheets[p]), "reasons": r} for p, r in bad],
-            "objectives": data["objectives"]}
+            "objectives": data["objectives"], "team": plan.to_dict() if plan else None}
+    if plan and plan.lost_early and state == "in progress":
+        data["state"] = state = "lost early"
     if bad:
         data["all_met"] = None
     if as_json:
@@ -182,5 +198,7 @@ def status(
             if est is None:
                 continue
             console.print(f"      sheet {p + 1} ({sheets[p]}): fewest further crosses {est.text()}", markup=False)
+    for line in plan.lines():
+        console.print(line, markup=False)
 
 
