@@ -14,7 +14,7 @@ from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.record import GameRecord
 from nochmal.sheet import Sheet
 from nochmal.sheetview import render_sheet
-from nochmal.svg import sheets_svg
+from nochmal.svg import SheetPicture, pictures_svg, record_heading, record_pictures
 
 board_app = typer.Typer(help="Sheet layouts: draw one, list the built-in ones, check a custom one.",
                         no_args_is_help=True)
@@ -103,21 +103,18 @@ def check(
         raise typer.Exit(1)
 
 
-def _load_sheets(file: Path, board: Optional[str]) -> list[tuple[str, Sheet, int, int]]:
-    """(title, sheet, claimed columns, claimed colours) from a typed sheet or a game record."""
+def _load_pictures(file: Path, board: Optional[str]) -> tuple[list[SheetPicture], list[str]]:
+    """The sheets to draw and the heading, from a typed sheet or a game record."""
     text = read_text_file(file, lambda reason: NochmalError(f"{file}: {reason}"))
     if text.lstrip().startswith("{"):
         record = GameRecord.loads(text, str(file))
         game = record.new_game()
         for _, game in record.replay(str(file)):
             pass
-        race = game.mode == "competitive"
-        cc, ck = (game.claimed_columns, game.claimed_colours) if race else (0, 0)
-        return [(f"player {p + 1} ({record.players[p]}): {s.score()} points", s, cc, ck)
-                for p, s in enumerate(game.sheets)]
+        return record_pictures(record, game), record_heading(record, game)
     b = board_arg(board or "classic")
     sheet = read_sheet_file(file, b)
-    return [(f"{file.name} ({b.name}): {sheet.score()} points", sheet, 0, 0)]
+    return [SheetPicture(f"{file.name}: {sheet.score()} points", sheet)], [f"{file.name} · {b.title} board"]
 
 
 @guarded
@@ -131,16 +128,15 @@ def render(
 
     Example: nochmal render game.json --svg game.svg
     """
-    items = _load_sheets(file, board)
-    claimed_cols = items[0][2]
-    claimed_colours = items[0][3]
-    atomic_write_text(svg, sheets_svg([(t, s) for t, s, _, _ in items], claimed_cols, claimed_colours))
+    items, heading = _load_pictures(file, board)
+    atomic_write_text(svg, pictures_svg(items, heading))
     if as_json:
         emit_json({"file": str(file), "svg": str(svg),
-                   "sheets": [{"title": t, "score": s.score(), "crossed": s.crossed.bit_count(),
-                               "jokers_used": s.jokers_used,
+                   "heading": heading,
+                   "sheets": [{"title": p.title, "score": p.sheet.score(), "crossed": p.sheet.crossed.bit_count(),
+                               "jokers_used": p.sheet.jokers_used, "unfinished": p.unfinished,
                                "complete_colours": [COLOUR_NAMES[c] for i, c in enumerate(COLOURS)
-                                                    if s.complete_colours() >> i & 1]}
-                              for t, s, _, _ in items]})
+                                                    if p.sheet.complete_colours() >> i & 1]}
+                              for p in items]})
         return
     console.print(f"wrote {svg} ({len(items)} sheet(s))", markup=False, highlight=False, soft_wrap=True)
