@@ -597,6 +597,29 @@ def team_plan(mission: Mission, sheets, rolls_left: int, time_limit: float = SPL
     return TeamPlan(split, rolls_left, lost, bounds)
 
 
-__all__ = ["CROSSES_PER_ROLL", "Demand", "SheetPlan", "Split", "SplitInstance", "TeamPlan", "Unit",
+def status_document(st, labels: list[str], plan: TeamPlan | None) -> dict:
+    """The ``nochmal mission status --json`` document (rooms send the same): the status of
+    coop.mission_status, the sheets' labels, the impossible sheets, the team plan, and the
+    state "won" / "lost" / "lost early" / "in progress" (None while a sheet is impossible)."""
+    data = st.to_dict()
+    bad = [(p, reasons) for p, reasons in enumerate(st.impossible) if reasons]
+    if st.met and st.rolls_used <= st.budget:
+        state = "won"
+    elif st.rolls_used >= st.budget:
+        state = "lost"
+    elif plan is not None and plan.lost_early:
+        state = "lost early"
+    else:
+        state = "in progress"
+    out = {**{k: v for k, v in data.items() if k != "objectives"}, "state": None if bad else state,
+           "sheets": list(labels),
+           "impossible": [{"sheet": p + 1, "file": labels[p], "reasons": r} for p, r in bad],
+           "objectives": data["objectives"], "team": plan.to_dict() if plan is not None and not bad else None}
+    if bad:
+        out["all_met"] = None
+    return out
+
+
+__all__ = ["status_document", "CROSSES_PER_ROLL", "Demand", "SheetPlan", "Split", "SplitInstance", "TeamPlan", "Unit",
            "best_score_bound", "check_split", "rolls_for", "sheet_crosses", "solve_split", "split_instance",
            "team_plan", "unit_lower_bound"]

@@ -15,7 +15,7 @@ from nochmal.errors import SheetError
 from nochmal.missions.coop import mission_status
 from nochmal.missions.loader import builtin_missions, load_mission
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
-from nochmal.missions.split import team_plan
+from nochmal.missions.split import status_document, team_plan
 from nochmal.sheet import Sheet
 from nochmal.fileio import read_text_file
 
@@ -159,22 +159,9 @@ def status(
     if not any(st.impossible):
         with err_console.status("splitting the missing work across the sheets (CP-SAT up to 3 s)"):
             plan = team_plan(m, state_sheets, st.rolls_left)
-    data = st.to_dict()
-    if st.met and rolls_used <= st.budget:
-        state = "won"
-    elif rolls_used >= st.budget:
-        state = "lost"
-    else:
-        state = "in progress"
+    data = status_document(st, [str(p) for p in sheets], plan)
+    state = data["state"]
     bad = [(p, reasons) for p, reasons in enumerate(st.impossible) if reasons]
-    data = {**{k: v for k, v in data.items() if k != "objectives"}, "state": None if bad else state,
-            "sheets": [str(p) for p in sheets],
-            "impossible": [{"sheet": p + 1, "file": str(sheets[p]), "reasons": r} for p, r in bad],
-            "objectives": data["objectives"], "team": plan.to_dict() if plan else None}
-    if plan and plan.lost_early and state == "in progress":
-        data["state"] = state = "lost early"
-    if bad:
-        data["all_met"] = None
     if as_json:
         emit_json(data)
         if bad:
