@@ -290,8 +290,33 @@ def _plans(inst: SplitInstance, assignment: list[tuple[int, ...]], time_limit: f
     plans = []
     for p, units in enumerate(assignment):
         est = sheet_crosses(inst.sheets[p], _target(inst, p, units), time_limit) if units else CrossesEstimate(0, 0)
-        plans.append(SheetPlan(tuple(sorted(units)), est))
+        path = readable_path(inst.sheets[p], est.cells)
+        plans.append(SheetPlan(tuple(sorted(units)), CrossesEstimate(est.lower, est.upper, path, est.method)))
     return tuple(plans)
+
+
+def readable_path(sheet: Sheet, cells) -> tuple[str, ...]:
+    """The same cells in an order a person can follow: each cell anchored when crossed,
+    continuing next to the previous cross (same colour first) where possible, else the
+    first anchored cell in reading order."""
+    board = sheet.board
+    left = board.mask_of(cells)
+    anchored = sheet.anchored
+    order: list[int] = []
+    while left:
+        ready = left & anchored
+        if not ready:
+            raise ValueError("the path's cells are not connected to the crossed region")
+        pool = ready
+        if order:
+            near = ready & board.neighbour_mask[order[-1]]
+            same = [b for b in bit_list(near) if board.colour_of_bit(b) == board.colour_of_bit(order[-1])]
+            pool = (1 << min(same, key=lambda b: board.index_of_bit[b])) if same else (near or ready)
+        bit = min(bit_list(pool), key=lambda b: board.index_of_bit[b])
+        order.append(bit)
+        left &= ~(1 << bit)
+        anchored |= board.neighbour_mask[bit]
+    return tuple(board.cell_name(b) for b in order)
 
 
 def _solve_subsets(inst: SplitInstance, allowed: list[list[int]], time_limit: float) -> Split:

@@ -156,7 +156,7 @@
       html += '<section class="card other' + (bad ? " impossible" : "") + '" data-seat="' + k + '"><h3>' +
         esc(s.taken ? s.name : "seat " + (k + 1) + " (free)") + ' <span class="score">' + s.score + ' pts</span></h3>' +
         (bad ? '<p class="flag">Impossible sheet: ' + esc(bad.join("; ")) + "</p>" : "") +
-        '<div class="sheet small">' + (svgs[k] || "") + "</div>" +
+        (s.taken ? '<div class="sheet small">' + (svgs[k] || "") + "</div>" : '<p class="waiting">waiting for a player to sit down</p>') +
         (room.mode === "mission" && s.taken ? '<button type="button" class="path-btn" data-seat="' + k + '">' +
           (pathsShown[k] ? "Hide path" : "Show path") + "</button>" : "") + "</section>";
     });
