@@ -11,6 +11,7 @@ missions/objectives.py and missions/split.py) and pushes it to the room's phones
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -110,9 +111,20 @@ def claimed_by_others(room: Room, k: int) -> tuple[int, int]:
     return cols, colours
 
 
+def _watch_parent(parent: int) -> None:
+    """In the status child: exit as soon as the server process is gone (even after SIGKILL)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 class StatusWorker:
-    """One background thread: computes full statuses for rooms that changed, newest state
-    only, caches them by state and hands each to ``publish(code, status)``."""
+    """One background thread: computes full statuses (in one child process) for rooms that
+    changed, newest state only, caches them by state and hands each to ``publish``."""
 
     def __init__(self, load_room: Callable[[str], Room], publish: Callable[[str, dict], None],
                  time_limit: float = SPLIT_SECONDS, cache_size: int = 512):
@@ -123,9 +135,28 @@ class StatusWorker:
         self._todo: OrderedDict = OrderedDict()
         self._cv = threading.Condition()
         self._stop = False
+        self._pool = None
         self.timings: list[float] = []  # seconds per full status computed (benchmarks read it)
         self._thread = threading.Thread(target=self._run, name="room-status", daemon=True)
         self._thread.start()
+
+    def _compute(self, room: Room) -> dict:
+        """In a separate process: the searches are Python loops that would hold the GIL and
+        slow every tap of every room; the child keeps its per-sheet caches between calls."""
+        if self._pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_watch_parent, initargs=(os.getpid(),))
+        try:
+            return self._pool.submit(full_status, room, self.time_limit).result()
+        except Exception:
+            if self._stop:
+                raise
+            self._pool.shutdown(wait=False, cancel_futures=True)  # a dead child: start a fresh one next time
+            self._pool = None
+            raise
 
     def cached(self, room: Room) -> dict | None:
         key = state_key(room)
@@ -145,6 +176,8 @@ class StatusWorker:
         with self._cv:
             self._stop = True
             self._cv.notify()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
 
     def _run(self) -> None:
         while True:
@@ -159,7 +192,7 @@ class StatusWorker:
                 status = self.cached(room)
                 if status is None:
                     start = time.perf_counter()
-                    status = full_status(room, self.time_limit)
+                    status = self._compute(room)
                     self.timings.append(time.perf_counter() - start)
                     with self._cv:
                         self._cache[state_key(room)] = status
