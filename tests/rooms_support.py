@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "rooms"
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "rooms"
 
 
 def make_app(data_dir):
