@@ -69,10 +69,11 @@ def wait_up(url: str, seconds: float = 20) -> None:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         try:
-            httpx.get(url + "/api/rooms/options", timeout=1)
-            return
+            if httpx.get(url + "/api/rooms/options", timeout=1).status_code == 200:
+                return
         except httpx.HTTPError:
-            time.sleep(0.1)
+            pass
+        time.sleep(0.1)
     raise RuntimeError(f"server at {url} did not come up")
 
 
@@ -80,16 +81,22 @@ def serve_process(data_dir, port: int) -> subprocess.Popen:
     """A real server process on the data folder: ``nochmal serve`` when the web app has it,
     else uvicorn on the rooms alone (same store code)."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    try:
-        from nochmal.web.app import create_app  # noqa: F401
-        cli = [sys.executable, "-c", "from nochmal.cli import main; main()"]
-        cmd = cli + ["serve", "--host", "127.0.0.1", "--port", str(port), "--data", str(data_dir)]
-        probe = subprocess.run(cli + ["serve", "--help"], capture_output=True, text=True)
-        if probe.returncode != 0:
-            raise ImportError
-    except ImportError:
+    if serve_has_rooms():
+        cmd = [sys.executable, "-c", "from nochmal.cli import main; main()", "serve", "--host", "127.0.0.1",
+               "--port", str(port), "--data", str(data_dir)]
+    else:
         code = ("import sys, uvicorn; sys.path.insert(0, %r); from rooms_support import make_app; "
                 "uvicorn.run(make_app(sys.argv[1]), host='127.0.0.1', port=int(sys.argv[2]), log_level='warning')"
                 % str(Path(__file__).parent))
         cmd = [sys.executable, "-c", code, str(data_dir), str(port)]
     return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def serve_has_rooms() -> bool:
+    """Whether `nochmal serve`'s app has the rooms wired in (create_app calls install)."""
+    try:
+        from nochmal.web.app import create_app
+    except ImportError:
+        return False
+    app = create_app(None)
+    return hasattr(app.state, "rooms")

@@ -312,8 +312,11 @@ def test_expiry_and_no_client_paths(client, data_dir):
     assert store.expire(30 * 86400) == 0
     assert store.expire(60, now=time.time() + 3600) >= 1
     assert client.get(f"/api/rooms/{code}").status_code == 404
-    names = {p.name for p in data_dir.iterdir()}
-    assert names <= {"rooms.sqlite3", "rooms.sqlite3-wal", "rooms.sqlite3-shm"}, names
+    everything = [p for p in data_dir.rglob("*")]
+    assert not any("evil" in str(p) for p in everything)
+    rooms_files = {p.name for p in data_dir.iterdir() if p.name.startswith("rooms")}
+    assert rooms_files <= {"rooms.sqlite3", "rooms.sqlite3-wal", "rooms.sqlite3-shm"}, rooms_files
+    assert not (data_dir.parent / "evil").exists() and not (data_dir.parent.parent / "evil").exists()
 
 
 def test_live_stream_and_catch_up(data_dir):

@@ -32,8 +32,9 @@ def _templates() -> Environment:
     return Environment(loader=ChoiceLoader(loaders), autoescape=select_autoescape(["html"]))
 
 
-def install(app: FastAPI, data_dir: str | Path, settings: RoomSettings | None = None) -> Rooms:
-    """Add the rooms' API, pages and static files to ``app``; returns the service (tests use it)."""
+def install(app: FastAPI, data_dir: str | Path | None, settings: RoomSettings | None = None) -> Rooms:
+    """Add the rooms' API, pages and static files to ``app``; returns the service (tests use it).
+    ``data_dir`` None keeps the rooms in memory only."""
     rooms = Rooms(data_dir, settings)
     app.state.rooms = rooms
     app.add_exception_handler(RequestProblem, lambda request, exc: problem_response(exc))

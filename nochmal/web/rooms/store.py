@@ -82,12 +82,17 @@ class Room:
 class RoomStore:
     """All room data; every method is one transaction."""
 
-    def __init__(self, data_dir: str | Path):
-        folder = Path(data_dir)
-        folder.mkdir(parents=True, exist_ok=True)
-        self.path = folder / DB_NAME
+    def __init__(self, data_dir: str | Path | None):
+        """``data_dir`` None: an in-memory database (the app without a data folder; tests)."""
+        if data_dir is None:
+            self.path = None
+            target = ":memory:"
+        else:
+            folder = Path(data_dir)
+            folder.mkdir(parents=True, exist_ok=True)
+            self.path = target = folder / DB_NAME
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
