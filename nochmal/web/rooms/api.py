@@ -123,6 +123,12 @@ class Rooms:
         self.hub.publish(room.code, "sheet", data, room.version)
 
 
+def server_timed(response: Response, start: float) -> Response:
+    """The server's own time for the request as a ``Server-Timing`` header (benchmarks read it)."""
+    response.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - start) * 1000:.2f}"
+    return response
+
+
 def room_url(base_url: str, code: str) -> str:
     return f"{base_url.rstrip('/')}/r/{code}"
 
@@ -204,8 +210,10 @@ def make_router(rooms: Rooms) -> APIRouter:
 
     @router.get("/{code}", summary="The room: seats, every sheet, and the status (mission status JSON + split)")
     async def get_room(code: str, request: Request):
+        start = time.perf_counter()
         room = await run_in_threadpool(store.room, checked_code(code))
-        return await run_in_threadpool(rooms.room_document, room, str(request.base_url))
+        doc = await run_in_threadpool(rooms.room_document, room, str(request.base_url))
+        return server_timed(JSONResponse(doc), start)
 
     @router.post("/{code}/seats", status_code=201, summary="Take the lowest free seat under a name")
     async def join(code: str, request: Request):
@@ -217,6 +225,7 @@ def make_router(rooms: Rooms) -> APIRouter:
 
     @router.put("/{code}/seats/{seat}/sheet", summary="Replace a seat's sheet (Bearer seat token)")
     async def put_sheet(code: str, seat: str, request: Request):
+        start = time.perf_counter()
         room = await run_in_threadpool(store.room, checked_code(code))
         k = checked_seat(seat, room)
         await run_in_threadpool(store.check_token, code, k, bearer(request))
@@ -227,7 +236,8 @@ def make_router(rooms: Rooms) -> APIRouter:
         claims_changed = before is None or (room.spec.mode == "competitive" and _claims(before.state) != _claims(room.seat(k).state))
         await run_in_threadpool(rooms.publish_sheet, room, k, claims_changed)
         doc = await run_in_threadpool(rooms.room_document, room, str(request.base_url))
-        return {"version": version, "sheet_version": sheet_version, "seat": doc["seats"][k], "status": doc["status"]}
+        return server_timed(JSONResponse({"version": version, "sheet_version": sheet_version, "seat": doc["seats"][k],
+                                          "status": doc["status"]}), start)
 
     @router.put("/{code}/seats/{seat}/name", summary="Rename a seat (Bearer seat token)")
     async def rename(code: str, seat: str, request: Request):
