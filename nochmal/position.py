@@ -35,7 +35,7 @@ from nochmal.dice import Roll
 from nochmal.errors import NochmalError, PositionTextError
 from nochmal.modes import MODES, Mode
 from nochmal.move import Move
-from nochmal.sheet import Sheet
+from nochmal.sheet import Sheet, letters_mask, mask_letters
 
 CHANCE_TEXT = "chance"
 OVER_TEXT = "over"
@@ -83,7 +83,7 @@ class Position:
         moves = ";".join(str(m).replace(" ", ",") for m in self.moves) or NONE_TEXT
         return " ".join([
             str(self.mode), f"{self.rolls_done}/{limit}",
-            f"{_letters(claimed_columns, cols)}/{_letters(claimed_colours, COLOURS)}",
+            f"{mask_letters(claimed_columns, cols)}/{mask_letters(claimed_colours, COLOURS)}",
             self.to_move or UNSTATED_TEXT, self.roll.text() if self.roll is not None else NONE_TEXT, moves,
             *(s.text() for s in self.sheets)])
 
@@ -139,16 +139,8 @@ def player_text(player: int) -> str:
     return f"p{player + 1}"
 
 
-def _letters(mask: int, alphabet: str) -> str:
-    return "".join(ch for i, ch in enumerate(alphabet) if mask >> i & 1) or NONE_TEXT
-
-
 def _parse_letters(field: str, alphabet: str, what: str) -> int:
-    if field == NONE_TEXT:
-        return 0
-    mask = 0
-    for ch in field:
-        if ch not in alphabet:
-            raise PositionTextError(f"position text: {what}: {ch!r} is not one of {alphabet}")
-        mask |= 1 << alphabet.index(ch)
-    return mask
+    try:
+        return letters_mask(field, alphabet)
+    except ValueError as exc:
+        raise PositionTextError(f"position text: {what}: {exc.args[0]!r} is not one of {alphabet}") from None
