@@ -16,6 +16,7 @@ from pathlib import Path
 from nochmal.board import BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board, load_board
 from nochmal.errors import NochmalError
 from nochmal.fileio import load_toml_text, read_text_file
+from nochmal.sheet import Sheet
 from nochmal.missions.model import (DIFFICULTIES, KINDS, PLAYER_COUNTS, SCOPES, SOURCES, Mission, MissionError,
                                     Objective, rolls_lower_bound)
 
@@ -60,8 +61,9 @@ def _is_int(value) -> bool:
 
 
 def max_score(board: Board) -> int:
-    """The highest score one sheet can reach under team rules (every first value, no star left)."""
-    return sum(board.column_points_first) + 5 * board.colour_bonus_first + board.jokers
+    """The highest score one sheet can reach under team rules (every first value, no star
+    left, no joker spent): the engine's score of the full sheet."""
+    return Sheet(board, board.full_mask).with_all_completions_scored().score()
 
 
 def parse_mission_text(text: str, source: str) -> Mission:

@@ -37,9 +37,10 @@ class RandomAgent:
         return moves[self.rng.randrange(len(moves))]
 
 
-def _placement_facts(board, mask: int) -> tuple:
-    """(star points, columns touched as (column, mask), colour index, colour mask), cached per board."""
-    cache = board.__dict__.setdefault("_placement_facts", {})
+def placement_facts(board, mask: int) -> tuple:
+    """(star points, columns touched as (column, mask), colour index, colour mask), cached
+    per board (Board.placement_facts)."""
+    cache = board.placement_facts
     facts = cache.get(mask)
     if facts is None:
         bits = [b for b in range(board.n_cells) if mask >> b & 1]
@@ -58,18 +59,28 @@ def immediate_gain(game: Game, player: int, colour: str, mask: int) -> int:
     Columns and colours count their first value unless someone claimed them in an earlier
     roll (a same-roll tie still scores first, so this is exact for the deciding player).
     """
-    board = game.board
-    new = game.sheets[player].crossed | mask
-    gain, cols, ci, cm = _placement_facts(board, mask)
-    claimed_cols, claimed_colours = game.race_claims
-    for c, m in cols:
-        if new & m == m:
-            later = claimed_cols >> c & 1
-            gain += board.column_points_later[c] if later else board.column_points_first[c]
-    if new & cm == cm:
-        later = claimed_colours >> ci & 1
-        gain += board.colour_bonus_later if later else board.colour_bonus_first
-    return gain
+    return placement_gains(game.board, game.sheets[player].crossed, (mask,), *game.race_claims)[0]
+
+
+def placement_gains(board, crossed: int, masks, claimed_cols: int, claimed_colours: int) -> list[int]:
+    """The immediate points of each placement in ``masks`` on a sheet with ``crossed``: the
+    stars it crosses, the columns and the colour it completes (later values for what the
+    race has claimed: Game.race_claims). Takes all the masks of one query at once, since the
+    greedy bot asks this for every placement it sees."""
+    facts_cache = board.placement_facts
+    first, later = board.column_points_first, board.column_points_later
+    bonus_first, bonus_later = board.colour_bonus_first, board.colour_bonus_later
+    out = []
+    for mask in masks:
+        gain, cols, ci, cm = facts_cache.get(mask) or placement_facts(board, mask)
+        new = crossed | mask
+        for c, m in cols:
+            if new & m == m:
+                gain += later[c] if claimed_cols >> c & 1 else first[c]
+        if new & cm == cm:
+            gain += bonus_later if claimed_colours >> ci & 1 else bonus_first
+        out.append(gain)
+    return out
 
 
 class GreedyAgent:
@@ -92,21 +103,21 @@ class GreedyAgent:
             known = cheapest.get((pick.colour, pick.count))
             if known is None or pick.cost < known.cost:
                 cheapest[pick.colour, pick.count] = pick
-        # immediate_gain inlined: this loop is the greedy bot's whole cost
         board = game.board
         query = placement_index(board, bridging).query
-        facts_cache = board.__dict__.setdefault("_placement_facts", {})
         crossed, anchored = sheet.crossed, sheet.anchored
         claimed_cols, claimed_colours = game.race_claims
-        first, later = board.column_points_first, board.column_points_later
         best_key = (0, 0, 0)
         best: Choice | None = None  # unplaced: placed on best_mask once, after the search
         best_mask = 0
+        # placement_gains inlined: this loop is the greedy bot's whole cost, and calling it
+        # (per query or once per decision) made greedy games 8-10 % slower (benchmarks/RESULTS.md)
+        facts_cache = board.placement_facts
+        first, later = board.column_points_first, board.column_points_later
         for pick in cheapest.values():
             cost, count = pick.cost, pick.count
             for mask in query(crossed, anchored, pick.colour, count):
-                facts = facts_cache.get(mask) or _placement_facts(board, mask)
-                gain, cols, ci, cm = facts
+                gain, cols, ci, cm = facts_cache.get(mask) or placement_facts(board, mask)
                 new = crossed | mask
                 for c, m in cols:
                     if new & m == m:

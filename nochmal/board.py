@@ -15,6 +15,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from nochmal.bitsets import bit_list, components
 from nochmal.errors import BoardError
 from nochmal.fileio import load_toml_text, read_text_file
 
@@ -108,28 +109,23 @@ class Board:
         self.start_column = COLUMN_LETTERS.index(start_column)
         self.n_cells = self.rows * self.cols
         self._derive()
+        # Caches filled on first use, kept on the board so that everything playing on it
+        # shares them. Not part of the layout: never compared or written out.
+        self.placement_indexes: dict[bool, object] = {}  # bridging -> nochmal.placements.PlacementIndex
+        self.placement_facts: dict[int, tuple] = {}  # mask -> nochmal.agents.placement_facts
 
     # --- construction -----------------------------------------------------------------
     def _derive(self) -> None:
         rows, cols = self.rows, self.cols
         colour_of = [self.grid[r][c] for r in range(rows) for c in range(cols)]
         self.colour_at = tuple(colour_of)
-        seen = [False] * self.n_cells
+        # blocks: the connected pieces of each colour, on grid-index bits (row-major), in
+        # colour order and then by their first cell
+        grid_nb = _grid_neighbour_masks(rows, cols)
         raw_blocks: list[tuple[str, list[int]]] = []
         for colour in COLOURS:
-            for start in range(self.n_cells):
-                if seen[start] or colour_of[start] != colour:
-                    continue
-                comp, stack = [], [start]
-                seen[start] = True
-                while stack:
-                    i = stack.pop()
-                    comp.append(i)
-                    for j in self.grid_neighbours(i):
-                        if not seen[j] and colour_of[j] == colour:
-                            seen[j] = True
-                            stack.append(j)
-                raw_blocks.append((colour, sorted(comp)))
+            colour_cells = sum(1 << i for i in range(self.n_cells) if colour_of[i] == colour)
+            raw_blocks += [(colour, bit_list(piece)) for piece in components(colour_cells, grid_nb)]
         bit_of = [0] * self.n_cells
         blocks: list[Block] = []
         offset = 0
@@ -415,25 +411,25 @@ def _invariant_problems(grid: list[str]) -> list[str]:
     return problems
 
 
+def _grid_neighbour_masks(rows: int, cols: int) -> tuple[int, ...]:
+    """Per grid index (row-major): the mask of its orthogonal neighbours' grid indices."""
+    out = []
+    for i in range(rows * cols):
+        r, c = divmod(i, cols)
+        out.append(sum(1 << (y * cols + x) for y, x in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                       if 0 <= y < rows and 0 <= x < cols))
+    return tuple(out)
+
+
 def _largest_block(grid: list[str]) -> int:
     rows, cols = len(grid), len(grid[0])
-    seen: set[tuple[int, int]] = set()
-    best = 0
-    for r in range(rows):
-        for c in range(cols):
-            if (r, c) in seen:
-                continue
-            colour, size, stack = grid[r][c].lower(), 0, [(r, c)]
-            seen.add((r, c))
-            while stack:
-                y, x = stack.pop()
-                size += 1
-                for ny, nx in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)):
-                    if 0 <= ny < rows and 0 <= nx < cols and (ny, nx) not in seen and grid[ny][nx].lower() == colour:
-                        seen.add((ny, nx))
-                        stack.append((ny, nx))
-            best = max(best, size)
-    return best
+    grid_nb = _grid_neighbour_masks(rows, cols)
+    by_letter: dict[str, int] = {}
+    for i in range(rows * cols):
+        letter = grid[i // cols][i % cols].lower()
+        by_letter[letter] = by_letter.get(letter, 0) | 1 << i
+    return max((piece.bit_count() for cells in by_letter.values() for piece in components(cells, grid_nb)),
+               default=0)
 
 
 def read_board_file(path: str | Path, strict: bool = True) -> Board:

@@ -94,7 +94,7 @@ class PlacementIndex:
 
 def placement_index(board: Board, bridging: bool = False) -> PlacementIndex:
     """The shared index of a board (built once per board and bridging setting)."""
-    indexes = board.__dict__.setdefault("_placement_indexes", {})
+    indexes = board.placement_indexes
     index = indexes.get(bridging)
     if index is None:
         index = indexes[bridging] = PlacementIndex(board, bridging)

@@ -63,6 +63,25 @@ class ScoreBreakdown:
                 "stars": self.stars, "total": self.total}
 
 
+def score_parts(board: Board, columns_first, colours_first, stars_open, jokers_left,
+                columns_later=(), colours_later=()) -> ScoreBreakdown:
+    """The scoring rule, written once (rules.md §4, §5): each column scored at its first or
+    later value, each colour at its first or later bonus, one point per unused joker, the
+    penalty per uncrossed star. ``columns_*`` and ``colours_*`` are per column / per colour
+    0/1 indicators, ``stars_open`` indicators (or counts) whose sum is the number of
+    uncrossed stars; plain ints or CP-SAT literals alike, so the planners' models score with
+    the same rule as the engine (solver/team.py)."""
+    return ScoreBreakdown(
+        sum(p * x for p, x in zip(board.column_points_first, columns_first))
+        + sum(p * x for p, x in zip(board.column_points_later, columns_later)),
+        board.colour_bonus_first * sum(colours_first) + board.colour_bonus_later * sum(colours_later),
+        jokers_left, -board.star_penalty * sum(stars_open))
+
+
+def _bits(mask: int, n: int) -> tuple[int, ...]:
+    return tuple(mask >> i & 1 for i in range(n))
+
+
 class Sheet:
     """Immutable sheet state.
 
@@ -129,12 +148,9 @@ class Sheet:
 
     def score_breakdown(self) -> ScoreBreakdown:
         b = self.board
-        cols = sum(b.column_points_first[c] for c in range(b.cols) if self.cols_upper >> c & 1)
-        cols += sum(b.column_points_later[c] for c in range(b.cols) if self.cols_lower >> c & 1)
-        colours = (self.colours_upper.bit_count() * b.colour_bonus_first
-                   + self.colours_lower.bit_count() * b.colour_bonus_later)
-        stars = -b.star_penalty * (b.star_mask & ~self.crossed).bit_count()
-        return ScoreBreakdown(cols, colours, b.jokers - self.jokers_used, stars)
+        return score_parts(b, _bits(self.cols_upper, b.cols), _bits(self.colours_upper, len(COLOURS)),
+                           ((b.star_mask & ~self.crossed).bit_count(),), b.jokers - self.jokers_used,
+                           _bits(self.cols_lower, b.cols), _bits(self.colours_lower, len(COLOURS)))
 
     def score(self) -> int:
         return self.score_breakdown().total

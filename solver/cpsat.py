@@ -29,7 +29,7 @@ from nochmal.choice import Choice
 from nochmal.dice import Roll, resolutions
 from nochmal.errors import NochmalError
 from nochmal.placements import placement_index
-from nochmal.sheet import Sheet
+from nochmal.sheet import Sheet, neighbours_of
 
 from nochmal.solver.instance import Instance
 from nochmal.solver.interrupt import SigintStop
@@ -245,10 +245,7 @@ def add_anchoring(pm: PlannerModel) -> None:
         for k, c in enumerate(cands):
             if c.mask & start.anchored:
                 continue
-            ring = 0
-            for bit in bit_list(c.mask):
-                ring |= board.neighbour_mask[bit]
-            ring &= ~c.mask & ~start.crossed
+            ring = neighbours_of(board, c.mask) & ~c.mask & ~start.crossed
             lits = [pm.crossed_before[j, t] for j in bit_list(ring) if (j, t) in pm.crossed_before]
             if lits and "linear_anchor" in pm.features:
                 m.Add(sum(lits) >= pm.x[t][k])

@@ -45,7 +45,7 @@ from nochmal.missions.loader import max_score
 from nochmal.missions.model import Mission
 from nochmal.missions.objectives import all_met, items_needed, objective_items
 from nochmal.move import PASS, Move
-from nochmal.sheet import Sheet
+from nochmal.sheet import Sheet, score_parts
 from nochmal.solver.cpsat import (PlannerModel, SolverError, add_anchoring, add_cell_timeline,
                                   add_choice_vars, all_crossed, hint_choices, new_solver, read_choices,
                                   roll_candidates)
@@ -244,11 +244,10 @@ def _add_objectives(model: cp_model.CpModel, board: Board, mission: Mission, cel
         return cache[key]
 
     def score(p: int):
-        terms = [board.column_points_first[c] * done(p, board.column_mask[c]) for c in range(board.cols)]
-        terms += [board.colour_bonus_first * done(p, board.colour_mask[c]) for c in COLOURS]
-        for bit in bit_list(board.star_mask):
-            terms.append(-board.star_penalty * (1 - cell(p, bit)))
-        return sum(terms) + board.jokers - spent[p]
+        """Team rules: first values only (nochmal.sheet.score_parts on the model's literals)."""
+        return score_parts(board, [done(p, board.column_mask[c]) for c in range(board.cols)],
+                           [done(p, board.colour_mask[c]) for c in COLOURS],
+                           [1 - cell(p, bit) for bit in bit_list(board.star_mask)], board.jokers - spent[p]).total
 
     def at_least(values: list, target: int, scope: str) -> None:
         if scope == "team":

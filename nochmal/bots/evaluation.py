@@ -21,6 +21,7 @@ from nochmal.board import COLOURS, Board
 from nochmal.bots.tuples import TupleResidual
 from nochmal.game import Game, Mode
 from nochmal.placements import placement_index
+from nochmal.sheet import neighbours_of
 
 N_BASE = 76  # features per position, before the phase basis
 PHASE_TERMS = 5  # weight = sum of w_k * phase_basis(rolls left)[k]
@@ -165,16 +166,10 @@ class Evaluator:
 
     # --- features -----------------------------------------------------------------------
     def neighbours(self, mask: int) -> int:
+        """nochmal.sheet.neighbours_of, cached per mask (asked for every placement valued)."""
         nb = self._nb_cache.get(mask)
         if nb is None:
-            nbm = self.board.neighbour_mask
-            nb = 0
-            m = mask
-            while m:
-                low = m & -m
-                nb |= nbm[low.bit_length() - 1]
-                m ^= low
-            self._nb_cache[mask] = nb
+            nb = self._nb_cache[mask] = neighbours_of(self.board, mask)
         return nb
 
     def features(self, crossed: int, anchored: int, ctx: Context) -> tuple[float, list[float]]:
