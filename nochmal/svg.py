@@ -248,7 +248,7 @@ def record_pictures(record: "GameRecord", game: "Game") -> list[SheetPicture]:
     race = game.mode == "competitive"
     cc, ck = (game.claimed_columns, game.claimed_colours) if race else (0, 0)
     unfinished = not game.is_terminal()
-    return [SheetPicture(f"{seat_name(record.players, p)} \u2014 {s.score()} points"
+    return [SheetPicture(f"{seat_name(record.players, p)}: {s.score()} points"
                          + (" so far" if unfinished else ""), s, cc, ck, unfinished)
             for p, s in enumerate(game.sheets)]
 
