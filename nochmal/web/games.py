@@ -27,8 +27,8 @@ from nochmal.game import CHANCE, rating
 from nochmal.move import Move
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
-from nochmal.seats import is_human
-from nochmal.svg import SheetPicture, pictures_svg, seat_name
+from nochmal.seats import is_human, seat_name
+from nochmal.svg import SheetPicture, pictures_svg
 from nochmal.terminal.session import Session
 from nochmal.terminal.setup import parse_seats
 
@@ -228,7 +228,7 @@ class WebGame:
     def sheet_svg(self, p: int, game=None) -> str:
         game = game or self.game
         race = game.mode == "competitive"
-        pic = SheetPicture(f"{seat_name(self.session.seats, p)} \u2014 {game.sheets[p].score()} points",
+        pic = SheetPicture(f"{seat_name(self.session.seats, p)}: {game.sheets[p].score()} points",
                            game.sheets[p], game.claimed_columns if race else 0, game.claimed_colours if race else 0)
         return pictures_svg([pic])
 
