@@ -18,10 +18,11 @@ from nochmal.agents import AGENTS, Agent, GreedyAgent, RandomAgent, make_agent
 from nochmal.board import BUILTIN_BOARDS, COLOURS, Board, load_board, read_board_file
 from nochmal.choice import Choice
 from nochmal.dice import Roll, resolutions, seeded_roll, seeded_rolls
-from nochmal.errors import (BoardError, IllegalMoveError, InvalidMoveError, NochmalError, RecordError,
-                            SheetError)
+from nochmal.errors import (BoardError, IllegalMoveError, IllegalPositionError, InvalidMoveError, NochmalError,
+                            PositionTextError, RecordError, SheetError)
 from nochmal.game import CHANCE, TERMINAL, Game, Mode, rating
 from nochmal.move import PASS, Move
+from nochmal.position import Position
 from nochmal.play import play_competitive, play_game, play_solo
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
@@ -31,7 +32,8 @@ __all__ = [
     "AGENTS", "Agent", "GreedyAgent", "RandomAgent", "make_agent",
     "BUILTIN_BOARDS", "COLOURS", "Board", "load_board", "read_board_file",
     "Roll", "resolutions", "seeded_roll", "seeded_rolls",
-    "BoardError", "IllegalMoveError", "InvalidMoveError", "NochmalError", "RecordError", "SheetError",
+    "BoardError", "IllegalMoveError", "IllegalPositionError", "InvalidMoveError", "NochmalError",
+    "PositionTextError", "RecordError", "SheetError", "Position",
     "CHANCE", "TERMINAL", "Game", "Mode", "rating", "PASS", "Move", "Choice",
     "play_competitive", "play_game", "play_solo", "GameRecord", "DEFAULT_RULES", "RuleSettings",
     "ScoreBreakdown", "Sheet", "format_typed_sheet", "parse_typed_sheet",

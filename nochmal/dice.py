@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from itertools import product
+from functools import lru_cache
+from itertools import combinations_with_replacement, product
+from math import factorial
 
 from nochmal.board import COLOURS
 from nochmal.choice import Choice
@@ -113,6 +115,25 @@ def seeded_roll(seed: int, index: int, dice: int = 3) -> Roll:
 
 def seeded_rolls(seed: int, count: int, dice: int = 3, start: int = 0) -> list[Roll]:
     return [seeded_roll(seed, i, dice) for i in range(start, start + count)]
+
+
+@lru_cache(maxsize=None)
+def roll_classes(dice: int) -> tuple[tuple[Roll, float], ...]:
+    """Every distinct roll of ``dice`` colour and ``dice`` number dice up to die order (a
+    multiset of colour faces with a multiset of number faces, faces in COLOUR_FACES /
+    NUMBER_FACES order) with its exact probability; the probabilities sum to 1. Colour
+    multisets outer, number multisets inner (21 x 21 classes for 2+2 dice, 56 x 56 for 3+3)."""
+    def multisets(faces: tuple[str, ...]) -> list[tuple[tuple[str, ...], float]]:
+        out = []
+        for combo in combinations_with_replacement(range(len(faces)), dice):
+            ways = factorial(dice)
+            for f in set(combo):
+                ways //= factorial(combo.count(f))
+            out.append((tuple(faces[i] for i in combo), ways / len(faces) ** dice))
+        return out
+
+    numbers = multisets(NUMBER_FACES)
+    return tuple((Roll(cols, nums), pc * pn) for cols, pc in multisets(COLOUR_FACES) for nums, pn in numbers)
 
 
 def _resolution_table() -> dict[tuple[str, str], tuple[int, tuple[tuple[str, int, int], ...]]]:

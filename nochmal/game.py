@@ -5,6 +5,7 @@ terminal. Everything that plays (bots, CLI, replays, missions, the planner's val
 drives this one class:
 
     current_player()  -> player id, CHANCE or TERMINAL
+    chance_outcomes() at a chance node: the distinct rolls with their probabilities
     apply_roll(roll)  at a chance node
     available_dice()  the dice the deciding player may pick from
     legal_moves()     every legal Move, pass included
@@ -12,6 +13,8 @@ drives this one class:
     push(roll or move), pop()   the same with undo (python-chess style): every applied roll
                       and move saves the state before it, pop() restores it
     is_terminal(), scores(), winners(), returns()
+    Game.from_position(position), position()   set up / read a whole position, validated
+                      (nochmal/position.py has its one-line text form)
 
 Modes: ``solo`` (rules.md §5: 2+2 dice, 30 rolls, upper values), ``competitive``
 (rules.md §4: 1-6 players, first/later values, two-colour end) and ``coop``
@@ -21,13 +24,14 @@ supplied by the mission).
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Callable, NamedTuple
 
 from nochmal.board import COLOURS, Board
 from nochmal.choice import Choice
-from nochmal.dice import Roll
-from nochmal.errors import IllegalMoveError, NochmalError
+from nochmal.dice import Roll, roll_classes
+from nochmal.errors import IllegalMoveError, IllegalPositionError, NochmalError
+from nochmal.modes import MODES, Mode
+from nochmal.position import CHANCE_TEXT, OVER_TEXT, Position, player_text
 from nochmal.move import PASS, Move
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 from nochmal.sheet import Sheet
@@ -35,18 +39,6 @@ from nochmal.sheet import Sheet
 CHANCE = -1
 TERMINAL = -2
 FREE_ROLLS = 3  # rules.md §4: in rolls 1-3 everybody picks from all six dice
-
-
-class Mode(StrEnum):
-    """How a game is played. A str enum: it prints and serialises as its value ("solo"), so
-    records and JSON keep their text; compare with the members, not with strings."""
-
-    SOLO = "solo"  # rules.md §5: 1 player, 2+2 dice, a fixed number of rolls, upper values
-    COMPETITIVE = "competitive"  # rules.md §4: the race, first/later values, two-colour end
-    COOP = "coop"  # missions.md: the race's dice flow, upper values, the mission's limit and stop
-
-
-MODES = tuple(m.value for m in Mode)
 
 
 class Claims(NamedTuple):
@@ -143,6 +135,12 @@ class Game:
         self._pos = 0
         self._after_active = None
 
+    def chance_outcomes(self) -> tuple[tuple[Roll, float], ...]:
+        """At a chance node: the distinct rolls (up to die order) with their probabilities."""
+        if self.current_player() != CHANCE:
+            raise NochmalError("the dice are not to be rolled now")
+        return roll_classes(self.dice_per_kind)
+
     # --- decisions -------------------------------------------------------------------------
     def available_dice(self) -> Roll:
         """The dice the deciding player may pick from."""
@@ -199,10 +197,6 @@ class Game:
         mask = self.check_move(move)
         self._apply(move, mask)
 
-    def apply_unchecked(self, move: Move, mask: int) -> None:
-        """Apply a move a caller has taken from this position's own enumeration."""
-        self._apply(move, mask)
-
     def _apply(self, move: Move, mask: int) -> None:
         self._save()
         player = self._order[self._pos]
@@ -249,13 +243,18 @@ class Game:
         self.claimed_colours |= new_colours
         self.rolls_done += 1
         self.roll = None
-        if self.roll_limit is not None and self.rolls_done >= self.roll_limit:
+        if self._over_after_roll():
             self._ended = True
+
+    def _over_after_roll(self) -> bool:
+        """Whether the game ends at this roll boundary: the roll limit, the second colour
+        (the race; solo with that option), or the mission's stop condition."""
+        if self.roll_limit is not None and self.rolls_done >= self.roll_limit:
+            return True
         if self.mode is Mode.COMPETITIVE or (self.mode is Mode.SOLO and self.rules.solo_ends_on_second_colour):
             if any((s.colours_upper | s.colours_lower).bit_count() >= 2 for s in self.sheets):
-                self._ended = True
-        if self.stop_after_roll is not None and self.stop_after_roll(self):
-            self._ended = True
+                return True
+        return self.stop_after_roll is not None and self.stop_after_roll(self)
 
     # --- results ---------------------------------------------------------------------------
     def scores(self) -> list[int]:
@@ -273,6 +272,69 @@ class Game:
             return [float(self.sheets[0].score())]
         win = set(self.winners())
         return [1.0 if p in win else 0.0 for p in range(self.n_players)]
+
+    # --- positions (python-chess's FEN, OpenSpiel's new_initial_state(state)) --------------
+    @classmethod
+    def from_position(cls, position: Position, rules: RuleSettings = DEFAULT_RULES,
+                      stop_after_roll: Callable[["Game"], bool] | None = None) -> "Game":
+        """A game set up at ``position``, validated: IllegalPositionError says what the rules
+        cannot reach. The roll in progress and its moves are applied through the engine, so
+        pop() can take them back (not further: a set-up game has no earlier history)."""
+        board = position.board
+        try:
+            game = cls(board, len(position.sheets), rules, position.mode, position.roll_limit, stop_after_roll)
+        except NochmalError as exc:
+            raise IllegalPositionError(f"position: {exc}") from None
+        _check_position(game, position)
+        game.sheets = list(position.sheets)
+        game.rolls_done = position.rolls_done
+        game.claimed_columns, game.claimed_colours = position.scored()
+        game._ended = game._over_after_roll()
+        if position.roll is not None:
+            if game._ended:
+                raise IllegalPositionError("position: the game is over, so no roll can be in progress")
+            try:
+                game.apply_roll(position.roll)
+            except NochmalError as exc:
+                raise IllegalPositionError(f"position: roll {position.roll.text()}: {exc}") from None
+            for i, move in enumerate(position.moves, 1):
+                if game.current_player() < 0:
+                    raise IllegalPositionError(f"position: {len(position.moves)} moves made in a roll of "
+                                               f"{game.n_players} player(s); at most {game.n_players - 1}")
+                try:
+                    game.apply_move(move)
+                except NochmalError as exc:
+                    raise IllegalPositionError(f"position: move {i} ({move}): {exc}") from None
+            if game.roll is None:
+                raise IllegalPositionError(f"position: {len(position.moves)} moves made in a roll of "
+                                           f"{game.n_players} player(s); at most {game.n_players - 1}")
+        elif position.moves:
+            raise IllegalPositionError("position: moves given but no roll in progress")
+        if position.to_move is not None and position.to_move != game._to_move_text():
+            raise IllegalPositionError(f"position: says {position.to_move} to move, "
+                                       f"but the facts give {game._to_move_text()}")
+        return game
+
+    def position(self) -> Position:
+        """This game's position (Position.text() for its text form)."""
+        sheets = list(self.sheets)
+        moves: tuple[Move, ...] = ()
+        if self.roll is not None:  # the roll's moves are given, the sheets as at its start
+            moves = tuple(m for _, m in self.history[-1][1])
+            for p, move in self.history[-1][1]:
+                if not move.is_pass:
+                    s = sheets[p]
+                    sheets[p] = Sheet(self.board, s.crossed & ~self.board.mask_of(move.cells),
+                                      s.jokers_used - move.joker_cost, s.cols_upper, s.cols_lower,
+                                      s.colours_upper, s.colours_lower)
+        return Position(self.mode, tuple(sheets), self.rolls_done, self.roll_limit, self.claimed_columns,
+                        self.claimed_colours, self.roll, moves, self._to_move_text())
+
+    def _to_move_text(self) -> str:
+        player = self.current_player()
+        if player == TERMINAL:
+            return OVER_TEXT
+        return CHANCE_TEXT if player == CHANCE else player_text(player)
 
     # --- undo --------------------------------------------------------------------------------
     def push(self, action: Roll | Move) -> None:
@@ -317,6 +379,27 @@ class Game:
         other._roll_masks = list(self._roll_masks)
         other._undo = list(self._undo)
         return other
+
+
+def _check_position(game: Game, position: Position) -> None:
+    """The facts a set-up position must have at its roll start (IllegalPositionError)."""
+    board = game.board
+    if position.rolls_done < 0:
+        raise IllegalPositionError(f"position: {position.rolls_done} rolls done")
+    if game.roll_limit is not None and position.rolls_done > game.roll_limit:
+        raise IllegalPositionError(f"position: {position.rolls_done} rolls done of a limit of {game.roll_limit}")
+    for p, sheet in enumerate(position.sheets, 1):
+        if sheet.board is not board and sheet.board.name != board.name:
+            raise IllegalPositionError(f"position: sheet {p} is for board {sheet.board.name}, not {board.name}")
+        problems = sheet.scoring_problems()
+        if problems:  # every completion is scored when its roll ends
+            raise IllegalPositionError(f"position: sheet {p}: {problems[0]}")
+    scored = position.scored()
+    if position.claims() != scored:
+        raise IllegalPositionError("position: the claims must be exactly the columns and colours the sheets "
+                                   "have scored")
+    # Later values are not checked against the other sheets: a position may stand for a table
+    # whose other sheets it leaves out (the hint command sets up one player's race sheet).
 
 
 def rating(score: int) -> str:

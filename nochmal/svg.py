@@ -234,8 +234,7 @@ def _today() -> str:
 
 def record_pictures(record: "GameRecord", game: "Game") -> list[SheetPicture]:
     """Every seat's sheet of ``game`` (a replay of ``record``), titled with the seat name."""
-    race = game.mode == "competitive"
-    cc, ck = (game.claimed_columns, game.claimed_colours) if race else (0, 0)
+    cc, ck = game.race_claims
     unfinished = not game.is_terminal()
     return [SheetPicture(f"{seat_name(record.players, p)}: {s.score()} points"
                          + (" so far" if unfinished else ""), s, cc, ck, unfinished)

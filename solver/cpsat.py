@@ -28,7 +28,6 @@ from nochmal.board import COLOURS, Board
 from nochmal.choice import Choice
 from nochmal.dice import Roll, resolutions
 from nochmal.errors import NochmalError
-from nochmal.move import Move
 from nochmal.placements import placement_index
 from nochmal.sheet import Sheet
 
@@ -131,7 +130,8 @@ def roll_capacity(rolls: list[Roll], jokers_left: int) -> list[int]:
 
 def roll_candidates(board: Board, start: Sheet, rolls: list[Roll], jokers_left: int, prune: bool = True,
                     per_dice_pair: bool = False) -> list[list[Choice]]:
-    """Per roll, every cell mask its dice allow on the start sheet's open cells. Solo
+    """Per roll, the candidates: every cell mask its dice allow on the start sheet's open
+    cells, as a placed Choice (nochmal/choice.py). Solo
     (``per_dice_pair`` False): each mask once, with the cheapest dice pair (fewest jokers).
     Co-op (True): each (mask, dice pair) once, since which dice a player takes matters
     there (solver/team.py). Anchoring is left to the model; with ``prune`` a mask that

@@ -14,7 +14,8 @@ import pytest
 from nochmal.agents import make_agent
 from nochmal.board import load_board
 from nochmal.dice import Roll, seeded_roll
-from nochmal.game import Game
+from nochmal.game import Game, Mode
+from nochmal.position import Position
 from nochmal.move import PASS
 from nochmal.sheet import Sheet
 
@@ -109,13 +110,10 @@ def test_whole_games_are_legal(name, players, seeds):
 
 
 def _position(jokers_used: int, roll: Roll, rolls_done: int = 12, players: int = 1) -> Game:
-    game = Game(BOARD, players, mode="solo" if players == 1 else "competitive")
-    game.rolls_done = rolls_done
     cells = ["H1", "H2", "H3", "H4", "G3", "G4", "I4", "I5"]
-    for p in range(players):
-        game.sheets[p] = Sheet(BOARD, BOARD.mask_of(cells), jokers_used)
-    game.apply_roll(roll)
-    return game
+    sheets = tuple(Sheet(BOARD, BOARD.mask_of(cells), jokers_used) for _ in range(players))
+    mode = Mode.SOLO if players == 1 else Mode.COMPETITIVE
+    return Game.from_position(Position(mode, sheets, rolls_done, 30 if players == 1 else None, roll=roll))
 
 
 @pytest.mark.parametrize("name", STRONG)

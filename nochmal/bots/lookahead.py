@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
-from itertools import combinations_with_replacement
-from math import factorial
 
 import numpy as np
 
@@ -36,7 +34,7 @@ from nochmal.board import COLOURS
 from nochmal.bots.evaluation import Context, Evaluator
 from nochmal.bots.heuristic import END_BONUS, Engine, Ranked, after_choice, choice_move, rank_key
 from nochmal.bots.tuples import TupleResidual
-from nochmal.dice import COLOUR_FACES, NUMBER_FACES
+from nochmal.dice import COLOUR_FACES, NUMBER_FACES, roll_classes
 from nochmal.game import Game, Mode
 from nochmal.move import Move
 
@@ -45,26 +43,19 @@ NEG = float("-inf")
 
 @lru_cache(maxsize=None)
 def outcome_classes(dice: int) -> tuple[np.ndarray, np.ndarray]:
-    """(pair indices per class, probability per class) for ``dice`` colour and number dice.
+    """(pair indices per class, probability per class) of the engine's roll classes
+    (nochmal.dice.roll_classes, what Game.chance_outcomes gives) for ``dice`` colour and
+    number dice.
 
     Pair index = colour face index * 6 + number face index; every die pick of the class is
     listed (repeats are harmless for a max). Probabilities sum to 1.
     """
-    def multisets():
-        out = []
-        for combo in combinations_with_replacement(range(6), dice):
-            ways = factorial(dice)
-            for f in set(combo):
-                ways //= factorial(combo.count(f))
-            out.append((combo, ways / 6 ** dice))
-        return out
-
-    ms = multisets()
+    col_index = {f: i for i, f in enumerate(COLOUR_FACES)}
+    num_index = {f: i for i, f in enumerate(NUMBER_FACES)}
     idx, prob = [], []
-    for cols, pc in ms:
-        for nums, pn in ms:
-            idx.append([c * 6 + n for c in cols for n in nums])
-            prob.append(pc * pn)
+    for roll, p in roll_classes(dice):
+        idx.append([col_index[c] * 6 + num_index[n] for c in roll.colours for n in roll.numbers])
+        prob.append(p)
     return np.asarray(idx, dtype=np.intp), np.asarray(prob, dtype=float)
 
 

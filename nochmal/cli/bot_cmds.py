@@ -13,7 +13,8 @@ from nochmal.cli.common import board_arg, console, emit_json, err_console, guard
 from nochmal.dice import Roll
 from nochmal.errors import NochmalError, OptionError
 from nochmal.fileio import load_json_text
-from nochmal.game import Game
+from nochmal.game import Game, Mode
+from nochmal.position import Position
 from nochmal.rules import RuleSettings
 
 bench_app = typer.Typer(help="Benchmarks with paired seeds and confidence intervals.", no_args_is_help=True)
@@ -41,18 +42,18 @@ def build_hint_game(board, sheet, roll: Roll, solo: bool, rolls_left: int | None
     if rolls_left is not None and not 0 <= rolls_left <= rules.solo_rolls - 1:
         raise OptionError(f"--rolls-left {rolls_left}: must be 0..{rules.solo_rolls - 1}")
     if solo:
-        game = Game(board, 1, rules, "solo")
         left = 15 if rolls_left is None else rolls_left
-        game.rolls_done = game.roll_limit - 1 - left
+        position = Position(Mode.SOLO, (sheet,), rules.solo_rolls - 1 - left, rules.solo_rolls)
     else:
         limit = None if rolls_left is None else FREE_ROLL_GUARD + rolls_left + 1
-        game = Game(board, 1, rules, "competitive", roll_limit=limit)
-        game.rolls_done = FREE_ROLL_GUARD
+        position = Position(Mode.COMPETITIVE, (sheet,), FREE_ROLL_GUARD, limit)
+    game = Game.from_position(position, rules)
+    if game.is_terminal():
+        raise NochmalError("the sheet has two colours complete: the race is over, there is nothing to choose")
     if len(roll.colours) != game.dice_per_kind:
         raise OptionError(f"--roll has {len(roll.colours)} colour and {len(roll.numbers)} number dice; "
                            f"{'solo' if solo else 'the race'} rolls {game.dice_per_kind} of each"
                            f"{'' if solo else ' (use --solo for 2+2)'}")
-    game.sheets[0] = sheet
     game.apply_roll(roll)
     return game
 
