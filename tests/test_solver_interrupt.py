@@ -37,6 +37,7 @@ def _interrupted_run(args: list[str], cwd, after: float) -> tuple[int, str, str,
     return proc.returncode, out, err, time.monotonic() - t0
 
 
+@pytest.mark.slow
 def test_solo_solve_interrupted_returns_best_plan(tmp_path):
     code, out, err, secs = _interrupted_run(["solve", "--seed", "1", "--time-limit", "120", "--json"],
                                             tmp_path, after=6.0)
@@ -53,6 +54,7 @@ def test_solo_solve_interrupted_returns_best_plan(tmp_path):
     assert validate(instance, plan).total == plan.total == plan.breakdown["total"]
 
 
+@pytest.mark.slow
 def test_team_solve_interrupted_returns_best_so_far(tmp_path):
     # column-relay with 2 players is not settled within a minute (benchmarks/RESULTS.md)
     code, out, err, secs = _interrupted_run(
