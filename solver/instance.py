@@ -7,13 +7,13 @@ Building one never plays a move; legality stays with the engine (nochmal.game).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from nochmal.board import BUILTIN_BOARDS, Board, load_board
 from nochmal.dice import Roll, seeded_rolls
 from nochmal.errors import NochmalError
+from nochmal.fileio import load_json_text, read_text_file
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 from nochmal.sheet import Sheet
@@ -106,15 +106,8 @@ class Instance:
     @classmethod
     def from_rolls_file(cls, path: str | Path, board: Board | str = "classic",
                         rules: RuleSettings = DEFAULT_RULES, count: int | None = None) -> "Instance":
-        path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InstanceError(f"{path}: cannot read file ({exc.strerror or exc})") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InstanceError(f"{path}: broken JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        text = read_text_file(path, lambda reason: InstanceError(f"{path}: {reason}"))
+        data = load_json_text(text, lambda reason: InstanceError(f"{path}: {reason}"))
         return cls.from_rolls_json(data, str(path), board, rules, count)
 
     # --- plain data -----------------------------------------------------------------------

@@ -11,6 +11,7 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from nochmal.errors import NochmalError
+from nochmal.fileio import load_json_text
 from nochmal.move import PASS, Move
 
 # The planners' statuses, one set for the solo plan and team planning (solver/team.py)
@@ -112,7 +113,4 @@ class Plan:
 
     @classmethod
     def loads(cls, text: str, source: str = "<plan>") -> "Plan":
-        try:
-            return cls.from_json(json.loads(text), source)
-        except json.JSONDecodeError as exc:
-            raise PlanError(f"{source}: broken JSON at line {exc.lineno}: {exc.msg}") from None
+        return cls.from_json(load_json_text(text, lambda reason: PlanError(f"{source}: {reason}")), source)

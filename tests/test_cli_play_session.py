@@ -160,7 +160,7 @@ def test_resume_of_a_finished_game_and_resume_with_seats_are_refused(tmp_path):
     res = run(["play", "--resume", str(out)], [])
     assert res.exit_code == 1 and "already over" in flat(res.output)
     res = run(["play", "--resume", str(out), "--seat", "greedy"], [])
-    assert res.exit_code == 1 and "leave out --seat" in flat(res.output)
+    assert res.exit_code == 2 and "leave out --seat" in flat(res.output)
 
 
 def test_play_json_result_fields(tmp_path):

@@ -12,8 +12,6 @@ from rich.table import Table
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
-from nochmal.solver.analyse import analyse as run_analysis
-from nochmal.solver.cpsat import Progress, solve as run_solve
 from nochmal.solver.instance import Instance
 from nochmal.solver.plan import OPTIMAL, Plan
 
@@ -39,7 +37,8 @@ class _Reporter:
     def __exit__(self, *exc):
         return self.status.__exit__(*exc)
 
-    def __call__(self, event: Progress) -> None:
+    def __call__(self, event) -> None:
+        """``event``: a ``nochmal.solver.cpsat.Progress``."""
         if event.objective is not None:
             self.best = event.objective if self.best is None else max(self.best, event.objective)
         if event.bound is not None:
@@ -128,6 +127,8 @@ def solve(
         inst = Instance.from_rolls_file(rolls, board_arg(board), count=rolls_count)
         if sheet is not None:
             inst.start = read_sheet_file(sheet, inst.board)
+    from nochmal.solver.cpsat import solve as run_solve  # OR-Tools: loaded only to plan
+
     with _Reporter(f"solving {len(inst.rolls)} roll(s)") as reporter:
         plan = run_solve(inst, time_limit=time_limit, workers=workers, progress=reporter)
     if as_json:
@@ -154,6 +155,8 @@ def analyse(
 
     Example: nochmal solo --seed 7 --save g.json && nochmal analyse g.json --time-limit 5
     """
+    from nochmal.solver.analyse import analyse as run_analysis  # OR-Tools: loaded only to plan
+
     rec = GameRecord.load(record)
     with _Reporter("analysing") as reporter:
         def on_solve(roll: int, plan: Plan) -> None:
