@@ -118,3 +118,17 @@ def test_mission_hint_needs_a_decision():
 
     with pytest.raises(NochmalError, match="no decision"):
         mission_hint(STAR_HUNT, coop_game(STAR_HUNT, "normal", 2))
+
+
+def test_web_hint_in_a_coop_game_is_the_mission_hint(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from nochmal.web import create_app
+
+    with TestClient(create_app(tmp_path)) as client:
+        state = client.post("/api/games", json={"kind": "play", "seats": ["human", "greedy"], "mission": "star-hunt",
+                                                "difficulty": "easy", "seed": 3}).json()
+        hints = client.get(f"/api/games/{state['id']}/hint").json()["hints"]
+    game = coop_game(STAR_HUNT, "easy", 2)
+    game.apply_roll(seeded_roll(3, 0, 3))
+    assert hints[0]["move"] == str(mission_hint(STAR_HUNT, game, top=1)[0][0])
