@@ -263,6 +263,10 @@ class Session:
         g = self.game
         first = not g.history[-1][1]
         agent = make_agent(self.seats[p], bot_seed(self.seed, g.rolls_done, p))
+        if self.mission is not None:  # a co-op seat serves the mission, its bot breaks ties
+            from nochmal.missions.tactics import MissionAgent
+
+            agent = MissionAgent(self.mission, agent)
         move = agent.choose(g.clone())
         try:
             g.apply_move(move)
@@ -413,7 +417,12 @@ class Session:
         from nochmal.bots.hints import hint  # numpy and the tuple weights: loaded on first use
 
         try:
-            tips = hint(self.game.clone(), top=3)
+            if self.mission is not None:  # co-op: ranked by the mission, not by one sheet's score
+                from nochmal.missions.tactics import mission_hint
+
+                tips = mission_hint(self.mission, self.game.clone(), top=3)
+            else:
+                tips = hint(self.game.clone(), top=3)
         except NochmalError as exc:
             self.say(f"no hint here: {exc}")
             return

@@ -303,6 +303,11 @@ def hint(game_id: str, request: Request):
         if web.human_to_move() is None:
             raise WebError("no human is to move in this game now", "hint", 409)
         game = web.game.clone()
+        mission = web.session.mission
+    if mission is not None:  # a co-op game: ranked by the mission (nochmal.missions.tactics)
+        from nochmal.missions.tactics import mission_hint
+
+        return {"hints": hint_items(mission_hint(mission, game, top=3))}
     return {"hints": hint_items(best_choices(game, top=3))}
 
 
