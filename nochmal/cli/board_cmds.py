@@ -15,7 +15,6 @@ from nochmal.record import GameRecord
 from nochmal.seats import seat_name
 from nochmal.sheet import Sheet
 from nochmal.sheetview import render_sheet
-from nochmal.svg import sheets_svg
 
 board_app = typer.Typer(help="Sheet layouts: draw one, list the built-in ones, check a custom one.",
                         no_args_is_help=True)
@@ -134,6 +133,8 @@ def render(
 
     Example: nochmal render game.json --svg game.svg
     """
+    from nochmal.svg import sheets_svg  # xml.sax.saxutils loads urllib, http and ssl: only to draw
+
     items = _load_sheets(file, board)
     claimed_cols = items[0][2]
     claimed_colours = items[0][3]
