@@ -7,9 +7,11 @@ pictures can be shared; ``tempfile.mkstemp`` alone would leave them 0600.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import tempfile
+import tomllib
 from pathlib import Path
 from typing import Callable
 
@@ -83,14 +85,56 @@ def _umask() -> int:
     return mask
 
 
-def read_text_file(path: str | Path, error: Callable[[str], Exception]) -> str:
+# The largest input file any command reads (records, sheets, boards, missions, rolls): far
+# above any real one, small enough that a wrong path (/dev/zero, a disk image) cannot exhaust
+# memory before it is refused.
+MAX_INPUT_BYTES = 8 * 1024 * 1024
+
+
+def read_text_file(path: str | Path, error: Callable[[str], Exception],
+                   max_bytes: int = MAX_INPUT_BYTES) -> str:
     """A UTF-8 text file's contents; raises ``error(reason)`` if it cannot be read.
 
-    Each caller wraps the reason in its own error type, naming the file its own way.
+    The one reader path for every text input: each caller wraps the reason in its own error
+    type, naming the file its own way. At most ``max_bytes`` are read.
     """
     try:
-        return Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
     except OSError as exc:
         raise error(f"cannot read file ({exc.strerror or exc})") from None
+    if len(data) > max_bytes:
+        raise error(f"file larger than {max_bytes} bytes")
+    return decode_text(data, error)
+
+
+def decode_text(data: bytes, error: Callable[[str], Exception]) -> str:
+    """UTF-8 bytes as text (a leading byte-order mark is dropped); ``error(reason)`` if not."""
+    try:
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise error(f"not a UTF-8 text file (byte {exc.start})") from None
+
+
+def load_json_text(text: str, error: Callable[[str], Exception]):
+    """Parsed JSON; ``error(reason)`` for broken JSON, nesting too deep or a huge number."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"broken JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise error("JSON nested too deeply") from None
+    except ValueError as exc:  # an integer of thousands of digits (int max str digits)
+        raise error(f"broken JSON: a number has too many digits") from None
+
+
+def load_toml_text(text: str, error: Callable[[str], Exception]) -> dict:
+    """Parsed TOML; ``error(reason)`` for broken TOML, nesting too deep or a huge number."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise error("not valid TOML: nested too deeply") from None
+    except ValueError as exc:  # an integer of thousands of digits (int max str digits)
+        raise error("not valid TOML: a number has too many digits") from None

@@ -71,7 +71,7 @@ def test_hint_text_output(sheet_file):
 
 
 @pytest.mark.parametrize("roll,needle", [
-    ('{"colours": ["y", "x"', "not valid JSON"),
+    ('{"colours": ["y", "x"', "broken JSON"),
     ('{"colours": ["y", "q"], "numbers": ["3", "1"]}', "not a colour face"),
     ('{"colours": ["y"], "numbers": ["3", "1"]}', "--roll"),
     ('["y", "3"]', "--roll"),

@@ -212,7 +212,7 @@ def test_coop_mission_session_and_resume(tmp_path):
     data = json.loads(res.stdout)
     assert data["mode"] == "coop" and data["over"] is True
     # the mission outcome printed equals the mission module's verdict on the replayed record
-    record = coop.MissionRecord.load(full)
+    record = GameRecord.load(full)
     assert record.extra == {"mission": "star-hunt", "difficulty": "easy"}
     game = record.verify()
     assert data["mission"] == coop.mission_result(coop.load_mission("star-hunt"), game).to_dict()

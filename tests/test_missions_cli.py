@@ -45,10 +45,10 @@ def test_status_json_has_the_exact_fields(tmp_path):
     expected_top = {
         "mission": "lockstep", "name": "Lockstep", "source": "project", "difficulty": "normal", "players": 2,
         "budget": budget, "rolls_used": 5, "rolls_left": budget - 5, "all_met": False, "state": "in progress",
-        "sheets": [str(anna), str(ben)], "impossible": [],
+        "lost_reasons": [], "sheets": [str(anna), str(ben)], "impossible": [],
     }
     assert {k: data[k] for k in expected_top} == expected_top
-    assert set(data) == set(expected_top) | {"objectives"}
+    assert set(data) == set(expected_top) | {"objectives", "team"}
     [obj] = data["objectives"]
     assert set(obj) == {"kind", "scope", "description", "met", "progress", "total", "contributing", "missing",
                         "fewest_crosses"}

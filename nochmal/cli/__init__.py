@@ -92,6 +92,7 @@ COMMAND_MODULES = [
     "nochmal.cli.bot_cmds",
     "nochmal.cli.play_cmds",
     "nochmal.cli.board_cmds",
+    "nochmal.cli.web_cmds",
 ]
 
 for _name in COMMAND_MODULES:

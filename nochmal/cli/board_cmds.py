@@ -12,7 +12,6 @@ from nochmal.cli.common import board_arg, console, emit_json, err_console, guard
 from nochmal.errors import BoardError, NochmalError, OptionError
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.record import GameRecord
-from nochmal.seats import seat_name
 from nochmal.sheet import Sheet
 from nochmal.sheetview import render_sheet
 
@@ -103,8 +102,11 @@ def check(
         raise typer.Exit(1)
 
 
-def _load_sheets(file: Path, board: Optional[str]) -> list[tuple[str, Sheet, int, int]]:
-    """(title, sheet, claimed columns, claimed colours) from a typed sheet or a game record."""
+def _load_pictures(file: Path, board: Optional[str]) -> tuple[list, list[str]]:
+    """The sheets to draw (``nochmal.svg.SheetPicture``) and the heading, from a typed sheet
+    or a game record."""
+    from nochmal.svg import SheetPicture, record_heading, record_pictures  # see render
+
     text = read_text_file(file, lambda reason: NochmalError(f"{file}: {reason}"))
     if text.lstrip().startswith("{"):
         if board is not None:
@@ -113,13 +115,12 @@ def _load_sheets(file: Path, board: Optional[str]) -> list[tuple[str, Sheet, int
         game = record.new_game()
         for _, game in record.replay(str(file)):
             pass
-        race = game.mode == "competitive"
-        cc, ck = (game.claimed_columns, game.claimed_colours) if race else (0, 0)
-        return [(f"{seat_name(record.players, p)}: {s.score()} points", s, cc, ck)
-                for p, s in enumerate(game.sheets)]
+        from nochmal.missions.coop import mission_outcome_line  # the mission layer, only here
+
+        return record_pictures(record, game), record_heading(record, game, outcome=mission_outcome_line(record, game))
     b = board_arg(board or "classic")
     sheet = read_sheet_file(file, b)
-    return [(f"{file.name} ({b.name}): {sheet.score()} points", sheet, 0, 0)]
+    return [SheetPicture(f"{file.name}: {sheet.score()} points", sheet)], [f"{file.name} · {b.title} board"]
 
 
 @guarded
@@ -133,18 +134,17 @@ def render(
 
     Example: nochmal render game.json --svg game.svg
     """
-    from nochmal.svg import sheets_svg  # xml.sax.saxutils loads urllib, http and ssl: only to draw
+    from nochmal.svg import pictures_svg  # xml.sax.saxutils loads urllib, http and ssl: only to draw
 
-    items = _load_sheets(file, board)
-    claimed_cols = items[0][2]
-    claimed_colours = items[0][3]
-    atomic_write_text(svg, sheets_svg([(t, s) for t, s, _, _ in items], claimed_cols, claimed_colours))
+    items, heading = _load_pictures(file, board)
+    atomic_write_text(svg, pictures_svg(items, heading))
     if as_json:
         emit_json({"file": str(file), "svg": str(svg),
-                   "sheets": [{"title": t, "score": s.score(), "crossed": s.crossed.bit_count(),
-                               "jokers_used": s.jokers_used,
+                   "heading": heading,
+                   "sheets": [{"title": p.title, "score": p.sheet.score(), "crossed": p.sheet.crossed.bit_count(),
+                               "jokers_used": p.sheet.jokers_used, "unfinished": p.unfinished,
                                "complete_colours": [COLOUR_NAMES[c] for i, c in enumerate(COLOURS)
-                                                    if s.complete_colours() >> i & 1]}
-                              for t, s, _, _ in items]})
+                                                    if p.sheet.complete_colours() >> i & 1]}
+                              for p in items]})
         return
     console.print(f"wrote {svg} ({len(items)} sheet(s))", markup=False, highlight=False, soft_wrap=True)

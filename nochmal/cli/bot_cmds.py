@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from nochmal.agents import agent_names
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
 from nochmal.dice import Roll
 from nochmal.errors import NochmalError, OptionError
+from nochmal.fileio import load_json_text
 from nochmal.game import Game
 from nochmal.rules import RuleSettings
 
@@ -27,11 +27,8 @@ def register(app: typer.Typer) -> None:
 
 
 def _parse_roll(text: str) -> Roll:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise OptionError(f"--roll: not valid JSON ({exc.msg} at column {exc.colno}); "
-                           'expected {"colours": [...], "numbers": [...]}') from None
+    data = load_json_text(text, lambda reason: OptionError(
+        f'--roll: {reason}; expected {{"colours": [...], "numbers": [...]}}'))
     try:
         return Roll.from_json(data)
     except NochmalError as exc:

@@ -38,7 +38,7 @@ def _load_mission(id_or_path: str, difficulty: str):
 
 
 def _mission_extra(mission, given: str, difficulty: str) -> dict:
-    """The record's ``extra`` as nochmal.missions.coop.MissionRecord reads it."""
+    """The record's ``extra`` as nochmal.missions.coop.record_game reads it."""
     extra = {"mission": mission.id, "difficulty": difficulty}
     if Path(given).suffix or "/" in given:
         extra["mission_file"] = str(Path(given))

@@ -77,7 +77,7 @@ def solve(
     record: Optional[Path] = typer.Option(None, "--record", help="Plan the rolls of a solo game record."),
     rolls: Optional[Path] = typer.Option(None, "--rolls", help='JSON list of rolls [{"colours": ["y","x"], "numbers": ["3","?"]}, ...].'),
     board: str = typer.Option("classic", "--board", "-b", help="Built-in board name or a board file (seed/rolls)."),
-    rolls_count: Optional[int] = typer.Option(None, "--rolls-count", "-k", min=1, help="Use only the first K rolls."),
+    rolls_count: Optional[int] = typer.Option(None, "--rolls-count", "-k", min=1, help="Use only the first K rolls (with --seed at most the game length, 30)."),
     after_turn: int = typer.Option(0, "--after-turn", min=0, help="With --record: plan from the sheet reached after this turn."),
     sheet: Optional[Path] = typer.Option(None, "--sheet", help="With --rolls: start from this typed sheet (mid-game)."),
     time_limit: float = typer.Option(60.0, "--time-limit", "-t", min=0.1, help="Seconds before the best plan so far is returned."),
@@ -112,8 +112,12 @@ def solve(
         raise typer.BadParameter("--after-turn needs --record")
     if sheet is not None and rolls is None:
         raise typer.BadParameter("--sheet needs --rolls")
+    game_length = RuleSettings().solo_rolls
+    if seed is not None and rolls_count is not None and rolls_count > game_length:
+        raise typer.BadParameter(f"a solo game has {game_length} rolls; --rolls-count {rolls_count} is more",
+                                 param_hint="'--rolls-count'")
     if seed is not None:
-        count = rolls_count or RuleSettings().solo_rolls
+        count = rolls_count or game_length
         inst = Instance.from_seed(seed, board_arg(board), RuleSettings(solo_rolls=count), count)
     elif record is not None:
         rec = GameRecord.load(record)
@@ -203,6 +207,4 @@ def _solve_mission(mission_ref: str, players: int, seed: int, difficulty: str, t
         for t, row in enumerate(plan.moves):
             table.add_row(str(t + 1), plan.rolls[t].text(), str(t % players + 1), *(str(m) for m in row))
         console.print(table)
-    if plan.rolls_needed is not None:
-        console.print(f"fewest rolls: {plan.rolls_needed} of a budget of {plan.budget}")
-    console.print(describe_status(plan))
+    console.print(describe_status(plan))  # one headline; "fewest" only when proven
