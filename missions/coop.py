@@ -15,6 +15,7 @@ from typing import Sequence
 
 from nochmal.board import load_board
 from nochmal.errors import NochmalError
+from nochmal.feasibility import impossible_reasons
 from nochmal.game import Game
 from nochmal.missions.loader import load_mission
 from nochmal.missions.model import DIFFICULTIES, IN_PROGRESS, LOST, WON, Mission, MissionError
@@ -24,7 +25,6 @@ from nochmal.play import play_game
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 from nochmal.sheet import Sheet
-from nochmal.solver.graph import impossible_sheet_reasons
 
 __all__ = ["load_mission", "coop_game", "mission_result", "mission_status", "MissionResult", "MissionStatus",
            "play_mission", "mission_record", "MissionRecord", "record_game"]
@@ -138,7 +138,7 @@ def mission_status(mission: Mission, difficulty: str, sheets: Sequence[Sheet], r
     budget = _check_setup(mission, difficulty, len(sheets))
     if rolls_used < 0:
         raise NochmalError(f"rolls used must not be negative, got {rolls_used}")
-    impossible = [impossible_sheet_reasons(s, rolls_used) for s in sheets]
+    impossible = [impossible_reasons(s, rolls_used) for s in sheets]
     if any(impossible):
         return MissionStatus(mission, difficulty, len(sheets), budget, rolls_used, [], impossible)
     statuses = [evaluate(o, list(sheets), with_crosses) for o in mission.objectives]

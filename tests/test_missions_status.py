@@ -83,9 +83,9 @@ kind = "jokers_left"
 at_least = 4
 scope = "each"
 """))
-    keeps = mission_status(mission, "easy", [sheet_of({"H4"}, 4), sheet_of({"H4"}, 0)], 3)
+    keeps = mission_status(mission, "easy", [sheet_of(column_cells("H"), 4), sheet_of({"H4"}, 0)], 5)
     assert keeps.state == WON
-    short = mission_status(mission, "easy", [sheet_of({"H4"}, 5), sheet_of({"H4"}, 0)], 3)
+    short = mission_status(mission, "easy", [sheet_of(column_cells("H"), 5), sheet_of({"H4"}, 0)], 5)
     assert short.state == LOST and "jokers never come back" in short.lost_reasons[0]
 
 

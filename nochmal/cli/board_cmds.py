@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 
 from nochmal.board import BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, load_board, read_board_file
-from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
+from nochmal.cli.common import (board_arg, console, emit_json, err_console, guarded, read_sheet_file,
+                                refuse_impossible)
 from nochmal.errors import BoardError, NochmalError
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.record import GameRecord
@@ -103,7 +104,7 @@ def check(
         raise typer.Exit(1)
 
 
-def _load_sheets(file: Path, board: Optional[str]) -> list[tuple[str, Sheet, int, int]]:
+def _load_sheets(file: Path, board: Optional[str], allow_impossible: bool = False) -> list[tuple[str, Sheet, int, int]]:
     """(title, sheet, claimed columns, claimed colours) from a typed sheet or a game record."""
     text = read_text_file(file, lambda reason: NochmalError(f"{file}: {reason}"))
     if text.lstrip().startswith("{"):
@@ -117,6 +118,7 @@ def _load_sheets(file: Path, board: Optional[str]) -> list[tuple[str, Sheet, int
                 for p, s in enumerate(game.sheets)]
     b = board_arg(board or "classic")
     sheet = read_sheet_file(file, b)
+    refuse_impossible(sheet, str(file), allow_impossible)
     return [(f"{file.name} ({b.name}): {sheet.score()} points", sheet, 0, 0)]
 
 
@@ -126,12 +128,13 @@ def render(
     svg: Path = typer.Option(..., "--svg", help="Write the picture here (SVG)."),
     board: Optional[str] = typer.Option(None, "--board", "-b", help="Board of a typed sheet (default classic)."),
     as_json: bool = typer.Option(False, "--json", help="Print what was drawn as JSON."),
+    allow_impossible: bool = typer.Option(False, "--allow-impossible", help="Draw a typed sheet no legal game can produce (warn instead of exit 1)."),
 ):
     """Draw a typed sheet, or the final sheets of a game record, as an SVG picture.
 
     Example: nochmal render game.json --svg game.svg
     """
-    items = _load_sheets(file, board)
+    items = _load_sheets(file, board, allow_impossible)
     claimed_cols = items[0][2]
     claimed_colours = items[0][3]
     atomic_write_text(svg, sheets_svg([(t, s) for t, s, _, _ in items], claimed_cols, claimed_colours))

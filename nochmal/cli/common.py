@@ -54,6 +54,19 @@ def read_sheet_file(path: Path, board: Board) -> Sheet:
     return parse_typed_sheet(text, board, str(path))
 
 
+def refuse_impossible(sheet: Sheet, source: str, allow: bool) -> None:
+    """A sheet no legal game can produce (nochmal/feasibility.py): exit 1 with the reasons,
+    or with ``allow`` (--allow-impossible) warn and go on."""
+    from nochmal.feasibility import impossible_reasons
+
+    reasons = impossible_reasons(sheet)
+    for reason in reasons:
+        err_console.print(f"{'warning' if allow else 'error'}: {source}: impossible sheet: {reason}",
+                          markup=False, soft_wrap=True)
+    if reasons and not allow:
+        raise typer.Exit(1)
+
+
 def sheet_renderable(sheet: Sheet, highlight: int = 0) -> Text:
     """The sheet drawn in colour: crossed cells as X, stars as *, columns' points below."""
     b = sheet.board
