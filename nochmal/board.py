@@ -461,6 +461,10 @@ def load_board(name_or_path: str | Path = "classic") -> Board:
     if key in BUILTIN_BOARDS:
         return _builtin(key)
     path = Path(key)
-    if path.suffix or path.exists() or "/" in key:
+    try:
+        exists = path.exists()
+    except (OSError, ValueError):  # a name too long for a path, or with a NUL byte
+        exists = False
+    if path.suffix or exists or "/" in key:
         return read_board_file(path)
     raise BoardError(key, [f"unknown board; built-in boards are {', '.join(BUILTIN_BOARDS)}, or give a file path"])
