@@ -1,7 +1,7 @@
 """How fast is the exact impossible-sheet check, and how fast would CP-SAT decide the same?
 
 For the sheets of seeded greedy solo games after rolls 5, 10, 20 and 30: the fewest rolls
-by the piece argument (nochmal.feasibility.rolls_needed, CPU microseconds per call), and
+by the piece argument (nochmal.impossible.rolls_needed, CPU microseconds per call), and
 CP-SAT (rolls_needed_cpsat, one worker) asked "<= fewest" (feasible) and "<= fewest - 1"
 (must be refused), each with a time limit. Prints figures, asserts nothing.
 
@@ -15,7 +15,7 @@ import time
 
 from nochmal.agents import make_agent
 from nochmal.board import load_board
-from nochmal.feasibility import rolls_needed, rolls_needed_cpsat
+from nochmal.impossible import rolls_needed, rolls_needed_cpsat
 from nochmal.play import play_solo
 
 TURNS = (5, 10, 20, 30)

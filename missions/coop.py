@@ -15,7 +15,6 @@ from typing import Sequence
 
 from nochmal.board import load_board
 from nochmal.errors import NochmalError
-from nochmal.feasibility import impossible_reasons
 from nochmal.game import Game
 from nochmal.missions.loader import load_mission
 from nochmal.missions.model import DIFFICULTIES, IN_PROGRESS, LOST, WON, Mission, MissionError
@@ -25,9 +24,10 @@ from nochmal.play import play_game
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 from nochmal.sheet import Sheet
+from nochmal.impossible import impossible_sheet_reasons
 
 __all__ = ["load_mission", "coop_game", "mission_result", "mission_status", "MissionResult", "MissionStatus",
-           "play_mission", "mission_record", "MissionRecord", "record_game"]
+           "play_mission", "mission_record", "mission_outcome_line", "record_game"]
 
 
 def _check_setup(mission: Mission, difficulty: str, players: int) -> int:
@@ -138,7 +138,7 @@ def mission_status(mission: Mission, difficulty: str, sheets: Sequence[Sheet], r
     budget = _check_setup(mission, difficulty, len(sheets))
     if rolls_used < 0:
         raise NochmalError(f"rolls used must not be negative, got {rolls_used}")
-    impossible = [impossible_reasons(s, rolls_used) for s in sheets]
+    impossible = [impossible_sheet_reasons(s, rolls_used) for s in sheets]
     if any(impossible):
         return MissionStatus(mission, difficulty, len(sheets), budget, rolls_used, [], impossible)
     statuses = [evaluate(o, list(sheets), with_crosses) for o in mission.objectives]
@@ -195,18 +195,12 @@ def record_game(record: GameRecord) -> Game:
     return game
 
 
-class MissionRecord(GameRecord):
-    """A GameRecord of a mission game (kept for callers; GameRecord itself now replays them)."""
-
-
-def mission_record(mission: Mission, difficulty: str, game: Game, players: list[str], seed: int | None) -> MissionRecord:
-    """The game as a record with the mission in ``extra``."""
+def mission_record(mission: Mission, difficulty: str, game: Game, players: list[str], seed: int | None) -> GameRecord:
+    """The game as a record with the mission in ``extra`` (GameRecord replays it)."""
     extra = {"mission": mission.id, "difficulty": difficulty}
     if mission.path and not _is_builtin(mission):
         extra["mission_file"] = str(Path(mission.path).resolve())  # replayable from any folder
-    base = GameRecord.from_game(game, players, seed, extra)
-    return MissionRecord(base.board, base.mode, base.players, base.rules, base.seed, base.rolls, base.roll_limit,
-                         base.result, base.extra)
+    return GameRecord.from_game(game, players, seed, extra)
 
 
 def _is_builtin(mission: Mission) -> bool:
@@ -221,3 +215,23 @@ def play_mission(mission: Mission, difficulty: str, agents: Sequence, seed: int,
     game = coop_game(mission, difficulty, len(agents), rules)
     play_game(game, list(agents), seed)
     return game, mission_result(mission, game)
+
+
+def mission_outcome_line(record: GameRecord, game: Game) -> str | None:
+    """The verdict line a picture of a co-op record shows (None for other records):
+    ``mission star-hunt (easy): WON on roll 17 of 30``."""
+    ref = record.extra.get("mission") if record.mode == "coop" else None
+    if not ref:
+        return None
+    difficulty = record.extra.get("difficulty", "")
+    try:
+        result = mission_result(load_mission(record.extra.get("mission_file") or ref), game)
+    except NochmalError as exc:  # a picture still draws when the mission file is gone
+        return f"mission {ref} ({difficulty}): outcome unknown ({exc})"
+    if result.won:
+        verdict = f"WON on roll {result.won_on} of {result.budget}"
+    elif result.finished:
+        verdict = f"LOST after {result.rolls_used} of {result.budget} rolls"
+    else:
+        verdict = f"in progress, roll {result.rolls_used} of {result.budget}"
+    return f"mission {ref} ({difficulty}): {verdict}"

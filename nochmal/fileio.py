@@ -1,11 +1,17 @@
-"""Atomic file writes: a reader never sees half a file, an interrupt never leaves one."""
+"""Atomic file writes: a reader never sees half a file, an interrupt never leaves one.
+
+The file gets the permissions a plain ``open(path, "w")`` would give it: an existing file
+keeps its mode, a new one gets 0666 minus the umask (0644 usually), so records and
+pictures can be shared; ``tempfile.mkstemp`` alone would leave them 0600.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-import tomllib
+import stat
 import tempfile
+import tomllib
 from pathlib import Path
 from typing import Callable
 
@@ -28,6 +34,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     except OSError as exc:
         raise NochmalError(f"{path}: cannot write file ({exc.strerror or exc})") from None
     try:
+        os.fchmod(fd, _mode_for(path))
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -41,6 +48,41 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         if isinstance(exc, OSError):  # a directory, no permission, disk full: one clean error
             raise NochmalError(f"{path}: cannot write file ({exc.strerror or exc})") from None
         raise
+
+
+def check_writable(path: str | Path) -> None:
+    """Raise NochmalError now if ``atomic_write_*`` could not write ``path`` later: the
+    folder is missing or not writable, or the path is a folder. Nothing is created."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise NochmalError(f"{path}: folder {folder} does not exist")
+    if path.is_dir():
+        raise NochmalError(f"{path}: cannot write file (Is a directory)")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise NochmalError(f"{path}: cannot write file (no permission to write in {folder})")
+
+
+def _mode_for(path: Path) -> int:
+    """The mode ``open(path, "w")`` would leave: the existing file's, else 0666 minus the umask."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process umask, read without changing it (Linux /proc), else by setting it back."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # a short window in which another thread's new file gets 022
+    os.umask(mask)
+    return mask
 
 
 # The largest input file any command reads (records, sheets, boards, missions, rolls): far

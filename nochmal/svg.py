@@ -1,24 +1,48 @@
-"""Sheets as SVG pictures, for sharing a result: written as plain text, no library.
+"""Sheets as SVG pictures: the one drawing code path for `nochmal render --svg` and every
+page of the web app (nochmal/web), written as plain text, no library.
 
-Each crossed cell is one ``<g class="cross">`` (two strokes), each star one
-``<polygon class="star">``; column points the sheet scored are circled
+Every cell is one ``<rect class="cell">`` carrying ``data-cell="H4"``, ``data-colour``
+(y g b r o), ``data-crossed`` ("1"/"0") and ``data-star`` ("1"/"0"), so scripts, pages and
+tests can address it; stars and crosses ignore pointer events, so a tap on a cell always
+lands on its rect. Each crossed cell is one ``<g class="cross">`` (two strokes), each star
+one ``<polygon class="star">``; column points the sheet scored are circled
 (``<circle class="scored">``), first values somebody else took first are struck
-(``<line class="struck">``). Several sheets (the players of a record) stack vertically.
+(``<line class="struck">``). Several sheets (the players of a record) stack vertically,
+each ``<g class="sheet" data-seat="k">`` inside its own band of ``sheet_height`` pixels, so
+stacked sheets never overlap. ``record_svg`` draws a record with a heading: board, seed,
+mode, date, the mission and won/lost, and "unfinished" for a game that has not ended.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
 from nochmal.board import COLOURS, COLUMN_LETTERS
 from nochmal.sheet import Sheet
 from nochmal.sheetview import colour_states, column_states
 
+if TYPE_CHECKING:  # the record layer is only needed by record_svg's signature
+    from nochmal.game import Game
+    from nochmal.record import GameRecord
+
 FILL = {"y": "#f4cf1d", "g": "#5aae4a", "b": "#3d7bd6", "r": "#e2467c", "o": "#f08a24"}
 CELL = 28
 MARGIN = 16
 LABEL = 22  # width of the row labels
+HEADING_LINE = 20  # one line of the document heading
+# the vertical bands of one sheet, top to bottom (pixels)
+TITLE_BAND = 26
+LETTERS_BAND = CELL
+VALUES_BAND = 2 * 22 + 8  # first and later column values
+COLOURS_BAND = 26
+JOKERS_BAND = 26
+SCORE_BAND = 26
+SHEET_GAP = 14
+MODE_TEXT = {"solo": "solo game", "competitive": "competitive game", "coop": "co-op game"}
 
 
 def _star(cx: float, cy: float, r: float) -> str:
@@ -27,12 +51,13 @@ def _star(cx: float, cy: float, r: float) -> str:
         rad = r if k % 2 == 0 else r * 0.45
         a = -math.pi / 2 + k * math.pi / 5
         pts.append(f"{cx + rad * math.cos(a):.1f},{cy + rad * math.sin(a):.1f}")
-    return f'<polygon class="star" points="{" ".join(pts)}" fill="#ffffff" fill-opacity="0.85" stroke="#333" stroke-width="0.6"/>'
+    return (f'<polygon class="star" points="{" ".join(pts)}" fill="#ffffff" fill-opacity="0.85" '
+            f'stroke="#333" stroke-width="0.6" pointer-events="none"/>')
 
 
 def _cross(x: float, y: float, size: float) -> str:
     p = size * 0.2
-    return (f'<g class="cross" stroke="#111" stroke-width="3" stroke-linecap="round">'
+    return (f'<g class="cross" stroke="#111" stroke-width="3" stroke-linecap="round" pointer-events="none">'
             f'<line x1="{x + p:.1f}" y1="{y + p:.1f}" x2="{x + size - p:.1f}" y2="{y + size - p:.1f}"/>'
             f'<line x1="{x + size - p:.1f}" y1="{y + p:.1f}" x2="{x + p:.1f}" y2="{y + size - p:.1f}"/></g>')
 
@@ -50,78 +75,190 @@ def _value(x: float, y: float, value: int, state: str) -> list[str]:
 
 
 def sheet_height(sheet: Sheet) -> int:
-    return CELL * (sheet.board.rows + 1) + 4 * 22 + 30
+    """The height of one sheet's band: everything of the sheet is drawn inside it."""
+    return (TITLE_BAND + LETTERS_BAND + CELL * sheet.board.rows + VALUES_BAND + COLOURS_BAND
+            + JOKERS_BAND + SCORE_BAND + SHEET_GAP)
 
 
-def _sheet_svg(sheet: Sheet, title: str, top: float, claimed_columns: int, claimed_colours: int) -> list[str]:
+def score_formula(sheet: Sheet) -> str:
+    """The score with its parts named, as printed under every sheet."""
+    bd = sheet.score_breakdown()
+    return (f"score {bd.total} = columns {bd.columns} + colours {bd.colours} + jokers left {bd.jokers}"
+            f" \u2212 stars open {-bd.stars}")
+
+
+@dataclass(frozen=True)
+class SheetPicture:
+    """One sheet to draw: its title, the sheet, and the race's claimed columns/colours."""
+
+    title: str
+    sheet: Sheet
+    claimed_columns: int = 0
+    claimed_colours: int = 0
+    unfinished: bool = False
+
+
+def _sheet_svg(pic: SheetPicture, seat: int, top: float, width: float) -> list[str]:
+    sheet = pic.sheet
     b = sheet.board
     left = MARGIN + LABEL
-    out = [f'<g class="sheet" data-score="{sheet.score()}">',
-           f'<text x="{MARGIN}" y="{top + 16}" font-size="15" font-weight="bold">{escape(title)}</text>']
-    y0 = top + 26
+    height = sheet_height(sheet) - SHEET_GAP
+    out = [f'<g class="sheet" data-seat="{seat}" data-score="{sheet.score()}" '
+           f'data-unfinished="{int(pic.unfinished)}">']
+    if pic.unfinished:
+        out.append(f'<rect class="unfinished" x="{MARGIN / 2}" y="{top}" width="{width - MARGIN}" height="{height}" '
+                   f'fill="none" stroke="#888" stroke-width="1.2" stroke-dasharray="6 4"/>')
+    out.append(f'<text class="title" x="{MARGIN}" y="{top + 18}" font-size="15" font-weight="bold">'
+               f'{escape(pic.title)}</text>')
+    y0 = top + TITLE_BAND
     for c in range(b.cols):
         weight = ' font-weight="bold" text-decoration="underline"' if c == b.start_column else ""
-        out.append(f'<text x="{left + c * CELL + CELL / 2}" y="{y0 + 16}" text-anchor="middle" font-size="13"{weight}>'
+        out.append(f'<text x="{left + c * CELL + CELL / 2}" y="{y0 + 18}" text-anchor="middle" font-size="13"{weight}>'
                    f'{COLUMN_LETTERS[c]}</text>')
-    gy = y0 + CELL
+    gy = y0 + LETTERS_BAND
     for r in range(b.rows):
         out.append(f'<text x="{MARGIN + LABEL / 2}" y="{gy + r * CELL + 18}" text-anchor="middle" font-size="13">{r + 1}</text>')
         for c in range(b.cols):
-            i = r * b.cols + c
-            bit = b.bit_of[i]
+            bit = b.bit_of[r * b.cols + c]
             x, y = left + c * CELL, gy + r * CELL
-            out.append(f'<rect class="cell" data-cell="{COLUMN_LETTERS[c]}{r + 1}" x="{x}" y="{y}" width="{CELL}" '
-                       f'height="{CELL}" fill="{FILL[b.grid[r][c]]}" stroke="#222" stroke-width="0.8"/>')
-            if b.is_star(bit):
+            colour = b.grid[r][c]
+            crossed = sheet.crossed >> bit & 1
+            star = b.is_star(bit)
+            out.append(f'<rect class="cell" data-cell="{COLUMN_LETTERS[c]}{r + 1}" data-colour="{colour}" '
+                       f'data-crossed="{crossed}" data-star="{int(star)}" x="{x}" y="{y}" width="{CELL}" '
+                       f'height="{CELL}" fill="{FILL[colour]}" stroke="#222" stroke-width="0.8"/>')
+            if star:
                 out.append(_star(x + CELL / 2, y + CELL / 2, CELL * 0.36))
-            if sheet.crossed >> bit & 1:
+            if crossed:
                 out.append(_cross(x, y, CELL))
-    py = gy + b.rows * CELL + 14
-    states = column_states(sheet, claimed_columns)
-    for k, (label, pts) in enumerate((("1st", b.column_points_first), ("2nd", b.column_points_later))):
+    py = gy + b.rows * CELL + 16
+    states = column_states(sheet, pic.claimed_columns)
+    for k, (label, pts) in enumerate((("1st", b.column_points_first), ("later", b.column_points_later))):
         yy = py + k * 22
-        out.append(f'<text x="{MARGIN}" y="{yy + 4}" font-size="11">{label}</text>')
+        out.append(f'<text x="{MARGIN - 8}" y="{yy + 4}" font-size="10">{label}</text>')
         for c in range(b.cols):
             state = states[c][k]
             if k == 1 and state == "plain":
                 state = "later"
             out.extend(_value(left + c * CELL + CELL / 2, yy, pts[c], state))
-    yy = py + 2 * 22 + 4
-    out.append(f'<text x="{MARGIN}" y="{yy + 4}" font-size="11">colours</text>')
-    for i, (colour, (first, later)) in enumerate(zip(COLOURS, colour_states(sheet, claimed_colours))):
+    yy = gy + b.rows * CELL + VALUES_BAND + COLOURS_BAND / 2
+    out.append(f'<text x="{MARGIN - 8}" y="{yy + 4}" font-size="11">colours</text>')
+    for i, (colour, (first, later)) in enumerate(zip(COLOURS, colour_states(sheet, pic.claimed_colours))):
         x = left + 40 + i * 72
         out.append(f'<rect x="{x - 10}" y="{yy - 9}" width="18" height="18" fill="{FILL[colour]}" stroke="#222" stroke-width="0.8"/>')
         out.extend(_value(x + 22, yy, b.colour_bonus_first, first))
         out.extend(_value(x + 44, yy, b.colour_bonus_later, "later" if later == "plain" else later))
-    yy += 24
-    out.append(f'<text x="{MARGIN}" y="{yy + 4}" font-size="11">jokers</text>')
+    yy += COLOURS_BAND
+    out.append(f'<text x="{MARGIN - 8}" y="{yy + 4}" font-size="11">jokers</text>')
     for k in range(b.jokers):
         x = left + 40 + k * 22
-        out.append(f'<rect x="{x - 9}" y="{yy - 9}" width="18" height="18" fill="#fff" stroke="#222" stroke-width="0.8"/>')
+        out.append(f'<rect class="joker" x="{x - 9}" y="{yy - 9}" width="18" height="18" fill="#fff" stroke="#222" stroke-width="0.8"/>')
         out.append(f'<text x="{x}" y="{yy + 5}" text-anchor="middle" font-size="13" font-weight="bold">!</text>')
         if k < sheet.jokers_used:
             out.append(f'<line class="joker-used" x1="{x - 7}" y1="{yy + 7}" x2="{x + 7}" y2="{yy - 7}" stroke="#111" stroke-width="2"/>')
-    bd = sheet.score_breakdown()
-    out.append(f'<text class="score" x="{left + 40 + b.jokers * 22 + 10}" y="{yy + 5}" font-size="14" font-weight="bold">'
-               f'score {bd.total} = {bd.columns} + {bd.colours} + {bd.jokers} - {-bd.stars}</text>')
+    out.append(f'<text x="{left + 40 + b.jokers * 22}" y="{yy + 5}" font-size="11" fill="#555">'
+               f'{sheet.jokers_left} left</text>')
+    yy += SCORE_BAND
+    out.append(f'<text class="score" x="{MARGIN - 8}" y="{yy + 5}" font-size="13" font-weight="bold">'
+               f'{escape(score_formula(sheet))}</text>')
     out.append("</g>")
     return out
 
 
-def sheets_svg(sheets: list[tuple[str, Sheet]], claimed_columns: int = 0, claimed_colours: int = 0) -> str:
-    """One SVG document with every (title, sheet), one below the other."""
-    if not sheets:
+def pictures_svg(pictures: list[SheetPicture], heading: list[str] | None = None) -> str:
+    """One SVG document: the heading lines (the first one also the document's <title>), then
+    every sheet, one below the other."""
+    if not pictures:
         raise ValueError("no sheet to draw")
-    width = MARGIN * 2 + LABEL + max(s.board.cols for _, s in sheets) * CELL
-    width = max(width, MARGIN * 2 + LABEL + 40 + sheets[0][1].board.jokers * 22 + 230)
+    heading = list(heading or [])
+    width = MARGIN * 2 + LABEL + max(p.sheet.board.cols for p in pictures) * CELL
+    width = max(width, MARGIN * 2 + LABEL + 40 + 4 * 72 + 60)
     parts: list[str] = []
     top = MARGIN
-    for title, sheet in sheets:
-        parts.extend(_sheet_svg(sheet, title, top, claimed_columns, claimed_colours))
-        top += sheet_height(sheet)
-    height = top + MARGIN
+    for k, line in enumerate(heading):
+        size, weight = (16, ' font-weight="bold"') if k == 0 else (12, "")
+        parts.append(f'<text class="heading" x="{MARGIN}" y="{top + 15}" font-size="{size}"{weight}>{escape(line)}</text>')
+        top += HEADING_LINE
+    if heading:
+        top += 6
+    for seat, pic in enumerate(pictures):
+        parts.extend(_sheet_svg(pic, seat, top, width))
+        top += sheet_height(pic.sheet)
+    height = top + MARGIN - SHEET_GAP
+    title = f"<title>{escape(' · '.join(heading) if heading else pictures[0].title)}</title>\n"
     head = (f'<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-            f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif">\n'
+            f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif">\n' + title +
             f'<rect width="100%" height="100%" fill="#fafafa"/>\n')
     return head + "\n".join(parts) + "\n</svg>\n"
+
+
+def sheets_svg(sheets: list[tuple[str, Sheet]], claimed_columns: int = 0, claimed_colours: int = 0,
+               heading: list[str] | None = None) -> str:
+    """One SVG document with every (title, sheet), one below the other."""
+    return pictures_svg([SheetPicture(t, s, claimed_columns, claimed_colours) for t, s in sheets], heading)
+
+
+def seat_name(players: list[str], seat: int) -> str:
+    """A seat as people read it: 'seat 2: Anna', 'seat 1: human', 'seat 3: greedy (bot)'."""
+    spec = players[seat]
+    if spec.startswith("human:"):
+        who = spec[len("human:"):]
+    elif spec == "human":
+        who = "human"
+    else:
+        who = f"{spec} (bot)"
+    return f"seat {seat + 1}: {who}"
+
+
+def record_heading(record: "GameRecord", game: "Game", drawn: str | None = None,
+                   outcome: str | None = None) -> list[str]:
+    """What a picture of a record says above the sheets: board, seed, mode, date, outcome.
+
+    ``outcome`` is a line the caller adds, e.g. a co-op mission's verdict from
+    ``nochmal.missions.coop.mission_outcome_line`` (the core cannot import the mission layer).
+    """
+    mode = MODE_TEXT.get(record.mode, record.mode)
+    if record.mode == "solo" and record.extra.get("puzzle"):
+        mode = "solo puzzle" + (" (open)" if record.extra.get("open") else "")
+    seed = f"seed {record.seed}" if record.seed is not None else "no seed"
+    lines = [f"Noch mal! {mode}", f"{record.board.title} board · {seed} · drawn {drawn or _today()}"]
+    limit = game.roll_limit
+    played = f"{game.rolls_done} of {limit} rolls" if limit else f"{game.rolls_done} rolls"
+    if not game.is_terminal():
+        lines.append(f"UNFINISHED: {played} played")
+    elif record.mode == "competitive":
+        names = " and ".join(seat_name(record.players, p) for p in game.winners())
+        lines.append(f"finished after {played}; winner {names}")
+    elif record.mode == "solo":
+        from nochmal.game import rating
+
+        lines.append(f"finished after {played}; rating: {rating(game.sheets[0].score())}")
+    if outcome:
+        lines.append(outcome)
+    return lines
+
+
+def _today() -> str:
+    return datetime.now(timezone.utc).date().isoformat()
+
+
+def record_pictures(record: "GameRecord", game: "Game") -> list[SheetPicture]:
+    """Every seat's sheet of ``game`` (a replay of ``record``), titled with the seat name."""
+    race = game.mode == "competitive"
+    cc, ck = (game.claimed_columns, game.claimed_colours) if race else (0, 0)
+    unfinished = not game.is_terminal()
+    return [SheetPicture(f"{seat_name(record.players, p)} \u2014 {s.score()} points"
+                         + (" so far" if unfinished else ""), s, cc, ck, unfinished)
+            for p, s in enumerate(game.sheets)]
+
+
+def record_svg(record: "GameRecord", game: "Game | None" = None, drawn: str | None = None,
+               outcome: str | None = None) -> str:
+    """The picture of a record: heading plus every seat's sheet at ``game`` (default: the
+    final position of the replay)."""
+    if game is None:
+        game = record.new_game()
+        for _, game in record.replay():
+            pass
+    return pictures_svg(record_pictures(record, game), record_heading(record, game, drawn, outcome))

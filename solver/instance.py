@@ -56,8 +56,8 @@ class Instance:
         """The first ``count`` solo rolls (default: the rules' game length) of a seed."""
         board = load_board(board)
         count = rules.solo_rolls if count is None else count
-        if count < 1:
-            raise InstanceError(f"roll count must be at least 1, got {count}")
+        if not 1 <= count <= rules.solo_rolls:
+            raise InstanceError(f"roll count must be 1..{rules.solo_rolls} (the game length), got {count}")
         return cls(board, seeded_rolls(seed, count, SOLO_DICE), rules, source=f"seed {seed}", seed=seed)
 
     @classmethod
@@ -84,10 +84,6 @@ class Instance:
         if not rest:
             raise InstanceError(f"{source}: no rolls left after turn {after_turn}")
         return cls(record.board, rest, record.rules, start, True, after_turn, source, record.seed)
-
-    @classmethod
-    def from_record_file(cls, path: str | Path, after_turn: int = 0, count: int | None = None) -> "Instance":
-        return cls.from_record(GameRecord.load(path), after_turn, str(path), count)
 
     @classmethod
     def from_rolls_json(cls, data, source: str, board: Board | str = "classic",

@@ -14,10 +14,12 @@ from nochmal.errors import NochmalError
 from nochmal.fileio import load_json_text
 from nochmal.move import PASS, Move
 
-OPTIMAL = "optimal"  # objective == proven bound
+# The planners' statuses, one set for the solo plan and team planning (solver/team.py)
+OPTIMAL = "optimal"  # the figure is proven best (solo: objective == bound; team: fewest rolls)
 FEASIBLE = "feasible"  # a plan with a proven bound and a gap
+INFEASIBLE = "infeasible"  # proven that no plan reaches the goal (team: the budget is not enough)
 UNKNOWN = "unknown"  # no proof at all (e.g. interrupted before any bound)
-STATUSES = (OPTIMAL, FEASIBLE, UNKNOWN)
+STATUSES = (OPTIMAL, FEASIBLE, UNKNOWN)  # a solo plan always exists (pass every roll)
 
 
 class PlanError(NochmalError):

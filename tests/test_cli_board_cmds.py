@@ -68,7 +68,7 @@ def test_board_show_draws_a_file_and_refuses_unknown_names(tmp_path):
     assert res.exit_code == 0
     assert "gggyyyyGbbbOyyy" in res.output.replace(" ", "")
     res = run(["board", "show", "nosuchpad"])
-    assert res.exit_code == 1 and "unknown board" in flat(res.output)
+    assert res.exit_code == 2 and "unknown board" in flat(res.output)
 
 
 def test_board_check_valid_and_broken(tmp_path):

@@ -1,4 +1,4 @@
-"""The exact impossible-sheet check (nochmal/feasibility.py) against independent oracles.
+"""The exact impossible-sheet check (nochmal/impossible.py) against independent oracles.
 
 * brute force: every crossed set reachable in k <= 3 rolls, found by applying the engine's
   own legal placements (Sheet.placements) breadth first, with the fewest rolls for each;
@@ -17,7 +17,7 @@ import pytest
 
 from nochmal.agents import make_agent
 from nochmal.board import COLOURS, Board, load_board
-from nochmal.feasibility import impossible_reasons, rolls_needed, rolls_needed_cpsat
+from nochmal.impossible import impossible_sheet_reasons, rolls_needed, rolls_needed_cpsat
 from nochmal.play import play_competitive, play_solo
 from nochmal.sheet import Sheet
 
@@ -67,29 +67,29 @@ def test_column_h_plus_three_cells_is_not_two_rolls():
     """The issue's example: column H spans 7 blocks, so it alone takes 5+ rolls."""
     cells = [f"H{r}" for r in range(1, 8)] + ["G4", "G3", "I4"]
     sheet = Sheet.from_cells(CLASSIC, cells)
-    reasons = impossible_reasons(sheet, rolls=2)
+    reasons = impossible_sheet_reasons(sheet, rolls=2)
     assert len(reasons) == 1 and "take" in reasons[0] and "not 2" in reasons[0]
     need = rolls_needed(CLASSIC, sheet.crossed)
-    assert impossible_reasons(sheet, rolls=need.lower) == []
-    assert impossible_reasons(sheet, rolls=need.lower - 1) != []
+    assert impossible_sheet_reasons(sheet, rolls=need.lower) == []
+    assert impossible_sheet_reasons(sheet, rolls=need.lower - 1) != []
     assert rolls_needed_cpsat(CLASSIC, sheet.crossed, need.lower) is True
     assert rolls_needed_cpsat(CLASSIC, sheet.crossed, need.lower - 1) is False
 
 
 def test_unanchored_pieces_and_jokers():
     floating = Sheet.from_cells(CLASSIC, ["H4", "A1", "B1"])
-    [reason] = impossible_reasons(floating)
+    [reason] = impossible_sheet_reasons(floating)
     assert "A1 B1" in reason and "column H" in reason
     assert not rolls_needed(CLASSIC, floating.crossed).reachable
     two = Sheet(CLASSIC, CLASSIC.mask_of(["H4"]), jokers_used=2)
-    assert impossible_reasons(two) == [] and impossible_reasons(two, rolls=1) == []
+    assert impossible_sheet_reasons(two) == [] and impossible_sheet_reasons(two, rolls=1) == []
     three = Sheet(CLASSIC, CLASSIC.mask_of(["H4"]), jokers_used=3)
-    assert any("jokers used but only 1 cell" in r for r in impossible_reasons(three))
+    assert any("jokers used but only 1 cell" in r for r in impossible_sheet_reasons(three))
     # H4 H5: two blue cells of one block, one roll; three jokers need a second roll
     split = Sheet(CLASSIC, CLASSIC.mask_of(["H4", "H5"]), jokers_used=3)
     assert rolls_needed(CLASSIC, split.crossed).lower == 1
-    assert impossible_reasons(split, rolls=2) == []
-    assert any("at most 2 per roll" in r for r in impossible_reasons(split, rolls=1))
+    assert impossible_sheet_reasons(split, rolls=2) == []
+    assert any("at most 2 per roll" in r for r in impossible_sheet_reasons(split, rolls=1))
 
 
 def test_cpsat_agrees_on_random_sheets_near_reachable_ones():
@@ -118,7 +118,7 @@ def test_sheets_of_real_bot_games_are_always_possible(seed):
     checked = 0
     for record in records:
         for rolls, sheet in _game_sheets_after_each_roll(record):
-            assert impossible_reasons(sheet, rolls) == [], (seed, rolls, sheet.text())
+            assert impossible_sheet_reasons(sheet, rolls) == [], (seed, rolls, sheet.text())
             checked += 1
     assert checked > 50
 

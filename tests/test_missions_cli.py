@@ -48,7 +48,7 @@ def test_status_json_has_the_exact_fields(tmp_path):
         "lost_reasons": [], "sheets": [str(anna), str(ben)], "impossible": [],
     }
     assert {k: data[k] for k in expected_top} == expected_top
-    assert set(data) == set(expected_top) | {"objectives"}
+    assert set(data) == set(expected_top) | {"objectives", "team"}
     [obj] = data["objectives"]
     assert set(obj) == {"kind", "scope", "description", "met", "progress", "total", "contributing", "missing",
                         "fewest_crosses"}
@@ -103,7 +103,7 @@ def test_status_bad_input_is_one_line(tmp_path):
     assert result.stderr.count("\n") == 1
     sheet.write_text("H4\n")
     result = run("mission", "status", "lockstep", "-d", "brutal", "-k", 2, sheet)
-    assert result.exit_code == 1 and "brutal" in result.stderr
+    assert result.exit_code == 2 and "brutal" in result.stderr
     result = run("mission", "status", "no-such", "-d", "easy", "-k", 2, sheet)
     assert result.exit_code == 1 and "no such mission" in result.stderr
 

@@ -10,12 +10,12 @@ import typer
 from nochmal.board import BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, load_board, read_board_file
 from nochmal.cli.common import (board_arg, console, emit_json, err_console, guarded, read_sheet_file,
                                 refuse_impossible)
-from nochmal.errors import BoardError, NochmalError
+from nochmal.errors import BoardError, NochmalError, OptionError
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.record import GameRecord
 from nochmal.sheet import Sheet
 from nochmal.sheetview import render_sheet
-from nochmal.svg import sheets_svg
+from nochmal.svg import SheetPicture, pictures_svg, record_heading, record_pictures
 
 board_app = typer.Typer(help="Sheet layouts: draw one, list the built-in ones, check a custom one.",
                         no_args_is_help=True)
@@ -52,7 +52,7 @@ def show(
         emit_json(board_data(b))
         return
     console.print(f"{b.title} ({b.name}); start column {b.column_name(b.start_column)}", highlight=False)
-    console.print(render_sheet(Sheet.empty(b), letters=console.color_system is None))
+    console.print(render_sheet(Sheet.empty(b)))
 
 
 @board_app.command("list")
@@ -104,29 +104,31 @@ def check(
         raise typer.Exit(1)
 
 
-def _load_sheets(file: Path, board: Optional[str], allow_impossible: bool = False) -> list[tuple[str, Sheet, int, int]]:
-    """(title, sheet, claimed columns, claimed colours) from a typed sheet or a game record."""
+def _load_pictures(file: Path, board: Optional[str],
+                   allow_impossible: bool = False) -> tuple[list[SheetPicture], list[str]]:
+    """The sheets to draw and the heading, from a typed sheet or a game record."""
     text = read_text_file(file, lambda reason: NochmalError(f"{file}: {reason}"))
     if text.lstrip().startswith("{"):
+        if board is not None:
+            raise OptionError(f"--board {board}: {file} is a game record, drawn on its own board; leave out --board")
         record = GameRecord.loads(text, str(file))
         game = record.new_game()
         for _, game in record.replay(str(file)):
             pass
-        race = game.mode == "competitive"
-        cc, ck = (game.claimed_columns, game.claimed_colours) if race else (0, 0)
-        return [(f"player {p + 1} ({record.players[p]}): {s.score()} points", s, cc, ck)
-                for p, s in enumerate(game.sheets)]
+        from nochmal.missions.coop import mission_outcome_line  # the mission layer, only here
+
+        return record_pictures(record, game), record_heading(record, game, outcome=mission_outcome_line(record, game))
     b = board_arg(board or "classic")
     sheet = read_sheet_file(file, b)
     refuse_impossible(sheet, str(file), allow_impossible)
-    return [(f"{file.name} ({b.name}): {sheet.score()} points", sheet, 0, 0)]
+    return [SheetPicture(f"{file.name}: {sheet.score()} points", sheet)], [f"{file.name} · {b.title} board"]
 
 
 @guarded
 def render(
     file: Path = typer.Argument(..., help="A typed sheet (7 lines of 15, x = crossed) or a game record (JSON)."),
     svg: Path = typer.Option(..., "--svg", help="Write the picture here (SVG)."),
-    board: Optional[str] = typer.Option(None, "--board", "-b", help="Board of a typed sheet (default classic)."),
+    board: Optional[str] = typer.Option(None, "--board", "-b", help="Board of a typed sheet (default classic; a record names its own)."),
     as_json: bool = typer.Option(False, "--json", help="Print what was drawn as JSON."),
     allow_impossible: bool = typer.Option(False, "--allow-impossible", help="Draw a typed sheet no legal game can produce (warn instead of exit 1)."),
 ):
@@ -134,16 +136,15 @@ def render(
 
     Example: nochmal render game.json --svg game.svg
     """
-    items = _load_sheets(file, board, allow_impossible)
-    claimed_cols = items[0][2]
-    claimed_colours = items[0][3]
-    atomic_write_text(svg, sheets_svg([(t, s) for t, s, _, _ in items], claimed_cols, claimed_colours))
+    items, heading = _load_pictures(file, board, allow_impossible)
+    atomic_write_text(svg, pictures_svg(items, heading))
     if as_json:
         emit_json({"file": str(file), "svg": str(svg),
-                   "sheets": [{"title": t, "score": s.score(), "crossed": s.crossed.bit_count(),
-                               "jokers_used": s.jokers_used,
+                   "heading": heading,
+                   "sheets": [{"title": p.title, "score": p.sheet.score(), "crossed": p.sheet.crossed.bit_count(),
+                               "jokers_used": p.sheet.jokers_used, "unfinished": p.unfinished,
                                "complete_colours": [COLOUR_NAMES[c] for i, c in enumerate(COLOURS)
-                                                    if s.complete_colours() >> i & 1]}
-                              for t, s, _, _ in items]})
+                                                    if p.sheet.complete_colours() >> i & 1]}
+                              for p in items]})
         return
     console.print(f"wrote {svg} ({len(items)} sheet(s))", markup=False, highlight=False, soft_wrap=True)

@@ -1,4 +1,7 @@
-"""Can a sheet come from a legal game, and from how few rolls? (rules.md §3)
+"""Why a sheet cannot come from a legal game, and from how few rolls it can (rules.md §3).
+
+Used by ``score``, ``render``, ``mission status`` (missions/coop.py) and the rooms' sheet
+editing (nochmal/web/rooms/status.py).
 
 A roll puts at most one placement on a sheet: 1..MAX_COUNT cells of one colour, in one block,
 connected among themselves (OPTION ``bridging`` off), anchored (a cell in the start column or
@@ -117,7 +120,7 @@ def _connected_sets(start: int, within: int, neighbours: tuple[int, ...]) -> lis
     return sorted(seen, key=lambda m: -m.bit_count())
 
 
-def impossible_reasons(sheet: Sheet, rolls: int | None = None, bridging: bool = False) -> list[str]:
+def impossible_sheet_reasons(sheet: Sheet, rolls: int | None = None, bridging: bool = False) -> list[str]:
     """Every reason no legal game gives ``sheet`` in ``rolls`` rolls (None: in any number).
 
     Empty means the sheet can be produced. With bridging on and a custom board's large

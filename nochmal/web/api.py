@@ -1,0 +1,555 @@
+"""The JSON API under /api: the schemas of the CLI's ``--json`` outputs, plus the game,
+record and job resources the pages use (the pages use nothing else).
+
+Ids in paths are checked against one pattern before anything looks them up; boards and
+missions are built-in names only; an uploaded record is read from the request body, never
+from a path, and a record naming a mission file is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version as dist_version
+from pathlib import Path
+from typing import Literal, Optional
+
+from fastapi import APIRouter, File, Query, Request, UploadFile
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, Field
+
+from nochmal.board import BUILTIN_BOARDS, COLOURS, load_board
+from nochmal.dice import Roll, seeded_rolls
+from nochmal.errors import NochmalError
+from nochmal.fileio import atomic_write_text, read_text_file
+from nochmal.game import Game
+from nochmal.missions.coop import mission_outcome_line
+from nochmal.move import Move
+from nochmal.record import GameRecord
+from nochmal.sheet import Sheet, parse_typed_sheet
+from nochmal.svg import SheetPicture, pictures_svg, record_svg, seat_name
+from nochmal.terminal.setup import daily_seed
+from nochmal.web.games import WebError, builtin_board, builtin_mission, check_id, new_id, parse_seat_list
+
+router = APIRouter(prefix="/api", tags=["api"])
+
+MAX_SEED = 2 ** 62
+SOLVE_TIME_DEFAULT = 30.0
+ANALYSE_TIME_DEFAULT = 2.0  # seconds per solve (one per roll)
+
+
+def version() -> str:
+    try:
+        return dist_version("nochmal")
+    except PackageNotFoundError:  # running from a checkout without metadata
+        return "0+unknown"
+
+
+def _app(request: Request):
+    return request.app.state
+
+
+# --- engine facts (the CLI's --json schemas) -------------------------------------------------
+@router.get("/health", summary="Liveness: {ok, version}")
+def health():
+    return {"ok": True, "version": version()}
+
+
+@router.get("/boards", summary="The built-in boards (as `nochmal board list --json`)")
+def boards():
+    out = []
+    for name in BUILTIN_BOARDS:
+        b = load_board(name)
+        out.append({"name": b.name, "title": b.title, "rows": b.rows, "cols": b.cols,
+                    "start_column": b.column_name(b.start_column)})
+    return {"boards": out}
+
+
+@router.get("/boards/{name}", summary="One board's layout (as `nochmal board show NAME --json`)")
+def board(name: str):
+    from nochmal.cli.board_cmds import board_data
+
+    return board_data(builtin_board(name))
+
+
+@router.get("/boards/{name}/svg", summary="An empty sheet of the board as SVG")
+def board_svg(name: str):
+    b = builtin_board(name)
+    return Response(pictures_svg([SheetPicture(b.title, Sheet.empty(b))]), media_type="image/svg+xml")
+
+
+@router.get("/rolls", summary="Seeded rolls (as `nochmal rolls --json`)")
+def rolls(seed: int = Query(..., ge=0, le=MAX_SEED), count: int = Query(30, ge=1, le=200), solo: bool = False):
+    seq = seeded_rolls(seed, count, 2 if solo else 3)
+    return {"seed": seed, "solo": solo, "rolls": [r.to_json() for r in seq]}
+
+
+@router.get("/daily", summary="Today's puzzle seed (the UTC date as YYYYMMDD)")
+def daily():
+    return {"seed": daily_seed(), "date": datetime.now(timezone.utc).date().isoformat()}
+
+
+class SheetBody(BaseModel):
+    board: str = Field("classic", description="A built-in board name.")
+    sheet: str = Field("", max_length=4000, description="A typed sheet (7 lines of 15, x = crossed); empty: no crosses.")
+
+
+def _sheet(body: SheetBody) -> tuple:
+    b = builtin_board(body.board)
+    if not body.sheet.strip():
+        return b, Sheet.empty(b)
+    try:
+        return b, parse_typed_sheet(body.sheet, b, "sheet")
+    except NochmalError as exc:
+        raise WebError(str(exc), "sheet") from None
+
+
+@router.post("/score", summary="Score a typed sheet (as `nochmal score --json`)")
+def score(body: SheetBody):
+    b, state = _sheet(body)
+    bd = state.score_breakdown()
+    return {"board": b.name, "sheet": state.text(), **bd.to_dict(),
+            "complete_columns": [b.column_name(c) for c in range(b.cols) if state.complete_columns() >> c & 1],
+            "complete_colours": [c for i, c in enumerate(COLOURS) if state.complete_colours() >> i & 1],
+            "stars_crossed": (state.crossed & b.star_mask).bit_count()}
+
+
+class MovesBody(SheetBody):
+    colour: Literal["y", "g", "b", "r", "o"]
+    count: int = Field(..., ge=1, le=5)
+    bridging: bool = False
+
+
+@router.post("/moves", summary="Legal placements (as `nochmal moves --json`)")
+def moves(body: MovesBody):
+    b, state = _sheet(body)
+    placements = sorted(b.cells_of(m) for m in state.placements(body.colour, body.count, body.bridging))
+    return {"board": b.name, "colour": body.colour, "count": body.count, "placements": placements}
+
+
+@router.get("/bots", summary="The registered bots")
+def bots():
+    from nochmal.agents import agent_names
+
+    return {"bots": agent_names()}
+
+
+@router.get("/missions", summary="The co-op missions (as `nochmal mission list --json`)")
+def missions():
+    from nochmal.missions import builtin_missions
+
+    return [m.to_dict() for m in builtin_missions()]
+
+
+@router.get("/missions/{mission_id}", summary="One mission (as `nochmal mission show ID --json`)")
+def mission(mission_id: str):
+    return builtin_mission(mission_id).to_dict()
+
+
+class RollBody(BaseModel):
+    colours: list[str] = Field(..., description='Colour faces, e.g. ["y", "x"] (x = joker).')
+    numbers: list[str] = Field(..., description='Number faces, e.g. ["3", "?"] (? = joker).')
+
+
+def _roll(data: RollBody | dict, field: str) -> Roll:
+    raw = data.model_dump() if isinstance(data, BaseModel) else data
+    try:
+        return Roll.from_json(raw)
+    except NochmalError as exc:
+        raise WebError(f"{field}: {exc}", field) from None
+
+
+def hint_items(tips) -> list[dict]:
+    """The hints in the schema of `nochmal hint --json`."""
+    return [{"rank": i + 1, "move": str(m), "colour": m.colour or None, "count": m.count, "cells": list(m.cells),
+             "jokers": m.joker_cost, "value": v} for i, (m, v) in enumerate(tips)]
+
+
+class HintBody(SheetBody):
+    roll: RollBody
+    solo: bool = False
+    rolls_left: Optional[int] = Field(None, ge=0, le=29)
+    top: int = Field(3, ge=1, le=10)
+
+
+@router.post("/hint", summary="The hint bot's best choices for a sheet and a roll (as `nochmal hint --json`)")
+def hint_for_sheet(body: HintBody):
+    from nochmal.bots.hints import hint as best_choices
+    from nochmal.cli.bot_cmds import build_hint_game
+
+    b, state = _sheet(body)
+    dice = _roll(body.roll, "roll")
+    try:
+        game = build_hint_game(b, state, dice, body.solo, body.rolls_left)
+    except NochmalError as exc:
+        raise WebError(str(exc).replace("--", ""), "roll") from None
+    return {"board": b.name, "sheet": state.text(), "roll": dice.to_json(), "solo": body.solo,
+            "rolls_left": body.rolls_left if body.rolls_left is not None else (15 if body.solo else None),
+            "hints": hint_items(best_choices(game, body.top))}
+
+
+# --- games -------------------------------------------------------------------------------
+class NewGame(BaseModel):
+    kind: Literal["puzzle", "play"] = "play"
+    seed: Optional[int] = Field(None, ge=0, le=MAX_SEED, description="Dice seed; default: the daily seed "
+                                "for a puzzle, a random one otherwise.")
+    board: str = "classic"
+    seats: list[str] = Field(default_factory=lambda: ["human"], max_length=6,
+                             description="human, human:NAME or a bot name, one per seat in turn order.")
+    mission: Optional[str] = Field(None, description="A co-op mission id (play only).")
+    difficulty: Literal["easy", "normal", "hard"] = "normal"
+    open: bool = Field(False, description="Puzzle: show every roll in advance.")
+
+
+@router.post("/games", summary="Start a puzzle or a game; bots move at once")
+def new_game(body: NewGame, request: Request):
+    import secrets
+
+    store = _app(request).games
+    if body.kind == "puzzle":
+        if body.mission:
+            raise WebError("a puzzle is a solo game: no mission", "mission")
+        if body.seats not in (["human"],):
+            raise WebError("a puzzle has one human seat", "seats")
+        seed = body.seed if body.seed is not None else daily_seed()
+        web = store.create(kind="puzzle", seats=["human"], seed=seed, board=builtin_board(body.board),
+                           open_rolls=body.open)
+        return web.state()
+    seats = parse_seat_list(body.seats)
+    if not any(s.startswith("human") for s in seats):
+        raise WebError("at least one seat must be human (bots-only games: nochmal bench bots)", "seats")
+    seed = body.seed if body.seed is not None else secrets.randbelow(1_000_000)
+    mission = None
+    if body.mission:
+        mission = builtin_mission(body.mission)
+        if len(seats) > 4:
+            raise WebError(f"a co-op mission has 1-4 players, not {len(seats)}", "seats")
+        if body.board != "classic" and body.board != mission.board:
+            raise WebError("a mission plays on its own sheet; leave the board out", "board")
+        board_ = builtin_board(mission.board) if mission.board in BUILTIN_BOARDS else load_board(mission.board)
+    else:
+        board_ = builtin_board(body.board)
+    web = store.create(kind="play", seats=seats, seed=seed, board=board_, mission=mission,
+                       difficulty=body.difficulty if mission else None, open_rolls=body.open)
+    return web.state()
+
+
+@router.get("/games/{game_id}", summary="A game's state (keys of `nochmal play --json` plus the view)")
+def get_game(game_id: str, request: Request, svg: bool = True):
+    web = _app(request).games.get(game_id)
+    with web.lock:
+        return web.state(with_svg=svg)
+
+
+class Tap(BaseModel):
+    colour: Literal["y", "g", "b", "r", "o", "x"] = Field(..., description="The colour die picked (x = joker).")
+    number: Literal["1", "2", "3", "4", "5", "?"] = Field(..., description="The number die picked (? = joker).")
+    cells: list[str] = Field(default_factory=list, max_length=5, description="The cells selected so far (may be empty: then every cell of a legal placement is returned).")
+
+
+@router.post("/games/{game_id}/tap", summary="What a selection of cells allows: cells to add, the move, or the reason")
+def tap(game_id: str, body: Tap, request: Request):
+    web = _app(request).games.get(game_id)
+    cells = [c.strip().upper() for c in body.cells]
+    if len(set(cells)) != len(cells):
+        raise WebError("a cell is selected twice", "cells")
+    for c in cells:
+        if not re.match(r"^[A-Z][1-9][0-9]?$", c):
+            raise WebError(f"bad cell name {c!r}: expected a column letter and row, like H4", "cells")
+    with web.lock:
+        return web.tap(body.colour, body.number, cells)
+
+
+class MoveBody(BaseModel):
+    move: str = Field(..., max_length=80, description="Move notation: b4 G4 G5 H4 H5, xb4 ..., b?4 ..., or pass.")
+
+
+@router.post("/games/{game_id}/move", summary="Make the deciding human's move; bots answer")
+def move(game_id: str, body: MoveBody, request: Request, svg: bool = True):
+    web = _app(request).games.get(game_id)
+    with web.lock:
+        web.play(body.move)
+        web.save()
+        return web.state(with_svg=svg)
+
+
+@router.post("/games/{game_id}/undo", summary="Take back the last human choice (this roll, else the one before)")
+def undo(game_id: str, request: Request, svg: bool = True):
+    web = _app(request).games.get(game_id)
+    with web.lock:
+        web.undo()
+        web.save()
+        return web.state(with_svg=svg)
+
+
+@router.post("/games/{game_id}/open", summary="The open-information switch: show every roll from now on")
+def open_game(game_id: str, request: Request, svg: bool = True):
+    web = _app(request).games.get(game_id)
+    with web.lock:
+        web.open_rolls()
+        web.save()
+        return web.state(with_svg=svg)
+
+
+@router.get("/games/{game_id}/hint", summary="The hint bot's best three choices")
+def hint(game_id: str, request: Request):
+    from nochmal.bots.hints import hint as best_choices
+
+    web = _app(request).games.get(game_id)
+    with web.lock:
+        if web.human_to_move() is None:
+            raise WebError("no human is to move in this game now", "hint", 409)
+        game = web.game.clone()
+    return {"hints": hint_items(best_choices(game, top=3))}
+
+
+@router.get("/games/{game_id}/rolls", summary="Every roll (open puzzles and finished games)")
+def game_rolls(game_id: str, request: Request):
+    web = _app(request).games.get(game_id)
+    with web.lock:
+        return {"seed": web.session.seed, "rolls": web.all_rolls()}
+
+
+@router.get("/games/{game_id}/record", summary="The game record (the standard record JSON)")
+def game_record(game_id: str, request: Request, download: bool = False):
+    web = _app(request).games.get(game_id)
+    with web.lock:
+        text = web.record().dumps()
+    headers = {"Content-Disposition": f'attachment; filename="nochmal-{web.session.seed}.json"'} if download else {}
+    return Response(text, media_type="application/json", headers=headers)
+
+
+@router.get("/games/{game_id}/svg", summary="The game as a shareable SVG picture")
+def game_svg(game_id: str, request: Request, download: bool = False):
+    web = _app(request).games.get(game_id)
+    with web.lock:
+        record, game = web.record(), web.game.clone()
+        text = record_svg(record, game, outcome=mission_outcome_line(record, game))
+    headers = {"Content-Disposition": f'attachment; filename="nochmal-{web.session.seed}.svg"'} if download else {}
+    return Response(text, media_type="image/svg+xml", headers=headers)
+
+
+@router.get("/games/{game_id}/sheet", summary="One seat's sheet after K rolls, as SVG")
+def game_sheet(game_id: str, request: Request, after: int = Query(..., ge=0, le=200), seat: int = Query(0, ge=0, le=5)):
+    web = _app(request).games.get(game_id)
+    with web.lock:
+        record = web.record()
+    game = _after(record, after)
+    if seat >= game.n_players:
+        raise WebError(f"seat {seat} is not in this game (seats 0-{game.n_players - 1})", "seat")
+    sheet = game.sheets[seat]
+    title = f"{seat_name(record.players, seat)} after roll {min(after, game.rolls_done)} \u2014 {sheet.score()} points"
+    return Response(pictures_svg([SheetPicture(title, sheet)]), media_type="image/svg+xml")
+
+
+def _after(record: GameRecord, turns: int) -> Game:
+    game = record.new_game()
+    for t, g in record.replay():
+        game = g
+        if t >= turns:
+            break
+    return game
+
+
+# --- uploaded records ----------------------------------------------------------------------
+class RecordStore:
+    """Uploaded records in memory, each also on disk (DATA/records/ID.json)."""
+
+    def __init__(self, folder: Path | None, limit: int = 500):
+        self.folder = folder
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+        self.items: dict[str, tuple[GameRecord, list[Game]]] = {}
+        self.limit = limit
+        self.lock = threading.Lock()
+
+    def add(self, text: str) -> tuple[str, GameRecord, list[Game]]:
+        record, states = parse_record(text)
+        rec_id = new_id()
+        if self.folder is not None:
+            atomic_write_text(self.folder / f"{rec_id}.json", record.dumps())
+        with self.lock:
+            if len(self.items) >= self.limit:
+                self.items.pop(next(iter(self.items)))
+            self.items[rec_id] = (record, states)
+        return rec_id, record, states
+
+    def get(self, rec_id: str) -> tuple[GameRecord, list[Game]]:
+        check_id(rec_id, "record")
+        with self.lock:
+            item = self.items.get(rec_id)
+        if item is not None:
+            return item
+        path = None if self.folder is None else self.folder / f"{rec_id}.json"
+        if path is None or not path.is_file():
+            raise WebError(f"no record {rec_id!r}", "record", 404)
+        item = parse_record(read_text_file(path, lambda reason: WebError(reason, "record", 500)))
+        with self.lock:
+            self.items[rec_id] = item
+        return item
+
+
+def parse_record(text: str) -> tuple[GameRecord, list[Game]]:
+    """A record from uploaded text, replayed through the engine (states[t]: after turn t)."""
+    from nochmal.stepper import replay_states
+
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise WebError(f"file: broken JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", "file", 422) from None
+    if isinstance(data, dict) and isinstance(data.get("extra"), dict) and "mission_file" in data["extra"]:
+        raise WebError("file: the record names a mission file; the web app only knows the built-in missions",
+                       "file", 422)
+    try:
+        record = GameRecord.from_json(data, "file")
+        states = replay_states(record, "file")
+    except NochmalError as exc:
+        raise WebError(str(exc), "file", 422) from None
+    return record, states
+
+
+def _record_summary(rec_id: str, record: GameRecord, states: list[Game]) -> dict:
+    final = states[-1]
+    return {"id": rec_id, "mode": record.mode, "board": record.board.name, "seed": record.seed,
+            "players": record.players, "names": [seat_name(record.players, p) for p in range(len(record.players))],
+            "turns": len(record.rolls), "over": final.is_terminal(), "scores": final.scores(),
+            "winners": final.winners() if final.is_terminal() else None,
+            "sheets": [s.text() for s in final.sheets], "extra": record.extra}
+
+
+@router.post("/records", summary="Upload a game record (multipart field 'file'); it is replayed and checked")
+async def upload_record(request: Request, file: UploadFile = File(..., description="A record JSON file.")):
+    data = await file.read(_app(request).max_body + 1)
+    if len(data) > _app(request).max_body:
+        raise WebError(f"file: over the limit of {_app(request).max_body} bytes", "file", 413)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise WebError(f"file: not a UTF-8 text file (byte {exc.start})", "file", 422) from None
+    rec_id, record, states = _app(request).records.add(text)
+    return _record_summary(rec_id, record, states)
+
+
+@router.get("/records/{rec_id}", summary="An uploaded record's summary (as `nochmal replay F --json`)")
+def get_record(rec_id: str, request: Request):
+    record, states = _app(request).records.get(rec_id)
+    return _record_summary(rec_id, record, states)
+
+
+@router.get("/records/{rec_id}/turns/{turn}", summary="The state after a turn (as `nochmal replay F --to N --json`)")
+def record_turn(rec_id: str, turn: int, request: Request, svg: bool = True):
+    from nochmal.stepper import turn_data
+
+    record, states = _app(request).records.get(rec_id)
+    if not 0 <= turn < len(states):
+        raise WebError(f"turn {turn} is not in this record (0-{len(states) - 1})", "turn", 404)
+    data = turn_data(record, states, turn)
+    if svg:
+        game = states[turn]
+        race = game.mode == "competitive"
+        data["sheets_svg"] = [pictures_svg([SheetPicture(
+            f"{seat_name(record.players, p)} \u2014 {s.score()} points", s,
+            game.claimed_columns if race else 0, game.claimed_colours if race else 0)])
+            for p, s in enumerate(game.sheets)]
+    return data
+
+
+@router.get("/records/{rec_id}/svg", summary="The record as an SVG picture")
+def record_picture(rec_id: str, request: Request):
+    record, states = _app(request).records.get(rec_id)
+    return Response(record_svg(record, states[-1], outcome=mission_outcome_line(record, states[-1])),
+                    media_type="image/svg+xml")
+
+
+# --- jobs ----------------------------------------------------------------------------------
+class SolveJob(BaseModel):
+    seed: Optional[int] = Field(None, ge=0, le=MAX_SEED, description="Plan the seeded solo rolls of this seed.")
+    game_id: Optional[str] = Field(None, description="Or: plan the rolls of this solo game.")
+    rolls: Optional[list[dict]] = Field(None, max_length=30, description='Or: these solo rolls, '
+                                        '[{"colours": ["y","x"], "numbers": ["3","?"]}, ...].')
+    board: str = "classic"
+    count: int = Field(30, ge=1, le=30, description="Plan the first COUNT rolls.")
+    time_limit: float = Field(SOLVE_TIME_DEFAULT, gt=0, le=600, description="Seconds (capped by the server).")
+
+
+@router.post("/jobs/solve", summary="Start the planner in the background (poll GET /api/jobs/ID at least every few seconds)")
+def start_solve(body: SolveJob, request: Request):
+    state = _app(request)
+    seed, board_name = body.seed, body.board
+    if body.game_id is not None:
+        web = state.games.get(body.game_id)
+        if web.game.mode != "solo":
+            raise WebError("the planner plans solo games; this game is " + web.game.mode, "game_id")
+        seed, board_name = web.session.seed, web.game.board.name
+    if sum(x is not None for x in (body.seed, body.game_id, body.rolls)) != 1:
+        raise WebError("give exactly one of seed, game_id, rolls", "seed")
+    builtin_board(board_name)
+    limit = min(body.time_limit, state.jobs.time_cap)
+    params = {"seed": seed, "board": board_name, "count": body.count, "time_limit": limit}
+    if body.rolls is not None:
+        rolls_ = [_roll(r, f"rolls.{i}") for i, r in enumerate(body.rolls)]
+        for i, r in enumerate(rolls_):
+            if len(r.colours) != 2:
+                raise WebError(f"rolls.{i}: a solo roll has 2 colour and 2 number dice", f"rolls.{i}")
+        if not rolls_:
+            raise WebError("rolls: give at least one roll", "rolls")
+        params.update({"rolls": [r.to_json() for r in rolls_], "count": len(rolls_)})
+    job = state.jobs.submit("solve", params)
+    return JSONResponse(job.to_json(), status_code=202)
+
+
+class AnalyseJob(BaseModel):
+    record_id: Optional[str] = Field(None, description="An uploaded record (POST /api/records).")
+    game_id: Optional[str] = Field(None, description="Or a finished solo game of this app.")
+    time_limit: float = Field(ANALYSE_TIME_DEFAULT, gt=0, le=60, description="Seconds per solve (one per roll).")
+
+
+@router.post("/jobs/analyse", summary="Analyse a finished solo record in the background: points lost per roll")
+def start_analyse(body: AnalyseJob, request: Request):
+    state = _app(request)
+    if (body.record_id is None) == (body.game_id is None):
+        raise WebError("give exactly one of record_id, game_id", "record_id")
+    if body.record_id is not None:
+        record, states = state.records.get(body.record_id)
+        final = states[-1]
+    else:
+        web = state.games.get(body.game_id)
+        with web.lock:
+            record, final = web.record(), web.game.clone()
+    if record.mode != "solo":
+        raise WebError(f"the analysis needs a solo record; this one is {record.mode}", "record_id")
+    if not final.is_terminal():
+        raise WebError("the analysis needs a finished game", "record_id")
+    per_solve = min(body.time_limit, state.jobs.time_cap / max(1, len(record.rolls)))
+    job = state.jobs.submit("analyse", {"record": record.to_json(), "time_limit": per_solve})
+    return JSONResponse(job.to_json(), status_code=202)
+
+
+@router.get("/jobs/{job_id}", summary="A job's state and progress (polling keeps it alive)")
+def get_job(job_id: str, request: Request):
+    return _app(request).jobs.get(job_id).to_json()
+
+
+@router.post("/jobs/{job_id}/cancel", summary="Stop a job")
+def cancel_job(job_id: str, request: Request):
+    return _app(request).jobs.cancel(job_id).to_json()
+
+
+@router.get("/jobs/{job_id}/sheet", summary="The sheet of a finished job's best plan after K rolls, as SVG")
+def job_sheet(job_id: str, request: Request, after: int = Query(..., ge=0, le=60)):
+    job = _app(request).jobs.get(job_id)
+    if job.result is None:
+        raise WebError(f"job {job_id} has no result (state: {job.state})", "job", 409)
+    plan = job.result if job.kind == "solve" else job.result["plan"]
+    board = load_board(plan["board"]) if plan.get("board") in BUILTIN_BOARDS else load_board("classic")
+    sheet = Sheet.empty(board)
+    steps = plan["steps"][:after]
+    for step in steps:
+        move = Move.parse(step["move"])
+        if not move.is_pass:
+            sheet = sheet.cross(board.mask_of(move.cells), move.joker_cost)
+    sheet = sheet.with_all_completions_scored()
+    title = f"best plan after roll {len(steps)} \u2014 {sheet.score()} points"
+    return Response(pictures_svg([SheetPicture(title, sheet)]), media_type="image/svg+xml")

@@ -1,0 +1,153 @@
+"""The web app: pages, the JSON API under /api, background jobs; ``create_app`` builds it.
+
+Everything a page shows comes from the JSON API (nochmal/web/api.py); pages are thin
+server-rendered shells (nochmal/web/templates) with a little plain JavaScript
+(nochmal/web/static). Bad input anywhere is a 4xx with ``{"error": ..., "field": ...}``;
+request bodies are capped; nothing in a request is ever used as a file path.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from nochmal.errors import NochmalError
+from nochmal.web.games import GameStore, WebError
+from nochmal.web.jobs import JobManager
+from nochmal.web.rooms.api import RoomSettings
+
+HERE = Path(__file__).parent
+TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
+MAX_BODY = 1_000_000  # bytes of any request body (a 60-roll 6-seat record is ~30 kB)
+
+
+def error_body(message: str, field: str | None = None) -> dict:
+    return {"error": message, "field": field}
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over ``limit`` bytes gets 413 before it is read whole."""
+
+    def __init__(self, app, limit: int):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            return await _too_large(self.limit, send)
+        seen = 0
+
+        async def capped():
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise _TooLarge()
+            return message
+
+        try:
+            await self.app(scope, capped, send)
+        except _TooLarge:
+            await _too_large(self.limit, send)
+
+
+class ServerTiming:
+    """ASGI middleware: every response says how long the app took (``Server-Timing: app;dur=ms``),
+    so a benchmark (benchmarks/bench_web.py) can tell server time from network time."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        t0 = time.perf_counter()
+
+        async def timed(message):
+            if message["type"] == "http.response.start":
+                ms = (time.perf_counter() - t0) * 1000
+                message = dict(message)
+                message["headers"] = list(message.get("headers", [])) + [(b"server-timing", f"app;dur={ms:.2f}".encode())]
+            await send(message)
+
+        await self.app(scope, receive, timed)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _too_large(limit: int, send) -> None:
+    resp = JSONResponse(error_body(f"request body over the limit of {limit} bytes", "body"), status_code=413)
+    await send({"type": "http.response.start", "status": 413, "headers": resp.raw_headers})
+    await send({"type": "http.response.body", "body": resp.body})
+
+
+def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, abandon_after: float = 30.0,
+               max_jobs: int = 1, max_body: int = MAX_BODY, room_settings: RoomSettings | None = None) -> FastAPI:
+    """The app; games and uploaded records are kept under ``data_dir`` (None: memory only)."""
+    from nochmal.web import api, pages, rooms
+
+    data_dir = Path(data_dir) if data_dir is not None else None
+    jobs = JobManager(max_running=max_jobs, time_cap=job_time_cap, abandon_after=abandon_after)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        yield
+        jobs.shutdown()
+
+    app = FastAPI(title="nochmal", version=api.version(), lifespan=lifespan,
+                  description="Noch mal! (Encore!): puzzles, games against bots, replays and the planner. "
+                              "Errors are 4xx JSON `{\"error\": reason, \"field\": name}`.")
+    app.state.data_dir = data_dir
+    app.state.games = GameStore(data_dir / "games" if data_dir else None)
+    app.state.records = api.RecordStore(data_dir / "records" if data_dir else None)
+    app.state.jobs = jobs
+    app.state.max_body = max_body
+    app.state.templates = TEMPLATES
+
+    @app.exception_handler(WebError)
+    async def web_error(request: Request, exc: WebError):
+        return JSONResponse(error_body(str(exc), exc.field), status_code=exc.status)
+
+    @app.exception_handler(NochmalError)
+    async def engine_error(request: Request, exc: NochmalError):
+        return JSONResponse(error_body(str(exc)), status_code=422)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError):
+        first = exc.errors()[0] if exc.errors() else {}
+        loc = [str(x) for x in first.get("loc", ()) if x not in ("body", "query", "path")]
+        field = ".".join(loc) or None
+        return JSONResponse(error_body(f"{field or 'request'}: {first.get('msg', 'invalid')}", field),
+                            status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException):
+        return JSONResponse(error_body(str(exc.detail)), status_code=exc.status_code)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception):  # a bug: still one JSON line, no traceback
+        return JSONResponse(error_body(f"internal error: {type(exc).__name__}"), status_code=500)
+
+    app.include_router(api.router)
+    app.include_router(pages.router)
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+
+    rooms.install(app, data_dir, room_settings)  # table rooms (issue 19): API, pages, static files
+
+    app.add_middleware(BodyLimit, limit=max_body)
+    app.add_middleware(ServerTiming)
+    return app

@@ -1,0 +1,340 @@
+"""Games played on the web: server-side state keyed by an unguessable id.
+
+A ``WebGame`` wraps the terminal's ``nochmal.terminal.session.Session`` (same seeded dice, same
+bot seeds, same undo, same records) with its output sent nowhere: the pages read the
+state as JSON. After every change the game's record is written atomically to
+``DATA/games/ID.json``, so a reload, a second tab or a restarted server continues exactly
+where the game was (the record replays to the same position: dice come from the seed,
+bot choices from (seed, roll, seat)).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import re
+import secrets
+import threading
+from pathlib import Path
+
+from rich.console import Console
+
+from nochmal.board import BUILTIN_BOARDS, Board, load_board
+from nochmal.dice import resolutions, seeded_roll, seeded_rolls
+from nochmal.errors import IllegalMoveError, NochmalError
+from nochmal.fileio import atomic_write_text, read_text_file
+from nochmal.game import CHANCE, rating
+from nochmal.move import Move
+from nochmal.record import GameRecord
+from nochmal.rules import RuleSettings
+from nochmal.seats import is_human
+from nochmal.svg import SheetPicture, pictures_svg, seat_name
+from nochmal.terminal.session import Session
+from nochmal.terminal.setup import parse_seats
+
+ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{16,32}$")
+LOG_LIMIT = 60  # moves shown in the game's log
+UPCOMING = 3  # rolls shown ahead in an open puzzle
+
+
+class WebError(NochmalError):
+    """A request the app refuses: ``field`` names what was wrong, ``status`` the HTTP code."""
+
+    def __init__(self, message: str, field: str | None = None, status: int = 400):
+        super().__init__(message)
+        self.field = field
+        self.status = status
+
+
+def new_id() -> str:
+    return secrets.token_urlsafe(16)
+
+
+def check_id(value: str, field: str = "id") -> str:
+    """An id from a request; never used as a path before it matches ID_PATTERN."""
+    if not ID_PATTERN.match(value or ""):
+        raise WebError(f"{field} {value!r} is not an id of this app", field, 404)
+    return value
+
+
+def builtin_board(name: str, field: str = "board") -> Board:
+    """A built-in board by name: the web never loads a board (or anything) from a path."""
+    if name not in BUILTIN_BOARDS:
+        raise WebError(f"unknown board {name!r}; boards: {', '.join(BUILTIN_BOARDS)}", field)
+    return load_board(name)
+
+
+def builtin_mission(mission_id: str, field: str = "mission"):
+    from nochmal.missions import builtin_missions
+
+    missions = {m.id: m for m in builtin_missions()}
+    if mission_id not in missions:
+        raise WebError(f"unknown mission {mission_id!r}; missions: {', '.join(missions)}", field)
+    return missions[mission_id]
+
+
+def _quiet_console() -> Console:
+    return Console(file=io.StringIO(), color_system=None, width=200)
+
+
+class WebGame:
+    """One game: the session, who may act, and its place on disk."""
+
+    def __init__(self, game_id: str, session: Session, kind: str, path: Path | None):
+        self.id = game_id
+        self.session = session
+        self.kind = kind  # "puzzle" or "play"
+        self.path = path
+        self.lock = threading.Lock()
+
+    # --- building ----------------------------------------------------------------------------
+    @classmethod
+    def start(cls, game_id: str, path: Path | None, kind: str, seats: list[str], seed: int, board: Board,
+              mission=None, difficulty: str | None = None, open_rolls: bool = False) -> "WebGame":
+        extra: dict = {}
+        if kind == "puzzle":
+            extra = {"puzzle": True, "open": open_rolls}
+        if mission is not None:
+            extra = {"mission": mission.id, "difficulty": difficulty}
+        session = Session(board, seats, seed, RuleSettings(), console=_quiet_console(), reader=_no_input,
+                          mission=mission, difficulty=difficulty, extra=extra, open_rolls=open_rolls)
+        web = cls(game_id, session, kind, path)
+        web.advance()
+        return web
+
+    @classmethod
+    def from_record(cls, game_id: str, record: GameRecord, path: Path | None) -> "WebGame":
+        """A saved game, replayed to where it stopped (finished ones too)."""
+        if "mission_file" in record.extra:
+            raise WebError("records naming a mission file cannot be continued here", "record")
+        session = Session.from_record(dataclasses.replace(record, result=None), str(path or game_id),
+                                      console=_quiet_console(), reader=_no_input)
+        kind = "puzzle" if record.extra.get("puzzle") else "play"
+        return cls(game_id, session, kind, path)
+
+    # --- acting ------------------------------------------------------------------------------
+    @property
+    def game(self):
+        return self.session.game
+
+    def advance(self) -> None:
+        """Roll the dice and let the bots decide until a human must choose or the game ends."""
+        s = self.session
+        while not s.game.is_terminal():
+            p = s.game.current_player()
+            if p == CHANCE:
+                s.game.apply_roll(seeded_roll(s.seed, s.game.rolls_done, s.game.dice_per_kind))
+                continue
+            if is_human(s.seats[p]):
+                return
+            s.bot_turn(p)
+
+    def human_to_move(self) -> int | None:
+        p = self.game.current_player()
+        return p if p >= 0 and is_human(self.session.seats[p]) else None
+
+    def play(self, text: str) -> Move:
+        """Apply a human's move (notation or pass) and let the bots answer."""
+        if self.human_to_move() is None:
+            raise WebError("no human is to move in this game now", "move", 409)
+        try:
+            move = Move.parse(text)
+        except NochmalError as exc:
+            raise WebError(str(exc), "move") from None
+        for name in move.cells:
+            try:
+                self.game.board.bit(name)
+            except KeyError:
+                raise WebError(f"cell {name} is not on the {self.game.board.name} board", "move") from None
+        try:
+            self.game.apply_move(move)
+        except IllegalMoveError as exc:
+            raise WebError(f"not allowed: {exc}", "move", 422) from None
+        self.advance()
+        return move
+
+    def undo(self) -> None:
+        if not self.session.undo():
+            raise WebError("nothing to undo", "undo", 409)
+        self.advance()
+
+    def open_rolls(self) -> None:
+        """The open-information switch: every roll is shown from now on (the record says so)."""
+        self.session.open_rolls = True
+        if self.kind == "puzzle":
+            self.session.extra["open"] = True
+
+    def tap(self, colour_face: str, number_face: str, cells: list[str]) -> dict:
+        """What the selected cells allow with this pick of dice: the cells that may be added,
+        the move when the selection is a whole placement, or the engine's reason why not."""
+        p = self.human_to_move()
+        if p is None:
+            raise WebError("no human is to move in this game now", "cells", 409)
+        game = self.game
+        board = game.board
+        dice = game.available_dice()
+        if colour_face not in dice.colours:
+            raise WebError(f"no colour die {colour_face!r} available (dice: {dice.text()})", "colour", 422)
+        if number_face not in dice.numbers:
+            raise WebError(f"no number die {number_face!r} available (dice: {dice.text()})", "number", 422)
+        sheet = game.sheets[p]
+        try:
+            mask = board.mask_of(cells)
+        except KeyError as exc:
+            raise WebError(f"cell {exc.args[0]} is not on the {board.name} board", "cells") from None
+        options = resolutions(colour_face, number_face, sheet.jokers_left)
+        if not options:
+            return {"ok": False, "reason": f"no jokers left: this pick needs {(colour_face == 'x') + (number_face == '?')}, "
+                                           f"{sheet.jokers_left} left", "extend": [], "move": None}
+        extend, complete = 0, None
+        for colour, count, _cost in options:
+            if len(cells) > count:
+                continue
+            for placement in sheet.placements(colour, count, game.rules.bridging):
+                if placement & mask == mask:
+                    extend |= placement
+                    if placement == mask:
+                        complete = Move.of(colour, count, cells, colour_face == "x", number_face == "?")
+        if extend:
+            return {"ok": True, "reason": None, "extend": board.cells_of(extend & ~mask),
+                    "move": str(complete) if complete else None}
+        return {"ok": False, "reason": self._refusal(sheet, options, mask, cells), "extend": [], "move": None}
+
+    def _refusal(self, sheet, options, mask: int, cells: list[str]) -> str:
+        """The engine's reason a selection can be no part of a legal placement."""
+        board = self.game.board
+        if not cells:
+            return "no legal placement with this pick of dice: pick others or pass"
+        colours = sorted({c for c, _, _ in options})
+        colour = colours[0] if len(colours) == 1 else board.colour_of_bit(board.bit(cells[0]))
+        counts = sorted({n for c, n, _ in options if c == colour}) or [len(cells)]
+        if len(cells) > counts[-1]:
+            return f"too many cells: the pick allows {counts[-1]}, {len(cells)} selected"
+        try:  # the selection on its own, as a placement of its size: the engine names the flaw
+            sheet.check_placement(colour, len(cells), mask, self.game.rules.bridging)
+        except IllegalMoveError as exc:
+            return str(exc)
+        want = " or ".join(str(n) for n in counts)
+        return f"no legal placement of {want} cell(s) contains {' '.join(cells)}"
+
+    # --- reading -----------------------------------------------------------------------------
+    def record(self) -> GameRecord:
+        return self.session.record()
+
+    def save(self) -> None:
+        if self.path is not None:
+            atomic_write_text(self.path, self.record().dumps())
+
+    def sheet_svg(self, p: int, game=None) -> str:
+        game = game or self.game
+        race = game.mode == "competitive"
+        pic = SheetPicture(f"{seat_name(self.session.seats, p)} \u2014 {game.sheets[p].score()} points",
+                           game.sheets[p], game.claimed_columns if race else 0, game.claimed_colours if race else 0)
+        return pictures_svg([pic])
+
+    def state(self, with_svg: bool = True) -> dict:
+        """Everything a page shows, as JSON; the keys of `nochmal play --json` plus the view."""
+        s, g = self.session, self.game
+        to_move = g.current_player() if g.current_player() >= 0 else None
+        data = s.result()
+        data.pop("saved", None)
+        data.update({
+            "id": self.id, "kind": self.kind, "names": [seat_name(s.seats, p) for p in range(g.n_players)],
+            "humans": [is_human(x) for x in s.seats], "roll_limit": g.roll_limit,
+            "roll": g.rolls_done + 1 if g.roll is not None else None,
+            "to_move": to_move, "human_to_move": self.human_to_move(), "active_player": g.active_player,
+            "dice": g.roll.to_json() if g.roll is not None else None,
+            "available": g.available_dice().to_json() if to_move is not None else None,
+            "jokers_left": [sh.jokers_left for sh in g.sheets],
+            "open": s.open_rolls, "upcoming": self._upcoming(), "log": self._log(),
+            "can_undo": any(is_human(s.seats[q]) for _, ms in g.history for q, _ in ms),
+        })
+        if g.mode == "solo" and g.is_terminal():
+            data["rating"] = rating(g.sheets[0].score())
+        if s.mission is not None:
+            res = s.mission_outcome()
+            data["mission"] = {"id": s.mission.id, "name": s.mission.name, "difficulty": s.difficulty,
+                               "description": (s.mission.description or "").strip(), **res.to_dict(),
+                               "text": res.text()}
+        if with_svg:
+            data["sheets_svg"] = [self.sheet_svg(p) for p in range(g.n_players)]
+        return data
+
+    def _upcoming(self) -> list[dict]:
+        s, g = self.session, self.game
+        if not s.open_rolls:
+            return []
+        limit = g.roll_limit or 30
+        start = g.rolls_done + (1 if g.roll is not None else 0)
+        return [r.to_json() for r in seeded_rolls(s.seed, max(0, min(UPCOMING, limit - start)), g.dice_per_kind, start)]
+
+    def all_rolls(self) -> list[dict]:
+        """Every roll of the game: open puzzles and finished games only."""
+        s, g = self.session, self.game
+        if not (s.open_rolls or g.is_terminal()):
+            raise WebError("the rolls of this game are hidden until it ends (start an open puzzle to see them)",
+                           "rolls", 403)
+        return [r.to_json() for r in seeded_rolls(s.seed, g.roll_limit or g.rolls_done, g.dice_per_kind)]
+
+    def _log(self) -> list[dict]:
+        out = []
+        for t, (roll, moves) in enumerate(self.game.history, 1):
+            for p, move in moves:
+                out.append({"roll": t, "dice": roll.text(), "player": p,
+                            "name": seat_name(self.session.seats, p), "move": str(move)})
+        return out[-LOG_LIMIT:]
+
+
+def _no_input(prompt: str) -> None:  # the web never reads a terminal
+    return None
+
+
+class GameStore:
+    """Games in memory, each also on disk as its record (DATA/games/ID.json)."""
+
+    def __init__(self, folder: Path | None, limit: int = 2000):
+        self.folder = folder
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+        self.games: dict[str, WebGame] = {}
+        self.limit = limit
+        self.lock = threading.Lock()
+
+    def _path(self, game_id: str) -> Path | None:
+        return None if self.folder is None else self.folder / f"{game_id}.json"
+
+    def create(self, **kw) -> WebGame:
+        game_id = new_id()
+        web = WebGame.start(game_id, self._path(game_id), **kw)
+        web.save()
+        with self.lock:
+            if len(self.games) >= self.limit:  # the oldest leave memory; they stay on disk
+                self.games.pop(next(iter(self.games)))
+            self.games[game_id] = web
+        return web
+
+    def get(self, game_id: str) -> WebGame:
+        check_id(game_id, "game")
+        with self.lock:
+            web = self.games.get(game_id)
+        if web is not None:
+            return web
+        path = self._path(game_id)
+        if path is None or not path.is_file():
+            raise WebError(f"no game {game_id!r} (games live as long as the server's data folder)", "game", 404)
+        text = read_text_file(path, lambda reason: WebError(f"game {game_id}: {reason}", "game", 500))
+        web = WebGame.from_record(game_id, GameRecord.loads(text, f"game {game_id}"), path)
+        with self.lock:
+            self.games.setdefault(game_id, web)
+            return self.games[game_id]
+
+
+def parse_seat_list(seats: list[str]) -> list[str]:
+    try:
+        return parse_seats(seats)
+    except NochmalError as exc:
+        raise WebError(str(exc).replace("--seat", "seat"), "seats") from None
+
+
+__all__ = ["WebGame", "GameStore", "WebError", "check_id", "builtin_board", "builtin_mission", "new_id",
+           "parse_seat_list"]

@@ -1,0 +1,59 @@
+"""The HTML pages: thin shells rendered from nochmal/web/templates; their scripts
+(nochmal/web/static) read and change everything through the JSON API (/api)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Path as PathParam, Request
+from fastapi.responses import HTMLResponse
+
+from nochmal.board import BUILTIN_BOARDS
+from nochmal.terminal.setup import daily_seed
+
+router = APIRouter(include_in_schema=False)
+
+
+def _page(request: Request, template: str, **context) -> HTMLResponse:
+    return request.app.state.templates.TemplateResponse(request, template, context)
+
+
+@router.get("/", response_class=HTMLResponse)
+def index(request: Request):
+    return _page(request, "index.html", daily=daily_seed())
+
+
+@router.get("/puzzle", response_class=HTMLResponse)
+def puzzle_today(request: Request):
+    return _page(request, "puzzle.html", seed=daily_seed(), daily=True)
+
+
+@router.get("/puzzle/{seed}", response_class=HTMLResponse)
+def puzzle(request: Request, seed: int = PathParam(..., ge=0, le=2 ** 62)):
+    return _page(request, "puzzle.html", seed=seed, daily=seed == daily_seed())
+
+
+@router.get("/play", response_class=HTMLResponse)
+def play_setup(request: Request):
+    from nochmal.agents import agent_names
+    from nochmal.missions import builtin_missions
+
+    return _page(request, "play_setup.html", bots=agent_names(), boards=BUILTIN_BOARDS,
+                 missions=[(m.id, m.name) for m in builtin_missions()])
+
+
+@router.get("/play/{game_id}", response_class=HTMLResponse)
+def play_game(request: Request, game_id: str):
+    from nochmal.web.games import check_id
+
+    return _page(request, "play.html", game_id=check_id(game_id, "game"))
+
+
+@router.get("/replay", response_class=HTMLResponse)
+def replay_upload(request: Request):
+    return _page(request, "replay.html", record_id=None)
+
+
+@router.get("/replay/{record_id}", response_class=HTMLResponse)
+def replay(request: Request, record_id: str):
+    from nochmal.web.games import check_id
+
+    return _page(request, "replay.html", record_id=check_id(record_id, "record"))

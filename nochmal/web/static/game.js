@@ -1,0 +1,335 @@
+// The game page (puzzle and play): dice, tapping cells, undo, pass, hints, the end.
+"use strict";
+(function () {
+  const root = document.getElementById("game");
+  const kind = root.dataset.kind;
+  const $ = id => document.getElementById(id);
+  let state = null;          // the game state from the API
+  let pick = { colour: null, number: null };
+  let selected = [];         // cells tapped so far
+  let pendingMove = null;    // the move the selection makes, when it is a whole placement
+  let busy = false;
+
+  function gameUrl(id) {
+    if (kind === "puzzle") {
+      const url = new URL(window.location.href);
+      url.searchParams.set("game", id);
+      return url.pathname + url.search;
+    }
+    return "/play/" + id;
+  }
+
+  async function start() {
+    try {
+      if (kind === "puzzle") {
+        const id = new URL(window.location.href).searchParams.get("game");
+        if (id) {
+          state = await NM.api("GET", "/api/games/" + id);
+        } else {
+          state = await NM.api("POST", "/api/games", { kind: "puzzle", seed: Number(root.dataset.seed) });
+          history.replaceState(null, "", gameUrl(state.id));
+        }
+      } else {
+        state = await NM.api("GET", "/api/games/" + root.dataset.game);
+      }
+    } catch (e) { NM.say(e.message, "bad"); return; }
+    render();
+  }
+
+  function me() { return state.human_to_move; }
+
+  function render() {
+    resetPick();
+    const over = state.over;
+    const limit = state.roll_limit ? " of " + state.roll_limit : "";
+    let info = over ? "game over after " + state.rolls + " rolls" : "roll " + state.roll + limit;
+    if (!over && state.players.length > 1 && me() !== null) {
+      info += " · " + state.names[me()] + " to choose";
+      if (me() === state.active_player) info += " (active: pick first)";
+      else if (state.rolls >= 3) info += " (from the dice left by " + state.names[state.active_player] + ")";
+    }
+    if (!over && state.jokers_left && me() !== null) info += " · jokers left " + state.jokers_left[me()];
+    $("roll-info").textContent = info;
+    if ($("game-title")) $("game-title").textContent = (state.mode === "coop" ? "Co-op mission" :
+      state.mode === "solo" ? "Solo game" : "Game") + " · seed " + state.seed + " · " + state.board;
+    drawDice();
+    drawSheets();
+    drawMission();
+    drawLog();
+    drawRolls();
+    $("controls").classList.toggle("hidden", over);
+    $("undo").disabled = !state.can_undo;
+    if (kind === "puzzle") $("hint").classList.add("hidden");
+    if (over) showEnd();
+  }
+
+  function drawDice() {
+    const box = $("dice");
+    box.innerHTML = "";
+    if (!state.dice) return;
+    const usableC = NM.usable(state.dice.colours, state.available && state.available.colours);
+    const usableN = NM.usable(state.dice.numbers, state.available && state.available.numbers);
+    state.dice.colours.forEach((f, i) => box.appendChild(NM.dieButton("colour", f, usableC[i])));
+    const sep = document.createElement("span"); sep.className = "sep"; box.appendChild(sep);
+    state.dice.numbers.forEach((f, i) => box.appendChild(NM.dieButton("number", f, usableN[i])));
+    box.querySelectorAll(".die").forEach(b => b.addEventListener("click", () => pickDie(b)));
+  }
+
+  function drawSheets() {
+    const box = $("sheets");
+    box.innerHTML = "";
+    box.classList.toggle("multi", state.sheets_svg.length > 1);
+    const order = state.sheets_svg.map((_, p) => p);
+    if (me() !== null) order.sort((a, b) => (b === me()) - (a === me()));
+    for (const p of order) {
+      const el = NM.sheetBox(state.sheets_svg[p], p === me() ? "to-move" : "");
+      el.dataset.seat = p;
+      if (p === me()) el.id = "my-sheet";
+      box.appendChild(el);
+    }
+    const mine = $("my-sheet");
+    if (mine) mine.addEventListener("click", ev => {
+      const cell = ev.target.closest("[data-cell]");
+      if (cell) tapCell(cell.dataset.cell);
+    });
+  }
+
+  function drawMission() {
+    const box = $("mission");
+    if (!box) return;
+    if (!state.mission) { box.classList.add("hidden"); return; }
+    const m = state.mission;
+    box.classList.remove("hidden");
+    const left = m.budget - m.rolls_used;
+    let html = "<strong>" + esc(m.name) + "</strong> (" + esc(m.difficulty) + ") · rolls left <strong>" + left +
+      "</strong> of " + m.budget + "<ul>";
+    for (const o of m.objectives) {
+      html += "<li class='" + (o.met ? "met" : "") + "'>" + (o.met ? "✔ " : o.progress + "/" + o.total + " ") +
+        esc(o.description) + "</li>";
+    }
+    box.innerHTML = html + "</ul>" + (state.over ? "<strong>" + esc(m.text) + "</strong>" : "");
+  }
+
+  function drawLog() {
+    const box = $("log");
+    if (!box) return;
+    box.innerHTML = "";
+    for (const e of state.log.slice().reverse()) {
+      const li = document.createElement("li");
+      li.textContent = "roll " + e.roll + " (" + e.dice + ") " + e.name + ": " + e.move;
+      box.appendChild(li);
+    }
+  }
+
+  async function drawRolls() {
+    const sw = $("open-switch");
+    if (!sw) return;
+    sw.checked = state.open;
+    const box = $("all-rolls");
+    if (!state.open) { box.classList.add("hidden"); return; }
+    try {
+      const data = await NM.api("GET", "/api/games/" + state.id + "/rolls");
+      box.innerHTML = "";
+      data.rolls.forEach((r, i) => {
+        const s = document.createElement("span");
+        s.textContent = (i + 1) + ": " + NM.rollText(r);
+        if (i + 1 < (state.roll || 999)) s.className = "done";
+        if (i + 1 === state.roll) s.className = "now";
+        box.appendChild(s);
+      });
+      box.classList.remove("hidden");
+    } catch (e) { NM.say(e.message, "bad"); }
+  }
+
+  function resetPick() {
+    pick = { colour: null, number: null };
+    selected = [];
+    pendingMove = null;
+    $("cross").disabled = true;
+    $("cross").textContent = "Cross";
+    $("hints").innerHTML = "";
+    const sheets = $("sheets");
+    if (sheets) sheets.classList.remove("choosing");
+  }
+
+  function pickDie(btn) {
+    const k = btn.dataset.kind;
+    pick[k] = pick[k] === btn.dataset.face ? null : btn.dataset.face;
+    document.querySelectorAll(".die." + k).forEach(b => b.classList.remove("picked"));
+    if (pick[k]) btn.classList.add("picked");
+    selected = [];
+    pendingMove = null;
+    query();
+  }
+
+  function cells() { return document.querySelectorAll("#my-sheet rect.cell"); }
+
+  function mark(extend) {
+    const legal = new Set(extend || []);
+    cells().forEach(r => {
+      r.classList.toggle("legal", legal.has(r.dataset.cell));
+      r.classList.toggle("picked", selected.includes(r.dataset.cell));
+      r.classList.remove("refused");
+    });
+    $("sheets").classList.toggle("choosing", !!(pick.colour && pick.number));
+  }
+
+  async function query(extra) {
+    if (!(pick.colour && pick.number)) {
+      mark([]);
+      $("cross").disabled = true;
+      if (pick.colour || pick.number) NM.say("pick a colour die and a number die");
+      return;
+    }
+    const cellsNow = extra ? selected.concat([extra]) : selected;
+    let res;
+    try {
+      res = await NM.api("POST", "/api/games/" + state.id + "/tap",
+        { colour: pick.colour, number: pick.number, cells: cellsNow });
+    } catch (e) { NM.say(e.message, "bad"); return; }
+    if (!res.ok) {
+      NM.say(res.reason, "bad");
+      if (extra) {
+        const r = document.querySelector('#my-sheet rect.cell[data-cell="' + extra + '"]');
+        if (r) r.classList.add("refused");
+      }
+      return;
+    }
+    selected = cellsNow;
+    pendingMove = res.move;
+    mark(res.extend);
+    $("cross").disabled = !pendingMove;
+    $("cross").textContent = pendingMove ? "Cross " + pendingMove : "Cross";
+    NM.say(pendingMove ? "tap Cross to confirm, or add cells" :
+      (selected.length ? "selected " + selected.join(" ") : "tap the cells to cross (outlined: legal)"), "good");
+  }
+
+  function tapCell(name) {
+    if (busy || me() === null) return;
+    if (!(pick.colour && pick.number)) { NM.say("pick a colour die and a number die first", "bad"); return; }
+    if (selected.includes(name)) {
+      selected = selected.filter(c => c !== name);
+      query();
+      return;
+    }
+    query(name);
+  }
+
+  async function send(path, body) {
+    if (busy) return;
+    busy = true;
+    try {
+      state = await NM.api("POST", "/api/games/" + state.id + path, body);
+      NM.say("");
+      render();
+    } catch (e) { NM.say(e.message, "bad"); }
+    busy = false;
+  }
+
+  $("cross").addEventListener("click", () => { if (pendingMove) send("/move", { move: pendingMove }); });
+  $("pass").addEventListener("click", () => send("/move", { move: "pass" }));
+  $("undo").addEventListener("click", () => send("/undo"));
+  $("hint").addEventListener("click", async () => {
+    NM.say("the hint bot is thinking…");
+    try {
+      const data = await NM.api("GET", "/api/games/" + state.id + "/hint");
+      const box = $("hints");
+      box.innerHTML = "";
+      data.hints.forEach(h => {
+        const li = document.createElement("li");
+        li.textContent = h.move + "  (value " + h.value + ")";
+        box.appendChild(li);
+      });
+      NM.say("the hint bot's best three choices:", "good");
+    } catch (e) { NM.say(e.message, "bad"); }
+  });
+  const sw = $("open-switch");
+  if (sw) sw.addEventListener("change", async () => {
+    if (sw.checked && !state.open) {
+      try { state = await NM.api("POST", "/api/games/" + state.id + "/open"); render(); }
+      catch (e) { NM.say(e.message, "bad"); sw.checked = false; }
+    } else if (!sw.checked) { $("all-rolls").classList.add("hidden"); }
+  });
+
+  // --- the end ---------------------------------------------------------------------------
+  let endShown = false;
+  function showEnd() {
+    $("end").classList.remove("hidden");
+    $("dl-record").href = "/api/games/" + state.id + "/record?download=true";
+    $("dl-svg").href = "/api/games/" + state.id + "/svg?download=true";
+    if ($("to-replay")) $("to-replay").href = "/replay?game=" + state.id;
+    let text;
+    if (state.mode === "solo") text = "Score " + state.scores[0] + ": " + state.rating;
+    else if (state.mission) text = state.mission.text;
+    else text = "Scores: " + state.names.map((n, p) => n + " " + state.scores[p]).join(" · ") +
+      " — winner: " + (state.winners || []).map(p => state.names[p]).join(" and ");
+    $("final-score").textContent = text;
+    if (kind === "puzzle" && !endShown) { endShown = true; startPlanner(); }
+  }
+
+  let job = null;
+  async function startPlanner() {
+    try {
+      job = await NM.api("POST", "/api/jobs/solve", { game_id: state.id });
+    } catch (e) { $("planner-status").textContent = "the planner is not available: " + e.message; return; }
+    $("planner-cancel").onclick = async () => { try { await NM.api("POST", "/api/jobs/" + job.id + "/cancel"); } catch (e) { /* gone */ } };
+    pollPlanner();
+  }
+
+  async function pollPlanner() {
+    try { job = await NM.api("GET", "/api/jobs/" + job.id); }
+    catch (e) { $("planner-status").textContent = e.message; return; }
+    const p = job.progress;
+    const cap = job.time_cap;
+    if (!job.done) {
+      $("planner-status").textContent = "The planner is searching: best " + (p.best ?? "–") + ", no play beats " +
+        (p.bound ?? "–") + " · " + (job.elapsed || 0).toFixed(0) + " s";
+      $("planner-bar").style.width = Math.min(100, 100 * (job.elapsed || 0) / Math.min(cap, 20)) + "%";
+      setTimeout(pollPlanner, 1000);
+      return;
+    }
+    $("planner-cancel").classList.add("hidden");
+    $("planner-bar").style.width = "100%";
+    if (job.state !== "done") { $("planner-status").textContent = "planner " + job.state + (job.error ? ": " + job.error : ""); return; }
+    const plan = job.result;
+    const mine = state.scores[0];
+    $("planner-status").textContent = plan.status === "optimal"
+      ? "Best possible score for these dice: " + plan.total + " (proven). You scored " + mine + "."
+      : "The planner found " + plan.total + " points; no play can beat " + (plan.bound ?? "?") + " (not proven best). You scored " + mine + ".";
+    showCompare(plan);
+  }
+
+  function showCompare(plan) {
+    $("compare").classList.remove("hidden");
+    const steps = $("plan-steps");
+    steps.innerHTML = "";
+    plan.steps.forEach((s, i) => {
+      const li = document.createElement("li");
+      li.textContent = s.dice + "  " + s.move;
+      li.dataset.k = i + 1;
+      steps.appendChild(li);
+    });
+    const range = $("cmp-range");
+    range.max = plan.steps.length;
+    range.value = plan.steps.length;
+    const show = async () => {
+      const k = Number(range.value);
+      $("cmp-label").textContent = "after roll " + k + " of " + plan.steps.length;
+      steps.querySelectorAll("li").forEach(li => li.classList.toggle("now", Number(li.dataset.k) === k));
+      try {
+        const [a, b] = await Promise.all([
+          fetch("/api/games/" + state.id + "/sheet?after=" + k).then(r => r.text()),
+          fetch("/api/jobs/" + job.id + "/sheet?after=" + k).then(r => r.text())]);
+        $("cmp-mine").innerHTML = a;
+        $("cmp-best").innerHTML = b;
+      } catch (e) { NM.say(e.message, "bad"); }
+    };
+    range.oninput = show;
+    $("cmp-prev").onclick = () => { range.value = Math.max(0, Number(range.value) - 1); show(); };
+    $("cmp-next").onclick = () => { range.value = Math.min(plan.steps.length, Number(range.value) + 1); show(); };
+    show();
+  }
+
+  function esc(s) { const d = document.createElement("div"); d.textContent = s; return d.innerHTML; }
+  start();
+})();

@@ -1,0 +1,149 @@
+// The replay page: upload a record, step through its turns, analyse a solo record.
+"use strict";
+(function () {
+  const $ = id => document.getElementById(id);
+  const root = $("replay");
+  let rec = null, turn = 0, analysis = null, job = null;
+
+  $("upload").addEventListener("submit", async ev => {
+    ev.preventDefault();
+    const file = $("file").files[0];
+    if (!file) { NM.say("choose a record file first", "bad"); return; }
+    const form = new FormData();
+    form.append("file", file);
+    try {
+      const data = await NM.api("POST", "/api/records", form);
+      history.pushState(null, "", "/replay/" + data.id);
+      open(data);
+    } catch (e) { NM.say(e.message, "bad"); }
+  });
+
+  async function open(data) {
+    rec = data;
+    NM.say("");
+    $("upload").classList.add("hidden");
+    $("viewer").classList.remove("hidden");
+    const who = rec.names.join(", ");
+    $("summary").textContent = rec.mode + " game on the " + rec.board + " board, seed " + rec.seed + ", " +
+      rec.turns + " turns; " + who + (rec.over ? "; final scores " + rec.scores.join(" / ") : " (unfinished)");
+    $("turn-range").max = rec.turns;
+    $("analysis").classList.toggle("hidden", !(rec.mode === "solo" && rec.over));
+    go(rec.turns);
+  }
+
+  async function go(t) {
+    turn = Math.max(0, Math.min(rec.turns, t));
+    $("turn-range").value = turn;
+    $("turn-label").textContent = "turn " + turn + " of " + rec.turns;
+    let data;
+    try { data = await NM.api("GET", "/api/records/" + rec.id + "/turns/" + turn); }
+    catch (e) { NM.say(e.message, "bad"); return; }
+    if (data.turn !== turn) return;  // a later step already replaced this one
+    const dice = $("turn-dice");
+    dice.innerHTML = "";
+    if (data.dice) {
+      const l = document.createElement("span"); l.className = "label"; l.textContent = "dice"; dice.appendChild(l);
+      data.dice.colours.forEach(f => dice.appendChild(NM.dieButton("colour", f, true)));
+      data.dice.numbers.forEach(f => dice.appendChild(NM.dieButton("number", f, true)));
+    }
+    const moves = $("turn-moves");
+    moves.innerHTML = "";
+    data.moves.forEach(m => {
+      const li = document.createElement("li");
+      li.textContent = rec.names[m.player] + ": " + m.move;
+      moves.appendChild(li);
+    });
+    const box = $("sheets");
+    box.innerHTML = "";
+    box.classList.toggle("multi", data.sheets_svg.length > 1);
+    data.sheets_svg.forEach(svg => box.appendChild(NM.sheetBox(svg)));
+    markAnalysis();
+  }
+
+  function markAnalysis() {
+    document.querySelectorAll("#losses tbody tr").forEach(tr => tr.classList.toggle("now", Number(tr.dataset.roll) === turn));
+    if (!analysis || turn < 1) return;
+    const loss = analysis.losses[turn - 1];
+    if (!loss) return;
+    // mark the turn's actual cells (picked) and the best move's cells (plan-now) on the sheet
+    const cellsOf = m => m === "pass" ? [] : m.split(" ").slice(1);
+    const actual = new Set(cellsOf(loss.actual)), best = new Set(cellsOf(loss.best));
+    document.querySelectorAll("#sheets rect.cell").forEach(r => {
+      r.classList.toggle("picked", actual.has(r.dataset.cell));
+      r.classList.toggle("legal", best.has(r.dataset.cell) && !actual.has(r.dataset.cell));
+    });
+    NM.say("roll " + turn + ": played " + loss.actual + " · best " + loss.best + " · lost " +
+      (loss.proven ? loss.loss : loss.loss_low + "–" + loss.loss_high) + " (white: played, black outline: best)");
+  }
+
+  $("prev").addEventListener("click", () => go(turn - 1));
+  $("next").addEventListener("click", () => go(turn + 1));
+  $("turn-range").addEventListener("input", e => go(Number(e.target.value)));
+  document.addEventListener("keydown", e => {
+    if (!rec || e.target.tagName === "INPUT" && e.target.type !== "range") return;
+    if (e.key === "ArrowLeft") { e.preventDefault(); go(turn - 1); }
+    else if (e.key === "ArrowRight") { e.preventDefault(); go(turn + 1); }
+    else if (e.key === "Home") { e.preventDefault(); go(0); }
+    else if (e.key === "End") { e.preventDefault(); go(rec.turns); }
+  });
+
+  $("analyse").addEventListener("click", async () => {
+    try { job = await NM.api("POST", "/api/jobs/analyse", { record_id: rec.id }); }
+    catch (e) { NM.say(e.message, "bad"); return; }
+    $("analyse").disabled = true;
+    $("analyse-cancel").classList.remove("hidden");
+    poll();
+  });
+  $("analyse-cancel").addEventListener("click", async () => {
+    if (job) try { await NM.api("POST", "/api/jobs/" + job.id + "/cancel"); } catch (e) { /* gone */ }
+  });
+
+  async function poll() {
+    try { job = await NM.api("GET", "/api/jobs/" + job.id); }
+    catch (e) { $("analysis-status").textContent = e.message; return; }
+    const p = job.progress;
+    if (!job.done) {
+      const n = p.solves_done || 0, total = p.solves_total || rec.turns;
+      $("analysis-status").textContent = "analysing: " + n + " of " + total + " solves · " + (job.elapsed || 0).toFixed(0) + " s";
+      $("analysis-bar").style.width = (100 * n / total) + "%";
+      setTimeout(poll, 1000);
+      return;
+    }
+    $("analyse-cancel").classList.add("hidden");
+    $("analyse").disabled = false;
+    if (job.state !== "done") { $("analysis-status").textContent = "analysis " + job.state + (job.error ? ": " + job.error : ""); return; }
+    analysis = job.result;
+    $("analysis-bar").style.width = "100%";
+    $("analysis-status").textContent = "actual " + analysis.actual_score + ", best " + analysis.optimum +
+      (analysis.optimum_proven ? " (proven)" : " (bound " + analysis.optimum_bound + ")") + ". Click a row to see that roll.";
+    const body = document.querySelector("#losses tbody");
+    body.innerHTML = "";
+    analysis.losses.forEach(l => {
+      const tr = document.createElement("tr");
+      tr.dataset.roll = l.roll;
+      if (l.loss > 0) tr.className = "lost";
+      const lost = l.proven ? String(l.loss) : l.loss_low + "–" + l.loss_high;
+      [l.roll, l.dice, l.actual, l.best, lost].forEach(v => { const td = document.createElement("td"); td.textContent = v; tr.appendChild(td); });
+      tr.addEventListener("click", () => go(l.roll));
+      body.appendChild(tr);
+    });
+    $("losses").classList.remove("hidden");
+    markAnalysis();
+  }
+
+  // /replay?game=ID: the record of a game of this site, uploaded like any other
+  const fromGame = new URL(window.location.href).searchParams.get("game");
+  if (!root.dataset.record && fromGame) {
+    fetch("/api/games/" + encodeURIComponent(fromGame) + "/record").then(async r => {
+      if (!r.ok) throw new Error((await r.json()).error);
+      const form = new FormData();
+      form.append("file", new Blob([await r.text()], { type: "application/json" }), "game.json");
+      const data = await NM.api("POST", "/api/records", form);
+      history.replaceState(null, "", "/replay/" + data.id);
+      open(data);
+    }).catch(e => NM.say(e.message, "bad"));
+  }
+  if (root.dataset.record) {
+    NM.api("GET", "/api/records/" + root.dataset.record).then(open).catch(e => NM.say(e.message, "bad"));
+  }
+})();

@@ -1,0 +1,71 @@
+"""Shared helpers of the rooms tests: the app, a live server in a thread, a server process."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "rooms"
+
+
+def make_app(data_dir):
+    """The web app as `nochmal serve` builds it (create_app installs the rooms)."""
+    from nochmal.web.app import create_app
+
+    return create_app(data_dir=data_dir)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ThreadServer:
+    """uvicorn serving ``app`` on a free loopback port, in a thread (browser tests)."""
+
+    def __init__(self, app):
+        import uvicorn
+
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
+                                                    timeout_graceful_shutdown=1))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        wait_up(self.url)
+        return self
+
+    def __exit__(self, *exc):
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+def wait_up(url: str, seconds: float = 20) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            if httpx.get(url + "/api/rooms/options", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"server at {url} did not come up")
+
+
+def serve_process(data_dir, port: int) -> subprocess.Popen:
+    """A real `nochmal serve` process on the data folder."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, "-c", "from nochmal.cli import main; main()", "serve", "--host", "127.0.0.1",
+           "--port", str(port), "--data", str(data_dir)]
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
