@@ -143,10 +143,10 @@ def impossible_sheet_reasons(sheet: Sheet, rolls: int | None = None, bridging: b
                        f"a roll uses at most {MAX_JOKERS_PER_ROLL} jokers and crosses at least one cell")
     reasons.extend(sheet.scoring_problems())
     if rolls is not None:
-        if need.reachable and need.lower > rolls:
-            how = "" if need.exact else "at least "
-            reasons.append(f"these {n_crossed} crossed cells take {how}{need.lower} rolls (each roll crosses "
-                           f"1-{MAX_COUNT} connected cells in one block), not {rolls}")
+        if need.lower > rolls:
+            how = "" if need.exact and need.reachable else "at least "
+            reasons.append(f"{n_crossed} crossed cells after {rolls} roll(s), but they take {how}{need.lower} rolls "
+                           f"(each roll crosses 1-{MAX_COUNT} connected cells in one block)")
         if sheet.jokers_used > MAX_JOKERS_PER_ROLL * rolls:
             reasons.append(f"{sheet.jokers_used} jokers used after {rolls} roll(s); at most "
                            f"{MAX_JOKERS_PER_ROLL} per roll are possible")
