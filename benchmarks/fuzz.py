@@ -42,6 +42,8 @@ def main() -> None:
     parser.add_argument("--memory-mb", type=int, default=3000, help="address-space limit of this process")
     parser.add_argument("--reader", action="append", help="only these readers (default: all)")
     parser.add_argument("--out", type=Path, default=Path("fuzz-crashes"), help="folder for crashing inputs")
+    parser.add_argument("--cli", type=int, default=0, help="then this many mutated command lines per command "
+                                                             "(in process, through the CLI app)")
     args = parser.parse_args()
     limit = args.memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -84,7 +86,45 @@ def main() -> None:
               flush=True)
         for kind, n in crashes.most_common():
             print(f"    {n} x {kind}", flush=True)
+    if args.cli:
+        total_crashes += _fuzz_cli(args)
     print(f"crashes in all: {total_crashes}")
+
+
+def _fuzz_cli(args) -> int:
+    """Mutated files through every command (tests/fuzz_cases.py cli_cases): crashes per command."""
+    import tempfile
+
+    from typer.testing import CliRunner
+
+    from nochmal.cli import app
+
+    runner = CliRunner()
+    rng = random.Random(f"{args.seed}:cli")
+    tried: Counter[str] = Counter()
+    crashed: Counter[str] = Counter()
+    with tempfile.TemporaryDirectory() as folder:
+        for argv in fuzz_cases.cli_cases(rng, Path(folder), args.cli):
+            command = " ".join(argv[:2]) if argv[0] in ("board", "mission") else argv[0]
+            tried[command] += 1
+            signal.alarm(args.timeout * 6)
+            try:
+                res = runner.invoke(app, argv)
+                if res.exception is not None and not isinstance(res.exception, SystemExit):
+                    raise res.exception
+                fuzz_cases.assert_clean_exit(argv, res.exit_code, res.stdout, res.stderr)
+            except BaseException as exc:
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                crashed[command] += 1
+                _save(args.out, "cli-" + command.replace(" ", "-"), tried[command], " ".join(argv),
+                      "".join(traceback.format_exception(exc)))
+            finally:
+                signal.alarm(0)
+    print(f"{'command':<18} {'runs':>7} {'crashes':>7}")
+    for command in tried:
+        print(f"{command:<18} {tried[command]:>7} {crashed[command]:>7}")
+    return sum(crashed.values())
 
 
 def _save(folder: Path, name: str, index: int, text: str, why: str) -> None:

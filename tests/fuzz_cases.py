@@ -154,7 +154,7 @@ def seeds() -> dict[str, list[str]]:
     rolls = [r.to_json() for r, _ in solo.rolls[:6]]
     instance = Instance.from_record(solo, after_turn=4, count=5).to_json()
     return {
-        "typed sheet": [format_typed_sheet(final), "\n".join(CLASSIC.printed) + "\njokers_used: 2\nlater_columns: H\n"],
+        "typed sheet": [format_typed_sheet(final), "\n".join(CLASSIC.printed) + "\njokers_used: 2\n"],
         "compact sheet": [final.text(), Sheet.empty(CLASSIC).text()],
         "cell list": ["H4 H5 G4\nH3, H2\njokers_used: 1\n", format_typed_sheet(final)],
         "move": ["b4 H4 H5 H6 H7", "xg?3 A1 A2 A3", "pass", "y1 H1"],
@@ -296,3 +296,49 @@ def _toml_value(text, rng, name):
 
 _MUTATIONS = [_truncate, _flip, _insert, _delete, _duplicate, _swap_number, _swap_number, _nest, _empty,
               _json_value, _json_value, _toml_value, _toml_value]
+
+
+# --- command lines ----------------------------------------------------------------------------
+
+def cli_cases(rng: random.Random, tmp: Path, per_command: int) -> list[list[str]]:
+    """Command lines, each with mutated input files written to ``tmp``."""
+    seeds_ = seeds()
+    cases = []
+
+    def file(kind: str, suffix: str) -> str:
+        path = tmp / f"in{len(cases)}-{rng.randrange(10**6)}{suffix}"
+        text = mutate(rng.choice(seeds_[kind]), rng, kind)
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        return str(path)
+
+    svg = str(tmp / "out.svg")
+    for _ in range(per_command):
+        cases += [
+            ["score", file("typed sheet", ".txt")],
+            ["render", file("typed sheet", ".txt"), "--svg", svg],
+            ["render", file("record", ".json"), "--svg", svg],
+            ["replay", file("record", ".json"), "--verify"],
+            ["board", "check", file("board toml", ".toml")],
+            ["board", "show", file("custom board toml", ".toml")],
+            ["mission", "show", file("mission toml", ".toml")],
+            ["mission", "status", file("mission toml", ".toml"), file("cell list", ".txt"), "-d", "easy", "-k", "9"],
+            ["mission", "status", "lockstep", file("cell list", ".txt"), "-d", "normal", "-k", "12"],
+            ["moves", "--sheet", file("typed sheet", ".txt"), "-c", "y", "-n", "2"],
+            ["hint", "--sheet", file("typed sheet", ".txt"), "--solo", "--roll",
+             mutate(rng.choice(seeds_["roll json"]), rng, "roll json")],
+            ["solve", "--rolls", file("rolls json", ".json"), "--time-limit", "0.5", "--workers", "1"],
+        ]
+    return cases
+
+
+def assert_clean_exit(args, code: int, stdout: str, stderr: str) -> None:
+    """Exit 0, 1 or 2; no traceback; on error at most one 'error:' line."""
+    assert code in (0, 1, 2), (args, code, stderr[-500:])
+    assert "Traceback" not in stdout + stderr, (args, stderr[-2000:])
+    if code != 0:
+        lines = [line for line in stderr.splitlines() if line.strip()]
+        assert lines, (args, "an error exit with nothing on stderr")
+        errors = [line for line in lines if line.startswith("error: ") or line.startswith("Usage:")
+                  or "Error" in line or "Try " in line]
+        assert errors, (args, lines)
+        assert sum(line.startswith("error: ") for line in lines) <= 1, (args, lines)

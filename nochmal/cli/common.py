@@ -74,8 +74,8 @@ def refuse_impossible(sheet: Sheet, source: str, allow: bool) -> None:
     from nochmal.impossible import impossible_sheet_reasons
 
     reasons = impossible_sheet_reasons(sheet)
-    for reason in reasons:
-        err_console.print(f"{'warning' if allow else 'error'}: {source}: impossible sheet: {reason}",
+    if reasons:
+        err_console.print(f"{'warning' if allow else 'error'}: {source}: impossible sheet: {'; '.join(reasons)}",
                           markup=False, soft_wrap=True)
     if reasons and not allow:
         raise typer.Exit(1)
