@@ -13,6 +13,14 @@ from __future__ import annotations
 MAX_MESSAGE = 1000
 
 
+def quoted(value, limit: int = 40) -> str:
+    """A value from the input for an error line: its repr, cut so that a huge value cannot
+    flood the line (a number of 30+ digits is given by its size)."""
+    big = isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30
+    text = f"a {value.bit_length()}-bit number" if big else repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class NochmalError(Exception):
     """Base of every error the toolkit raises on bad input or an illegal request."""
 
