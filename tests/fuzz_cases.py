@@ -327,6 +327,10 @@ def cli_cases(rng: random.Random, tmp: Path, per_command: int) -> list[list[str]
             ["hint", "--sheet", file("typed sheet", ".txt"), "--solo", "--roll",
              mutate(rng.choice(seeds_["roll json"]), rng, "roll json")],
             ["solve", "--rolls", file("rolls json", ".json"), "--time-limit", "0.5", "--workers", "1"],
+            ["solve", "--record", file("record", ".json"), "--time-limit", "0.5", "--workers", "1"],
+            ["analyse", file("record", ".json"), "--time-limit", "0.1", "--workers", "1", "--top", "1"],
+            ["solo", "--board", file("board toml", ".toml"), "--seed", "1"],
+            ["rolls", "--seed", str(rng.choice([0, 1, 2**31, 2**63, -1])), "--count", str(rng.choice([1, 30, 0]))],
         ]
     return cases
 
