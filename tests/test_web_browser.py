@@ -59,7 +59,11 @@ def new_page(browser, width: str = "laptop"):
 
 
 def shot(page, name: str) -> None:
+    """Save a screenshot; on a phone-wide page, nothing may stick out sideways."""
     ARTIFACTS.mkdir(exist_ok=True)
+    width = page.viewport_size["width"]
+    if width <= 400:
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, f"{name}: wider than {width} px"
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
@@ -247,7 +251,7 @@ def test_record_upload_and_stepping_with_the_arrow_keys(server, browser, tmp_pat
     assert page.locator("#losses tbody tr").count() == 8
     page.locator("#losses tbody tr").nth(2).click()
     page.wait_for_function('document.getElementById("turn-label").textContent === "turn 3 of 8"')
-    page.wait_for_function('document.getElementById("message").textContent.startsWith("roll 3: played")')
+    page.wait_for_function('document.getElementById("turn-note").textContent.startsWith("roll 3: played")')
     shot(page, "replay-analysis-laptop")
     page.set_viewport_size({"width": 360, "height": 760})
     shot(page, "replay-analysis-phone")

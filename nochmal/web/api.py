@@ -36,6 +36,7 @@ router = APIRouter(prefix="/api", tags=["api"])
 MAX_SEED = 2 ** 62
 SOLVE_TIME_DEFAULT = 30.0
 ANALYSE_TIME_DEFAULT = 2.0  # seconds per solve (one per roll)
+ANALYSE_CAP = 600.0  # seconds of one analysis job at most
 
 
 def _app(request: Request):
@@ -513,8 +514,13 @@ def start_analyse(body: AnalyseJob, request: Request):
         raise WebError(f"the analysis needs a solo record; this one is {record.mode}", "record_id")
     if not final.is_terminal():
         raise WebError("the analysis needs a finished game", "record_id")
-    per_solve = min(body.time_limit, state.jobs.time_cap / max(1, len(record.rolls)))
-    job = state.jobs.submit("analyse", {"record": record.to_json(), "time_limit": per_solve})
+    # one solve per roll, each with the asked time (the planner needs about 2 s a solve to
+    # keep its hinted plan on a loaded machine); the job's cap covers them all, up to a limit
+    cap = max(state.jobs.time_cap, len(record.rolls) * body.time_limit)
+    if cap > ANALYSE_CAP:
+        raise WebError(f"{len(record.rolls)} solves of {body.time_limit:g} s exceed the limit of {ANALYSE_CAP:g} s; "
+                       "ask for less time per solve", "time_limit")
+    job = state.jobs.submit("analyse", {"record": record.to_json(), "time_limit": body.time_limit}, time_cap=cap)
     return JSONResponse(job.to_json(), status_code=202)
 
 

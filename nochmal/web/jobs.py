@@ -111,10 +111,11 @@ class JobManager:
         self.reaper.start()
 
     # --- the API's verbs -------------------------------------------------------------------
-    def submit(self, kind: str, params: dict) -> Job:
+    def submit(self, kind: str, params: dict, time_cap: float | None = None) -> Job:
+        """Queue a job; ``time_cap`` (default the manager's) bounds its running time."""
         if kind not in KINDS:
             raise WebError(f"unknown job kind {kind!r}; kinds: {', '.join(KINDS)}", "kind")
-        job = Job(new_id(), kind, params, self.time_cap)
+        job = Job(new_id(), kind, params, time_cap if time_cap is not None else self.time_cap)
         with self.lock:
             self.jobs[job.id] = job
             finished = [j for j in self.jobs.values() if j.state in FINAL]
