@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
 from nochmal.board import COLOURS, COLUMN_LETTERS
+from nochmal.seats import seat_name
 from nochmal.sheet import Sheet
 from nochmal.sheetview import colour_states, column_states
 
@@ -197,18 +198,6 @@ def sheets_svg(sheets: list[tuple[str, Sheet]], claimed_columns: int = 0, claime
                heading: list[str] | None = None) -> str:
     """One SVG document with every (title, sheet), one below the other."""
     return pictures_svg([SheetPicture(t, s, claimed_columns, claimed_colours) for t, s in sheets], heading)
-
-
-def seat_name(players: list[str], seat: int) -> str:
-    """A seat as people read it: 'seat 2: Anna', 'seat 1: human', 'seat 3: greedy (bot)'."""
-    spec = players[seat]
-    if spec.startswith("human:"):
-        who = spec[len("human:"):]
-    elif spec == "human":
-        who = "human"
-    else:
-        who = f"{spec} (bot)"
-    return f"seat {seat + 1}: {who}"
 
 
 def record_heading(record: "GameRecord", game: "Game", drawn: str | None = None) -> list[str]:

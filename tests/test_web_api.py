@@ -166,10 +166,10 @@ def test_tap_answers_extensions_and_the_engines_refusal(client):
 def test_undo_reload_and_restart_keep_the_game(client, tmp_path):
     state = client.post("/api/games", json={"kind": "play", "seats": ["human:Anna", "greedy"], "seed": 4}).json()
     gid = state["id"]
-    assert state["names"] == ["seat 1: Anna", "seat 2: greedy (bot)"]
+    assert state["names"] == ["Anna", "greedy (seat 2)"]
     first = state["dice"]
     state = client.post(f"/api/games/{gid}/move", json={"move": "pass"}).json()
-    assert state["rolls"] == 1 and state["log"][-1]["name"] == "seat 2: greedy (bot)"  # the bot answered
+    assert state["rolls"] == 1 and state["log"][-1]["name"] == "greedy (seat 2)"  # the bot answered
     again = client.get(f"/api/games/{gid}").json()
     assert again["sheets"] == state["sheets"] and again["rolls"] == state["rolls"]
     state = client.post(f"/api/games/{gid}/undo").json()

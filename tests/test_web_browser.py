@@ -194,7 +194,7 @@ def test_two_seat_game_against_a_bot_runs_to_its_end(server, browser):
         pytest.fail("the game did not end")
     text = page.locator("#final-score").inner_text()
     assert "winner" in text and "greedy" in text
-    assert page.locator("#log li").count() > 0 and "greedy (bot)" in page.locator("#log").inner_text()
+    assert page.locator("#log li").count() > 0 and "greedy (seat 2)" in page.locator("#log").inner_text()
     shot(page, "play-end-phone")
     assert page.js_errors == []
 

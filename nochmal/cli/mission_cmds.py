@@ -11,13 +11,13 @@ from rich.table import Table
 
 from nochmal.board import COLUMN_LETTERS, Board
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
-from nochmal.errors import SheetError
-from nochmal.missions.coop import mission_status
-from nochmal.missions.loader import builtin_missions, load_mission
-from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
+from nochmal.errors import InvalidMoveError, OptionError, SheetError
+from nochmal.move import parse_cell
 from nochmal.sheet import Sheet
 from nochmal.fileio import read_text_file
 
+# nochmal.missions is imported inside the commands: it loads the graph measures
+# (networkx, numpy), which no other command needs at start-up.
 mission_app = typer.Typer(
     name="mission", no_args_is_help=True, add_completion=False,
     help="Co-op missions: list them, show one, check a group's progress from typed sheets.")
@@ -33,6 +33,9 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print the missions
 
     Example: nochmal mission list
     """
+    from nochmal.missions.loader import builtin_missions
+    from nochmal.missions.model import PLAYER_COUNTS
+
     missions = builtin_missions()
     if as_json:
         emit_json([m.to_dict() for m in missions])
@@ -55,6 +58,9 @@ def show(
 
     Example: nochmal mission show star-hunt
     """
+    from nochmal.missions.loader import load_mission
+    from nochmal.missions.model import DIFFICULTIES
+
     m = load_mission(mission_id)
     if as_json:
         emit_json(m.to_dict())
@@ -72,7 +78,12 @@ def show(
     console.print(table)
 
 
-_CELL = re.compile(r"^[A-Za-z][0-9]{1,2}$")
+def _is_cell_name(token: str) -> bool:
+    try:
+        parse_cell(token)
+    except InvalidMoveError:
+        return False
+    return True
 
 
 def read_sheet_any(path: Path, board: Board) -> Sheet:
@@ -90,7 +101,7 @@ def read_sheet_any(path: Path, board: Board) -> Sheet:
         for tok in re.split(r"[\s,]+", line):
             if tok:
                 tokens.append((lineno, tok))
-    if tokens and all(_CELL.match(t) for _, t in tokens) and not any(len(t) == board.cols for _, t in tokens):
+    if tokens and all(_is_cell_name(t) for _, t in tokens) and not any(len(t) == board.cols for _, t in tokens):
         crossed = 0
         for lineno, tok in tokens:
             try:
@@ -130,7 +141,7 @@ def status(
     JSON fields:
     mission, name, source, difficulty, players, budget, rolls_used,
     rolls_left; state: "won", "lost" or "in progress" (null if a sheet is
-    impossible); all_met; sheets: the files, numbered from 1 in order;
+    impossible); lost_reasons: why it can no longer be won; all_met; sheets: the files, numbered from 1 in order;
     impossible: per impossible sheet {sheet, file, reasons} (then exit 1
     and no objectives); objectives: per objective {kind, scope,
     description, met, progress, total, contributing (sheet numbers),
@@ -138,22 +149,23 @@ def status(
     (score, jokers) or {exact, value (null unless exact), lower, upper,
     method, cells (a crossing order that achieves upper)}.
     """
+    from nochmal.missions.coop import mission_status
+    from nochmal.missions.loader import load_mission
+    from nochmal.missions.model import DIFFICULTIES
+
     m = load_mission(mission_id)
     if difficulty not in DIFFICULTIES:
-        raise SheetError(f"--difficulty {difficulty!r}: use one of {', '.join(DIFFICULTIES)}")
+        raise OptionError(f"--difficulty {difficulty!r}: use one of {', '.join(DIFFICULTIES)}")
+    if rolls_used < 0:
+        raise OptionError(f"--rolls-used {rolls_used}: must be 0 or more")
     b = board_arg(board or m.board)
     state_sheets = [read_sheet_any(p, b) for p in sheets]
     with err_console.status("searching the fewest further crosses per sheet (CP-SAT up to 5 s per figure)"):
         st = mission_status(m, difficulty, state_sheets, rolls_used)
     data = st.to_dict()
-    if st.met and rolls_used <= st.budget:
-        state = "won"
-    elif rolls_used >= st.budget:
-        state = "lost"
-    else:
-        state = "in progress"
+    state = st.state
     bad = [(p, reasons) for p, reasons in enumerate(st.impossible) if reasons]
-    data = {**{k: v for k, v in data.items() if k != "objectives"}, "state": None if bad else state,
+    data = {**{k: v for k, v in data.items() if k != "objectives"},
             "sheets": [str(p) for p in sheets],
             "impossible": [{"sheet": p + 1, "file": str(sheets[p]), "reasons": r} for p, r in bad],
             "objectives": data["objectives"]}
@@ -167,20 +179,24 @@ def status(
     if bad:
         for p, reasons in bad:
             for r in reasons:
-                err_console.print(f"error: {sheets[p]}: impossible sheet: {r}", markup=False)
+                err_console.print(f"error: {sheets[p]}: impossible sheet: {r}", markup=False, soft_wrap=True)
         raise typer.Exit(1)
     console.print(f"[bold]{m.name}[/bold] ({m.id}, {difficulty}, {st.players} player(s)): "
-                  f"{rolls_used} of {st.budget} rolls used, {st.rolls_left} left — {state}")
+                  f"{rolls_used} of {st.budget} rolls used, {st.rolls_left} left — {state}", soft_wrap=True)
+    for reason in st.lost_reasons:
+        console.print(f"{state}: {reason}", markup=False, soft_wrap=True)
     for o in st.objectives:
         mark = "[green]done[/green]" if o.met else "[red]not yet[/red]"
         console.print(f"{mark}  {o.objective.describe(st.players)}: {o.progress} of {o.total}"
-                      + (f", from sheet(s) {' '.join(str(p + 1) for p in o.contributing)}" if o.contributing else ""))
+                      + (f", from sheet(s) {' '.join(str(p + 1) for p in o.contributing)}" if o.contributing else ""),
+                      soft_wrap=True)
         if o.missing:
             console.print("      missing: " + ("; " if any(":" in t for t in o.missing) else ", ").join(o.missing),
-                          markup=False)
+                          markup=False, soft_wrap=True)
         for p, est in enumerate(o.crosses):
             if est is None:
                 continue
-            console.print(f"      sheet {p + 1} ({sheets[p]}): fewest further crosses {est.text()}", markup=False)
+            console.print(f"      sheet {p + 1} ({sheets[p]}): fewest further crosses {est.text()}", markup=False,
+                          soft_wrap=True)
 
 

@@ -24,11 +24,12 @@ from nochmal.dice import Roll, seeded_rolls
 from nochmal.errors import NochmalError
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.game import Game
-from nochmal.interactive import daily_seed
+from nochmal.terminal.setup import daily_seed
 from nochmal.move import Move
 from nochmal.record import GameRecord
 from nochmal.sheet import Sheet, parse_typed_sheet
-from nochmal.svg import SheetPicture, pictures_svg, record_svg, seat_name
+from nochmal.seats import seat_name
+from nochmal.svg import SheetPicture, pictures_svg, record_svg
 from nochmal.web.games import WebError, builtin_board, builtin_mission, check_id, new_id, parse_seat_list
 
 router = APIRouter(prefix="/api", tags=["api"])

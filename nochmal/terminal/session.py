@@ -1,35 +1,33 @@
-"""A game at the table: humans type their choices line by line, bots answer at once.
+"""One game at the terminal: the turn loop for any mix of human and bot seats.
 
-One ``Session`` drives ``nochmal.game.Game`` with seeded dice for any mix of human and bot
-seats (``play``), a seeded solo game (``puzzle``) or a co-op mission. Input is read line by
-line, so a pipe or a test runner can play a whole game. The engine has no undo: ``undo``
-rebuilds the game by replaying its history without the last human choice, which is exact
-because the dice depend only on (seed, roll number) and every bot decision only on
-(bot, seed, roll number, seat, position).
+One ``Session`` drives ``nochmal.game.Game`` with seeded dice for a table of humans and
+bots (``play``), a seeded solo game (``puzzle``) or a co-op mission. Input is read line by
+line (``nochmal.terminal.reader``), so a pipe or a test runner can play a whole game.
+``undo`` rebuilds the game by replaying its history without the last human choice, which
+is exact because the dice depend only on (seed, roll number) and every bot decision only
+on (bot, seed, roll number, seat, position).
 """
 
 from __future__ import annotations
 
-import re
-import sys
-from datetime import date, datetime, timezone
-from typing import Callable
-
 from rich.console import Console
 from rich.text import Text
 
-from nochmal.agents import agent_names, immediate_gain, make_agent
+from nochmal.agents import immediate_gain, make_agent
 from nochmal.board import COLOURS, Board
-from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, seeded_roll, seeded_rolls
-from nochmal.errors import IllegalMoveError, InvalidMoveError, NochmalError, RecordError
+from nochmal.dice import seeded_roll, seeded_rolls
+from nochmal.errors import NochmalError, RecordError
+from nochmal.fileio import check_writable
 from nochmal.game import CHANCE, Game, rating
 from nochmal.move import PASS, Move
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
-from nochmal.sheetview import render_dice, render_sheet
+from nochmal.sheetview import SheetDrawing, render_dice, render_sheet
+from nochmal.terminal.choice import parse_choice
+from nochmal.terminal.reader import InputEnded, Reader, default_reader
+from nochmal.seats import is_human, seat_name
+from nochmal.terminal.setup import bot_seed, parse_seats
 
-HUMAN = "human"
-MAX_SEATS = 6
 LIST_LIMIT = 40
 
 HELP = """\
@@ -52,102 +50,6 @@ Sheet: X crossed, * star (upper-case letter without colour), last choice marked;
 points (5) scored by you, -5- taken first by somebody else."""
 
 
-class InputEnded(NochmalError):
-    """The input stream ended while a human still had to decide."""
-
-
-# --- seats -----------------------------------------------------------------------------
-def is_human(seat: str) -> bool:
-    return seat == HUMAN or seat.startswith(HUMAN + ":")
-
-
-def parse_seats(specs: list[str]) -> list[str]:
-    """Validate seat specs: ``human``, ``human:NAME`` or a registered bot name."""
-    if not 1 <= len(specs) <= MAX_SEATS:
-        raise NochmalError(f"--seat: a game has 1-{MAX_SEATS} seats, got {len(specs)}")
-    known = agent_names()
-    out = []
-    for spec in specs:
-        spec = spec.strip()
-        if is_human(spec):
-            if spec.startswith(HUMAN + ":") and not spec[len(HUMAN) + 1:].strip():
-                raise NochmalError(f"--seat {spec!r}: give a name after 'human:', e.g. human:Anna")
-            out.append(spec)
-        elif spec in known:
-            out.append(spec)
-        else:
-            raise NochmalError(f"--seat {spec!r}: unknown bot; use human, human:NAME or one of: {', '.join(known)}")
-    return out
-
-
-def seat_label(seats: list[str], p: int) -> str:
-    seat = seats[p]
-    if seat.startswith(HUMAN + ":"):
-        return seat[len(HUMAN) + 1:]
-    if seat == HUMAN:
-        humans = [i for i, s in enumerate(seats) if s == HUMAN]
-        return "you" if len(seats) == 1 else (f"player {p + 1}" if len(humans) > 1 else "you")
-    return f"{seat} (seat {p + 1})"
-
-
-def bot_seed(seed: int, turn: int, player: int) -> int:
-    """The seed a bot gets for one decision: a pure function, so undo and resume repeat it."""
-    return (seed * 1_000_003 + turn * 101 + player) % (2 ** 63)
-
-
-def daily_seed(today: date | None = None) -> int:
-    """Seed of the daily puzzle: the UTC date as the number YYYYMMDD (2026-11-30 -> 20261130)."""
-    today = today or datetime.now(timezone.utc).date()
-    return today.year * 10000 + today.month * 100 + today.day
-
-
-# --- reading a choice ------------------------------------------------------------------
-_DICE_FORM = re.compile(r"^([ygbrox])$", re.I)
-
-
-def parse_choice(text: str, board: Board) -> Move:
-    """A human's choice: ``b 4 G4 G5 H4 H5`` (dice plus cells), the Move notation, or pass.
-
-    In the dice form the colour joker takes the colour of the named cells and the number
-    joker their count. InvalidMoveError for bad notation, IllegalMoveError for cells that
-    are not on the board; legality in the position is the engine's job.
-    """
-    tokens = text.replace(",", " ").split()
-    if len(tokens) >= 2 and _DICE_FORM.match(tokens[0]) and tokens[1] in ("1", "2", "3", "4", "5", "?"):
-        cf, nf = tokens[0].lower(), tokens[1]
-        cells = []
-        for tok in tokens[2:]:
-            name = tok.upper()
-            try:
-                board.bit(name)
-            except KeyError:
-                if not re.match(r"^[A-Z][1-9][0-9]?$", name):
-                    raise InvalidMoveError(f"bad cell name {tok!r}: expected a column letter and row, like H4") from None
-                raise IllegalMoveError(f"cell {name} is not on the {board.name} board") from None
-            cells.append(name)
-        if not cells:
-            raise InvalidMoveError("name the cells to cross after the dice, e.g. b 4 G4 G5 H4 H5")
-        if len(set(cells)) != len(cells):
-            raise InvalidMoveError("a cell is named twice")
-        if cf == COLOUR_JOKER:
-            colours = sorted({board.colour_of_bit(board.bit(c)) for c in cells})
-            if len(colours) > 1:
-                raise IllegalMoveError(f"the colour joker stands for one colour, but {' '.join(cells)} "
-                                       f"are of colours {' '.join(colours)}")
-            colour = colours[0]
-        else:
-            colour = cf
-        count = len(cells) if nf == NUMBER_JOKER else int(nf)
-        return Move.of(colour, count, cells, cf == COLOUR_JOKER, nf == NUMBER_JOKER)
-    move = Move.parse(text)
-    for name in move.cells:
-        try:
-            board.bit(name)
-        except KeyError:
-            raise IllegalMoveError(f"cell {name} is not on the {board.name} board") from None
-    return move
-
-
 def ranked_moves(game: Game) -> list[tuple[Move, int]]:
     """The deciding player's legal placements (no pass) with their immediate points net of
     joker cost: the numbering of ``list``. Choices without jokers come first (what most
@@ -164,63 +66,12 @@ def ranked_moves(game: Game) -> list[tuple[Move, int]]:
     return scored
 
 
-def load_hint():
-    """``hint(game, top)`` from the hint bot if it is installed, else None."""
-    try:
-        from nochmal.bots.hints import hint  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    return hint
-
-
-def planner_best(board: Board, seed: int, rules: RuleSettings, seconds: float) -> dict | None:
-    """What the planner (nochmal.solver) finds for a seeded solo game within ``seconds``:
-    its best score, the proven upper bound and whether the score is proven optimal.
-    None when the planner is not installed or cannot handle this game."""
-    if seconds <= 0:
-        return None
-    try:
-        from nochmal.solver.cpsat import solve
-        from nochmal.solver.instance import Instance
-    except ImportError:
-        return None
-    try:
-        plan = solve(Instance.from_seed(seed, board, rules), time_limit=seconds)
-    except NochmalError:
-        return None
-    return {"score": plan.total, "bound": plan.bound, "proven": bool(plan.proven), "seconds": seconds}
-
-
 # --- the session -----------------------------------------------------------------------
-def default_reader(console: Console) -> Callable[[str], str | None]:
-    """Prompt on ``console`` and read one line from stdin; None at end of input.
-
-    When stdin is not a terminal (a pipe, a test) the line is echoed so a transcript reads
-    like the session it was.
-    """
-
-    def read(prompt: str) -> str | None:
-        console.print(prompt, end="", markup=False, highlight=False)
-        try:
-            line = sys.stdin.readline()
-        except KeyboardInterrupt:
-            raise
-        if not line:
-            console.print("")
-            return None
-        line = line.rstrip("\r\n")
-        if not sys.stdin.isatty():
-            console.print(line, markup=False, highlight=False)
-        return line
-
-    return read
-
-
 class Session:
     """One game at the terminal, from the first roll (or a saved record) to the end."""
 
     def __init__(self, board: Board, seats: list[str], seed: int, rules: RuleSettings = DEFAULT_RULES,
-                 console: Console | None = None, reader: Callable[[str], str | None] | None = None,
+                 console: Console | None = None, reader: Reader | None = None,
                  mission=None, difficulty: str | None = None, extra: dict | None = None,
                  open_rolls: bool = False, save_path: str | None = None):
         self.board = board
@@ -234,7 +85,6 @@ class Session:
         self.extra = dict(extra or {})
         self.open_rolls = open_rolls
         self.save_path = save_path
-        self.letters = self.console.color_system is None
         self.game = self.new_game()
         self._helped = False
         self.saved_to: str | None = None
@@ -244,7 +94,7 @@ class Session:
     def new_game(self) -> Game:
         n = len(self.seats)
         if self.mission is not None:
-            from nochmal.missions.coop import coop_game
+            from nochmal.missions.coop import coop_game  # loads the graph measures: only for missions
 
             return coop_game(self.mission, self.difficulty, n, self.rules)
         return Game(self.board, n, self.rules, "solo" if n == 1 else "competitive")
@@ -277,7 +127,7 @@ class Session:
         seats = parse_seats(record.players)
         mission, difficulty = None, None
         if "mission" in record.extra:
-            from nochmal.missions.coop import load_mission
+            from nochmal.missions.coop import load_mission  # loads the graph measures: only for missions
 
             mission = load_mission(record.extra.get("mission_file") or record.extra["mission"])
             difficulty = record.extra.get("difficulty")
@@ -287,6 +137,7 @@ class Session:
         if session.game.mode != record.mode:
             raise RecordError(f"{source}: a {record.mode} record cannot continue as a {session.game.mode} game")
         session.rebuild(record.rolls, source)
+        session.saved_to, session.saved = source, (source, session._signature())
         return session
 
     def record(self) -> GameRecord:
@@ -301,14 +152,14 @@ class Session:
         return repr([(r, list(ms)) for r, ms in self.game.history])
 
     # --- output helpers ---------------------------------------------------------------------
-    def say(self, text: str | Text = "", style: str | None = None) -> None:
-        if isinstance(text, Text):
+    def say(self, text: str | Text | SheetDrawing = "", style: str | None = None) -> None:
+        if not isinstance(text, str):
             self.console.print(text)
         else:
             self.console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
 
     def label(self, p: int) -> str:
-        return seat_label(self.seats, p)
+        return seat_name(self.seats, p)
 
     def roll_title(self) -> str:
         g = self.game
@@ -324,14 +175,13 @@ class Session:
                     return self.board.mask_of(move.cells) if not move.is_pass else 0
         return 0
 
-    def sheet_text(self, p: int, title: str | None = None) -> Text:
+    def sheet_text(self, p: int, title: str | None = None) -> SheetDrawing:
         g = self.game
         race = g.mode == "competitive"
         return render_sheet(g.sheets[p], title if title is not None else self.label(p),
                             highlight=self.last_mask(p),
                             claimed_columns=g.claimed_columns if race else 0,
-                            claimed_colours=g.claimed_colours if race else 0,
-                            letters=self.letters)
+                            claimed_colours=g.claimed_colours if race else 0)
 
     def scores_line(self) -> str:
         return "scores: " + " · ".join(f"{self.label(p)} {s}" for p, s in enumerate(self.game.scores()))
@@ -365,7 +215,14 @@ class Session:
 
     # --- the loop ---------------------------------------------------------------------------
     def run(self) -> str:
-        """Play until the game ends ('over') or a human quits ('quit')."""
+        """Play until the game ends ('over') or a human quits ('quit').
+
+        With ``save_path`` the path is checked before the first roll (a game is not played
+        to be lost at the end) and the record written at the end, on quit, on Ctrl-C and
+        when the input ends; the game-over screen comes first, so a failed write cannot
+        hide it."""
+        if self.save_path:
+            check_writable(self.save_path)
         self.intro()
         try:
             while not self.game.is_terminal():
@@ -377,24 +234,30 @@ class Session:
                     self.bot_turn(p)
                     continue
                 if self.human_turn(p) == "quit":
-                    if self.save_path:
-                        self.save(self.save_path)
-                        self.say(f"game saved to {self.save_path}; continue with: nochmal play --resume {self.save_path}")
-                    elif self.saved == (self.saved_to, self._signature()):
-                        self.say(f"game saved in {self.saved_to}")
-                    else:
-                        self.say("game not saved")
+                    self.save_on_leaving()
                     return "quit"
         except (KeyboardInterrupt, InputEnded):
             self.say("")
-            if self.save_path:
-                self.save(self.save_path)
-                self.say(f"game saved to {self.save_path}")
+            self.save_on_leaving()
             raise
+        self.finish()
         if self.save_path:
             self.save(self.save_path)
-        self.finish()
+            self.say(f"record saved to {self.save_path}")
         return "over"
+
+    def save_on_leaving(self) -> None:
+        """Save to ``save_path`` if given; else say what is (not) saved where."""
+        if self.save_path:
+            self.save(self.save_path)
+            self.say(f"game saved to {self.save_path}; continue with: nochmal play --resume {self.save_path}")
+        elif self.saved is None:
+            self.say("game not saved (type 'save FILE' to keep a game, or start it with --save FILE)")
+        elif self.saved == (self.saved_to, self._signature()):
+            self.say(f"game saved in {self.saved_to}")
+        else:
+            self.say(f"the choices since {self.saved_to} was written are not saved; it still holds the game "
+                     f"as it was then (type 'save FILE' to keep a game, or start it with --save FILE)")
 
     def bot_turn(self, p: int) -> None:
         g = self.game
@@ -547,14 +410,12 @@ class Session:
             self.say("no placement matches" if filters else "no placement is possible: pass (0)")
 
     def show_hint(self) -> None:
-        hint = load_hint()
-        if hint is None:
-            self.say("hints are unavailable (the hint bot nochmal.bots.hints is not installed)")
-            return
+        from nochmal.bots.hints import hint  # numpy and the tuple weights: loaded on first use
+
         try:
             tips = hint(self.game.clone(), top=3)
-        except Exception as exc:  # the hint bot is another module; a failure must not end the game
-            self.say(f"hints are unavailable: {exc}")
+        except NochmalError as exc:
+            self.say(f"no hint here: {exc}")
             return
         if not tips:
             self.say("the hint bot has no suggestion")
@@ -603,7 +464,7 @@ class Session:
     def mission_outcome(self):
         if self.mission is None:
             return None
-        from nochmal.missions.coop import mission_result
+        from nochmal.missions.coop import mission_result  # loads the graph measures: only for missions
 
         return mission_result(self.mission, self.game)
 
@@ -611,6 +472,7 @@ class Session:
         """The outcome as data (for --json)."""
         g = self.game
         data = {"mode": g.mode, "board": self.board.name, "seed": self.seed, "players": self.seats,
+                "names": [self.label(p) for p in range(g.n_players)],
                 "over": g.is_terminal(), "rolls": g.rolls_done, "scores": g.scores(),
                 "winners": g.winners() if g.is_terminal() and g.mode == "competitive" else None,
                 "sheets": [s.text() for s in g.sheets], "saved": self.save_path}
