@@ -185,6 +185,37 @@ def hint_for_sheet(body: HintBody):
             "hints": hint_items(best_choices(game, body.top))}
 
 
+class MissionStatusBody(BaseModel):
+    difficulty: Literal["easy", "normal", "hard"]
+    rolls_used: int = Field(..., ge=0, le=200)
+    sheets: list[str] = Field(..., min_length=1, max_length=4, description="One typed sheet per player.")
+    crosses: bool = Field(False, description="Also the fewest further crosses per sheet (CP-SAT, up to 5 s a figure).")
+
+
+@router.post("/missions/{mission_id}/status", summary="A team's progress (as `nochmal mission status --json`)")
+def mission_status_(mission_id: str, body: MissionStatusBody):
+    from nochmal.missions.coop import mission_status
+
+    m = builtin_mission(mission_id)
+    b = load_board(m.board)
+    sheets = []
+    for i, text in enumerate(body.sheets):
+        try:
+            sheets.append(parse_typed_sheet(text, b, f"sheets.{i}"))
+        except NochmalError as exc:
+            raise WebError(str(exc), f"sheets.{i}") from None
+    st = mission_status(m, body.difficulty, sheets, body.rolls_used, with_crosses=body.crosses)
+    data = st.to_dict()
+    bad = [(p, reasons) for p, reasons in enumerate(st.impossible) if reasons]
+    data = {**{k: v for k, v in data.items() if k != "objectives"},
+            "sheets": [f"sheets.{p}" for p in range(len(sheets))],
+            "impossible": [{"sheet": p + 1, "file": f"sheets.{p}", "reasons": r} for p, r in bad],
+            "objectives": data["objectives"]}
+    if bad:
+        data["all_met"] = None
+    return data
+
+
 # --- games -------------------------------------------------------------------------------
 class NewGame(BaseModel):
     kind: Literal["puzzle", "play"] = "play"

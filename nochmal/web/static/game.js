@@ -108,6 +108,11 @@
         esc(o.description) + "</li>";
     }
     box.innerHTML = html + "</ul>" + (state.over ? "<strong>" + esc(m.text) + "</strong>" : "");
+    // the short form stays in view with the dice while the player scrolls the sheets
+    const line = $("mission-line");
+    line.textContent = "rolls left " + left + " · " + m.objectives.map(o => (o.met ? "✔" : o.progress + "/" + o.total) +
+      " " + o.kind).join(" · ");
+    line.classList.remove("hidden");
   }
 
   function drawLog() {
