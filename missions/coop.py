@@ -27,7 +27,7 @@ from nochmal.sheet import Sheet
 from nochmal.impossible import impossible_sheet_reasons
 
 __all__ = ["load_mission", "coop_game", "mission_result", "mission_status", "MissionResult", "MissionStatus",
-           "play_mission", "mission_record", "record_game"]
+           "play_mission", "mission_record", "mission_outcome_line", "record_game"]
 
 
 def _check_setup(mission: Mission, difficulty: str, players: int) -> int:
@@ -215,3 +215,23 @@ def play_mission(mission: Mission, difficulty: str, agents: Sequence, seed: int,
     game = coop_game(mission, difficulty, len(agents), rules)
     play_game(game, list(agents), seed)
     return game, mission_result(mission, game)
+
+
+def mission_outcome_line(record: GameRecord, game: Game) -> str | None:
+    """The verdict line a picture of a co-op record shows (None for other records):
+    ``mission star-hunt (easy): WON on roll 17 of 30``."""
+    ref = record.extra.get("mission") if record.mode == "coop" else None
+    if not ref:
+        return None
+    difficulty = record.extra.get("difficulty", "")
+    try:
+        result = mission_result(load_mission(record.extra.get("mission_file") or ref), game)
+    except NochmalError as exc:  # a picture still draws when the mission file is gone
+        return f"mission {ref} ({difficulty}): outcome unknown ({exc})"
+    if result.won:
+        verdict = f"WON on roll {result.won_on} of {result.budget}"
+    elif result.finished:
+        verdict = f"LOST after {result.rolls_used} of {result.budget} rolls"
+    else:
+        verdict = f"in progress, roll {result.rolls_used} of {result.budget}"
+    return f"mission {ref} ({difficulty}): {verdict}"

@@ -16,6 +16,7 @@ jokers never come back).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.missions.model import Objective
@@ -137,6 +138,12 @@ def _missing_text(items, open_items: list[int], more: int, choose: bool) -> list
 
 
 def _crosses_for(sheet: Sheet, open_masks: list[int], more: int, choose: bool) -> CrossesEstimate:
+    return _crosses_cached(sheet, tuple(open_masks), more, choose)
+
+
+@lru_cache(maxsize=4096)
+def _crosses_cached(sheet: Sheet, open_masks: tuple[int, ...], more: int, choose: bool) -> CrossesEstimate:
+    """Cached per sheet state: a table room asks again after every tap on another sheet."""
     if more <= 0:
         return CrossesEstimate(0, 0, (), "exact")
     if choose:

@@ -48,7 +48,7 @@ def test_status_json_has_the_exact_fields(tmp_path):
         "lost_reasons": [], "sheets": [str(anna), str(ben)], "impossible": [],
     }
     assert {k: data[k] for k in expected_top} == expected_top
-    assert set(data) == set(expected_top) | {"objectives"}
+    assert set(data) == set(expected_top) | {"objectives", "team"}
     [obj] = data["objectives"]
     assert set(obj) == {"kind", "scope", "description", "met", "progress", "total", "contributing", "missing",
                         "fewest_crosses"}

@@ -113,7 +113,9 @@ def _load_pictures(file: Path, board: Optional[str]) -> tuple[list[SheetPicture]
         game = record.new_game()
         for _, game in record.replay(str(file)):
             pass
-        return record_pictures(record, game), record_heading(record, game)
+        from nochmal.missions.coop import mission_outcome_line  # the mission layer, only here
+
+        return record_pictures(record, game), record_heading(record, game, outcome=mission_outcome_line(record, game))
     b = board_arg(board or "classic")
     sheet = read_sheet_file(file, b)
     return [SheetPicture(f"{file.name}: {sheet.score()} points", sheet)], [f"{file.name} · {b.title} board"]

@@ -133,8 +133,13 @@ def status(
 
     Per objective: done or not, progress k of n, the contributing sheets,
     what is missing, and the fewest further crosses per sheet (exact, or
-    lower..upper marked approximate); and the rolls left. A sheet no legal
-    game can produce is reported with the reasons (exit 1).
+    lower..upper marked approximate); and the rolls left. Then who should
+    do what: the split of the missing columns, colours, stars and cells
+    across the sheets that needs the fewest rolls (at most 5 crosses a
+    roll per sheet; exact CP-SAT, or bounds at the time limit), the best
+    score still reachable for score targets, and "lost" with the reason as
+    soon as no split can finish in time (or jokers ran short). A sheet
+    no legal game can produce is reported with the reasons (exit 1).
 
     Example: nochmal mission status star-hunt -d normal -k 12 anna.txt ben.txt
 
@@ -147,7 +152,12 @@ def status(
     description, met, progress, total, contributing (sheet numbers),
     missing (texts), fewest_crosses}; fewest_crosses: per sheet null
     (score, jokers) or {exact, value (null unless exact), lower, upper,
-    method, cells (a crossing order that achieves upper)}.
+    method, cells (a crossing order that achieves upper)}; team (null if a
+    sheet is impossible): {split: {rolls (null unless exact), exact,
+    rolls_lower, rolls_upper, method, sheets: per sheet {sheet, items,
+    crosses, rolls}}, lost_early, lost_reasons, score_bounds}. state is
+    "lost" (with the split's reasons in lost_reasons) as soon as no split
+    can finish in the rolls left.
     """
     from nochmal.missions.coop import mission_status
     from nochmal.missions.loader import load_mission
@@ -162,15 +172,17 @@ def status(
     state_sheets = [read_sheet_any(p, b) for p in sheets]
     with err_console.status("searching the fewest further crosses per sheet (CP-SAT up to 5 s per figure)"):
         st = mission_status(m, difficulty, state_sheets, rolls_used)
-    data = st.to_dict()
-    state = st.state
+    plan = None
+    if not any(st.impossible):
+        from nochmal.missions.split import team_plan
+
+        with err_console.status("splitting the missing work across the sheets (CP-SAT up to 3 s)"):
+            plan = team_plan(m, state_sheets, st.rolls_left)
+    from nochmal.missions.split import status_document
+
+    data = status_document(st, [str(p) for p in sheets], plan)
+    state = data["state"]
     bad = [(p, reasons) for p, reasons in enumerate(st.impossible) if reasons]
-    data = {**{k: v for k, v in data.items() if k != "objectives"},
-            "sheets": [str(p) for p in sheets],
-            "impossible": [{"sheet": p + 1, "file": str(sheets[p]), "reasons": r} for p, r in bad],
-            "objectives": data["objectives"]}
-    if bad:
-        data["all_met"] = None
     if as_json:
         emit_json(data)
         if bad:
@@ -183,7 +195,7 @@ def status(
         raise typer.Exit(1)
     console.print(f"[bold]{m.name}[/bold] ({m.id}, {difficulty}, {st.players} player(s)): "
                   f"{rolls_used} of {st.budget} rolls used, {st.rolls_left} left — {state}", soft_wrap=True)
-    for reason in st.lost_reasons:
+    for reason in data["lost_reasons"]:
         console.print(f"{state}: {reason}", markup=False, soft_wrap=True)
     for o in st.objectives:
         mark = "[green]done[/green]" if o.met else "[red]not yet[/red]"
@@ -198,5 +210,7 @@ def status(
                 continue
             console.print(f"      sheet {p + 1} ({sheets[p]}): fewest further crosses {est.text()}", markup=False,
                           soft_wrap=True)
+    for line in plan.lines():
+        console.print(line, markup=False, soft_wrap=True)
 
 

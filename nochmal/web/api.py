@@ -12,6 +12,7 @@ import json
 import re
 import threading
 from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version as dist_version
 from pathlib import Path
 from typing import Literal, Optional
 
@@ -24,12 +25,13 @@ from nochmal.dice import Roll, seeded_rolls
 from nochmal.errors import NochmalError
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.game import Game
-from nochmal.terminal.setup import daily_seed
+from nochmal.missions.coop import mission_outcome_line
 from nochmal.move import Move
 from nochmal.record import GameRecord
 from nochmal.sheet import Sheet, parse_typed_sheet
 from nochmal.seats import seat_name
 from nochmal.svg import SheetPicture, pictures_svg, record_svg
+from nochmal.terminal.setup import daily_seed
 from nochmal.web.games import WebError, builtin_board, builtin_mission, check_id, new_id, parse_seat_list
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -40,6 +42,13 @@ ANALYSE_TIME_DEFAULT = 2.0  # seconds per solve (one per roll)
 ANALYSE_CAP = 600.0  # seconds of one analysis job at most
 
 
+def version() -> str:
+    try:
+        return dist_version("nochmal")
+    except PackageNotFoundError:  # running from a checkout without metadata
+        return "0+unknown"
+
+
 def _app(request: Request):
     return request.app.state
 
@@ -47,8 +56,6 @@ def _app(request: Request):
 # --- engine facts (the CLI's --json schemas) -------------------------------------------------
 @router.get("/health", summary="Liveness: {ok, version}")
 def health():
-    from nochmal.web.app import version
-
     return {"ok": True, "version": version()}
 
 
@@ -189,7 +196,8 @@ class MissionStatusBody(BaseModel):
     difficulty: Literal["easy", "normal", "hard"]
     rolls_used: int = Field(..., ge=0, le=200)
     sheets: list[str] = Field(..., min_length=1, max_length=4, description="One typed sheet per player.")
-    crosses: bool = Field(False, description="Also the fewest further crosses per sheet (CP-SAT, up to 5 s a figure).")
+    crosses: bool = Field(False, description="Also the fewest further crosses per sheet and the team's split of "
+                          "the missing work, as the CLI prints them (CP-SAT, seconds).")
 
 
 @router.post("/missions/{mission_id}/status", summary="A team's progress (as `nochmal mission status --json`)")
@@ -205,15 +213,14 @@ def mission_status_(mission_id: str, body: MissionStatusBody):
         except NochmalError as exc:
             raise WebError(str(exc), f"sheets.{i}") from None
     st = mission_status(m, body.difficulty, sheets, body.rolls_used, with_crosses=body.crosses)
-    data = st.to_dict()
-    bad = [(p, reasons) for p, reasons in enumerate(st.impossible) if reasons]
-    data = {**{k: v for k, v in data.items() if k != "objectives"},
-            "sheets": [f"sheets.{p}" for p in range(len(sheets))],
-            "impossible": [{"sheet": p + 1, "file": f"sheets.{p}", "reasons": r} for p, r in bad],
-            "objectives": data["objectives"]}
-    if bad:
-        data["all_met"] = None
-    return data
+    plan = None
+    if body.crosses and not any(st.impossible):
+        from nochmal.missions.split import team_plan
+
+        plan = team_plan(m, sheets, st.rolls_left)
+    from nochmal.missions.split import status_document
+
+    return status_document(st, [f"sheets.{p}" for p in range(len(sheets))], plan)
 
 
 # --- games -------------------------------------------------------------------------------
@@ -351,7 +358,8 @@ def game_record(game_id: str, request: Request, download: bool = False):
 def game_svg(game_id: str, request: Request, download: bool = False):
     web = _app(request).games.get(game_id)
     with web.lock:
-        text = record_svg(web.record(), web.game.clone())
+        record, game = web.record(), web.game.clone()
+        text = record_svg(record, game, outcome=mission_outcome_line(record, game))
     headers = {"Content-Disposition": f'attachment; filename="nochmal-{web.session.seed}.svg"'} if download else {}
     return Response(text, media_type="image/svg+xml", headers=headers)
 
@@ -484,7 +492,8 @@ def record_turn(rec_id: str, turn: int, request: Request, svg: bool = True):
 @router.get("/records/{rec_id}/svg", summary="The record as an SVG picture")
 def record_picture(rec_id: str, request: Request):
     record, states = _app(request).records.get(rec_id)
-    return Response(record_svg(record, states[-1]), media_type="image/svg+xml")
+    return Response(record_svg(record, states[-1], outcome=mission_outcome_line(record, states[-1])),
+                    media_type="image/svg+xml")
 
 
 # --- jobs ----------------------------------------------------------------------------------

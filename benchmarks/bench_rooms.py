@@ -1,0 +1,307 @@
+"""Table rooms under load (issue 19): propagation, status time, and a kill-and-restart count.
+
+Prints figures, asserts nothing. Three parts, each bounded in count and time:
+
+1. **Propagation**: a real server process on loopback; ``--rooms`` rooms (lockstep, 4
+   players) with 4 clients each. Every client holds its room's event stream open and
+   taps its own sheet ``--edits`` times (one cell more each time, a random pause of
+   50-250 ms between taps), all rooms at once. For every acknowledged edit and every
+   OTHER client of the room: the time from sending the tap to that client receiving the
+   ``sheet`` event. Also the tap's own round trip and the server time of the PUT and of
+   ``GET /api/rooms/{id}`` (``Server-Timing`` header) under that load.
+2. **Room status**, in this process (what the server's status child runs): a 4-seat room
+   of each shipped mission; after each single-seat edit, the quick status (what GET answers
+   at once), the full status with the per-sheet caches warm (only the edited sheet is
+   new), and a cold full status (caches cleared).
+3. **Kill and restart**: a server process, 4 seats writing edits as fast as they are
+   answered, SIGKILL after ``--kill-after`` seconds, restart on the same data folder;
+   edits acknowledged vs edits found.
+
+Usage:  nice -n 10 python benchmarks/bench_rooms.py [--rooms 20] [--edits 12] [--kill-after 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+CELLS = [f"{c}{r}" for c in "HGIJFKE" for r in range(1, 8)]  # a growing sheet: column H first
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def summary(values: list[float], unit: str = "ms") -> str:
+    if not values:
+        return "no samples"
+    return (f"n={len(values)}  p50 {pct(values, 0.5):.1f} {unit}  p95 {pct(values, 0.95):.1f} {unit}  "
+            f"max {max(values):.1f} {unit}")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(data_dir: Path, port: int) -> subprocess.Popen:
+    """The web app with the rooms (create_app, plus install when create_app does not yet)."""
+    code = (
+        "import sys, uvicorn\n"
+        "from nochmal.web.app import create_app\n"
+        "app = create_app(sys.argv[1])\n"
+        "if not hasattr(app.state, 'rooms'):\n"
+        "    from nochmal.web.rooms import install, RoomSettings\n"
+        "    install(app, sys.argv[1], RoomSettings(rooms_per_minute=10_000))\n"
+        "uvicorn.run(app, host='127.0.0.1', port=int(sys.argv[2]), log_level='warning')\n"
+    )
+    return subprocess.Popen([sys.executable, "-c", code, str(data_dir), str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def wait_up(url: str, seconds: float = 30) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            if httpx.get(url + "/api/rooms/options", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise SystemExit(f"error: the server at {url} did not come up within {seconds:g} s")
+
+
+def server_ms(res: httpx.Response) -> float | None:
+    timing = res.headers.get("server-timing", "")
+    return float(timing.split("dur=")[1]) if "dur=" in timing else None
+
+
+# --- 1. propagation ------------------------------------------------------------------------------
+async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: int) -> dict:
+    rng = random.Random(seed)
+    received: dict[tuple[str, int, int], float] = {}  # (room, version, client) -> arrival
+    sent: dict[tuple[str, int], tuple[float, int]] = {}  # (room, version) -> (send time, sender)
+    taps, put_server, get_server = [], [], []
+    limits = httpx.Limits(max_connections=400, max_keepalive_connections=400)
+    async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as http:
+        rooms = []
+        for _ in range(n_rooms):
+            code = (await http.post("/api/rooms", json={"mission": "lockstep", "difficulty": "normal",
+                                                        "players": 4})).json()["id"]
+            tokens = []
+            for k in range(4):
+                tokens.append((await http.post(f"/api/rooms/{code}/seats", json={"name": f"P{k}"})).json()["seat_token"])
+            await http.put(f"/api/rooms/{code}/rolls", json={"rolls_used": 20},
+                           headers={"Authorization": f"Bearer {tokens[0]}"})
+            rooms.append((code, tokens))
+        ready = asyncio.Event()
+        connected = 0
+
+        async def listen(code: str, client: int) -> None:
+            nonlocal connected
+            async with http.stream("GET", f"/api/rooms/{code}/events", timeout=None) as res:
+                event = None
+                async for line in res.aiter_lines():
+                    if line.startswith("event:"):
+                        event = line[6:].strip()
+                        if event == "sync":  # subscribed: the snapshot comes after the subscription
+                            connected += 1
+                            if connected == 4 * n_rooms:
+                                ready.set()
+                    elif line.startswith("id:") and event == "sheet":
+                        received[(code, int(line[3:].strip()), client)] = time.perf_counter()
+
+        async def tap(code: str, tokens: list[str], client: int) -> None:
+            await ready.wait()
+            for k in range(edits):
+                await asyncio.sleep(rng.uniform(0.05, 0.25))
+                start = time.perf_counter()
+                res = await http.put(f"/api/rooms/{code}/seats/{client}/sheet", json={"cells": CELLS[: k + 1]},
+                                     headers={"Authorization": f"Bearer {tokens[client]}"})
+                taps.append((time.perf_counter() - start) * 1000)
+                if res.status_code == 200:
+                    sent[(code, res.json()["version"])] = (start, client)
+                    if (ms := server_ms(res)) is not None:
+                        put_server.append(ms)
+                if client == 0 and k % 3 == 0:
+                    g = await http.get(f"/api/rooms/{code}")
+                    if (ms := server_ms(g)) is not None:
+                        get_server.append(ms)
+
+        listeners = [asyncio.create_task(listen(code, c)) for code, _ in rooms for c in range(4)]
+        started = time.perf_counter()
+        try:
+            await asyncio.wait_for(asyncio.gather(*(tap(code, tokens, c) for code, tokens in rooms for c in range(4))),
+                                   limit)
+            await asyncio.sleep(1.0)  # let the last events arrive
+        except asyncio.TimeoutError:
+            print(f"  (stopped at the {limit:g} s limit)")
+        elapsed = time.perf_counter() - started
+        for task in listeners:
+            task.cancel()
+        await asyncio.gather(*listeners, return_exceptions=True)
+    delays, missing = [], 0
+    for (code, version), (start, sender) in sent.items():
+        for client in range(4):
+            if client == sender:
+                continue
+            arrival = received.get((code, version, client))
+            if arrival is None:
+                missing += 1
+            else:
+                delays.append((arrival - start) * 1000)
+    return {"delays": delays, "missing": missing, "taps": taps, "put_server": put_server,
+            "get_server": get_server, "edits": len(sent), "elapsed": elapsed}
+
+
+# --- 2. status time -------------------------------------------------------------------------------
+def status_times(edits: int, seed: int) -> None:
+    from nochmal.missions import objectives, split
+    from nochmal.missions.loader import builtin_missions
+    from nochmal.web.rooms.model import RoomSpec, SheetState
+    from nochmal.web.rooms.status import full_status, quick_status
+    from nochmal.web.rooms.store import Room, Seat
+    from nochmal.board import load_board
+
+    board = load_board("classic")
+    rng = random.Random(seed)
+    print(f"{'mission':14} {'quick (GET) ms':>22} {'full, warm caches ms':>26} {'full, cold ms':>22}")
+    for mission in builtin_missions():
+        spec = RoomSpec("mission", "classic", 4, mission.id, "normal")
+        states = [0] * 4
+        anchored = [board.start_mask] * 4
+        quick, warm, cold = [], [], []
+        for k in range(edits):
+            seat = k % 4
+            for _ in range(3):  # three legal crosses on this seat's sheet
+                open_anchored = [b for b in range(board.n_cells)
+                                 if anchored[seat] >> b & 1 and not states[seat] >> b & 1]
+                bit = rng.choice(open_anchored)
+                states[seat] |= 1 << bit
+                anchored[seat] |= board.neighbour_mask[bit]
+            room = Room("bench", spec, 10 + k, k, 0.0, 0.0,
+                        tuple(Seat(s, f"P{s}", SheetState(states[s]), k) for s in range(4)))
+            t = time.perf_counter()
+            quick_status(room)
+            quick.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            full_status(room)
+            warm.append((time.perf_counter() - t) * 1000)
+            if k % 4 == 3:
+                objectives._crosses_cached.cache_clear()
+                split._FIGURES.clear()
+                t = time.perf_counter()
+                full_status(room)
+                cold.append((time.perf_counter() - t) * 1000)
+        print(f"{mission.id:14} {pct(quick, 0.5):9.1f} / {pct(quick, 0.95):6.1f} p95 "
+              f"{pct(warm, 0.5):11.1f} / {pct(warm, 0.95):7.1f} p95 {pct(cold, 0.5):9.1f} / {pct(cold, 0.95):7.1f} p95")
+
+
+# --- 3. kill and restart ---------------------------------------------------------------------------
+async def kill_and_restart(kill_after: float) -> tuple[int, int, int]:
+    """(edits acknowledged, of those found after the restart, unanswered edits found too)."""
+    data = Path(tempfile.mkdtemp(prefix="bench-rooms-"))
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = start_server(data, port)
+    wait_up(url)
+    acked = [-1] * 4
+    async with httpx.AsyncClient(base_url=url, timeout=5) as http:
+        code = (await http.post("/api/rooms", json={"mode": "competitive", "players": 4})).json()["id"]
+        tokens = [(await http.post(f"/api/rooms/{code}/seats", json={"name": f"P{k}"})).json()["seat_token"]
+                  for k in range(4)]
+        cells = [f"{c}{r}" for r in range(1, 8) for c in "ABCDEFGHIJKLMNO"]
+
+        async def writer(seat: int) -> None:
+            for k in range(len(cells)):
+                try:
+                    res = await http.put(f"/api/rooms/{code}/seats/{seat}/sheet", json={"cells": cells[: k + 1]},
+                                         headers={"Authorization": f"Bearer {tokens[seat]}"})
+                except httpx.HTTPError:
+                    return
+                if res.status_code != 200:
+                    return
+                acked[seat] = k
+
+        tasks = [asyncio.create_task(writer(s)) for s in range(4)]
+        await asyncio.sleep(kill_after)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        await asyncio.gather(*tasks, return_exceptions=True)
+    proc = start_server(data, port)
+    try:
+        wait_up(url)
+        room = httpx.get(f"{url}/api/rooms/{code}").json()
+        found_acked = extra = 0
+        for seat in range(4):
+            held = len(room["seats"][seat]["cells"]) - 1
+            found_acked += min(held, acked[seat]) + 1
+            extra += max(0, held - acked[seat])
+        return sum(a + 1 for a in acked), found_acked, extra
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rooms", type=int, default=20, help="rooms of 4 clients each (default 20)")
+    parser.add_argument("--edits", type=int, default=12, help="taps per client (default 12)")
+    parser.add_argument("--limit", type=float, default=120.0, help="time limit of the load part, seconds")
+    parser.add_argument("--status-edits", type=int, default=8, help="edits per mission in the status part")
+    parser.add_argument("--kill-after", type=float, default=2.0, help="seconds of edits before the SIGKILL")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    for name in ("rooms", "edits", "status_edits"):
+        if getattr(args, name) < 1:
+            raise SystemExit(f"error: --{name.replace('_', '-')} must be at least 1")
+    print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1/5/15 min), "
+          f"{os.cpu_count()} cores, python {sys.version.split()[0]}")
+
+    print(f"\n1. propagation: {args.rooms} rooms x 4 clients, {args.edits} taps each, loopback")
+    data = Path(tempfile.mkdtemp(prefix="bench-rooms-"))
+    port = free_port()
+    proc = start_server(data, port)
+    try:
+        wait_up(f"http://127.0.0.1:{port}")
+        r = asyncio.run(propagation(f"http://127.0.0.1:{port}", args.rooms, args.edits, args.limit, args.seed))
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    print(f"  {r['edits']} edits acknowledged in {r['elapsed']:.1f} s; deliveries to the other 3 clients missing: "
+          f"{r['missing']}")
+    print(f"  tap -> other phones:   {summary(r['delays'])}")
+    print(f"  tap round trip:        {summary(r['taps'])}")
+    print(f"  PUT sheet server time: {summary(r['put_server'])}")
+    print(f"  GET room server time:  {summary(r['get_server'])}")
+
+    print(f"\n2. room status of a 4-seat room, {args.status_edits} single-seat edits per mission (p50 / p95)")
+    status_times(args.status_edits, args.seed)
+
+    print(f"\n3. kill and restart after {args.kill_after:g} s of edits from 4 seats")
+    acked, found, extra = asyncio.run(kill_and_restart(args.kill_after))
+    print(f"  edits acknowledged {acked}, found after the restart {found} (unanswered edits also stored: {extra})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,646 @@
+"""Who should do what: the split of a mission's missing work across the team's sheets.
+
+``mission status`` says how many further crosses ONE sheet would need to finish an objective
+alone. A team wants more: which sheet takes which missing star, column, colour or cell so
+that the whole mission is done in the fewest rolls. A sheet crosses at most 5 cells a roll
+(one colour group of up to five; dice are ignored, as in nochmal/sheetgraph.py), all sheets cross
+in the same roll, so the slowest sheet decides: a split needs ``max over sheets of
+ceil(crosses / 5)`` rolls.
+
+The instance is plain data (:class:`SplitInstance`): *units* (a missing item and, per sheet,
+the open cells that sheet would have to cross for it, or None where it is not that sheet's
+to do) and *demands* (at least ``need`` of some units done; demands of one ``group`` are
+alternatives, one of them suffices: the ``any`` scope). Two exact models, both CP-SAT:
+
+- **subsets** (few units per sheet): the fewest crosses of every subset of a sheet's units is
+  computed once (nochmal/sheetgraph.py ``fewest_crosses``, exact or an interval), then a CP-SAT
+  model picks one subset per sheet. Interval figures give two solves: on the lower figures
+  (a lower bound on the rolls) and on the upper ones (a split that is really achievable).
+- **cells** (many units, e.g. 15 stars): one CP-SAT model with a cross variable per open
+  cell and sheet, connected to the crossed region by a single-commodity flow (a legal
+  crossing order exists exactly when every new cell hangs off the anchored region), stopped
+  by a time limit; then it reports the proven bound and the best split found.
+
+Both minimise the rolls first, then the total crosses. Cheap valid lower bounds (every unit
+must be paid by its cheapest sheet) guard both. :func:`check_split` validates a split
+without any solver. The crossing path of each sheet is a real order (each cell anchored when
+placed) from ``fewest_crosses`` on the sheet's chosen target.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from nochmal.bitsets import bit_list
+from nochmal.board import COLOURS
+from nochmal.missions.model import IN_PROGRESS, LOST, Mission
+from nochmal.missions.objectives import items_needed, objective_items, team_score
+from nochmal.sheet import Sheet
+from nochmal.sheetgraph import CrossesEstimate, cross_distances, fewest_crosses
+
+CROSSES_PER_ROLL = 5  # rules.md: a roll's placement is at most 5 cells (a number die shows 1-5 or '?')
+SUBSET_LIMIT = 64  # subsets of one sheet's units up to which the subsets model runs (2^6)
+SPLIT_SECONDS = 3.0  # CP-SAT time limit of one split
+_FIGURE_EXACT_LIMIT = 8  # Dreyfus-Wagner terminals for the per-subset figures (3^8 work, milliseconds)
+
+
+def rolls_for(crosses: int) -> int:
+    """Rolls a sheet needs for ``crosses`` further crosses at 5 a roll."""
+    return -(-crosses // CROSSES_PER_ROLL)
+
+
+# --- the instance -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Unit:
+    """One missing item: ``masks[p]`` are the cells sheet p would still cross for it (None:
+    not sheet p's to do, e.g. another sheet's own column in an ``each`` objective)."""
+
+    name: str
+    objective: int
+    masks: tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class Demand:
+    """At least ``need`` of ``units`` must be done; demands sharing a ``group`` are
+    alternatives (one of them suffices)."""
+
+    units: tuple[int, ...]
+    need: int
+    group: int | None = None
+
+
+@dataclass(frozen=True)
+class SplitInstance:
+    sheets: tuple[Sheet, ...]
+    units: tuple[Unit, ...]
+    demands: tuple[Demand, ...]
+
+
+def split_instance(mission: Mission, sheets) -> SplitInstance:
+    """Units and demands for every set objective (columns, colours, stars, cells) not yet met.
+
+    team: each item no sheet has done is a unit any sheet may take (``need`` more of them);
+    each: a sheet's own open items are units only it may take; any: per sheet one
+    alternative demand over that sheet's open items. Score and jokers objectives have no
+    cells to split (see :func:`score_bounds` and :func:`lost_early`).
+    """
+    sheets = tuple(sheets)
+    n = len(sheets)
+    units: list[Unit] = []
+    demands: list[Demand] = []
+    group = 0
+    for k, obj in enumerate(mission.objectives):
+        if obj.kind in ("score", "jokers_left"):
+            continue
+        items = objective_items(obj, sheets[0].board)
+        need = items_needed(obj, items)
+        done = [[m & ~s.crossed == 0 for _, m in items] for s in sheets]
+        label = _item_label(obj.kind)
+        if obj.scope == "team":
+            pooled = [any(d[i] for d in done) for i in range(len(items))]
+            more = need - sum(pooled)
+            if more <= 0:
+                continue
+            ids = []
+            for i, (name, mask) in enumerate(items):
+                if not pooled[i]:
+                    ids.append(len(units))
+                    units.append(Unit(f"{label} {name}", k, tuple(mask & ~s.crossed for s in sheets)))
+            demands.append(Demand(tuple(ids), more))
+            continue
+        per_sheet = []
+        for p in range(n):
+            more = need - sum(done[p])
+            ids = []
+            for i, (name, mask) in enumerate(items):
+                if not done[p][i] and more > 0:
+                    ids.append(len(units))
+                    masks = tuple(mask & ~sheets[p].crossed if q == p else None for q in range(n))
+                    units.append(Unit(f"{label} {name}", k, masks))
+            per_sheet.append((tuple(ids), more))
+        if obj.scope == "each":
+            demands.extend(Demand(ids, more) for ids, more in per_sheet if more > 0)
+        elif all(more > 0 for _, more in per_sheet):  # any: nobody has it yet
+            demands.extend(Demand(ids, more, group) for ids, more in per_sheet)
+            group += 1
+    return SplitInstance(sheets, tuple(units), tuple(demands))
+
+
+def _item_label(kind: str) -> str:
+    return {"columns": "column", "colours": "colour", "stars": "star", "cells": "cell"}[kind]
+
+
+# --- the answer -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SheetPlan:
+    """What one sheet should do: its units, the crosses (exact or an interval) and a path."""
+
+    units: tuple[int, ...]
+    crosses: CrossesEstimate
+
+    @property
+    def rolls(self) -> int:
+        return rolls_for(self.crosses.upper)
+
+
+@dataclass(frozen=True)
+class Split:
+    """The fewest rolls that finish the set objectives: ``rolls_lower`` .. ``rolls_upper``
+    (equal when proven), and the plan per sheet that achieves ``rolls_upper``."""
+
+    instance: SplitInstance
+    rolls_lower: int
+    rolls_upper: int
+    plans: tuple[SheetPlan, ...]
+    method: str
+
+    @property
+    def exact(self) -> bool:
+        return self.rolls_lower == self.rolls_upper
+
+    def to_dict(self) -> dict:
+        inst = self.instance
+        return {
+            "rolls": self.rolls_upper if self.exact else None, "exact": self.exact,
+            "rolls_lower": self.rolls_lower, "rolls_upper": self.rolls_upper, "method": self.method,
+            "sheets": [{"sheet": p + 1, "items": [inst.units[u].name for u in plan.units],
+                        "crosses": plan.crosses.to_dict(), "rolls": plan.rolls}
+                       for p, plan in enumerate(self.plans)],
+        }
+
+    def lines(self) -> list[str]:
+        """Human-readable lines: the total, then one line per sheet with work to do."""
+        inst = self.instance
+        if not inst.demands:
+            return ["nothing left to split: every cell objective is met"]
+        total = str(self.rolls_upper) if self.exact else f"{self.rolls_lower}..{self.rolls_upper} (bounds)"
+        out = [f"fewest rolls for the cell objectives: {total} (slowest sheet; at most "
+               f"{CROSSES_PER_ROLL} crosses a roll; {self.method})"]
+        for p, plan in enumerate(self.plans):
+            if not plan.units:
+                out.append(f"  sheet {p + 1}: nothing needed")
+                continue
+            out.append(f"  sheet {p + 1}: {', '.join(inst.units[u].name for u in plan.units)} — "
+                       f"{plan.crosses.text()} crosses, {plan.rolls} roll(s)")
+        return out
+
+
+def check_split(inst: SplitInstance, assignment: list[tuple[int, ...]]) -> list[str]:
+    """Solver-free check that an assignment of units to sheets meets every demand (empty: ok)."""
+    problems = []
+    done = set()
+    for p, units in enumerate(assignment):
+        for u in units:
+            if inst.units[u].masks[p] is None:
+                problems.append(f"{inst.units[u].name} is not sheet {p + 1}'s to do")
+            done.add(u)
+    groups: dict[int, bool] = {}
+    for d in inst.demands:
+        ok = sum(1 for u in d.units if u in done) >= d.need
+        if d.group is None:
+            if not ok:
+                problems.append(f"only {sum(1 for u in d.units if u in done)} of {d.need} needed units done")
+        else:
+            groups[d.group] = groups.get(d.group, False) or ok
+    problems.extend(f"no sheet meets alternative group {g}" for g, ok in groups.items() if not ok)
+    return problems
+
+
+# --- per-sheet figures (cached per sheet state) ------------------------------------------------
+_FIGURES: OrderedDict = OrderedDict()
+_FIGURES_LOCK = threading.Lock()
+_FIGURES_MAX = 200_000
+
+
+def sheet_crosses(sheet: Sheet, target: int, time_limit: float = 0.0) -> CrossesEstimate:
+    """``fewest_crosses`` cached per (board, crossed cells, target, time limit): a room asks the
+    same figures again after every tap on another sheet."""
+    key = (sheet.board.name, id(sheet.board), sheet.crossed, target, time_limit)
+    with _FIGURES_LOCK:
+        hit = _FIGURES.get(key)
+        if hit is not None:
+            _FIGURES.move_to_end(key)
+            return hit
+    est = fewest_crosses(sheet, target, _FIGURE_EXACT_LIMIT if time_limit == 0 else 12, time_limit)
+    with _FIGURES_LOCK:
+        _FIGURES[key] = est
+        if len(_FIGURES) > _FIGURES_MAX:
+            _FIGURES.popitem(last=False)
+    return est
+
+
+def _target(inst: SplitInstance, p: int, units) -> int:
+    mask = 0
+    for u in units:
+        mask |= inst.units[u].masks[p]
+    return mask
+
+
+def unit_lower_bound(inst: SplitInstance) -> int:
+    """A valid lower bound on the rolls: a demand's cheapest units' cells shared evenly by the
+    sheets that may take them; each unit of a demand that needs all its units paid by its
+    cheapest sheet; each sheet paying its own forced units together."""
+    best = 0
+    n = len(inst.sheets)
+    for d in inst.demands:
+        if d.group is not None:
+            continue
+        # the units of one objective are disjoint cells: together they cost at least their sizes,
+        # shared by the sheets that may take them
+        sizes = sorted(min(inst.units[u].masks[p].bit_count() for p in range(n) if inst.units[u].masks[p] is not None)
+                       for u in d.units)
+        takers = {p for u in d.units for p in range(n) if inst.units[u].masks[p] is not None}
+        best = max(best, rolls_for(-(-sum(sizes[: d.need]) // len(takers))))
+        if d.need < len(d.units):
+            continue
+        forced_on: dict[int, list[int]] = {}
+        for u in d.units:
+            allowed = [p for p in range(n) if inst.units[u].masks[p] is not None]
+            if len(allowed) == 1:
+                forced_on.setdefault(allowed[0], []).append(u)
+            else:
+                cheapest = min(sheet_crosses(inst.sheets[p], inst.units[u].masks[p]).lower for p in allowed)
+                best = max(best, rolls_for(cheapest))
+        for p, units in forced_on.items():
+            best = max(best, rolls_for(sheet_crosses(inst.sheets[p], _target(inst, p, units)).lower))
+    return best
+
+
+# --- solving ----------------------------------------------------------------------------------
+def solve_split(inst: SplitInstance, time_limit: float = SPLIT_SECONDS, model: str | None = None) -> Split:
+    """The split with the fewest rolls (then fewest crosses); ``model`` forces "subsets" or "cells"."""
+    n = len(inst.sheets)
+    if not inst.demands:
+        return Split(inst, 0, 0, tuple(SheetPlan((), CrossesEstimate(0, 0)) for _ in range(n)), "nothing to do")
+    allowed = [[u for u in range(len(inst.units)) if inst.units[u].masks[p] is not None] for p in range(n)]
+    if model is None:
+        model = "subsets" if all(2 ** len(a) <= SUBSET_LIMIT for a in allowed) else "cells"
+    if model == "subsets":
+        return _solve_subsets(inst, allowed, time_limit)
+    return _solve_cells(inst, allowed, time_limit)
+
+
+def _plans(inst: SplitInstance, assignment: list[tuple[int, ...]], time_limit: float) -> tuple[SheetPlan, ...]:
+    """Per sheet: its units with a real crossing path (fewest_crosses on the union)."""
+    plans = []
+    for p, units in enumerate(assignment):
+        est = sheet_crosses(inst.sheets[p], _target(inst, p, units), time_limit) if units else CrossesEstimate(0, 0)
+        path = readable_path(inst.sheets[p], est.cells)
+        plans.append(SheetPlan(tuple(sorted(units)), CrossesEstimate(est.lower, est.upper, path, est.method)))
+    return tuple(plans)
+
+
+def readable_path(sheet: Sheet, cells) -> tuple[str, ...]:
+    """The same cells in an order a person can follow: each cell anchored when crossed,
+    continuing next to the previous cross (same colour first) where possible, else the
+    first anchored cell in reading order."""
+    board = sheet.board
+    left = board.mask_of(cells)
+    anchored = sheet.anchored
+    order: list[int] = []
+    while left:
+        ready = left & anchored
+        if not ready:
+            raise ValueError("the path's cells are not connected to the crossed region")
+        pool = ready
+        if order:
+            near = ready & board.neighbour_mask[order[-1]]
+            same = [b for b in bit_list(near) if board.colour_of_bit(b) == board.colour_of_bit(order[-1])]
+            pool = (1 << min(same, key=lambda b: board.index_of_bit[b])) if same else (near or ready)
+        bit = min(bit_list(pool), key=lambda b: board.index_of_bit[b])
+        order.append(bit)
+        left &= ~(1 << bit)
+        anchored |= board.neighbour_mask[bit]
+    return tuple(board.cell_name(b) for b in order)
+
+
+def _solve_subsets(inst: SplitInstance, allowed: list[list[int]], time_limit: float) -> Split:
+    figures: list[list[tuple[tuple[int, ...], CrossesEstimate]]] = []
+    for p, units in enumerate(allowed):
+        rows = []
+        for size in range(len(units) + 1):
+            for subset in combinations(units, size):
+                target = _target(inst, p, subset)
+                rows.append((subset, sheet_crosses(inst.sheets[p], target) if subset else CrossesEstimate(0, 0)))
+        figures.append(rows)
+    exact_figures = all(est.exact for rows in figures for _, est in rows)
+    high_r, assignment, high_status = _pick_subsets(inst, figures, "upper", time_limit)
+    if exact_figures:
+        low_r, low_status = high_r, high_status
+    else:
+        low_r, _, low_status = _pick_subsets(inst, figures, "lower", time_limit)
+    plans = _plans(inst, assignment, 0.0)
+    upper = max(plan.rolls for plan in plans)
+    lower = max(low_r, unit_lower_bound(inst))
+    lower = min(lower, upper)
+    method = "cp-sat over the fewest crosses of every subset"
+    if lower < upper:
+        method += " (bounds: some figures are intervals)" if not exact_figures else " (bounds: time limit)"
+    return Split(inst, lower, upper, plans, method)
+
+
+def _pick_subsets(inst, figures, side: str, time_limit: float):
+    """CP-SAT: one subset per sheet, demands met, minimise rolls then crosses."""
+    from ortools.sat.python import cp_model
+
+    m = cp_model.CpModel()
+    n = len(inst.sheets)
+    rolls = m.NewIntVar(0, 10_000, "rolls")
+    chosen = []
+    covered: dict[int, list] = {u: [] for u in range(len(inst.units))}
+    total_crosses = []
+    for p in range(n):
+        zs = []
+        for s, (subset, est) in enumerate(figures[p]):
+            z = m.NewBoolVar(f"z{p}_{s}")
+            zs.append((z, subset, est))
+            crosses = est.lower if side == "lower" else est.upper
+            m.Add(rolls >= rolls_for(crosses)).OnlyEnforceIf(z)
+            total_crosses.append(crosses * z)
+            for u in subset:
+                covered[u].append(z)
+        m.AddExactlyOne(z for z, _, _ in zs)
+        chosen.append(zs)
+    _add_demands(m, inst, covered)
+    m.Minimize(rolls * 10_000 + sum(total_crosses))
+    solver = _solver(time_limit)
+    status = solver.Solve(m)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        raise ValueError("no split meets the demands (a unit no sheet may take)")
+    assignment = [next(subset for z, subset, _ in zs if solver.Value(z)) for zs in chosen]
+    bound = int(solver.BestObjectiveBound()) // 10_000
+    return (solver.Value(rolls) if status == cp_model.OPTIMAL else bound, assignment,
+            "optimal" if status == cp_model.OPTIMAL else "feasible")
+
+
+def _add_demands(m, inst: SplitInstance, covered: dict[int, list]) -> None:
+    """done[u] only if some sheet takes u; each demand (or one of its group) has ``need`` done."""
+    done = {}
+    for u, takers in covered.items():
+        v = m.NewBoolVar(f"done{u}")
+        m.Add(v <= sum(takers)) if takers else m.Add(v == 0)
+        done[u] = v
+    groups: dict[int, list] = {}
+    for k, d in enumerate(inst.demands):
+        if d.group is None:
+            m.Add(sum(done[u] for u in d.units) >= d.need)
+        else:
+            met = m.NewBoolVar(f"met{k}")
+            m.Add(sum(done[u] for u in d.units) >= d.need).OnlyEnforceIf(met)
+            groups.setdefault(d.group, []).append(met)
+    for mets in groups.values():
+        m.AddBoolOr(mets)
+
+
+def _solver(time_limit: float):
+    from ortools.sat.python import cp_model
+
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = max(0.05, time_limit)
+    solver.parameters.num_workers = 2
+    solver.parameters.random_seed = 0
+    return solver
+
+
+def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float = 1.0) -> list[tuple[int, ...]]:
+    """A good split fast (an upper bound and the CP-SAT hint): units go, hardest first, to the
+    sheet where the slowest sheet grows least; then units move off the slowest sheet while
+    that lowers (rolls, crosses). Demands that need only some units take their cheapest ones;
+    of alternative demands, the cheapest alternative."""
+    import time
+
+    n = len(inst.sheets)
+    deadline = time.monotonic() + seconds
+
+    def cost(p: int, units) -> int:
+        return sheet_crosses(inst.sheets[p], _target(inst, p, units)).upper if units else 0
+
+    def single(u: int) -> int:
+        return min(cost(p, (u,)) for p in range(n) if inst.units[u].masks[p] is not None)
+
+    wanted: list[int] = []
+    groups: dict[int, list[Demand]] = {}
+    for d in inst.demands:
+        if d.group is None:
+            wanted.extend(sorted(d.units, key=single)[: d.need])
+        else:
+            groups.setdefault(d.group, []).append(d)
+    for alternatives in groups.values():
+        best = min(alternatives, key=lambda d: sum(sorted(single(u) for u in d.units)[: d.need]))
+        wanted.extend(sorted(best.units, key=single)[: best.need])
+    assignment: list[list[int]] = [[] for _ in range(n)]
+    for u in sorted(set(wanted), key=single, reverse=True):
+        options = []
+        for p in range(n):
+            if inst.units[u].masks[p] is None:
+                continue
+            trial = cost(p, assignment[p] + [u])
+            slowest = max([rolls_for(trial)] + [rolls_for(cost(q, assignment[q])) for q in range(n) if q != p])
+            options.append((slowest, trial - cost(p, assignment[p]), p))
+        assignment[min(options)[2]].append(u)
+
+    def score(assign) -> tuple[int, int]:
+        costs = [cost(p, assign[p]) for p in range(n)]
+        return max(rolls_for(c) for c in costs), sum(costs)
+
+    current = score(assignment)
+    improved = True
+    while improved and time.monotonic() < deadline:
+        improved = False
+        slow = max(range(n), key=lambda p: cost(p, assignment[p]))
+        for u in list(assignment[slow]):
+            for q in range(n):
+                if q == slow or inst.units[u].masks[q] is None or time.monotonic() > deadline:
+                    continue
+                trial = [list(a) for a in assignment]
+                trial[slow].remove(u)
+                trial[q].append(u)
+                value = score(trial)
+                if value < current:
+                    assignment, current, improved = trial, value, True
+                    break
+            if improved:
+                break
+    return [tuple(a) for a in assignment]
+
+
+def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: float) -> Split:
+    """One cross variable per (sheet, open cell); a flow from the crossed region keeps every
+    sheet's new cells connected to it (so they can be crossed one by one, anchored)."""
+    from ortools.sat.python import cp_model
+
+    m = cp_model.CpModel()
+    n = len(inst.sheets)
+    rolls = m.NewIntVar(0, 10_000, "rolls")
+    covered: dict[int, list] = {u: [] for u in range(len(inst.units))}
+    cross_vars = []
+    take_vars = []
+    all_crosses = []
+    for p, sheet in enumerate(inst.sheets):
+        board = sheet.board
+        open_bits = bit_list(board.full_mask & ~sheet.crossed)
+        cap = len(open_bits)
+        y = {b: m.NewBoolVar(f"y{p}_{b}") for b in open_bits}
+        inflow: dict[int, list] = {b: [] for b in open_bits}
+        outflow: dict[int, list] = {b: [] for b in open_bits}
+        for b in open_bits:
+            if sheet.anchored >> b & 1:  # the crossed region (or the start column) feeds it
+                f = m.NewIntVar(0, cap, f"r{p}_{b}")
+                m.Add(f <= cap * y[b])
+                inflow[b].append(f)
+            for c in bit_list(board.neighbour_mask[b] & ~sheet.crossed):
+                f = m.NewIntVar(0, cap, f"f{p}_{b}_{c}")
+                m.Add(f <= cap * y[b])
+                m.Add(f <= cap * y[c])
+                outflow[b].append(f)
+                inflow[c].append(f)
+        for b in open_bits:
+            m.Add(sum(inflow[b]) - sum(outflow[b]) == y[b])
+        crosses = sum(y.values())
+        m.Add(CROSSES_PER_ROLL * rolls >= crosses)
+        all_crosses.append(crosses)
+        takes = {}
+        for u in allowed[p]:
+            t = m.NewBoolVar(f"t{p}_{u}")
+            for b in bit_list(inst.units[u].masks[p]):
+                m.AddImplication(t, y[b])
+            covered[u].append(t)
+            takes[u] = t
+        cross_vars.append(y)
+        take_vars.append(takes)
+    _add_demands(m, inst, covered)
+    big = 1 + sum(len(y) for y in cross_vars)
+    m.Minimize(rolls * big + sum(all_crosses))
+    lower_cheap = unit_lower_bound(inst)
+    m.Add(rolls >= lower_cheap)
+    greedy = greedy_split(inst, allowed, time_limit / 3)
+    greedy_plans = _plans(inst, greedy, 0.0)
+    for p, plan in enumerate(greedy_plans):  # the greedy split as the solver's first solution
+        path = inst.sheets[p].board.mask_of(plan.crosses.cells)
+        for b, var in cross_vars[p].items():
+            m.AddHint(var, bool(path >> b & 1))
+        for u, t in take_vars[p].items():
+            m.AddHint(t, u in plan.units)
+    solver = _solver(time_limit * 2 / 3)
+    status = solver.Solve(m)
+    plans = greedy_plans
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        assignment = [tuple(u for u, t in takes.items() if solver.Value(t)) for takes in take_vars]
+        found = _plans(inst, assignment, 0.0)
+        if (max(p.rolls for p in found), sum(p.crosses.upper for p in found)) < \
+                (max(p.rolls for p in plans), sum(p.crosses.upper for p in plans)):
+            plans = found
+    upper = max(plan.rolls for plan in plans)
+    if status == cp_model.UNKNOWN or status == cp_model.FEASIBLE:
+        lower = max(lower_cheap, math.ceil((solver.BestObjectiveBound() - (big - 1)) / big))
+    elif status == cp_model.OPTIMAL:
+        lower = solver.Value(rolls)
+    else:
+        raise ValueError("no split meets the demands (a unit no sheet may take)")
+    lower = min(lower, upper)
+    method = "cp-sat over the cells of every sheet" + ("" if lower == upper else f" (bounds: {time_limit:g} s limit)")
+    return Split(inst, lower, upper, plans, method)
+
+
+# --- early loss and score bounds ---------------------------------------------------------
+def best_score_bound(sheet: Sheet, rolls_left: int) -> int:
+    """An upper bound on the sheet's team-rules score after ``rolls_left`` more rolls: every
+    column and colour its fewest crosses alone could still finish, every star it could still
+    reach, and the jokers it has left (jokers never come back). Items are counted
+    independently, so the bound is valid but not always reachable."""
+    board = sheet.board
+    budget = CROSSES_PER_ROLL * rolls_left
+    score = team_score(sheet)
+    for c in range(board.cols):
+        mask = board.column_mask[c]
+        if mask & ~sheet.crossed and sheet_crosses(sheet, mask).lower <= budget:
+            score += board.column_points_first[c]
+    for colour in COLOURS:
+        mask = board.colour_mask[colour]
+        if mask & ~sheet.crossed and sheet_crosses(sheet, mask).lower <= budget:
+            score += board.colour_bonus_first
+    dist = cross_distances(sheet)
+    for b in bit_list(board.star_mask & ~sheet.crossed):
+        if dist.get(b, budget + 1) <= budget:
+            score += board.star_penalty
+    return score
+
+
+@dataclass
+class TeamPlan:
+    """Everything beyond one-sheet figures: the split, the early loss, score bounds."""
+
+    split: Split
+    rolls_left: int
+    lost_early: list[str] = field(default_factory=list)
+    score_bounds: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"split": self.split.to_dict(), "lost_early": bool(self.lost_early),
+                "lost_reasons": self.lost_early, "score_bounds": self.score_bounds}
+
+    def lines(self) -> list[str]:
+        out = ["who should do what:"] + ["  " + line for line in self.split.lines()]
+        for b in self.score_bounds:
+            out.append(f"  {b['description']}: best still reachable at most {b['best_reachable']} "
+                       f"(needs {b['target']})")
+        return out  # the reasons of an early loss are printed with the state (status_document)
+
+
+def team_plan(mission: Mission, sheets, rolls_left: int, time_limit: float = SPLIT_SECONDS) -> TeamPlan:
+    """The split, the score bounds and every reason the mission can no longer be won."""
+    sheets = list(sheets)
+    n = len(sheets)
+    split = solve_split(split_instance(mission, sheets), time_limit)
+    lost = []
+    if split.rolls_lower > rolls_left:
+        lost.append(f"the best split of the missing cell objectives needs at least {split.rolls_lower} roll(s), "
+                    f"only {rolls_left} left")
+    bounds = []
+    for obj in mission.objectives:
+        if obj.kind == "jokers_left":
+            target = obj.threshold(n)
+            values = [s.jokers_left for s in sheets]
+            have = sum(values) if obj.scope == "team" else (min(values) if obj.scope == "each" else max(values))
+            if have < target:
+                lost.append(f"{obj.describe(n)}: only {have} unused joker(s) left and jokers never come back")
+        elif obj.kind == "score":
+            target = obj.threshold(n)
+            values = [best_score_bound(s, rolls_left) for s in sheets]
+            best = sum(values) if obj.scope == "team" else (min(values) if obj.scope == "each" else max(values))
+            bounds.append({"description": obj.describe(n), "target": target, "best_reachable": best,
+                           "per_sheet": values})
+            if best < target:
+                lost.append(f"{obj.describe(n)}: at most {best} point(s) still reachable in {rolls_left} roll(s)")
+    return TeamPlan(split, rolls_left, lost, bounds)
+
+
+def status_document(st, labels: list[str], plan: TeamPlan | None) -> dict:
+    """The ``nochmal mission status --json`` document (rooms send the same): the status of
+    coop.mission_status, the sheets' labels, the impossible sheets and the team plan. The
+    state is ``st.state`` (one vocabulary, missions/model.py), except that a mission still
+    "in progress" whose split cannot finish in the rolls left is "lost" with the plan's
+    reasons added to ``lost_reasons``."""
+    data = st.to_dict()
+    bad = [(p, reasons) for p, reasons in enumerate(st.impossible) if reasons]
+    state, reasons = st.state, list(st.lost_reasons)
+    if state == IN_PROGRESS and plan is not None and plan.lost_early:
+        state = LOST
+        reasons += [r for r in plan.lost_early if r not in reasons]
+    out = {**{k: v for k, v in data.items() if k != "objectives"}, "state": state, "lost_reasons": reasons,
+           "sheets": list(labels),
+           "impossible": [{"sheet": p + 1, "file": labels[p], "reasons": r} for p, r in bad],
+           "objectives": data["objectives"], "team": plan.to_dict() if plan is not None and not bad else None}
+    if bad:
+        out["all_met"] = None
+    return out
+
+
+__all__ = ["status_document", "CROSSES_PER_ROLL", "Demand", "SheetPlan", "Split", "SplitInstance", "TeamPlan", "Unit",
+           "best_score_bound", "check_split", "rolls_for", "sheet_crosses", "solve_split", "split_instance",
+           "team_plan", "unit_lower_bound"]

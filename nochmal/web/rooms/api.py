@@ -1,0 +1,437 @@
+"""The rooms' JSON API under ``/api/rooms`` (issue 19's contract) and the live stream.
+
+Every body is read with a size cap and parsed by model.py, so every refusal is one JSON
+reason naming the field: 404 for a wrong room code, 401 without a seat token, 403 with a
+token that does not hold the seat, 409 for a full room or a stale sheet version, 413 for an
+oversized body, 422 for a malformed one, 429 when a client creates rooms too fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import re
+import time
+import zipfile
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from nochmal.errors import NochmalError
+from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
+from nochmal.sheet import format_typed_sheet, parse_typed_sheet
+from nochmal.svg import sheets_svg
+from nochmal.web.rooms.hub import Hub, sse_message
+from nochmal.web.rooms.model import (RequestProblem, RoomSpec, SheetState, board_of, parse_name, parse_rolls,
+                                     parse_room_spec, parse_sheet_edit, shipped_mission, valid_code)
+from nochmal.web.rooms.status import StatusWorker, claimed_by_others, quick_status, room_sheets
+from nochmal.web.rooms.store import Room, RoomStore
+
+MAX_BODY = 64 * 1024  # bytes of a JSON body
+MAX_IMPORT = 256 * 1024  # bytes of an imported room (zip or JSON)
+STREAM_SECONDS = 25.0  # a stream ends after this; the browser reconnects at once with Last-Event-ID
+KEEPALIVE_SECONDS = 10.0
+EXPORT_FORMAT = "nochmal-room"
+
+
+@dataclass
+class RoomSettings:
+    rooms_per_minute: int = 10  # room creations per client address and minute
+    expire_days: float = 30.0  # rooms untouched this long are deleted
+    split_seconds: float = 3.0  # CP-SAT time limit of a team split
+
+
+@dataclass
+class RateLimit:
+    per_minute: int
+    _seen: dict = field(default_factory=lambda: defaultdict(deque))
+
+    def check(self, client: str, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        stamps = self._seen[client]
+        while stamps and stamps[0] < now - 60:
+            stamps.popleft()
+        if len(stamps) >= self.per_minute:
+            raise RequestProblem(429, f"at most {self.per_minute} new rooms a minute from one address; "
+                                      "wait a little", None)
+        stamps.append(now)
+
+
+class Rooms:
+    """The rooms service: storage, the live hub, the status worker, the settings."""
+
+    def __init__(self, data_dir: str | Path, settings: RoomSettings | None = None):
+        self.settings = settings or RoomSettings()
+        self.store = RoomStore(data_dir)
+        self.hub = Hub()
+        self.rate = RateLimit(self.settings.rooms_per_minute)
+        self.worker = StatusWorker(self.store.room, self._publish_status, self.settings.split_seconds)
+        self.store.expire(self.settings.expire_days * 86400)
+        self._last_expiry = time.monotonic()
+
+    def _publish_status(self, code: str, data: dict) -> None:
+        self.hub.publish(code, "status", data, data["version"])
+
+    def expire_now_and_then(self) -> None:
+        if time.monotonic() - self._last_expiry > 3600:
+            self._last_expiry = time.monotonic()
+            self.store.expire(self.settings.expire_days * 86400)
+
+    # --- documents -------------------------------------------------------------------------
+    def room_document(self, room: Room, base_url: str) -> dict:
+        spec = room.spec
+        board = board_of(spec)
+        sheets = room_sheets(room)
+        seats = []
+        for k in range(spec.players):
+            seat = room.seat(k)
+            doc = {"seat": k, "name": seat.name if seat else None, "taken": seat is not None,
+                   "sheet_version": seat.sheet_version if seat else 0, "score": sheets[k].score()}
+            doc.update((seat.state if seat else SheetState()).to_dict(board))
+            seats.append(doc)
+        status = self.worker.cached(room)
+        if status is None:
+            status = quick_status(room)
+            self.worker.request(room.code)
+        out = {"id": room.code, "url": room_url(base_url, room.code), "mode": spec.mode, "board": spec.board,
+               "players": spec.players, "mission": spec.mission, "difficulty": spec.difficulty,
+               "rolls_used": room.rolls_used, "version": room.version,
+               "expires": room.touched + self.settings.expire_days * 86400, "seats": seats, "status": status}
+        if spec.mode == "mission":
+            mission = shipped_mission(spec.mission)
+            out["mission_name"] = mission.name
+            out["budget"] = mission.budget(spec.players, spec.difficulty)
+        return out
+
+    def seat_svg(self, room: Room, k: int) -> str:
+        sheet = room_sheets(room)[k]
+        seat = room.seat(k)
+        cols, colours = claimed_by_others(room, k) if room.spec.mode == "competitive" else (0, 0)
+        title = seat.name if seat else f"seat {k + 1} (free)"
+        svg = sheets_svg([(title, sheet)], cols, colours)
+        return svg[svg.index("<svg"):]
+
+    def publish_sheet(self, room: Room, k: int, redraw_all: bool) -> None:
+        doc = self.room_document(room, "")
+        data = {"version": room.version, "seat": k, "sheet": doc["seats"][k], "status": doc["status"],
+                "svgs": {str(j): self.seat_svg(room, j) for j in (range(room.spec.players) if redraw_all else [k])}}
+        self.hub.publish(room.code, "sheet", data, room.version)
+
+
+def server_timed(response: Response, start: float) -> Response:
+    """The server's own time for the request as a ``Server-Timing`` header (benchmarks read it)."""
+    response.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - start) * 1000:.2f}"
+    return response
+
+
+def room_url(base_url: str, code: str) -> str:
+    return f"{base_url.rstrip('/')}/r/{code}"
+
+
+def problem_response(exc: RequestProblem) -> JSONResponse:
+    return JSONResponse(exc.body(), status_code=exc.status)
+
+
+async def read_json(request: Request, cap: int = MAX_BODY):
+    raw = await read_body(request, cap)
+    if not raw.strip():
+        raise RequestProblem(422, "the body is empty; send a JSON object", "body")
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RequestProblem(422, f"the body is not valid JSON ({exc.__class__.__name__}: "
+                                  f"{str(exc)[:80]})", "body") from None
+
+
+async def read_body(request: Request, cap: int) -> bytes:
+    """The body, refused with 413 as soon as it passes ``cap`` bytes (declared or streamed)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > cap):
+        raise RequestProblem(413, f"the body is larger than {cap} bytes", "body")
+    chunks = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > cap:
+            raise RequestProblem(413, f"the body is larger than {cap} bytes", "body")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    match = re.match(r"^\s*Bearer\s+(\S+)\s*$", header, re.IGNORECASE)
+    return match.group(1) if match else None
+
+
+def checked_code(code: str) -> str:
+    if not valid_code(code):
+        raise RequestProblem(404, "no room with this code (wrong code, or the room expired)", "id")
+    return code
+
+
+def checked_seat(seat: str, room: Room) -> int:
+    if not seat.isdigit() or int(seat) >= room.spec.players:
+        raise RequestProblem(404, f"no seat {seat[:10]!r} in this room (seats 0..{room.spec.players - 1})", "seat")
+    return int(seat)
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def make_router(rooms: Rooms) -> APIRouter:
+    router = APIRouter(prefix="/api/rooms", tags=["rooms"])
+    store = rooms.store
+
+    @router.get("/options", summary="What a room can play: shipped missions, difficulties, boards")
+    async def options():
+        from nochmal.board import BUILTIN_BOARDS
+        from nochmal.web.rooms.model import shipped_mission_ids
+
+        missions = [{"id": mid, "name": shipped_mission(mid).name,
+                     "description": shipped_mission(mid).description} for mid in shipped_mission_ids()]
+        return {"missions": missions, "difficulties": list(DIFFICULTIES), "mission_players": list(PLAYER_COUNTS),
+                "boards": list(BUILTIN_BOARDS), "max_seats": 6}
+
+    @router.post("", status_code=201, summary="Create a room (mission or competitive game)")
+    async def create_room(request: Request):
+        spec = parse_room_spec(await read_json(request))
+        rooms.rate.check(client_address(request))
+        rooms.expire_now_and_then()
+        code = await run_in_threadpool(store.create_room, spec)
+        return JSONResponse({"id": code, "url": room_url(str(request.base_url), code),
+                             "qr": f"/api/rooms/{code}/qr.svg"}, status_code=201)
+
+    @router.get("/{code}", summary="The room: seats, every sheet, and the status (mission status JSON + split)")
+    async def get_room(code: str, request: Request):
+        start = time.perf_counter()
+        room = await run_in_threadpool(store.room, checked_code(code))
+        doc = await run_in_threadpool(rooms.room_document, room, str(request.base_url))
+        return server_timed(JSONResponse(doc), start)
+
+    @router.post("/{code}/seats", status_code=201, summary="Take the lowest free seat under a name")
+    async def join(code: str, request: Request):
+        name = parse_name(await read_json(request))
+        seat, token, version = await run_in_threadpool(store.add_seat, checked_code(code), name)
+        room = await run_in_threadpool(store.room, code)
+        await run_in_threadpool(rooms.publish_sheet, room, seat, False)
+        return JSONResponse({"seat": seat, "seat_token": token, "version": version}, status_code=201)
+
+    @router.put("/{code}/seats/{seat}/sheet", summary="Replace a seat's sheet (Bearer seat token)")
+    async def put_sheet(code: str, seat: str, request: Request):
+        start = time.perf_counter()
+        room = await run_in_threadpool(store.room, checked_code(code))
+        k = checked_seat(seat, room)
+        await run_in_threadpool(store.check_token, code, k, bearer(request))
+        edit = parse_sheet_edit(await read_json(request), board_of(room.spec), room.spec.mode)
+        before = room.seat(k)
+        version, sheet_version = await run_in_threadpool(store.set_sheet, code, k, edit.state, edit.version)
+        room = await run_in_threadpool(store.room, code)
+        claims_changed = before is None or (room.spec.mode == "competitive" and _claims(before.state) != _claims(room.seat(k).state))
+        await run_in_threadpool(rooms.publish_sheet, room, k, claims_changed)
+        doc = await run_in_threadpool(rooms.room_document, room, str(request.base_url))
+        return server_timed(JSONResponse({"version": version, "sheet_version": sheet_version, "seat": doc["seats"][k],
+                                          "status": doc["status"]}), start)
+
+    @router.put("/{code}/seats/{seat}/name", summary="Rename a seat (Bearer seat token)")
+    async def rename(code: str, seat: str, request: Request):
+        room = await run_in_threadpool(store.room, checked_code(code))
+        k = checked_seat(seat, room)
+        await run_in_threadpool(store.check_token, code, k, bearer(request))
+        name = parse_name(await read_json(request))
+        await run_in_threadpool(store.rename, code, k, name)
+        room = await run_in_threadpool(store.room, code)
+        await run_in_threadpool(rooms.publish_sheet, room, k, False)
+        return {"version": room.version, "seat": k, "name": name}
+
+    @router.put("/{code}/rolls", summary="Set the rolls used so far (Bearer token of any seat)")
+    async def put_rolls(code: str, request: Request):
+        await run_in_threadpool(store.room, checked_code(code))
+        k = await run_in_threadpool(store.seat_of_token, code, bearer(request))
+        value = parse_rolls(await read_json(request))
+        version = await run_in_threadpool(store.set_rolls, code, k, value)
+        room = await run_in_threadpool(store.room, code)
+        doc = await run_in_threadpool(rooms.room_document, room, str(request.base_url))
+        rooms.hub.publish(code, "rolls", {"version": version, "rolls_used": value, "status": doc["status"]}, version)
+        return {"version": version, "rolls_used": value, "status": doc["status"]}
+
+    @router.post("/{code}/seats/{seat}/handover", summary="A one-time link that hands the seat to another browser")
+    async def handover(code: str, seat: str, request: Request):
+        room = await run_in_threadpool(store.room, checked_code(code))
+        k = checked_seat(seat, room)
+        await run_in_threadpool(store.check_token, code, k, bearer(request))
+        secret = await run_in_threadpool(store.start_handover, code, k)
+        return {"seat": k, "url": f"{room_url(str(request.base_url), code)}#seat={k}&handover={secret}",
+                "handover": secret}
+
+    @router.post("/{code}/seats/{seat}/claim", summary="Take a handed-over seat: a new token, the old one dies")
+    async def claim(code: str, seat: str, request: Request):
+        room = await run_in_threadpool(store.room, checked_code(code))
+        k = checked_seat(seat, room)
+        data = await read_json(request)
+        if not isinstance(data, dict) or not isinstance(data.get("handover"), str):
+            raise RequestProblem(422, "handover must be the secret from the handover link", "handover")
+        token, version = await run_in_threadpool(store.claim_handover, code, k, data["handover"])
+        return {"seat": k, "seat_token": token, "version": version}
+
+    @router.get("/{code}/seats/{seat}/sheet.svg", summary="A seat's sheet drawn by nochmal/svg.py")
+    async def seat_svg(code: str, seat: str):
+        room = await run_in_threadpool(store.room, checked_code(code))
+        k = checked_seat(seat, room)
+        return Response(rooms.seat_svg(room, k), media_type="image/svg+xml")
+
+    @router.get("/{code}/qr.svg", summary="The room's URL as a QR code")
+    async def qr(code: str, request: Request):
+        await run_in_threadpool(store.room, checked_code(code))
+        return Response(qr_svg(room_url(str(request.base_url), code)), media_type="image/svg+xml")
+
+    @router.get("/{code}/events", summary="Live stream (server-sent events): sync, sheet, rolls, status")
+    async def events(code: str, request: Request):
+        room = await run_in_threadpool(store.room, checked_code(code))
+        last = request.headers.get("last-event-id", "")
+        last_seen = int(last) if last.isdigit() else None
+        return StreamingResponse(_stream(rooms, room.code, last_seen, str(request.base_url), request),
+                                 media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+    @router.get("/{code}/export", summary="The room as a zip: room.json and one typed sheet file per seat")
+    async def export(code: str):
+        room = await run_in_threadpool(store.room, checked_code(code))
+        data = export_zip(room)
+        return Response(data, media_type="application/zip",
+                        headers={"Content-Disposition": f'attachment; filename="room-{room.code}.zip"'})
+
+    @router.post("/import", status_code=201, summary="A new room from an exported zip (or its room.json)")
+    async def import_room(request: Request):
+        raw = await read_body(request, MAX_IMPORT)
+        rooms.rate.check(client_address(request))
+        spec, rolls_used, seats = parse_export(raw)
+        code, tokens = await run_in_threadpool(store.import_room, spec, rolls_used, seats)
+        return JSONResponse({"id": code, "url": room_url(str(request.base_url), code),
+                             "seats": [{"seat": k, "seat_token": t} for k, t in enumerate(tokens)]},
+                            status_code=201)
+
+    return router
+
+
+def _claims(state: SheetState) -> tuple:
+    return state.later_columns, state.later_colours, state.crossed
+
+
+async def _stream(rooms: Rooms, code: str, last_seen: int | None, base_url: str, request: Request):
+    """``sync`` (a full snapshot with every sheet drawn) when the browser is behind, then
+    every event of the room; keep-alive comments; the stream ends after STREAM_SECONDS and
+    the browser reconnects (so a server stopping never waits on open streams for long)."""
+    queue = rooms.hub.subscribe(code)
+    try:
+        yield "retry: 300\n\n"
+        room = await run_in_threadpool(rooms.store.room, code)
+        if last_seen is None or last_seen < room.version:
+            doc = await run_in_threadpool(rooms.room_document, room, base_url)
+            doc["svgs"] = {str(k): rooms.seat_svg(room, k) for k in range(room.spec.players)}
+            yield sse_message("sync", doc, room.version)
+        loop = asyncio.get_running_loop()
+        end = loop.time() + STREAM_SECONDS
+        while True:
+            left = end - loop.time()
+            if left <= 0 or await request.is_disconnected():
+                break
+            try:
+                message = await asyncio.wait_for(queue.get(), min(left, KEEPALIVE_SECONDS))
+            except asyncio.TimeoutError:
+                yield ": keep-alive\n\n"
+                continue
+            yield message
+    finally:
+        rooms.hub.unsubscribe(code, queue)
+
+
+def qr_svg(url: str) -> str:
+    import segno
+
+    out = io.BytesIO()
+    segno.make(url, error="m").save(out, kind="svg", scale=5, border=2, dark="#111", xmldecl=False)
+    return out.getvalue().decode()
+
+
+# --- export and import ------------------------------------------------------------------------
+def _file_name(k: int, name: str) -> str:
+    """A safe member name made by the server (the client's name only as letters/digits)."""
+    stem = re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")[:20] or "seat"
+    return f"sheet-{k + 1}-{stem}.txt"
+
+
+def export_zip(room: Room) -> bytes:
+    board = board_of(room.spec)
+    sheets = room_sheets(room)
+    seats = []
+    for k in range(room.spec.players):
+        seat = room.seat(k)
+        name = seat.name if seat else f"seat {k + 1}"
+        seats.append({"seat": k, "name": name, "file": _file_name(k, name), "text": format_typed_sheet(sheets[k])})
+    doc = {"format": EXPORT_FORMAT, "version": 1, "room": room.code, **room.spec.to_dict(),
+           "rolls_used": room.rolls_used, "seats": seats}
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("room.json", json.dumps(doc, indent=2) + "\n")
+        for s in seats:
+            zf.writestr(s["file"], s["text"])
+        if room.spec.mode == "mission":
+            files = " ".join(s["file"] for s in seats)
+            zf.writestr("README.txt", f"Check this room's progress from a terminal:\n\n    nochmal mission status "
+                                      f"{room.spec.mission} -d {room.spec.difficulty} -k {room.rolls_used} {files}\n")
+    return buf.getvalue()
+
+
+def parse_export(raw: bytes) -> tuple[RoomSpec, int, list[tuple[str, SheetState]]]:
+    """room.json (alone, or inside an exported zip) back to a room; 422 naming the field."""
+    if raw[:2] == b"PK":
+        try:
+            with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+                info = zf.getinfo("room.json")
+                if info.file_size > MAX_IMPORT:
+                    raise RequestProblem(413, f"room.json is larger than {MAX_IMPORT} bytes", "room.json")
+                raw = zf.read(info)
+        except KeyError:
+            raise RequestProblem(422, "the zip has no room.json", "room.json") from None
+        except zipfile.BadZipFile:
+            raise RequestProblem(422, "the body is not a valid zip file", "body") from None
+    try:
+        doc = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise RequestProblem(422, "room.json is not valid JSON", "room.json") from None
+    if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT or doc.get("version") != 1:
+        raise RequestProblem(422, f"not an exported room (format must be {EXPORT_FORMAT!r}, version 1)", "format")
+    spec_data = {k: doc[k] for k in ("mode", "board", "players", "mission", "difficulty") if doc.get(k) is not None}
+    if spec_data.get("mode") == "competitive":
+        spec_data.pop("mission", None)
+        spec_data.pop("difficulty", None)
+    spec = parse_room_spec(spec_data)
+    rolls = parse_rolls({"rolls_used": doc.get("rolls_used")})
+    seats_in = doc.get("seats")
+    if not isinstance(seats_in, list) or len(seats_in) != spec.players:
+        raise RequestProblem(422, f"seats must list {spec.players} seat(s)", "seats")
+    board = board_of(spec)
+    seats = []
+    for k, s in enumerate(seats_in):
+        if not isinstance(s, dict):
+            raise RequestProblem(422, f"seats[{k}] must be an object", f"seats[{k}]")
+        name = parse_name({"name": s.get("name")})
+        text = s.get("text")
+        if not isinstance(text, str):
+            raise RequestProblem(422, f"seats[{k}].text must be the typed sheet", f"seats[{k}].text")
+        try:
+            sheet = parse_typed_sheet(text, board, f"seats[{k}].text")
+        except NochmalError as exc:
+            raise RequestProblem(422, str(exc), f"seats[{k}].text") from None
+        seats.append((name, SheetState(sheet.crossed, sheet.jokers_used, sheet.cols_lower, sheet.colours_lower)))
+    return spec, rolls, seats
+
+
+__all__ = ["Rooms", "RoomSettings", "make_router", "problem_response"]

@@ -1,0 +1,266 @@
+"""Rooms as plain data, and the checks every client request goes through.
+
+A room is a table: a mission (with difficulty and player count) or a plain competitive /
+solo game on a board, with up to 6 seats. Every seat owns one sheet. Requests are parsed
+here, not by FastAPI's models, so that every refusal is ONE reason naming the field
+(``RequestProblem``, answered as a 4xx JSON body ``{"error": ..., "field": ...}``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass, field
+
+from nochmal.board import BUILTIN_BOARDS, COLOURS, COLUMN_LETTERS, Board, load_board
+from nochmal.errors import NochmalError
+from nochmal.missions.loader import builtin_missions
+from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS, Mission
+from nochmal.sheet import Sheet, parse_typed_sheet
+
+MAX_SEATS = 6
+MAX_NAME = 40
+CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: read aloud at a table
+CODE_LENGTH = 10  # 31^10 ~ 8e14 codes (~50 bits): not guessable, short enough to type
+MODES = ("mission", "competitive")
+
+
+class RequestProblem(NochmalError):
+    """A client request the rooms refuse: HTTP ``status``, the ``field`` and the reason."""
+
+    def __init__(self, status: int, reason: str, field: str | None = None):
+        self.status = status
+        self.reason = reason
+        self.field = field
+        super().__init__(reason)
+
+    def body(self) -> dict:
+        out = {"error": self.reason}
+        if self.field is not None:
+            out["field"] = self.field
+        return out
+
+
+def new_code() -> str:
+    """A fresh room code from the OS's secure random source (never sequential)."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def new_secret() -> str:
+    """A seat token or handover secret (192 bits)."""
+    return secrets.token_urlsafe(24)
+
+
+def secret_hash(secret: str) -> str:
+    """Only hashes of tokens are stored: a copied database file cannot edit seats."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def valid_code(code: str) -> bool:
+    return len(code) == CODE_LENGTH and all(ch in CODE_ALPHABET for ch in code)
+
+
+@dataclass(frozen=True)
+class RoomSpec:
+    """What a room plays: ``mode`` "mission" (mission id, difficulty) or "competitive"."""
+
+    mode: str
+    board: str
+    players: int
+    mission: str | None = None
+    difficulty: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"mode": self.mode, "board": self.board, "players": self.players,
+                "mission": self.mission, "difficulty": self.difficulty}
+
+
+_MISSIONS: dict[str, Mission] = {}
+
+
+def _shipped() -> dict[str, Mission]:
+    if not _MISSIONS:
+        _MISSIONS.update({m.id: m for m in builtin_missions()})
+    return _MISSIONS
+
+
+def shipped_mission(mission_id: str) -> Mission:
+    """A shipped mission by id (rooms never load a mission file named by a client)."""
+    return _shipped()[mission_id]
+
+
+def shipped_mission_ids() -> list[str]:
+    return sorted(_shipped())
+
+
+def board_of(spec: RoomSpec) -> Board:
+    return load_board(spec.board)  # a built-in name, checked by parse_room_spec
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _need_object(data, what: str = "body") -> dict:
+    if not isinstance(data, dict):
+        raise RequestProblem(422, f"the {what} must be a JSON object", what)
+    return data
+
+
+def _unknown_keys(data: dict, allowed: set[str]) -> None:
+    for key in sorted(set(data) - allowed):
+        raise RequestProblem(422, f"unknown field {key!r} (known: {', '.join(sorted(allowed))})", key)
+
+
+def parse_room_spec(data) -> RoomSpec:
+    """``{"mission": "lockstep", "difficulty": "normal", "players": 2}`` or
+    ``{"mode": "competitive", "board": "classic", "players": 3}``."""
+    data = _need_object(data)
+    _unknown_keys(data, {"mode", "mission", "difficulty", "players", "board"})
+    mode = data.get("mode", "mission" if "mission" in data else None)
+    if mode not in MODES:
+        raise RequestProblem(422, f"mode must be one of {', '.join(MODES)} (or give a mission)", "mode")
+    players = data.get("players")
+    if not _is_int(players):
+        raise RequestProblem(422, "players must be a whole number", "players")
+    if mode == "mission":
+        mission_id = data.get("mission")
+        ids = shipped_mission_ids()
+        if not isinstance(mission_id, str) or mission_id not in ids:
+            raise RequestProblem(422, f"mission must be one of {', '.join(ids)}", "mission")
+        difficulty = data.get("difficulty", "normal")
+        if difficulty not in DIFFICULTIES:
+            raise RequestProblem(422, f"difficulty must be one of {', '.join(DIFFICULTIES)}", "difficulty")
+        if players not in PLAYER_COUNTS:
+            raise RequestProblem(422, f"a mission has {PLAYER_COUNTS[0]}-{PLAYER_COUNTS[-1]} players, not {players}",
+                                 "players")
+        mission = shipped_mission(mission_id)
+        if "board" in data and data["board"] != mission.board:
+            raise RequestProblem(422, f"mission {mission_id} is played on the {mission.board} board", "board")
+        return RoomSpec("mission", mission.board, players, mission_id, difficulty)
+    for key in ("mission", "difficulty"):
+        if key in data:
+            raise RequestProblem(422, f"{key} belongs to a mission room, not a competitive one", key)
+    board = data.get("board", "classic")
+    if board not in BUILTIN_BOARDS:
+        raise RequestProblem(422, f"board must be one of {', '.join(BUILTIN_BOARDS)}", "board")
+    if not 1 <= players <= MAX_SEATS:
+        raise RequestProblem(422, f"a game has 1-{MAX_SEATS} players, not {players}", "players")
+    return RoomSpec("competitive", board, players)
+
+
+def parse_name(data) -> str:
+    data = _need_object(data)
+    _unknown_keys(data, {"name"})
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise RequestProblem(422, "name must be a non-empty text", "name")
+    name = " ".join(name.split())
+    if len(name) > MAX_NAME:
+        raise RequestProblem(422, f"name is longer than {MAX_NAME} characters", "name")
+    if any(ord(ch) < 32 for ch in name):
+        raise RequestProblem(422, "name contains control characters", "name")
+    return name
+
+
+@dataclass(frozen=True)
+class SheetState:
+    """What a seat has on paper: crossed cells (a board mask), jokers used, and (competitive)
+    the complete columns and colours it scored at the later value."""
+
+    crossed: int = 0
+    jokers_used: int = 0
+    later_columns: int = 0
+    later_colours: int = 0
+
+    def sheet(self, board: Board) -> Sheet:
+        """The engine sheet; complete columns/colours score first unless marked later."""
+        later_cols = self.later_columns & Sheet(board, self.crossed).complete_columns()
+        later_colours = self.later_colours & Sheet(board, self.crossed).complete_colours()
+        return Sheet(board, self.crossed, self.jokers_used).with_all_completions_scored(later_cols, later_colours)
+
+    def to_dict(self, board: Board) -> dict:
+        return {"cells": board.cells_of(self.crossed), "jokers_used": self.jokers_used,
+                "later_columns": [COLUMN_LETTERS[c] for c in range(board.cols) if self.later_columns >> c & 1],
+                "later_colours": [c for i, c in enumerate(COLOURS) if self.later_colours >> i & 1]}
+
+
+@dataclass
+class SheetEdit:
+    state: SheetState
+    version: int | None = None  # the seat's sheet version the client saw (None: no check)
+    fields: set[str] = field(default_factory=set)
+
+
+def parse_sheet_edit(data, board: Board, mode: str) -> SheetEdit:
+    """``{"cells": [...], "jokers_used": 0, "later_columns": [...], "later_colours": [...],
+    "version": 3}`` or ``{"text": "<typed sheet>", "version": 3}``."""
+    data = _need_object(data)
+    _unknown_keys(data, {"cells", "jokers_used", "later_columns", "later_colours", "text", "version"})
+    version = data.get("version")
+    if version is not None and not (_is_int(version) and version >= 0):
+        raise RequestProblem(422, "version must be a whole number (the sheet version you saw)", "version")
+    if "text" in data:
+        for key in ("cells", "jokers_used", "later_columns", "later_colours"):
+            if key in data:
+                raise RequestProblem(422, f"give either text or {key}, not both", key)
+        text = data["text"]
+        if not isinstance(text, str):
+            raise RequestProblem(422, "text must be the typed sheet (7 lines of 15 characters)", "text")
+        try:
+            sheet = parse_typed_sheet(text, board, "text")
+        except NochmalError as exc:
+            raise RequestProblem(422, str(exc), "text") from None
+        later_cols = sheet.cols_lower
+        later_colours = sheet.colours_lower
+        if mode == "mission" and (later_cols or later_colours):
+            raise RequestProblem(422, "a mission has no race: every column scores its first value", "text")
+        return SheetEdit(SheetState(sheet.crossed, sheet.jokers_used, later_cols, later_colours), version, {"text"})
+    if "cells" not in data:
+        raise RequestProblem(422, "cells is missing (a list of crossed cells like \"H4\")", "cells")
+    cells = data["cells"]
+    if not isinstance(cells, list):
+        raise RequestProblem(422, "cells must be a list of cell names like \"H4\"", "cells")
+    crossed = 0
+    for k, name in enumerate(cells):
+        if not isinstance(name, str):
+            raise RequestProblem(422, f"cells[{k}] must be a cell name like \"H4\"", f"cells[{k}]")
+        try:
+            crossed |= 1 << board.bit(name)
+        except KeyError:
+            raise RequestProblem(422, f"cells[{k}]: {name[:10]!r} is not a cell of the {board.name} board "
+                                      f"(A1..{COLUMN_LETTERS[board.cols - 1]}{board.rows})", f"cells[{k}]") from None
+    jokers = data.get("jokers_used", 0)
+    if not _is_int(jokers) or not 0 <= jokers <= board.jokers:
+        raise RequestProblem(422, f"jokers_used must be a whole number 0..{board.jokers}", "jokers_used")
+    later_cols = _letters(data.get("later_columns", []), COLUMN_LETTERS[: board.cols], "later_columns", "column letter")
+    later_colours = _letters(data.get("later_colours", []), COLOURS, "later_colours", "colour letter (y g b r o)")
+    if mode == "mission" and (later_cols or later_colours):
+        field_name = "later_columns" if later_cols else "later_colours"
+        raise RequestProblem(422, "a mission has no race: every column and colour scores its first value", field_name)
+    probe = Sheet(board, crossed)
+    if later_cols & ~probe.complete_columns():
+        raise RequestProblem(422, "later_columns names a column that is not complete", "later_columns")
+    if later_colours & ~probe.complete_colours():
+        raise RequestProblem(422, "later_colours names a colour that is not complete", "later_colours")
+    return SheetEdit(SheetState(crossed, jokers, later_cols, later_colours), version, set(data))
+
+
+def _letters(value, alphabet: str, where: str, what: str) -> int:
+    if not isinstance(value, list):
+        raise RequestProblem(422, f"{where} must be a list of {what}s", where)
+    mask = 0
+    for k, item in enumerate(value):
+        if not isinstance(item, str) or len(item) != 1 or item.upper() not in alphabet.upper():
+            raise RequestProblem(422, f"{where}[{k}] must be a {what}", f"{where}[{k}]")
+        mask |= 1 << alphabet.upper().index(item.upper())
+    return mask
+
+
+def parse_rolls(data) -> int:
+    data = _need_object(data)
+    _unknown_keys(data, {"rolls_used"})
+    value = data.get("rolls_used")
+    if not _is_int(value) or not 0 <= value <= 1000:
+        raise RequestProblem(422, "rolls_used must be a whole number 0..1000", "rolls_used")
+    return value

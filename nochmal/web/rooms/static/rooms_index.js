@@ -1,0 +1,53 @@
+// /rooms: create a room through the API, or open one by its code.
+(function () {
+  "use strict";
+  const form = document.getElementById("create-form");
+  const error = document.getElementById("create-error");
+  const players = document.getElementById("players");
+
+  function mode() { return form.querySelector("input[name=mode]:checked").value; }
+
+  function showMode() {
+    const mission = mode() === "mission";
+    document.querySelectorAll(".mission-only").forEach((el) => { el.hidden = !mission; });
+    document.querySelectorAll(".competitive-only").forEach((el) => { el.hidden = mission; });
+    for (const opt of players.options) { opt.disabled = mission && Number(opt.value) > 4; }
+    if (mission && Number(players.value) > 4) players.value = "4";
+  }
+
+  function showMission() {
+    const id = document.getElementById("mission").value;
+    document.querySelectorAll(".mission-notes li").forEach((li) => { li.hidden = li.dataset.mission !== id; });
+  }
+
+  form.querySelectorAll("input[name=mode]").forEach((el) => el.addEventListener("change", showMode));
+  document.getElementById("mission").addEventListener("change", showMission);
+  showMode();
+
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    error.textContent = "";
+    const body = { players: Number(players.value) };
+    if (mode() === "mission") {
+      body.mission = document.getElementById("mission").value;
+      body.difficulty = document.getElementById("difficulty").value;
+    } else {
+      body.mode = "competitive";
+      body.board = document.getElementById("board").value;
+    }
+    const res = await fetch("/api/rooms", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    });
+    const data = await res.json().catch(() => ({}));
+    if (res.status !== 201) { error.textContent = data.error || ("could not create the room (" + res.status + ")"); return; }
+    window.location.href = "/r/" + data.id;
+  });
+
+  document.getElementById("join-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    let code = document.getElementById("join-code").value.trim();
+    const m = code.match(/\/r\/([a-z0-9]+)/i);  // a pasted link works too
+    if (m) code = m[1];
+    window.location.href = "/r/" + encodeURIComponent(code.toLowerCase());
+  });
+})();

@@ -1,0 +1,203 @@
+"""What a room shows about the game: mission progress for the team, or the competitive race.
+
+Two speeds. :func:`quick_status` is what ``GET /api/rooms/{id}`` answers at once (objective
+progress without search, impossible sheets, scores, the race). :func:`full_status` adds the
+fewest further crosses per sheet and the team plan (missions/split.py): searches that may
+take seconds, so a :class:`StatusWorker` thread computes them in the background, caches the
+result per room state (the per-sheet figures are cached per sheet state in
+missions/objectives.py and missions/split.py) and pushes it to the room's phones.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict
+from typing import Callable
+
+from nochmal.board import COLOURS, COLUMN_LETTERS
+from nochmal.impossible import impossible_sheet_reasons
+from nochmal.missions.coop import mission_status
+from nochmal.missions.split import SPLIT_SECONDS, status_document, team_plan
+from nochmal.sheet import Sheet
+from nochmal.web.rooms.model import board_of, shipped_mission
+from nochmal.web.rooms.store import Room
+
+log = logging.getLogger(__name__)
+
+
+def seat_label(room: Room, k: int) -> str:
+    seat = room.seat(k)
+    return seat.name if seat is not None else f"seat {k + 1} (free)"
+
+
+def room_sheets(room: Room) -> list[Sheet]:
+    """One sheet per seat of the room; a free seat counts as an empty sheet."""
+    board = board_of(room.spec)
+    out = []
+    for k in range(room.spec.players):
+        seat = room.seat(k)
+        out.append(seat.state.sheet(board) if seat is not None else Sheet.empty(board))
+    return out
+
+
+def state_key(room: Room) -> tuple:
+    """Everything a status depends on (not names, not versions)."""
+    return (room.spec, room.rolls_used, tuple(room_sheets(room)))
+
+
+def quick_status(room: Room) -> dict:
+    if room.spec.mode == "mission":
+        return _mission_status(room, full=False)
+    return competitive_status(room)
+
+
+def full_status(room: Room, time_limit: float = SPLIT_SECONDS) -> dict:
+    if room.spec.mode == "mission":
+        return _mission_status(room, full=True, time_limit=time_limit)
+    return competitive_status(room)
+
+
+def _mission_status(room: Room, full: bool, time_limit: float = SPLIT_SECONDS) -> dict:
+    mission = shipped_mission(room.spec.mission)
+    sheets = room_sheets(room)
+    st = mission_status(mission, room.spec.difficulty, sheets, room.rolls_used, with_crosses=full)
+    plan = team_plan(mission, sheets, st.rolls_left, time_limit) if full and not any(st.impossible) else None
+    labels = [seat_label(room, k) for k in range(room.spec.players)]
+    doc = status_document(st, labels, plan)
+    doc["mode"] = "mission"
+    doc["complete"] = full  # False: fewest crosses and the split are still being computed
+    return doc
+
+
+def competitive_status(room: Room) -> dict:
+    """Every player's score and the race: who scored which column and colour first / later."""
+    board = board_of(room.spec)
+    sheets = room_sheets(room)
+    scores = []
+    impossible = []
+    for k, sheet in enumerate(sheets):
+        scores.append({"seat": k, "name": seat_label(room, k), "score": sheet.score(),
+                       "breakdown": sheet.score_breakdown().to_dict()})
+        reasons = impossible_sheet_reasons(sheet, room.rolls_used)
+        if reasons:
+            impossible.append({"sheet": k + 1, "file": seat_label(room, k), "reasons": reasons})
+    race = {"columns": {}, "colours": {}}
+    problems = []
+    for what, items in (("columns", [(COLUMN_LETTERS[c], c) for c in range(board.cols)]),
+                        ("colours", [(c, i) for i, c in enumerate(COLOURS)])):
+        for name, bit in items:
+            first = [k for k, s in enumerate(sheets) if (s.cols_upper if what == "columns" else s.colours_upper) >> bit & 1]
+            later = [k for k, s in enumerate(sheets) if (s.cols_lower if what == "columns" else s.colours_lower) >> bit & 1]
+            if first or later:
+                race[what][name] = {"first": first, "later": later}
+            if later and not first:
+                names = ", ".join(seat_label(room, k) for k in later)
+                problems.append(f"{what[:-1]} {name}: {names} scored the later value but nobody scored it first")
+    return {"mode": "competitive", "board": board.name, "players": room.spec.players,
+            "rolls_used": room.rolls_used, "scores": scores, "race": race, "race_problems": problems,
+            "impossible": impossible, "complete": True}
+
+
+def claimed_by_others(room: Room, k: int) -> tuple[int, int]:
+    """Columns and colours some OTHER seat scored first (struck on seat k's sheet)."""
+    cols = colours = 0
+    for j, sheet in enumerate(room_sheets(room)):
+        if j != k:
+            cols |= sheet.cols_upper
+            colours |= sheet.colours_upper
+    return cols, colours
+
+
+def _watch_parent(parent: int) -> None:
+    """In the status child: exit as soon as the server process is gone (even after SIGKILL)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+class StatusWorker:
+    """One background thread: computes full statuses (in one child process) for rooms that
+    changed, newest state only, caches them by state and hands each to ``publish``."""
+
+    def __init__(self, load_room: Callable[[str], Room], publish: Callable[[str, dict], None],
+                 time_limit: float = SPLIT_SECONDS, cache_size: int = 512):
+        self._load = load_room
+        self._publish = publish
+        self.time_limit = time_limit
+        self._cache: OrderedDict = OrderedDict()
+        self._todo: OrderedDict = OrderedDict()
+        self._cv = threading.Condition()
+        self._stop = False
+        self._pool = None
+        self.timings: list[float] = []  # seconds per full status computed (benchmarks read it)
+        self._thread = threading.Thread(target=self._run, name="room-status", daemon=True)
+        self._thread.start()
+
+    def _compute(self, room: Room) -> dict:
+        """In a separate process: the searches are Python loops that would hold the GIL and
+        slow every tap of every room; the child keeps its per-sheet caches between calls."""
+        if self._pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_watch_parent, initargs=(os.getpid(),))
+        try:
+            return self._pool.submit(full_status, room, self.time_limit).result()
+        except Exception:
+            if self._stop:
+                raise
+            self._pool.shutdown(wait=False, cancel_futures=True)  # a dead child: start a fresh one next time
+            self._pool = None
+            raise
+
+    def cached(self, room: Room) -> dict | None:
+        key = state_key(room)
+        with self._cv:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+            return hit
+
+    def request(self, code: str) -> None:
+        with self._cv:
+            self._todo[code] = None
+            self._todo.move_to_end(code)
+            self._cv.notify()
+
+    def stop(self) -> None:
+        with self._cv:
+            self._stop = True
+            self._cv.notify()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _run(self) -> None:
+        while True:
+            with self._cv:
+                while not self._todo and not self._stop:
+                    self._cv.wait()
+                if self._stop:
+                    return
+                code, _ = self._todo.popitem(last=False)
+            try:
+                room = self._load(code)
+                status = self.cached(room)
+                if status is None:
+                    start = time.perf_counter()
+                    status = self._compute(room)
+                    self.timings.append(time.perf_counter() - start)
+                    with self._cv:
+                        self._cache[state_key(room)] = status
+                        while len(self._cache) > 512:
+                            self._cache.popitem(last=False)
+                self._publish(code, {"version": room.version, "status": status})
+            except Exception:  # a room that expired meanwhile, or a search that failed: log, go on
+                log.exception("room status for %s failed", code)

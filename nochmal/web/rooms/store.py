@@ -1,0 +1,302 @@
+"""Rooms, seats and every edit in SQLite (one file in the data folder).
+
+Durability: WAL journal with ``synchronous=FULL``, and every write is its own transaction,
+committed before the request that made it is answered; so a server killed at any moment
+(SIGKILL) keeps every edit it acknowledged. One connection behind a lock serves the
+threadpool (SQLite serialises writers anyway). Seat tokens and handover secrets are stored
+only as SHA-256 hashes. Crossed cells are stored as hex text (105 bits do not fit an
+SQLite integer). Nothing a client sends becomes a path: the database file name is fixed.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from nochmal.web.rooms.model import (MAX_SEATS, RequestProblem, RoomSpec, SheetState, new_code, new_secret,
+                                     secret_hash)
+
+DB_NAME = "rooms.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS rooms (
+    code TEXT PRIMARY KEY,
+    spec TEXT NOT NULL,
+    rolls_used INTEGER NOT NULL DEFAULT 0,
+    version INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL,
+    touched REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS seats (
+    code TEXT NOT NULL REFERENCES rooms(code) ON DELETE CASCADE,
+    seat INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    token_hash TEXT NOT NULL,
+    handover_hash TEXT,
+    crossed TEXT NOT NULL DEFAULT '0',
+    jokers_used INTEGER NOT NULL DEFAULT 0,
+    later_columns INTEGER NOT NULL DEFAULT 0,
+    later_colours INTEGER NOT NULL DEFAULT 0,
+    sheet_version INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (code, seat)
+);
+CREATE TABLE IF NOT EXISTS edits (
+    code TEXT NOT NULL REFERENCES rooms(code) ON DELETE CASCADE,
+    version INTEGER NOT NULL,
+    seat INTEGER,
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (code, version)
+);
+CREATE INDEX IF NOT EXISTS rooms_touched ON rooms(touched);
+"""
+
+
+@dataclass(frozen=True)
+class Seat:
+    seat: int
+    name: str
+    state: SheetState
+    sheet_version: int
+
+
+@dataclass(frozen=True)
+class Room:
+    code: str
+    spec: RoomSpec
+    rolls_used: int
+    version: int
+    created: float
+    touched: float
+    seats: tuple[Seat, ...]
+
+    def seat(self, k: int) -> Seat | None:
+        return next((s for s in self.seats if s.seat == k), None)
+
+
+class RoomStore:
+    """All room data; every method is one transaction."""
+
+    def __init__(self, data_dir: str | Path | None):
+        """``data_dir`` None: an in-memory database (the app without a data folder; tests)."""
+        if data_dir is None:
+            self.path = None
+            target = ":memory:"
+        else:
+            folder = Path(data_dir)
+            folder.mkdir(parents=True, exist_ok=True)
+            self.path = target = folder / DB_NAME
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _tx(self):
+        return _Tx(self)
+
+    # --- reading ---------------------------------------------------------------------------
+    def room(self, code: str) -> Room:
+        """The room, or RequestProblem 404 (a wrong code and a missing room look the same)."""
+        with self._lock:
+            return self._room(code)
+
+    def _room(self, code: str) -> Room:
+        row = self._db.execute("SELECT spec, rolls_used, version, created, touched FROM rooms WHERE code = ?",
+                               (code,)).fetchone()
+        if row is None:
+            raise RequestProblem(404, "no room with this code (wrong code, or the room expired)", "id")
+        seats = tuple(
+            Seat(k, name, SheetState(int(crossed, 16), jokers, lcols, lcolours), sv)
+            for k, name, crossed, jokers, lcols, lcolours, sv in self._db.execute(
+                "SELECT seat, name, crossed, jokers_used, later_columns, later_colours, sheet_version "
+                "FROM seats WHERE code = ? ORDER BY seat", (code,)))
+        return Room(code, RoomSpec(**json.loads(row[0])), row[1], row[2], row[3], row[4], seats)
+
+    def room_codes(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._db.execute("SELECT code FROM rooms ORDER BY created")]
+
+    def edits(self, code: str) -> list[dict]:
+        """The room's edit log, oldest first (what export and the crash test read)."""
+        with self._lock:
+            return [{"version": v, "seat": seat, "kind": kind, "payload": json.loads(payload), "at": at}
+                    for v, seat, kind, payload, at in self._db.execute(
+                        "SELECT version, seat, kind, payload, at FROM edits WHERE code = ? ORDER BY version", (code,))]
+
+    # --- writing ---------------------------------------------------------------------------
+    def create_room(self, spec: RoomSpec, now: float | None = None) -> str:
+        now = time.time() if now is None else now
+        with self._tx() as db:
+            for _ in range(8):
+                code = new_code()
+                if db.execute("SELECT 1 FROM rooms WHERE code = ?", (code,)).fetchone() is None:
+                    break
+            else:  # pragma: no cover - 8 collisions in 8e14 codes
+                raise RequestProblem(503, "could not draw a free room code, try again")
+            db.execute("INSERT INTO rooms (code, spec, created, touched) VALUES (?, ?, ?, ?)",
+                       (code, json.dumps(spec.to_dict()), now, now))
+        return code
+
+    def add_seat(self, code: str, name: str) -> tuple[int, str, int]:
+        """The lowest free seat for ``name``: (seat, token, room version)."""
+        token = new_secret()
+        with self._tx() as db:
+            room = self._room(code)
+            taken = {s.seat for s in room.seats}
+            limit = min(room.spec.players, MAX_SEATS)
+            free = [k for k in range(limit) if k not in taken]
+            if not free:
+                raise RequestProblem(409, f"the room is full ({limit} seat(s)); ask a player to hand a seat over")
+            seat = free[0]
+            db.execute("INSERT INTO seats (code, seat, name, token_hash) VALUES (?, ?, ?, ?)",
+                       (code, seat, name, secret_hash(token)))
+            version = self._bump(db, code, seat, "join", {"name": name})
+        return seat, token, version
+
+    def check_token(self, code: str, seat: int, token: str | None) -> None:
+        """401 without a token, 403 with a token that does not hold this seat."""
+        if not token:
+            raise RequestProblem(401, "a seat token is needed: send 'Authorization: Bearer TOKEN'", "authorization")
+        with self._lock:
+            self._room(code)
+            row = self._db.execute("SELECT token_hash FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone()
+        if row is None:
+            raise RequestProblem(404, f"seat {seat} is not taken in this room", "seat")
+        if not secrets_equal(row[0], secret_hash(token)):
+            raise RequestProblem(403, f"this token does not hold seat {seat}", "authorization")
+
+    def seat_of_token(self, code: str, token: str | None) -> int:
+        """The seat a token holds in this room (401/403 otherwise)."""
+        if not token:
+            raise RequestProblem(401, "a seat token is needed: send 'Authorization: Bearer TOKEN'", "authorization")
+        with self._lock:
+            self._room(code)
+            row = self._db.execute("SELECT seat FROM seats WHERE code = ? AND token_hash = ?",
+                                   (code, secret_hash(token))).fetchone()
+        if row is None:
+            raise RequestProblem(403, "this token holds no seat in this room", "authorization")
+        return row[0]
+
+    def set_sheet(self, code: str, seat: int, state: SheetState, seen_version: int | None) -> tuple[int, int]:
+        """Store a seat's sheet; with ``seen_version`` refuse (409) when another phone on the
+        same seat changed it meanwhile. Returns (room version, sheet version)."""
+        with self._tx() as db:
+            row = db.execute("SELECT sheet_version FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone()
+            if row is None:
+                raise RequestProblem(404, f"seat {seat} is not taken in this room", "seat")
+            if seen_version is not None and seen_version != row[0]:
+                raise RequestProblem(409, f"seat {seat}'s sheet changed on another device (version {row[0]}, you "
+                                          f"edited version {seen_version}); reload it and tap again", "version")
+            sheet_version = row[0] + 1
+            db.execute("UPDATE seats SET crossed = ?, jokers_used = ?, later_columns = ?, later_colours = ?, "
+                       "sheet_version = ? WHERE code = ? AND seat = ?",
+                       (f"{state.crossed:x}", state.jokers_used, state.later_columns, state.later_colours,
+                        sheet_version, code, seat))
+            payload = {"crossed": f"{state.crossed:x}", "jokers_used": state.jokers_used,
+                       "later_columns": state.later_columns, "later_colours": state.later_colours,
+                       "sheet_version": sheet_version}
+            version = self._bump(db, code, seat, "sheet", payload)
+        return version, sheet_version
+
+    def set_rolls(self, code: str, seat: int, rolls_used: int) -> int:
+        with self._tx() as db:
+            db.execute("UPDATE rooms SET rolls_used = ? WHERE code = ?", (rolls_used, code))
+            return self._bump(db, code, seat, "rolls", {"rolls_used": rolls_used})
+
+    def rename(self, code: str, seat: int, name: str) -> int:
+        with self._tx() as db:
+            db.execute("UPDATE seats SET name = ? WHERE code = ? AND seat = ?", (name, code, seat))
+            return self._bump(db, code, seat, "rename", {"name": name})
+
+    def start_handover(self, code: str, seat: int) -> str:
+        """A one-time secret that lets another browser take the seat (the old token then dies)."""
+        secret = new_secret()
+        with self._tx() as db:
+            db.execute("UPDATE seats SET handover_hash = ? WHERE code = ? AND seat = ?",
+                       (secret_hash(secret), code, seat))
+        return secret
+
+    def claim_handover(self, code: str, seat: int, secret: str) -> tuple[str, int]:
+        token = new_secret()
+        with self._tx() as db:
+            row = db.execute("SELECT handover_hash FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone()
+            if row is None:
+                raise RequestProblem(404, f"seat {seat} is not taken in this room", "seat")
+            if not row[0] or not secrets_equal(row[0], secret_hash(secret)):
+                raise RequestProblem(403, "this handover link is not valid (already used, or replaced by a newer one)",
+                                     "handover")
+            db.execute("UPDATE seats SET token_hash = ?, handover_hash = NULL WHERE code = ? AND seat = ?",
+                       (secret_hash(token), code, seat))
+            version = self._bump(db, code, seat, "handover", {})
+        return token, version
+
+    def import_room(self, spec: RoomSpec, rolls_used: int, seats: list[tuple[str, SheetState]]) -> tuple[str, list[str]]:
+        """A new room holding exported sheets; returns the code and one fresh token per seat."""
+        code = self.create_room(spec)
+        tokens = []
+        with self._tx() as db:
+            db.execute("UPDATE rooms SET rolls_used = ? WHERE code = ?", (rolls_used, code))
+            for k, (name, state) in enumerate(seats):
+                token = new_secret()
+                tokens.append(token)
+                db.execute("INSERT INTO seats (code, seat, name, token_hash, crossed, jokers_used, later_columns, "
+                           "later_colours, sheet_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)",
+                           (code, k, name, secret_hash(token), f"{state.crossed:x}", state.jokers_used,
+                            state.later_columns, state.later_colours))
+            self._bump(db, code, None, "import", {"seats": len(seats), "rolls_used": rolls_used})
+        return code, tokens
+
+    def expire(self, older_than_seconds: float, now: float | None = None) -> int:
+        """Delete rooms untouched for longer than ``older_than_seconds``; how many went."""
+        now = time.time() if now is None else now
+        with self._tx() as db:
+            cur = db.execute("DELETE FROM rooms WHERE touched < ?", (now - older_than_seconds,))
+            return cur.rowcount
+
+    def _bump(self, db, code: str, seat: int | None, kind: str, payload: dict) -> int:
+        """Next room version, the edit logged under it, the room touched."""
+        now = time.time()
+        cur = db.execute("UPDATE rooms SET version = version + 1, touched = ? WHERE code = ? RETURNING version",
+                         (now, code))
+        row = cur.fetchone()
+        if row is None:
+            raise RequestProblem(404, "no room with this code (wrong code, or the room expired)", "id")
+        db.execute("INSERT INTO edits (code, version, seat, kind, payload, at) VALUES (?, ?, ?, ?, ?, ?)",
+                   (code, row[0], seat, kind, json.dumps(payload), now))
+        return row[0]
+
+
+def secrets_equal(a: str, b: str) -> bool:
+    import hmac
+
+    return hmac.compare_digest(a, b)
+
+
+class _Tx:
+    """``with store._tx() as db``: the lock, BEGIN IMMEDIATE, COMMIT (or ROLLBACK on error)."""
+
+    def __init__(self, store: RoomStore):
+        self.store = store
+
+    def __enter__(self):
+        self.store._lock.acquire()
+        self.store._db.execute("BEGIN IMMEDIATE")
+        return self.store._db
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            self.store._db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+        finally:
+            self.store._lock.release()
+        return False

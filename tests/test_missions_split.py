@@ -1,0 +1,169 @@
+"""The team split (missions/split.py) against a brute-force oracle on small cases.
+
+The oracle tries every assignment of the missing units to the sheets allowed to take them,
+keeps those that meet every demand (check_split, which knows no solver) and takes the
+fewest rolls, each sheet paying ``fewest_crosses`` of its union (exact on these small cases).
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import product
+
+import pytest
+
+from nochmal.board import load_board
+from nochmal.missions.model import Mission, Objective
+from nochmal.missions.split import (check_split, rolls_for, solve_split, split_instance, team_plan)
+from nochmal.sheet import Sheet
+from nochmal.sheetgraph import fewest_crosses
+
+BOARD = load_board("classic")
+
+
+def random_sheet(rng: random.Random, crosses: int) -> Sheet:
+    """A sheet grown by legal one-cell crosses (each anchored when placed)."""
+    sheet = Sheet.empty(BOARD)
+    for _ in range(crosses):
+        open_anchored = [b for b in range(BOARD.n_cells) if sheet.anchored >> b & 1 and not sheet.crossed >> b & 1]
+        sheet = sheet.cross(1 << rng.choice(open_anchored))
+    return sheet.with_all_completions_scored()
+
+
+def mission(*objectives: Objective) -> Mission:
+    budgets = tuple((p, (("easy", 30), ("normal", 20), ("hard", 10))) for p in (1, 2, 3, 4))
+    return Mission("test", "Test", "user", "a test mission", tuple(objectives), budgets)
+
+
+def oracle_rolls(inst) -> int:
+    n = len(inst.sheets)
+    choices = []
+    for unit in inst.units:
+        choices.append([None] + [p for p in range(n) if unit.masks[p] is not None])
+    best = None
+    for pick in product(*choices):
+        assignment = [tuple(u for u, p in enumerate(pick) if p == q) for q in range(n)]
+        if check_split(inst, assignment):
+            continue
+        rolls = 0
+        for p, units in enumerate(assignment):
+            target = 0
+            for u in units:
+                target |= inst.units[u].masks[p]
+            est = fewest_crosses(inst.sheets[p], target) if units else None
+            if est is not None:
+                assert est.exact
+                rolls = max(rolls, rolls_for(est.value))
+        best = rolls if best is None else min(best, rolls)
+    return best
+
+
+OBJECTIVES = [
+    Objective("stars", "team", count=15),
+    Objective("stars", "team", count=12),
+    Objective("columns", "team", columns=(0, 1, 12, 13, 14)),
+    Objective("columns", "each", columns=(5, 6, 8)),
+    Objective("cells", "any", cells=("A1", "O7", "C4")),
+    Objective("colours", "team", count=3),
+    Objective("cells", "team", cells=("A1", "O7", "C4", "L2", "F6")),
+    Objective("columns", "team", columns=(0, 13, 14)),
+]
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("model", ["subsets", "cells"])
+def test_split_matches_brute_force(seed, model):
+    rng = random.Random(seed)
+    n = rng.choice([2, 3])
+    for _ in range(50):  # draw until the case is small enough for the oracle
+        sheets = [random_sheet(rng, rng.randint(25, 80)) for _ in range(n)]
+        obj = rng.choice(OBJECTIVES)
+        inst = split_instance(mission(obj), sheets)
+        sizes = [sum(1 for p in range(n) if u.masks[p] is not None) + 1 for u in inst.units]
+        work = 1
+        for s in sizes:
+            work *= s
+        if inst.demands and work <= 4000 and max(len([u for u in inst.units if u.masks[p] is not None])
+                                                 for p in range(n)) <= 6:
+            break
+    else:
+        pytest.skip("no small case drawn")
+    expected = oracle_rolls(inst)
+    split = solve_split(inst, time_limit=20, model=model)
+    assert split.rolls_lower <= expected <= split.rolls_upper
+    assert split.exact, split.method
+    assert split.rolls_upper == expected
+    assignment = [plan.units for plan in split.plans]
+    assert check_split(inst, assignment) == []
+    for p, plan in enumerate(split.plans):  # each path is a legal crossing order covering its units
+        sheet = inst.sheets[p]
+        for cell in plan.crosses.cells:
+            bit = BOARD.bit(cell)
+            assert sheet.anchored >> bit & 1 and not sheet.crossed >> bit & 1
+            sheet = sheet.cross(1 << bit)
+        for u in plan.units:
+            assert inst.units[u].masks[p] & ~sheet.crossed == 0
+
+
+def test_empty_sheets_bounds_hold_and_star_hunt_is_split():
+    m = mission(Objective("stars", "team", count=15))
+    sheets = [Sheet.empty(BOARD) for _ in range(3)]
+    plan = team_plan(m, sheets, rolls_left=20, time_limit=2)
+    split = plan.split
+    assert split.rolls_lower <= split.rolls_upper
+    assert check_split(split.instance, [p.units for p in split.plans]) == []
+    # one sheet alone needs 33 crosses (nochmal/sheetgraph.py docstring): 7 rolls; a split does better
+    assert split.rolls_upper < 7
+    assert not plan.lost_early
+
+
+def test_lost_early_when_rolls_run_out_and_for_jokers():
+    m = mission(Objective("columns", "each", columns=(0, 14)),
+                Objective("jokers_left", "team", at_least=tuple((p, 7) for p in (1, 2, 3, 4))))
+    sheets = [Sheet(BOARD, 0, jokers_used=1), Sheet.empty(BOARD)]
+    plan = team_plan(m, sheets, rolls_left=2, time_limit=2)
+    # column O from an empty sheet needs 15 columns' worth of path: far more than 10 crosses
+    assert any("needs at least" in r for r in plan.lost_early)
+    ok = team_plan(mission(Objective("jokers_left", "team", at_least=tuple((p, 16) for p in (1, 2, 3, 4)))),
+                   sheets, rolls_left=2)
+    assert any("jokers never come back" in r for r in ok.lost_early)
+
+
+def test_score_bound_is_an_upper_bound_of_a_real_finish():
+    rng = random.Random(3)
+    sheet = random_sheet(rng, 60)
+    from nochmal.missions.split import best_score_bound
+    from nochmal.missions.objectives import team_score
+    bound = best_score_bound(sheet, 3)
+    # crossing 15 more cells along any legal path cannot beat the bound
+    for trial in range(20):
+        s = sheet
+        for _ in range(15):
+            options = [b for b in range(BOARD.n_cells) if s.anchored >> b & 1 and not s.crossed >> b & 1]
+            if not options:
+                break
+            s = s.cross(1 << rng.choice(options))
+        assert team_score(s.with_all_completions_scored()) <= bound
+    assert best_score_bound(sheet, 0) == team_score(sheet)
+
+
+def test_cli_status_prints_the_split_and_the_early_loss(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from nochmal.cli import app
+
+    (tmp_path / "a.txt").write_text("H1 H2 H3 H4 H5 H6 H7 G1\n")
+    (tmp_path / "b.txt").write_text("H4\n")
+    files = [str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]
+    runner = CliRunner()
+    res = runner.invoke(app, ["mission", "status", "lockstep", "-d", "hard", "-k", "40", *files, "--json"])
+    data = json.loads(res.stdout)
+    assert data["state"] == "lost"
+    assert data["team"]["lost_early"] and "only 2 left" in data["team"]["lost_reasons"][0]
+    split = data["team"]["split"]
+    assert [s["items"] for s in split["sheets"]] == [["column G", "column I"], ["column G", "column H", "column I"]]
+    res = runner.invoke(app, ["mission", "status", "lockstep", "-d", "hard", "-k", "10", *files])
+    assert res.exit_code == 0
+    assert "who should do what" in res.stdout and "sheet 2: column G, column H, column I" in res.stdout

@@ -1,0 +1,361 @@
+"""The rooms' JSON API (issue 19's contract), its refusals and its security.
+
+Oracles: the CLI's `nochmal mission status --json` on the room's exported sheet files gives
+the same objectives as the room; tokens are checked against each other, not against
+hard-coded strings.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+import time
+import zipfile
+from collections import Counter
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from nochmal.cli import app as cli_app
+from nochmal.web.rooms import RoomSettings
+from nochmal.web.rooms.model import CODE_ALPHABET, CODE_LENGTH
+from rooms_support import ThreadServer, make_app
+
+
+@pytest.fixture()
+def data_dir(tmp_path):
+    return tmp_path / "data"
+
+
+@pytest.fixture()
+def client(data_dir):
+    return TestClient(make_app(data_dir))
+
+
+def new_room(client, **spec):
+    spec = spec or {"mission": "lockstep", "difficulty": "normal", "players": 2}
+    res = client.post("/api/rooms", json=spec)
+    assert res.status_code == 201, res.text
+    return res.json()["id"]
+
+
+def sit(client, code, name="Anna"):
+    res = client.post(f"/api/rooms/{code}/seats", json={"name": name})
+    assert res.status_code == 201, res.text
+    return res.json()["seat"], res.json()["seat_token"]
+
+
+def auth(token):
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_create_join_edit_read(client):
+    res = client.post("/api/rooms", json={"mission": "lockstep", "difficulty": "normal", "players": 2})
+    assert res.status_code == 201
+    body = res.json()
+    code = body["id"]
+    assert body["url"].endswith(f"/r/{code}")
+    assert sit(client, code, "Anna")[0] == 0
+    seat, token = sit(client, code, "Ben")
+    assert seat == 1
+    assert client.put(f"/api/rooms/{code}/rolls", json={"rolls_used": 2}, headers=auth(token)).status_code == 200
+    res = client.put(f"/api/rooms/{code}/seats/1/sheet", json={"cells": ["H4", "h5"], "jokers_used": 1},
+                     headers=auth(token))
+    assert res.status_code == 200, res.text
+    room = client.get(f"/api/rooms/{code}").json()
+    assert room["seats"][1]["cells"] == ["H4", "H5"] and room["seats"][1]["jokers_used"] == 1
+    assert room["seats"][0]["cells"] == [] and room["rolls_used"] == 2
+    assert room["status"]["objectives"][0]["progress"] == 0
+    # the typed-sheet form of the same edit
+    rows = ["." * 15] * 7
+    rows[3] = "......." + "x" + "......."
+    res = client.put(f"/api/rooms/{code}/seats/1/sheet", json={"text": "\n".join(rows) + "\njokers_used: 2\n"},
+                     headers=auth(token))
+    assert res.status_code == 200
+    assert res.json()["seat"]["cells"] == ["H4"] and res.json()["seat"]["jokers_used"] == 2
+    competitive = client.post("/api/rooms", json={"mode": "competitive", "board": "classic", "players": 3})
+    assert competitive.status_code == 201
+
+
+@pytest.mark.parametrize("spec, field", [
+    ({"mission": "nope", "players": 2}, "mission"),
+    ({"mission": "lockstep", "difficulty": "brutal", "players": 2}, "difficulty"),
+    ({"mission": "lockstep", "players": 5}, "players"),
+    ({"mission": "lockstep", "players": "2"}, "players"),
+    ({"mode": "competitive", "board": "../../etc/passwd", "players": 2}, "board"),
+    ({"mode": "competitive", "players": 7}, "players"),
+    ({"mode": "competitive", "players": 2, "colour": "x"}, "colour"),
+    ({"mode": "tennis", "players": 2}, "mode"),
+    ([1, 2], "body"),
+])
+def test_bad_room_specs_are_422_naming_the_field(client, spec, field):
+    res = client.post("/api/rooms", json=spec)
+    assert res.status_code == 422
+    assert res.json()["field"] == field and res.json()["error"]
+
+
+def test_malformed_and_oversized_bodies(client):
+    code = new_room(client)
+    _, token = sit(client, code)
+    url = f"/api/rooms/{code}/seats/0/sheet"
+    for body, field in [(b"{not json", "body"), (b"", "body"), (b'{"cells": "H4"}', "cells"),
+                        (b'{"cells": ["H4", 5]}', "cells[1]"), (b'{"cells": ["Q9"]}', "cells[0]"),
+                        (b'{"cells": [], "jokers_used": 9}', "jokers_used"),
+                        (b'{"cells": [], "later_columns": ["H"]}', "later_columns"),
+                        (b'{"text": "xx"}', "text"), (b'{"cells": [], "version": -1}', "version")]:
+        res = client.put(url, content=body, headers={**auth(token), "Content-Type": "application/json"})
+        assert res.status_code == 422, (body, res.text)
+        assert res.json()["field"] == field, (body, res.json())
+    big = json.dumps({"cells": ["H4"] * 20000}).encode()
+    assert len(big) > 64 * 1024
+    res = client.put(url, content=big, headers=auth(token))
+    assert res.status_code == 413 and res.json()["field"] == "body"
+
+    def chunks():  # no Content-Length: the cap holds while streaming
+        for _ in range(100):
+            yield b" " * 1024
+
+    res = client.put(url, content=chunks(), headers=auth(token))
+    assert res.status_code == 413
+    res = client.post("/api/rooms", content=b"[" * 70000, headers={"Content-Type": "application/json"})
+    assert res.status_code == 413
+
+
+def test_wrong_code_is_404(client):
+    code = new_room(client)
+    other = code[:-1] + ("2" if code[-1] != "2" else "3")
+    for path in (f"/api/rooms/{other}", f"/api/rooms/{other}/events", "/api/rooms/short",
+                 "/api/rooms/..%2F..%2Fetc", f"/api/rooms/{other}/export", f"/api/rooms/{other}/qr.svg"):
+        res = client.get(path)
+        assert res.status_code == 404, path
+    assert client.post(f"/api/rooms/{other}/seats", json={"name": "x"}).status_code == 404
+    assert client.get(f"/r/{other}").status_code == 404
+
+
+def test_tokens_guard_the_seats(client):
+    code = new_room(client)
+    _, anna = sit(client, code, "Anna")
+    _, ben = sit(client, code, "Ben")
+    url = f"/api/rooms/{code}/seats/0/sheet"
+    edit = {"cells": ["H4"]}
+    assert client.put(url, json=edit).status_code == 401
+    assert client.put(url, json=edit, headers={"Authorization": "Basic abc"}).status_code == 401
+    assert client.put(url, json=edit, headers=auth("x" * 32)).status_code == 403
+    assert client.put(url, json=edit, headers=auth(ben)).status_code == 403  # Ben's token, Anna's seat
+    other_room = new_room(client)
+    assert client.put(f"/api/rooms/{other_room}/rolls", json={"rolls_used": 1}, headers=auth(anna)).status_code == 403
+    assert client.put(f"/api/rooms/{code}/rolls", json={"rolls_used": 1}).status_code == 401
+    assert client.get(f"/api/rooms/{code}").json()["seats"][0]["cells"] == []
+    assert client.put(url, json=edit, headers=auth(anna)).status_code == 200
+    assert anna != ben and len(anna) >= 30
+    assert client.put(f"/api/rooms/{code}/seats/7/sheet", json=edit, headers=auth(anna)).status_code == 404
+
+
+def test_full_room_and_seat_limit(client):
+    code = new_room(client)
+    sit(client, code, "A")
+    sit(client, code, "B")
+    res = client.post(f"/api/rooms/{code}/seats", json={"name": "C"})
+    assert res.status_code == 409 and "full" in res.json()["error"]
+    big = new_room(client, mode="competitive", players=6)
+    for k in range(6):
+        assert sit(client, big, f"P{k}")[0] == k
+    assert client.post(f"/api/rooms/{big}/seats", json={"name": "G"}).status_code == 409
+    for name, field in (("", "name"), ("x" * 41, "name"), (5, "name")):
+        res = client.post(f"/api/rooms/{code}/seats", json={"name": name})
+        assert res.status_code == 422 and res.json()["field"] == field
+
+
+def test_codes_are_not_guessable_from_one_another(client):
+    codes = [new_room(TestClient(client.app), mode="competitive", players=1) for _ in range(1)]
+    # the rate limit is per client address; the store makes the codes, so draw many there
+    store = client.app.state.rooms.store
+    from nochmal.web.rooms.model import RoomSpec
+
+    codes += [store.create_room(RoomSpec("competitive", "classic", 1)) for _ in range(300)]
+    assert len(set(codes)) == len(codes)
+    assert all(len(c) == CODE_LENGTH and set(c) <= set(CODE_ALPHABET) for c in codes)
+    # neighbours in creation order share no more characters in place than chance (1/31 each)
+    same = [sum(a == b for a, b in zip(x, y)) for x, y in zip(codes, codes[1:])]
+    assert max(same) <= 4 and sum(same) / len(same) < 1.0
+    assert codes != sorted(codes)
+    # every symbol is used at every position over 300 codes: no fixed prefix or counter part
+    for pos in range(CODE_LENGTH):
+        counts = Counter(c[pos] for c in codes)
+        assert len(counts) >= 25, (pos, counts)
+
+
+def test_rate_limit_on_room_creation(data_dir):
+    from fastapi import FastAPI
+
+    from nochmal.web.rooms import install
+
+    app = FastAPI()
+    install(app, data_dir, RoomSettings(rooms_per_minute=3))
+    client = TestClient(app)
+    for _ in range(3):
+        new_room(client)
+    res = client.post("/api/rooms", json={"mission": "lockstep", "players": 2})
+    assert res.status_code == 429 and "a minute" in res.json()["error"]
+
+
+def test_version_check_refuses_a_stale_edit(client):
+    code = new_room(client)
+    _, token = sit(client, code)
+    url = f"/api/rooms/{code}/seats/0/sheet"
+    v = client.get(f"/api/rooms/{code}").json()["seats"][0]["sheet_version"]
+    assert client.put(url, json={"cells": ["H4"], "version": v}, headers=auth(token)).status_code == 200
+    res = client.put(url, json={"cells": ["H5"], "version": v}, headers=auth(token))  # the other phone, stale
+    assert res.status_code == 409 and res.json()["field"] == "version"
+    assert client.get(f"/api/rooms/{code}").json()["seats"][0]["cells"] == ["H4"]
+
+
+def test_handover_moves_the_seat(client):
+    code = new_room(client)
+    _, old = sit(client, code)
+    res = client.post(f"/api/rooms/{code}/seats/0/handover", headers=auth(old))
+    secret = res.json()["handover"]
+    assert f"#seat=0&handover={secret}" in res.json()["url"]
+    assert client.post(f"/api/rooms/{code}/seats/0/claim", json={"handover": "wrong"}).status_code == 403
+    res = client.post(f"/api/rooms/{code}/seats/0/claim", json={"handover": secret})
+    new = res.json()["seat_token"]
+    url = f"/api/rooms/{code}/seats/0/sheet"
+    assert client.put(url, json={"cells": ["H4"]}, headers=auth(old)).status_code == 403
+    assert client.put(url, json={"cells": ["H4"]}, headers=auth(new)).status_code == 200
+    assert client.post(f"/api/rooms/{code}/seats/0/claim", json={"handover": secret}).status_code == 403
+
+
+def test_status_matches_the_cli_on_the_exported_sheets(client, tmp_path):
+    code = new_room(client, mission="star-hunt", difficulty="easy", players=2)
+    _, anna = sit(client, code, "Anna")
+    _, ben = sit(client, code, "Ben")
+    client.put(f"/api/rooms/{code}/rolls", json={"rolls_used": 3}, headers=auth(anna))
+    client.put(f"/api/rooms/{code}/seats/0/sheet", json={"cells": ["H1", "H2", "H3", "G3", "H4"]}, headers=auth(anna))
+    client.put(f"/api/rooms/{code}/seats/1/sheet", json={"cells": ["H6", "I6"]}, headers=auth(ben))
+    rooms = client.app.state.rooms
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # the background worker computes the full status
+        status = client.get(f"/api/rooms/{code}").json()["status"]
+        if status["complete"] and status["rolls_used"] == 3 and status["objectives"][0]["progress"] == 3:
+            break
+        time.sleep(0.2)
+    assert status["complete"], "the full status did not arrive"
+    zipped = zipfile.ZipFile(io.BytesIO(client.get(f"/api/rooms/{code}/export").content))
+    doc = json.loads(zipped.read("room.json"))
+    files = []
+    for seat in doc["seats"]:
+        path = tmp_path / seat["file"]
+        path.write_text(zipped.read(seat["file"]).decode())
+        files.append(str(path))
+    assert "nochmal mission status star-hunt -d easy -k 3" in zipped.read("README.txt").decode()
+    res = CliRunner().invoke(cli_app, ["mission", "status", "star-hunt", "-d", "easy", "-k", "3", *files, "--json"])
+    cli = json.loads(res.stdout)
+    assert set(cli) <= set(status)
+    for key in ("budget", "rolls_used", "rolls_left", "state", "all_met", "objectives"):
+        assert status[key] == cli[key], key
+    assert status["team"]["split"]["rolls_lower"] == cli["team"]["split"]["rolls_lower"]
+    assert status["sheets"] == ["Anna", "Ben"]
+    # import gives a new room with the same sheets and fresh tokens
+    res = client.post("/api/rooms/import", content=client.get(f"/api/rooms/{code}/export").content)
+    assert res.status_code == 201
+    copy = client.get(f"/api/rooms/{res.json()['id']}").json()
+    original = client.get(f"/api/rooms/{code}").json()
+    assert [s["cells"] for s in copy["seats"]] == [s["cells"] for s in original["seats"]]
+    assert copy["rolls_used"] == 3 and copy["mission"] == "star-hunt"
+    new_token = res.json()["seats"][0]["seat_token"]
+    assert client.put(f"/api/rooms/{copy['id']}/seats/0/sheet", json={"cells": []}, headers=auth(new_token)).status_code == 200
+    assert client.post("/api/rooms/import", content=b"PK\x03\x04junk").status_code == 422
+    assert client.post("/api/rooms/import", content=json.dumps({"format": "x"}).encode()).json()["field"] == "format"
+
+
+def test_impossible_sheet_is_flagged_not_refused(client):
+    code = new_room(client)
+    _, token = sit(client, code)
+    res = client.put(f"/api/rooms/{code}/seats/0/sheet", json={"cells": ["A1", "H4"]}, headers=auth(token))
+    assert res.status_code == 200
+    status = res.json()["status"]
+    assert status["state"] is None
+    reasons = status["impossible"][0]["reasons"]
+    assert any("A1" in r and "not connected" in r for r in reasons)
+    assert any("after 0 roll(s)" in r for r in reasons)
+
+
+def test_competitive_scores_and_race(client):
+    code = new_room(client, mode="competitive", board="classic", players=2)
+    _, a = sit(client, code, "A")
+    _, b = sit(client, code, "B")
+    column_h = [f"H{r}" for r in range(1, 8)]
+    client.put(f"/api/rooms/{code}/rolls", json={"rolls_used": 2}, headers=auth(a))
+    client.put(f"/api/rooms/{code}/seats/0/sheet", json={"cells": column_h}, headers=auth(a))
+    res = client.put(f"/api/rooms/{code}/seats/1/sheet", json={"cells": column_h, "later_columns": ["H"]},
+                     headers=auth(b))
+    status = res.json()["status"]
+    assert status["race"]["columns"]["H"] == {"first": [0], "later": [1]}
+    from nochmal.board import load_board
+
+    board = load_board("classic")
+    first, later = board.column_points_first[7], board.column_points_later[7]
+    scores = [s["score"] for s in status["scores"]]
+    assert scores[0] - scores[1] == first - later
+    assert status["race_problems"] == []
+    res = client.put(f"/api/rooms/{code}/seats/0/sheet", json={"cells": ["H4"]}, headers=auth(a))
+    assert "nobody scored it first" in res.json()["status"]["race_problems"][0]
+
+
+def test_expiry_and_no_client_paths(client, data_dir):
+    code = new_room(client)
+    sit(client, code, "../../../../tmp/evil")
+    store = client.app.state.rooms.store
+    assert store.expire(30 * 86400) == 0
+    assert store.expire(60, now=time.time() + 3600) >= 1
+    assert client.get(f"/api/rooms/{code}").status_code == 404
+    everything = [p for p in data_dir.rglob("*")]
+    assert not any("evil" in str(p) for p in everything)
+    rooms_files = {p.name for p in data_dir.iterdir() if p.name.startswith("rooms")}
+    assert rooms_files <= {"rooms.sqlite3", "rooms.sqlite3-wal", "rooms.sqlite3-shm"}, rooms_files
+    assert not (data_dir.parent / "evil").exists() and not (data_dir.parent.parent / "evil").exists()
+
+
+def test_live_stream_and_catch_up(data_dir):
+    with ThreadServer(make_app(data_dir)) as srv:
+        code = httpx.post(srv.url + "/api/rooms", json={"mission": "lockstep", "players": 2}).json()["id"]
+        token = httpx.post(f"{srv.url}/api/rooms/{code}/seats", json={"name": "A"}).json()["seat_token"]
+        got: list[tuple[str, str]] = []
+
+        def listen(headers):
+            with httpx.stream("GET", f"{srv.url}/api/rooms/{code}/events", headers=headers, timeout=10) as r:
+                event = None
+                for line in r.iter_lines():
+                    if line.startswith("event:"):
+                        event = line.split(":", 1)[1].strip()
+                    elif line.startswith("id:"):
+                        got.append((event, line.split(":", 1)[1].strip()))
+                    elif line.startswith("data:"):
+                        got.append((event, "data"))
+                        if event == "sheet":
+                            return
+
+        t = threading.Thread(target=listen, args=({},), daemon=True)
+        t.start()
+        time.sleep(0.5)
+        httpx.put(f"{srv.url}/api/rooms/{code}/seats/0/sheet", json={"cells": ["H4"]},
+                  headers={"Authorization": f"Bearer {token}"})
+        t.join(10)
+        events = [e for e, kind in got if kind == "data"]
+        assert events[0] == "sync" and "sheet" in events
+        version = httpx.get(f"{srv.url}/api/rooms/{code}").json()["version"]
+        # reconnecting up to date: no snapshot; behind: a snapshot first
+        for last, expect_sync in ((str(version), False), (str(version - 1), True)):
+            got.clear()
+            t = threading.Thread(target=listen, args=({"Last-Event-ID": last},), daemon=True)
+            t.start()
+            time.sleep(0.5)
+            httpx.put(f"{srv.url}/api/rooms/{code}/seats/0/sheet", json={"cells": ["H4", "H5"] if expect_sync else ["H4"]},
+                      headers={"Authorization": f"Bearer {token}"})
+            t.join(10)
+            events = [e for e, kind in got if kind == "data"]
+            assert (events[0] == "sync") == expect_sync, events
+            version = httpx.get(f"{srv.url}/api/rooms/{code}").json()["version"]

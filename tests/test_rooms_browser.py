@@ -1,0 +1,133 @@
+"""Rooms in a real browser (Chromium through Playwright): two pages, two seats of one room.
+
+A tap on one page appears on the other; the team status updates; an impossible sheet is
+flagged; a reload keeps the seat. Screenshots at phone and laptop width go to
+artifacts/rooms/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import httpx
+import pytest
+
+from rooms_support import ARTIFACTS, ThreadServer, make_app
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+pytestmark = pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    app = make_app(tmp_path_factory.mktemp("rooms-data"))
+    with ThreadServer(app) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+def join(page, url: str, name: str) -> None:
+    page.goto(url)
+    page.fill("#seat-name", name)
+    page.click("#seat-form button")
+    page.wait_for_selector("#mine svg rect[data-cell]")
+
+
+def cell(page, where: str, name: str):
+    return page.locator(f'{where} rect[data-cell="{name}"]')
+
+
+def test_two_seats_live(server, browser):
+    code = httpx.post(server.url + "/api/rooms", json={"mission": "lockstep", "difficulty": "normal",
+                                                       "players": 2}).json()["id"]
+    url = f"{server.url}/r/{code}"
+    anna_ctx = browser.new_context(viewport={"width": 360, "height": 800})
+    ben_ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    anna, ben = anna_ctx.new_page(), ben_ctx.new_page()
+    join(anna, url, "Anna")
+    join(ben, url, "Ben")
+    # Ben sees Anna's (empty) sheet among the others
+    ben.wait_for_selector('.other[data-seat="0"] h3:has-text("Anna")')
+
+    # the rolls are shared (and a sheet with crosses after 0 rolls would be impossible)
+    anna.click("#rolls-plus")
+    ben.wait_for_function("() => document.querySelector('#rolls-used').textContent === '1'")
+
+    # a tap on Anna's phone appears on Ben's page
+    cell(anna, "#mine", "H4").click()
+    ben.wait_for_selector('.other[data-seat="0"] rect[data-cell="H4"][data-crossed="1"]', timeout=5000)
+    anna.wait_for_selector('#mine rect[data-cell="H4"][data-crossed="1"]')
+
+    # the team status updates: the split names both players, Anna needs fewer crosses now
+    ben.wait_for_selector("#split-total", timeout=30000)
+    assert "Anna" in ben.inner_text("table.split")
+    for name in ("H3", "H2", "H1"):
+        cell(anna, "#mine", name).click()
+        anna.wait_for_selector(f'#mine rect[data-cell="{name}"][data-crossed="1"]')
+    ben.wait_for_function(
+        "() => [...document.querySelectorAll('table.split tr')].some(r => r.innerText.includes('Anna') && r.innerText.includes('17 crosses'))",
+        timeout=30000)
+
+    # the crossing path on request: numbered marks on Anna's sheet
+    anna.click("#path-mine")
+    anna.wait_for_selector("#mine .path-mark")
+    assert anna.locator("#mine .path-mark").count() == 17  # the 17 open cells of columns G, H, I
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    anna.screenshot(path=str(ARTIFACTS / "room-mission-360.png"), full_page=True)
+    ben.screenshot(path=str(ARTIFACTS / "room-mission-1280.png"), full_page=True)
+
+    # an impossible sheet is flagged on the other page, with the reason
+    cell(anna, "#mine", "A1").click()
+    flag = ben.wait_for_selector('.impossible-flag[data-sheet="1"]', timeout=5000)
+    assert "not connected to column H" in flag.inner_text()
+    ben.wait_for_selector('.other[data-seat="0"].impossible')
+    ben.screenshot(path=str(ARTIFACTS / "room-impossible-1280.png"), full_page=True)
+    cell(anna, "#mine", "A1").click()
+    ben.wait_for_selector(".impossible-flag", state="detached", timeout=5000)
+
+    # a reload keeps the seat (the token stays in the browser) and shows the same sheet
+    anna.reload()
+    anna.wait_for_selector('#mine rect[data-cell="H4"][data-crossed="1"]')
+    assert "Anna" in anna.inner_text("#mine-title")
+    assert anna.is_hidden("#join-box")
+    # and edits still go through after the reload
+    cell(anna, "#mine", "G4").click()
+    ben.wait_for_selector('.other[data-seat="0"] rect[data-cell="G4"][data-crossed="1"]', timeout=5000)
+    anna_ctx.close()
+    ben_ctx.close()
+
+
+def test_competitive_room_and_pages(server, browser):
+    code = httpx.post(server.url + "/api/rooms", json={"mode": "competitive", "board": "classic",
+                                                       "players": 3}).json()["id"]
+    ctx = browser.new_context(viewport={"width": 360, "height": 780})
+    page = ctx.new_page()
+    join(page, f"{server.url}/r/{code}", "Cleo")
+    cell(page, "#mine", "H1").click()
+    page.wait_for_selector('#mine rect[data-cell="H1"][data-crossed="1"]')
+    page.wait_for_selector("table.scores")
+    assert "Cleo" in page.inner_text("table.scores")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "room-competitive-360.png"), full_page=True)
+    for width, height in ((360, 780), (1280, 900)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(server.url + "/rooms")
+        page.screenshot(path=str(ARTIFACTS / f"rooms-index-{width}.png"), full_page=True)
+    # creating a room through the form lands on the room page
+    page.check("input[value=competitive]")
+    page.select_option("#players", "4")
+    page.click("#create-form button[type=submit]")
+    page.wait_for_url("**/r/*")
+    page.wait_for_selector("#seat-name")
+    page.goto(server.url + "/r/notaroom")
+    assert "No such room" in page.inner_text("h1")
+    ctx.close()

@@ -1,0 +1,88 @@
+"""A real server process killed with SIGKILL in the middle of a stream of edits, restarted
+on the same data folder: every edit it acknowledged is there.
+
+Each seat's edit k replaces its sheet by the first k+1 cells of a fixed order, so the stored
+sheet tells exactly which edit it holds: it must be the last acknowledged one or a later
+one that was in flight when the process died (stored but never answered).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import httpx
+
+from nochmal.board import load_board
+from rooms_support import free_port, serve_process, wait_up
+
+BOARD = load_board("classic")
+ORDER = [f"{c}{r}" for r in range(1, 8) for c in "ABCDEFGHIJKLMNO"]
+
+
+def test_sigkill_keeps_every_acknowledged_edit(tmp_path):
+    data = tmp_path / "data"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = serve_process(data, port)
+    try:
+        wait_up(url)
+        code = httpx.post(url + "/api/rooms", json={"mode": "competitive", "players": 4}).json()["id"]
+        tokens = [httpx.post(f"{url}/api/rooms/{code}/seats", json={"name": f"P{k}"}).json()["seat_token"]
+                  for k in range(4)]
+        acked = [-1] * 4  # per seat: the last edit answered 200
+        stop = threading.Event()
+
+        def writer(seat: int) -> None:
+            with httpx.Client(timeout=5) as http:
+                for k in range(len(ORDER)):
+                    if stop.is_set():
+                        return
+                    try:
+                        res = http.put(f"{url}/api/rooms/{code}/seats/{seat}/sheet",
+                                       json={"cells": ORDER[: k + 1]},
+                                       headers={"Authorization": f"Bearer {tokens[seat]}"})
+                    except httpx.HTTPError:
+                        return  # the server died mid-request: not acknowledged
+                    if res.status_code != 200:
+                        return
+                    acked[seat] = k
+
+        threads = [threading.Thread(target=writer, args=(s,)) for s in range(4)]
+        for t in threads:
+            t.start()
+        time.sleep(1.5)
+        os.kill(proc.pid, signal.SIGKILL)  # mid-stream: the writers are still sending
+        proc.wait(10)
+        stop.set()
+        for t in threads:
+            t.join(10)
+        assert min(acked) >= 3, f"too few edits before the kill: {acked}"
+        assert max(acked) < len(ORDER) - 1, "the stream ended before the kill; the test proves nothing"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    proc = serve_process(data, port)
+    try:
+        wait_up(url)
+        room = httpx.get(f"{url}/api/rooms/{code}").json()
+        for seat in range(4):
+            cells = set(room["seats"][seat]["cells"])
+            held = len(cells) - 1  # the edit the stored sheet is
+            assert cells == set(ORDER[: held + 1]), "a stored sheet is not one of the edits sent"
+            assert held >= acked[seat], f"seat {seat}: edit {acked[seat]} was acknowledged, only {held} stored"
+            assert held <= acked[seat] + 1, "more than one unanswered edit stored"
+        # the old tokens still hold their seats after the restart
+        res = httpx.put(f"{url}/api/rooms/{code}/seats/0/sheet", json={"cells": []},
+                        headers={"Authorization": f"Bearer {tokens[0]}"})
+        assert res.status_code == 200
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(15)
+        except Exception:
+            proc.kill()
+            proc.wait(10)
