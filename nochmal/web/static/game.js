@@ -43,6 +43,7 @@
     const over = state.over;
     const limit = state.roll_limit ? " of " + state.roll_limit : "";
     let info = over ? "game over after " + state.rolls + " rolls" : "roll " + state.roll + limit;
+    if (!over && state.roll_limit) info += " (" + (state.roll_limit - state.roll) + " left after this one)";
     if (!over && state.players.length > 1 && me() !== null) {
       info += " · " + state.names[me()] + " to choose";
       if (me() === state.active_player) info += " (active: pick first)";
