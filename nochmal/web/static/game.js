@@ -53,6 +53,8 @@
     $("roll-info").textContent = info;
     if ($("game-title")) $("game-title").textContent = (state.mode === "coop" ? "Co-op mission" :
       state.mode === "solo" ? "Solo game" : "Game") + " · seed " + state.seed + " · " + state.board;
+    const seedLabel = document.querySelector("h1 .seed");
+    if (seedLabel) seedLabel.textContent = "seed " + state.seed;  // a saved game may be of another day
     drawDice();
     drawSheets();
     drawMission();
