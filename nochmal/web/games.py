@@ -96,6 +96,8 @@ class WebGame:
             extra = {"puzzle": True, "open": open_rolls}
         if mission is not None:
             extra = {"mission": mission.id, "difficulty": difficulty}
+        if open_rolls:
+            extra["open"] = True  # the record says so, and a reload keeps the rolls shown
         session = Session(board, seats, seed, RuleSettings(), console=_quiet_console(), reader=_no_input,
                           mission=mission, difficulty=difficulty, extra=extra, open_rolls=open_rolls)
         web = cls(game_id, session, kind, path)
@@ -161,8 +163,7 @@ class WebGame:
     def open_rolls(self) -> None:
         """The open-information switch: every roll is shown from now on (the record says so)."""
         self.session.open_rolls = True
-        if self.kind == "puzzle":
-            self.session.extra["open"] = True
+        self.session.extra["open"] = True
 
     def tap(self, colour_face: str, number_face: str, cells: list[str]) -> dict:
         """What the selected cells allow with this pick of dice: the cells that may be added,
