@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from itertools import product
 
 from nochmal.board import COLOURS
+from nochmal.choice import Choice
 from nochmal.errors import NochmalError
+from nochmal.move import COLOUR_JOKER, NUMBER_JOKER
 
 COLOUR_FACES = ("y", "g", "b", "r", "o", "x")
 NUMBER_FACES = ("1", "2", "3", "4", "5", "?")
-COLOUR_JOKER = "x"
-NUMBER_JOKER = "?"
 _COLOUR_SET = frozenset(COLOUR_FACES)
 _NUMBER_SET = frozenset(NUMBER_FACES)
 
@@ -78,11 +78,15 @@ class Roll:
         """Distinct (colour face, number face) picks from these dice."""
         return sorted(set(product(self.colours, self.numbers)))
 
-    def choices(self, jokers_left: int) -> list[tuple[str, str, str, int, int]]:
-        """(colour face, number face, colour, count, joker cost) for every pick from these
-        dice, jokers resolved as far as ``jokers_left`` marks allow."""
-        return [(cf, nf, colour, count, cost) for cf, nf in self.pairs()
-                for colour, count, cost in resolutions(cf, nf, jokers_left)]
+    def choices(self, jokers_left: int) -> list[Choice]:
+        """Every pick from these dice (not yet placed), jokers resolved as far as
+        ``jokers_left`` marks allow."""
+        out: list[Choice] = []
+        for pair in self.pairs():
+            cost, picks = _PICKS[pair]
+            if cost <= jokers_left:
+                out += picks
+        return out
 
 
 def _faces(digest_source: bytes, count: int) -> list[int]:
@@ -123,6 +127,9 @@ def _resolution_table() -> dict[tuple[str, str], tuple[int, tuple[tuple[str, int
 
 
 _RESOLUTIONS = _resolution_table()
+# the same as unplaced Choice values, built once (Roll.choices is in every bot's loop)
+_PICKS = {(cf, nf): (cost, tuple(Choice(cf, nf, colour, count, cost) for colour, count, cost in options))
+          for (cf, nf), (cost, options) in _RESOLUTIONS.items()}
 
 
 def resolutions(colour_face: str, number_face: str, jokers_left: int) -> tuple[tuple[str, int, int], ...]:

@@ -9,6 +9,8 @@ drives this one class:
     available_dice()  the dice the deciding player may pick from
     legal_moves()     every legal Move, pass included
     apply_move(move)  raises IllegalMoveError with the reason
+    push(roll or move), pop()   the same with undo (python-chess style): every applied roll
+                      and move saves the state before it, pop() restores it
     is_terminal(), scores(), winners(), returns()
 
 Modes: ``solo`` (rules.md §5: 2+2 dice, 30 rolls, upper values), ``competitive``
@@ -19,10 +21,12 @@ supplied by the mission).
 
 from __future__ import annotations
 
-from typing import Callable
+from enum import StrEnum
+from typing import Callable, NamedTuple
 
 from nochmal.board import COLOURS, Board
-from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll
+from nochmal.choice import Choice
+from nochmal.dice import Roll
 from nochmal.errors import IllegalMoveError, NochmalError
 from nochmal.move import PASS, Move
 from nochmal.rules import DEFAULT_RULES, RuleSettings
@@ -30,28 +34,54 @@ from nochmal.sheet import Sheet
 
 CHANCE = -1
 TERMINAL = -2
-MODES = ("solo", "competitive", "coop")
 FREE_ROLLS = 3  # rules.md §4: in rolls 1-3 everybody picks from all six dice
+
+
+class Mode(StrEnum):
+    """How a game is played. A str enum: it prints and serialises as its value ("solo"), so
+    records and JSON keep their text; compare with the members, not with strings."""
+
+    SOLO = "solo"  # rules.md §5: 1 player, 2+2 dice, a fixed number of rolls, upper values
+    COMPETITIVE = "competitive"  # rules.md §4: the race, first/later values, two-colour end
+    COOP = "coop"  # missions.md: the race's dice flow, upper values, the mission's limit and stop
+
+
+MODES = tuple(m.value for m in Mode)
+
+
+class Claims(NamedTuple):
+    """Columns (bit c) and colours (bit i of COLOURS) someone scored in an earlier roll."""
+
+    columns: int
+    colours: int
+
+
+NO_CLAIMS = Claims(0, 0)
 
 
 class Game:
     def __init__(self, board: Board, players: int = 1, rules: RuleSettings = DEFAULT_RULES,
-                 mode: str | None = None, roll_limit: int | None = None,
+                 mode: Mode | str | None = None, roll_limit: int | None = None,
                  stop_after_roll: Callable[["Game"], bool] | None = None):
-        mode = mode or ("solo" if players == 1 else "competitive")
-        if mode not in MODES:
-            raise NochmalError(f"unknown mode {mode!r}; modes are {', '.join(MODES)}")
-        if mode == "solo" and players != 1:
+        """``mode``: a Mode or its text; default solo for 1 player, else competitive."""
+        if mode is None:
+            mode = Mode.SOLO if players == 1 else Mode.COMPETITIVE
+        try:
+            mode = Mode(mode)
+        except ValueError:
+            raise NochmalError(f"unknown mode {mode!r}; modes are {', '.join(MODES)}") from None
+        if mode is Mode.SOLO and players != 1:
             raise NochmalError("a solo game has exactly 1 player")
-        if not 1 <= players <= (4 if mode == "coop" else 6):
-            raise NochmalError(f"a {mode} game has 1-{4 if mode == 'coop' else 6} players, not {players}")
+        most = 4 if mode is Mode.COOP else 6
+        if not 1 <= players <= most:
+            raise NochmalError(f"a {mode} game has 1-{most} players, not {players}")
         self.board = board
         self.rules = rules
         self.mode = mode
         self.n_players = players
-        self.roll_limit = rules.solo_rolls if mode == "solo" and roll_limit is None else roll_limit
+        self.roll_limit = rules.solo_rolls if mode is Mode.SOLO and roll_limit is None else roll_limit
         self.stop_after_roll = stop_after_roll
-        self.dice_per_kind = 2 if (mode == "solo" or (mode == "coop" and players == 1)) else 3
+        self.dice_per_kind = 2 if (mode is Mode.SOLO or (mode is Mode.COOP and players == 1)) else 3
         self.sheets: list[Sheet] = [Sheet.empty(board) for _ in range(players)]
         self.rolls_done = 0  # completed rolls
         self.roll: Roll | None = None  # the roll being decided
@@ -63,6 +93,9 @@ class Game:
         self._after_active: Roll | None = None
         self._ended = False
         self._roll_masks: list[tuple[int, int]] = []  # (player, cells) crossed in this roll
+        # the state before each applied roll and move, for pop(): Sheet and Roll are immutable,
+        # so a saved state is a small tuple (see _save)
+        self._undo: list[tuple] = []
 
     # --- whose turn ------------------------------------------------------------------------
     @property
@@ -83,6 +116,15 @@ class Game:
         return self._ended
 
     @property
+    def race_claims(self) -> Claims:
+        """What the race has taken: the columns and colours someone scored in an earlier roll,
+        worth only their later value to everybody else (rules.md §4). Solo and co-op score
+        first values always: NO_CLAIMS."""
+        if self.mode is Mode.COMPETITIVE:
+            return Claims(self.claimed_columns, self.claimed_colours)
+        return NO_CLAIMS
+
+    @property
     def free_choice(self) -> bool:
         """Whether every player picks from all dice in this roll (solo, or rolls 1-3)."""
         return self.n_players == 1 or self.rolls_done < FREE_ROLLS
@@ -93,6 +135,7 @@ class Game:
             raise NochmalError("the dice are not to be rolled now")
         if len(roll.colours) != self.dice_per_kind or len(roll.numbers) != self.dice_per_kind:
             raise NochmalError(f"this game rolls {self.dice_per_kind} colour and {self.dice_per_kind} number dice")
+        self._save()
         self.roll = roll
         self.history.append((roll, []))
         a = self.active_player
@@ -109,8 +152,8 @@ class Game:
             return self.roll
         return self._after_active
 
-    def choices(self) -> list[tuple[str, str, str, int, int]]:
-        """(colour face, number face, colour, count, joker cost) open to the deciding player."""
+    def choices(self) -> list[Choice]:
+        """The dice picks open to the deciding player, jokers resolved (not yet placed)."""
         return self.available_dice().choices(self.sheets[self.current_player()].jokers_left)
 
     def legal_moves(self) -> list[Move]:
@@ -119,13 +162,12 @@ class Game:
         seen: set[tuple[int, int]] = set()
         moves = [PASS]
         bridging = self.rules.bridging
-        for cf, nf, colour, count, cost in sorted(self.choices(), key=lambda c: c[4]):
-            for mask in sheet.placements(colour, count, bridging):
-                if (mask, cost) in seen:
+        for pick in sorted(self.choices(), key=lambda c: c.cost):
+            for mask in sheet.placements(pick.colour, pick.count, bridging):
+                if (mask, pick.cost) in seen:
                     continue
-                seen.add((mask, cost))
-                moves.append(Move.of(colour, count, self.board.cells_of(mask),
-                                     cf == COLOUR_JOKER, nf == NUMBER_JOKER))
+                seen.add((mask, pick.cost))
+                moves.append(pick.placed(mask).move(self.board))
         return moves
 
     def check_move(self, move: Move) -> int:
@@ -162,6 +204,7 @@ class Game:
         self._apply(move, mask)
 
     def _apply(self, move: Move, mask: int) -> None:
+        self._save()
         player = self._order[self._pos]
         if mask:
             self.sheets[player] = self.sheets[player].cross(mask, move.joker_cost)
@@ -179,7 +222,7 @@ class Game:
         Only the cells crossed in this roll can complete something, so only the columns and
         the colour each move touched are examined.
         """
-        race = self.mode == "competitive"
+        claimed_cols, claimed_colours = self.race_claims
         board = self.board
         new_cols, new_colours = 0, 0
         for p, mask in self._roll_masks:
@@ -197,11 +240,8 @@ class Game:
             if crossed & cm == cm and not (sheet.colours_upper | sheet.colours_lower) >> ci & 1:
                 colours = 1 << ci
             if cols or colours:
-                if race:
-                    self.sheets[p] = sheet.award(cols & ~self.claimed_columns, cols & self.claimed_columns,
-                                                 colours & ~self.claimed_colours, colours & self.claimed_colours)
-                else:
-                    self.sheets[p] = sheet.award(cols, 0, colours, 0)
+                self.sheets[p] = sheet.award(cols & ~claimed_cols, cols & claimed_cols,
+                                             colours & ~claimed_colours, colours & claimed_colours)
                 new_cols |= cols
                 new_colours |= colours
         self._roll_masks = []
@@ -211,7 +251,7 @@ class Game:
         self.roll = None
         if self.roll_limit is not None and self.rolls_done >= self.roll_limit:
             self._ended = True
-        if self.mode == "competitive" or (self.mode == "solo" and self.rules.solo_ends_on_second_colour):
+        if self.mode is Mode.COMPETITIVE or (self.mode is Mode.SOLO and self.rules.solo_ends_on_second_colour):
             if any((s.colours_upper | s.colours_lower).bit_count() >= 2 for s in self.sheets):
                 self._ended = True
         if self.stop_after_roll is not None and self.stop_after_roll(self):
@@ -229,10 +269,44 @@ class Game:
 
     def returns(self) -> list[float]:
         """Per player: 1 for a (shared) win, 0 otherwise; for solo the score itself."""
-        if self.mode == "solo":
+        if self.mode is Mode.SOLO:
             return [float(self.sheets[0].score())]
         win = set(self.winners())
         return [1.0 if p in win else 0.0 for p in range(self.n_players)]
+
+    # --- undo --------------------------------------------------------------------------------
+    def push(self, action: Roll | Move) -> None:
+        """Apply a roll (at a chance node) or a move (at a decision); ``pop`` takes it back.
+        The same as apply_roll / apply_move, which save the state just as well."""
+        if isinstance(action, Roll):
+            self.apply_roll(action)
+        else:
+            self.apply_move(action)
+
+    def pop(self) -> Roll | Move:
+        """Take back the last applied roll or move and return it; NochmalError if there is
+        none (a fresh game, or a position set up without its history)."""
+        if not self._undo:
+            raise NochmalError("nothing to take back")
+        (sheets, self.rolls_done, self.roll, self.claimed_columns, self.claimed_colours, self._order,
+         self._pos, self._after_active, self._ended, roll_masks) = self._undo.pop()
+        self.sheets = list(sheets)
+        self._roll_masks = list(roll_masks)
+        if self.roll is None:  # the state before was a chance node: the roll is undone
+            return self.history.pop()[0]
+        return self.history[-1][1].pop()[1]
+
+    @property
+    def undo_depth(self) -> int:
+        """How many rolls and moves ``pop`` can take back."""
+        return len(self._undo)
+
+    def _save(self) -> None:
+        """Push the state an apply is about to change (everything but the history, which
+        pop trims itself)."""
+        self._undo.append((tuple(self.sheets), self.rolls_done, self.roll, self.claimed_columns,
+                           self.claimed_colours, self._order, self._pos, self._after_active, self._ended,
+                           tuple(self._roll_masks)))
 
     def clone(self) -> "Game":
         other = Game.__new__(Game)
@@ -241,6 +315,7 @@ class Game:
         other.history = [(r, list(ms)) for r, ms in self.history]
         other._order = list(self._order)
         other._roll_masks = list(self._roll_masks)
+        other._undo = list(self._undo)
         return other
 
 

@@ -9,7 +9,7 @@ PlanValidationError: a wrong plan is never returned silently.
 from __future__ import annotations
 
 from nochmal.errors import NochmalError
-from nochmal.game import Game
+from nochmal.game import Game, Mode
 
 from nochmal.solver.instance import Instance
 from nochmal.solver.plan import OPTIMAL, Plan
@@ -21,7 +21,7 @@ class PlanValidationError(NochmalError):
 
 def new_game(instance: Instance) -> Game:
     """A solo game at the instance's start: its start sheet, exactly its rolls to come."""
-    game = Game(instance.board, 1, instance.rules, "solo", roll_limit=len(instance.rolls))
+    game = Game(instance.board, 1, instance.rules, Mode.SOLO, roll_limit=len(instance.rolls))
     if instance.start is not None:
         game.sheets[0] = instance.start
     return game

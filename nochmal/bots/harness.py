@@ -23,7 +23,7 @@ from nochmal.agents import make_agent
 from nochmal.board import Board
 from nochmal.dice import seeded_roll
 from nochmal.errors import NochmalError
-from nochmal.game import Game
+from nochmal.game import Game, Mode
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 
 _T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
@@ -180,7 +180,7 @@ def run_bench(board: Board, names: Sequence[str], mode: str, seeds: tuple[int, i
         if mode == "solo":
             for n in distinct:
                 agent = _Timed(make_agent(n, seed), tally, n)
-                game = _play(Game(board, 1, rules, "solo"), [agent], seed)
+                game = _play(Game(board, 1, rules, Mode.SOLO), [agent], seed)
                 scores[n].append(float(game.scores()[0]))
                 games[n] += 1
                 done += 1
@@ -192,7 +192,7 @@ def run_bench(board: Board, names: Sequence[str], mode: str, seeds: tuple[int, i
         for rot in range(players):
             seats = [lineup[(s + rot) % players] for s in range(players)]
             agents = [_Timed(make_agent(n, seed * 10 + s), tally, n) for s, n in enumerate(seats)]
-            game = _play(Game(board, players, rules, "competitive"), agents, seed)
+            game = _play(Game(board, players, rules, Mode.COMPETITIVE), agents, seed)
             win = game.winners()
             for s, n in enumerate(seats):
                 acc = sums[n]
