@@ -237,9 +237,13 @@ def record_pictures(record: "GameRecord", game: "Game") -> list[SheetPicture]:
     race = game.mode == "competitive"
     cc, ck = (game.claimed_columns, game.claimed_colours) if race else (0, 0)
     unfinished = not game.is_terminal()
-    return [SheetPicture(f"{seat_name(record.players, p)} \u2014 {s.score()} points"
-                         + (" so far" if unfinished else ""), s, cc, ck, unfinished)
+    return [SheetPicture(sheet_title(record.players, p, s, unfinished), s, cc, ck, unfinished)
             for p, s in enumerate(game.sheets)]
+
+
+def sheet_title(players: list[str], seat: int, sheet: Sheet, unfinished: bool = False) -> str:
+    """The title over a seat's sheet: 'Anna: 23 points' (' so far' while the game runs)."""
+    return f"{seat_name(players, seat)}: {sheet.score()} points" + (" so far" if unfinished else "")
 
 
 def record_svg(record: "GameRecord", game: "Game | None" = None, drawn: str | None = None,

@@ -30,7 +30,7 @@ from nochmal.move import Move
 from nochmal.record import GameRecord
 from nochmal.sheet import Sheet, parse_typed_sheet
 from nochmal.seats import seat_name
-from nochmal.svg import SheetPicture, pictures_svg, record_svg
+from nochmal.svg import SheetPicture, pictures_svg, record_svg, sheet_title
 from nochmal.terminal.setup import daily_seed
 from nochmal.web.games import WebError, builtin_board, builtin_mission, check_id, new_id, parse_seat_list
 
@@ -373,7 +373,7 @@ def game_sheet(game_id: str, request: Request, after: int = Query(..., ge=0, le=
     if seat >= game.n_players:
         raise WebError(f"seat {seat} is not in this game (seats 0-{game.n_players - 1})", "seat")
     sheet = game.sheets[seat]
-    title = f"{seat_name(record.players, seat)} after roll {min(after, game.rolls_done)} \u2014 {sheet.score()} points"
+    title = f"{seat_name(record.players, seat)} after roll {min(after, game.rolls_done)}: {sheet.score()} points"
     return Response(pictures_svg([SheetPicture(title, sheet)]), media_type="image/svg+xml")
 
 
@@ -483,7 +483,7 @@ def record_turn(rec_id: str, turn: int, request: Request, svg: bool = True):
         game = states[turn]
         race = game.mode == "competitive"
         data["sheets_svg"] = [pictures_svg([SheetPicture(
-            f"{seat_name(record.players, p)} \u2014 {s.score()} points", s,
+            sheet_title(record.players, p, s), s,
             game.claimed_columns if race else 0, game.claimed_colours if race else 0)])
             for p, s in enumerate(game.sheets)]
     return data
@@ -589,5 +589,5 @@ def job_sheet(job_id: str, request: Request, after: int = Query(..., ge=0, le=60
         if not move.is_pass:
             sheet = sheet.cross(board.mask_of(move.cells), move.joker_cost)
     sheet = sheet.with_all_completions_scored()
-    title = f"best plan after roll {len(steps)} \u2014 {sheet.score()} points"
+    title = f"best plan after roll {len(steps)}: {sheet.score()} points"
     return Response(pictures_svg([SheetPicture(title, sheet)]), media_type="image/svg+xml")

@@ -30,7 +30,7 @@ from nochmal.terminal.setup import parse_seats
 from nochmal.move import Move
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
-from nochmal.svg import SheetPicture, pictures_svg
+from nochmal.svg import SheetPicture, pictures_svg, sheet_title
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{16,32}$")
 LOG_LIMIT = 60  # moves shown in the game's log
@@ -229,8 +229,7 @@ class WebGame:
     def sheet_svg(self, p: int, game=None) -> str:
         game = game or self.game
         race = game.mode == "competitive"
-        pic = SheetPicture(f"{seat_name(self.session.seats, p)} \u2014 {game.sheets[p].score()} points",
-                           game.sheets[p], game.claimed_columns if race else 0, game.claimed_colours if race else 0)
+        pic = SheetPicture(sheet_title(self.session.seats, p, game.sheets[p]), game.sheets[p], game.claimed_columns if race else 0, game.claimed_colours if race else 0)
         return pictures_svg([pic])
 
     def state(self, with_svg: bool = True) -> dict:
