@@ -38,8 +38,14 @@
 
   function me() { return state.human_to_move; }
 
+  let lastHuman = null;
   function render() {
     resetPick();
+    // pass-and-play: say so when the device goes to another human
+    const humans = state.humans.filter(Boolean).length;
+    if (humans > 1 && me() !== null && lastHuman !== null && me() !== lastHuman)
+      NM.say("pass the device to " + state.names[me()], "good");
+    lastHuman = me();
     const over = state.over;
     const limit = state.roll_limit ? " of " + state.roll_limit : "";
     let info = over ? "game over after " + state.rolls + " rolls" : "roll " + state.roll + limit;
