@@ -236,9 +236,13 @@ def record_pictures(record: "GameRecord", game: "Game") -> list[SheetPicture]:
     """Every seat's sheet of ``game`` (a replay of ``record``), titled with the seat name."""
     cc, ck = game.race_claims
     unfinished = not game.is_terminal()
-    return [SheetPicture(f"{seat_name(record.players, p)}: {s.score()} points"
-                         + (" so far" if unfinished else ""), s, cc, ck, unfinished)
+    return [SheetPicture(sheet_title(record.players, p, s, unfinished), s, cc, ck, unfinished)
             for p, s in enumerate(game.sheets)]
+
+
+def sheet_title(players: list[str], seat: int, sheet: Sheet, unfinished: bool = False) -> str:
+    """The title over a seat's sheet: 'Anna: 23 points' (' so far' while the game runs)."""
+    return f"{seat_name(players, seat)}: {sheet.score()} points" + (" so far" if unfinished else "")
 
 
 def record_svg(record: "GameRecord", game: "Game | None" = None, drawn: str | None = None,
