@@ -5,7 +5,8 @@ Prints figures, asserts nothing. Three parts, each bounded in count and time:
 1. **Propagation**: a real server process on loopback; ``--rooms`` rooms (lockstep, 4
    players) with 4 clients each. Every client holds its room's event stream open and
    taps its own sheet ``--edits`` times (one cell more each time, a random pause of
-   50-250 ms between taps), all rooms at once. For every acknowledged edit and every
+   ``--pause-min``..``--pause-max`` seconds between taps: a player crossing cells after a
+   roll), all rooms at once. For every acknowledged edit and every
    OTHER client of the room: the time from sending the tap to that client receiving the
    ``sheet`` event. Also the tap's own round trip and the server time of the PUT and of
    ``GET /api/rooms/{id}`` (``Server-Timing`` header) under that load.
@@ -85,17 +86,24 @@ def wait_up(url: str, seconds: float = 30) -> None:
     raise SystemExit(f"error: the server at {url} did not come up within {seconds:g} s")
 
 
+def process_cpu(pid: int) -> float:
+    """User + system CPU seconds of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def server_ms(res: httpx.Response) -> float | None:
     timing = res.headers.get("server-timing", "")
     return float(timing.split("dur=")[1]) if "dur=" in timing else None
 
 
 # --- 1. propagation ------------------------------------------------------------------------------
-async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: int) -> dict:
+async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: int,
+                      pause: tuple[float, float]) -> dict:
     rng = random.Random(seed)
     received: dict[tuple[str, int, int], float] = {}  # (room, version, client) -> arrival
     sent: dict[tuple[str, int], tuple[float, int]] = {}  # (room, version) -> (send time, sender)
-    taps, put_server, get_server = [], [], []
+    taps, put_server, get_server, errors = [], [], [], []
     limits = httpx.Limits(max_connections=400, max_keepalive_connections=400)
     async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as http:
         rooms = []
@@ -112,33 +120,63 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
         connected = 0
 
         async def listen(code: str, client: int) -> None:
+            """One phone's stream; it reconnects like a browser (Last-Event-ID) and a snapshot
+            delivers every version up to its own."""
             nonlocal connected
-            async with http.stream("GET", f"/api/rooms/{code}/events", timeout=None) as res:
-                event = None
-                async for line in res.aiter_lines():
-                    if line.startswith("event:"):
-                        event = line[6:].strip()
-                        if event == "sync":  # subscribed: the snapshot comes after the subscription
-                            connected += 1
-                            if connected == 4 * n_rooms:
-                                ready.set()
-                    elif line.startswith("id:") and event == "sheet":
-                        received[(code, int(line[3:].strip()), client)] = time.perf_counter()
+            last = None
+            first = True
+            while True:
+                headers = {"Last-Event-ID": str(last)} if last is not None else {}
+                try:
+                    async with http.stream("GET", f"/api/rooms/{code}/events", headers=headers, timeout=None) as res:
+                        fields: dict[str, str] = {}
+                        async for line in res.aiter_lines():
+                            if line:
+                                name, _, value = line.partition(":")
+                                fields[name] = value.strip()
+                                continue
+                            event, ident = fields.get("event"), fields.get("id")
+                            fields = {}
+                            if ident is None or not ident.isdigit():
+                                continue
+                            version, now = int(ident), time.perf_counter()
+                            if event == "sync":
+                                for v in range((last or 0) + 1, version + 1):
+                                    received.setdefault((code, v, client), now)
+                                if first:
+                                    first = False
+                                    connected += 1
+                                    if connected == 4 * n_rooms:
+                                        ready.set()
+                            elif event == "sheet":
+                                received.setdefault((code, version, client), now)
+                            if event in ("sync", "sheet", "rolls"):
+                                last = max(last or 0, version)
+                except httpx.HTTPError:
+                    await asyncio.sleep(0.3)
 
         async def tap(code: str, tokens: list[str], client: int) -> None:
             await ready.wait()
             for k in range(edits):
-                await asyncio.sleep(rng.uniform(0.05, 0.25))
+                await asyncio.sleep(rng.uniform(*pause))
                 start = time.perf_counter()
-                res = await http.put(f"/api/rooms/{code}/seats/{client}/sheet", json={"cells": CELLS[: k + 1]},
-                                     headers={"Authorization": f"Bearer {tokens[client]}"})
+                try:
+                    res = await http.put(f"/api/rooms/{code}/seats/{client}/sheet", json={"cells": CELLS[: k + 1]},
+                                         headers={"Authorization": f"Bearer {tokens[client]}"})
+                except httpx.HTTPError as exc:  # e.g. a kept-alive connection the server had closed
+                    errors.append(type(exc).__name__)
+                    continue
                 taps.append((time.perf_counter() - start) * 1000)
                 if res.status_code == 200:
                     sent[(code, res.json()["version"])] = (start, client)
                     if (ms := server_ms(res)) is not None:
                         put_server.append(ms)
                 if client == 0 and k % 3 == 0:
-                    g = await http.get(f"/api/rooms/{code}")
+                    try:
+                        g = await http.get(f"/api/rooms/{code}")
+                    except httpx.HTTPError as exc:
+                        errors.append(type(exc).__name__)
+                        continue
                     if (ms := server_ms(g)) is not None:
                         get_server.append(ms)
 
@@ -165,7 +203,7 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
             else:
                 delays.append((arrival - start) * 1000)
     return {"delays": delays, "missing": missing, "taps": taps, "put_server": put_server,
-            "get_server": get_server, "edits": len(sent), "elapsed": elapsed}
+            "get_server": get_server, "edits": len(sent), "elapsed": elapsed, "errors": errors}
 
 
 # --- 2. status time -------------------------------------------------------------------------------
@@ -267,6 +305,9 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=120.0, help="time limit of the load part, seconds")
     parser.add_argument("--status-edits", type=int, default=8, help="edits per mission in the status part")
     parser.add_argument("--kill-after", type=float, default=2.0, help="seconds of edits before the SIGKILL")
+    parser.add_argument("--pause-min", type=float, default=0.3, help="least pause between a client's taps, s")
+    parser.add_argument("--pause-max", type=float, default=1.5, help="longest pause between a client's taps, s")
+    parser.add_argument("--parts", default="123", help="which parts to run (default 123)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     for name in ("rooms", "edits", "status_edits"):
@@ -275,13 +316,31 @@ def main() -> None:
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1/5/15 min), "
           f"{os.cpu_count()} cores, python {sys.version.split()[0]}")
 
-    print(f"\n1. propagation: {args.rooms} rooms x 4 clients, {args.edits} taps each, loopback")
+    if "1" in args.parts:
+        load_part(args)
+    if "2" in args.parts:
+        print(f"\n2. room status of a 4-seat room, {args.status_edits} single-seat edits per mission (p50 / p95)")
+        status_times(args.status_edits, args.seed)
+    if "3" in args.parts:
+        print(f"\n3. kill and restart after {args.kill_after:g} s of edits from 4 seats")
+        acked, found, extra = asyncio.run(kill_and_restart(args.kill_after))
+        print(f"  edits acknowledged {acked}, found after the restart {found} (unanswered edits also stored: {extra})")
+
+
+def load_part(args) -> None:
+    print(f"\n1. propagation: {args.rooms} rooms x 4 clients, {args.edits} taps each "
+          f"({args.pause_min:g}-{args.pause_max:g} s apart), loopback")
     data = Path(tempfile.mkdtemp(prefix="bench-rooms-"))
     port = free_port()
     proc = start_server(data, port)
     try:
         wait_up(f"http://127.0.0.1:{port}")
-        r = asyncio.run(propagation(f"http://127.0.0.1:{port}", args.rooms, args.edits, args.limit, args.seed))
+        server_cpu = process_cpu(proc.pid)
+        client_cpu = time.process_time()
+        r = asyncio.run(propagation(f"http://127.0.0.1:{port}", args.rooms, args.edits, args.limit, args.seed,
+                                    (args.pause_min, args.pause_max)))
+        server_cpu = process_cpu(proc.pid) - server_cpu
+        client_cpu = time.process_time() - client_cpu
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -289,18 +348,13 @@ def main() -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
     print(f"  {r['edits']} edits acknowledged in {r['elapsed']:.1f} s; deliveries to the other 3 clients missing: "
-          f"{r['missing']}")
+          f"{r['missing']}; client errors: {len(r['errors'])} {sorted(set(r['errors']))}")
+    print(f"  CPU seconds: server {server_cpu:.1f} ({server_cpu / max(1, r['edits']) * 1000:.1f} ms per edit, "
+          f"with its status child not counted), the {4 * args.rooms} clients {client_cpu:.1f}")
     print(f"  tap -> other phones:   {summary(r['delays'])}")
     print(f"  tap round trip:        {summary(r['taps'])}")
     print(f"  PUT sheet server time: {summary(r['put_server'])}")
     print(f"  GET room server time:  {summary(r['get_server'])}")
-
-    print(f"\n2. room status of a 4-seat room, {args.status_edits} single-seat edits per mission (p50 / p95)")
-    status_times(args.status_edits, args.seed)
-
-    print(f"\n3. kill and restart after {args.kill_after:g} s of edits from 4 seats")
-    acked, found, extra = asyncio.run(kill_and_restart(args.kill_after))
-    print(f"  edits acknowledged {acked}, found after the restart {found} (unanswered edits also stored: {extra})")
 
 
 if __name__ == "__main__":
