@@ -7,7 +7,7 @@
     print(mission_result(mission, game).text())
 """
 
-from nochmal.missions.coop import (MissionRecord, MissionResult, MissionStatus, coop_game, mission_record,
+from nochmal.missions.coop import (MissionResult, MissionStatus, coop_game, mission_record,
                                    mission_result, mission_status, play_mission)
 from nochmal.missions.loader import (builtin_mission_files, builtin_missions, load_mission, parse_mission_text,
                                      read_mission_file)
@@ -15,7 +15,7 @@ from nochmal.missions.model import DIFFICULTIES, KINDS, SCOPES, Mission, Mission
 from nochmal.missions.objectives import ObjectiveStatus, all_met, evaluate, team_score
 
 __all__ = [
-    "MissionRecord", "MissionResult", "MissionStatus", "coop_game", "mission_record", "mission_result",
+    "MissionResult", "MissionStatus", "coop_game", "mission_record", "mission_result",
     "mission_status", "play_mission", "builtin_mission_files", "builtin_missions", "load_mission",
     "parse_mission_text", "read_mission_file", "DIFFICULTIES", "KINDS", "SCOPES", "Mission", "MissionError",
     "Objective", "ObjectiveStatus", "all_met", "evaluate", "team_score",

@@ -10,23 +10,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from nochmal.board import load_board
 from nochmal.errors import NochmalError
 from nochmal.game import Game
 from nochmal.missions.loader import load_mission
-from nochmal.missions.model import DIFFICULTIES, Mission, MissionError
+from nochmal.missions.model import DIFFICULTIES, IN_PROGRESS, LOST, WON, Mission, MissionError
 from nochmal.missions.objectives import ObjectiveStatus, all_met, evaluate
+from nochmal.placements import MAX_COUNT
 from nochmal.play import play_game
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 from nochmal.sheet import Sheet
-from nochmal.solver.graph import impossible_sheet_reasons
+from nochmal.impossible import impossible_sheet_reasons
 
 __all__ = ["load_mission", "coop_game", "mission_result", "mission_status", "MissionResult", "MissionStatus",
-           "play_mission", "mission_record", "MissionRecord", "record_game"]
+           "play_mission", "mission_record", "mission_outcome_line", "record_game"]
 
 
 def _check_setup(mission: Mission, difficulty: str, players: int) -> int:
@@ -62,12 +63,16 @@ class MissionResult:
     missing: list[str]
     objectives: list[ObjectiveStatus]
 
+    @property
+    def state(self) -> str:
+        return WON if self.won else LOST if self.finished else IN_PROGRESS
+
     def text(self) -> str:
         if self.won:
-            return f"mission {self.mission} won on roll {self.won_on} of {self.budget}"
+            return f"mission {self.mission} {WON} on roll {self.won_on} of {self.budget}"
         if self.finished:
-            return f"mission {self.mission} lost after {self.rolls_used} rolls; missing: " + "; ".join(self.missing)
-        return f"mission {self.mission} in progress: roll {self.rolls_used} of {self.budget}"
+            return f"mission {self.mission} {LOST} after {self.rolls_used} rolls; missing: " + "; ".join(self.missing)
+        return f"mission {self.mission} {IN_PROGRESS}: roll {self.rolls_used} of {self.budget}"
 
     def to_dict(self) -> dict:
         return {"mission": self.mission, "players": self.players, "budget": self.budget,
@@ -99,6 +104,7 @@ class MissionStatus:
     rolls_used: int
     objectives: list[ObjectiveStatus]
     impossible: list[list[str]]  # per sheet: reasons no legal game gives it
+    lost_reasons: list[str] = field(default_factory=list)  # why the mission can no longer be won
 
     @property
     def rolls_left(self) -> int:
@@ -106,12 +112,23 @@ class MissionStatus:
 
     @property
     def met(self) -> bool:
-        return all(o.met for o in self.objectives)
+        """Every objective holds on sheets a game can produce (never true of no objectives)."""
+        return not any(self.impossible) and bool(self.objectives) and all(o.met for o in self.objectives)
+
+    @property
+    def state(self) -> str | None:
+        """WON / LOST / IN_PROGRESS; None while a sheet is impossible (nothing was evaluated)."""
+        if any(self.impossible):
+            return None
+        if self.met and self.rolls_used <= self.budget:
+            return WON
+        return LOST if self.lost_reasons else IN_PROGRESS
 
     def to_dict(self) -> dict:
         return {"mission": self.mission.id, "name": self.mission.name, "source": self.mission.source,
                 "difficulty": self.difficulty, "players": self.players, "budget": self.budget,
                 "rolls_used": self.rolls_used, "rolls_left": self.rolls_left, "all_met": self.met,
+                "state": self.state, "lost_reasons": self.lost_reasons,
                 "objectives": [o.to_dict(self.players) for o in self.objectives]}
 
 
@@ -125,7 +142,39 @@ def mission_status(mission: Mission, difficulty: str, sheets: Sequence[Sheet], r
     if any(impossible):
         return MissionStatus(mission, difficulty, len(sheets), budget, rolls_used, [], impossible)
     statuses = [evaluate(o, list(sheets), with_crosses) for o in mission.objectives]
-    return MissionStatus(mission, difficulty, len(sheets), budget, rolls_used, statuses, impossible)
+    won = all(s.met for s in statuses) and rolls_used <= budget
+    lost = [] if won else lost_reasons(statuses, budget, rolls_used, len(sheets))
+    return MissionStatus(mission, difficulty, len(sheets), budget, rolls_used, statuses, impossible, lost)
+
+
+def lost_reasons(statuses: list[ObjectiveStatus], budget: int, rolls_used: int, players: int) -> list[str]:
+    """Why objectives not yet met can no longer be met (empty: the mission can still be won).
+
+    The budget is spent; a jokers_left target is missed (jokers never come back); or a sheet
+    needs more crosses than it can make in the rolls left (at most MAX_COUNT = 5 per roll,
+    rules.md §3) where that sheet must do it (``each``) or where every sheet would have to
+    (``any``). A ``team`` objective may be split over the sheets, so its per-sheet figures
+    prove nothing.
+    """
+    rolls_left = max(0, budget - rolls_used)
+    if rolls_left == 0:
+        return [f"the budget of {budget} rolls is spent"]
+    reasons = []
+    most = MAX_COUNT * rolls_left
+    for status in statuses:
+        if status.met:
+            continue
+        what = status.objective.describe(players)
+        if status.objective.kind == "jokers_left":
+            reasons.append(f"{what}: jokers never come back ({', '.join(status.missing)})")
+            continue
+        short = [(p, est.lower) for p, est in enumerate(status.crosses) if est is not None and est.lower > most]
+        scope = status.objective.scope
+        if short and (scope == "each" or scope == "any" and len(short) == len(status.crosses)):
+            sheets = ", ".join(f"sheet {p + 1} needs at least {n}" for p, n in short)
+            reasons.append(f"{what}: {sheets} more crosses, but {rolls_left} roll(s) left allow at most "
+                           f"{MAX_COUNT} x {rolls_left} = {most}")
+    return reasons
 
 
 # --- bots and records --------------------------------------------------------------------
@@ -146,18 +195,12 @@ def record_game(record: GameRecord) -> Game:
     return game
 
 
-class MissionRecord(GameRecord):
-    """A GameRecord of a mission game (kept for callers; GameRecord itself now replays them)."""
-
-
-def mission_record(mission: Mission, difficulty: str, game: Game, players: list[str], seed: int | None) -> MissionRecord:
-    """The game as a record with the mission in ``extra``."""
+def mission_record(mission: Mission, difficulty: str, game: Game, players: list[str], seed: int | None) -> GameRecord:
+    """The game as a record with the mission in ``extra`` (GameRecord replays it)."""
     extra = {"mission": mission.id, "difficulty": difficulty}
     if mission.path and not _is_builtin(mission):
         extra["mission_file"] = str(Path(mission.path).resolve())  # replayable from any folder
-    base = GameRecord.from_game(game, players, seed, extra)
-    return MissionRecord(base.board, base.mode, base.players, base.rules, base.seed, base.rolls, base.roll_limit,
-                         base.result, base.extra)
+    return GameRecord.from_game(game, players, seed, extra)
 
 
 def _is_builtin(mission: Mission) -> bool:
@@ -172,3 +215,23 @@ def play_mission(mission: Mission, difficulty: str, agents: Sequence, seed: int,
     game = coop_game(mission, difficulty, len(agents), rules)
     play_game(game, list(agents), seed)
     return game, mission_result(mission, game)
+
+
+def mission_outcome_line(record: GameRecord, game: Game) -> str | None:
+    """The verdict line a picture of a co-op record shows (None for other records):
+    ``mission star-hunt (easy): WON on roll 17 of 30``."""
+    ref = record.extra.get("mission") if record.mode == "coop" else None
+    if not ref:
+        return None
+    difficulty = record.extra.get("difficulty", "")
+    try:
+        result = mission_result(load_mission(record.extra.get("mission_file") or ref), game)
+    except NochmalError as exc:  # a picture still draws when the mission file is gone
+        return f"mission {ref} ({difficulty}): outcome unknown ({exc})"
+    if result.won:
+        verdict = f"WON on roll {result.won_on} of {result.budget}"
+    elif result.finished:
+        verdict = f"LOST after {result.rolls_used} of {result.budget} rolls"
+    else:
+        verdict = f"in progress, roll {result.rolls_used} of {result.budget}"
+    return f"mission {ref} ({difficulty}): {verdict}"

@@ -10,15 +10,14 @@ reported at once.
 from __future__ import annotations
 
 import re
-import tomllib
 from importlib import resources
 from pathlib import Path
 
 from nochmal.board import BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board, load_board
 from nochmal.errors import NochmalError
-from nochmal.fileio import read_text_file
+from nochmal.fileio import load_toml_text, read_text_file
 from nochmal.missions.model import (DIFFICULTIES, KINDS, PLAYER_COUNTS, SCOPES, SOURCES, Mission, MissionError,
-                                    Objective)
+                                    Objective, rolls_lower_bound)
 
 _TOP_KEYS = {"id": str, "name": str, "source": str, "description": str, "objectives": list, "budgets": dict}
 _OPTIONAL_TOP = {"board": str}
@@ -30,6 +29,11 @@ _KIND_KEYS = {
     "score": {"at_least"},
     "jokers_left": {"at_least"},
 }
+# caps that keep every figure computed from a mission file bounded (missions.md: 1-4 players,
+# a budget of rolls; the calibrated budgets are below 130)
+MAX_BUDGET = 1000
+MAX_OBJECTIVES = 50
+MAX_TEXT = 200
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _COLOUR_BY_NAME = {name: letter for letter, name in COLOUR_NAMES.items()}
 _COLOUR_BY_NAME["pink"] = "r"
@@ -38,6 +42,17 @@ _COLOUR_BY_NAME["pink"] = "r"
 def _tname(value) -> str:
     return {bool: "boolean", int: "integer", str: "string", list: "list", dict: "table", float: "number"}.get(
         type(value), type(value).__name__)
+
+
+def _short(value, limit: int = 40) -> str:
+    """A value for an error line, cut so that a huge value cannot flood the line."""
+    text = repr(value) if not _is_int(value) or abs(value) < 10**30 else f"a {value.bit_length()}-bit number"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _key_text(key: str) -> str:
+    """A TOML key inside a dotted key path: escaped (no newline can break the line), cut."""
+    return _short(key)[1:-1] if len(repr(key)) <= 40 else _short(key)[1:]
 
 
 def _is_int(value) -> bool:
@@ -51,46 +66,70 @@ def max_score(board: Board) -> int:
 
 def parse_mission_text(text: str, source: str) -> Mission:
     """Build a Mission from TOML text; MissionError lists every problem."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise MissionError(source, [f"not valid TOML: {exc}"]) from None
+    data = load_toml_text(text, lambda reason: MissionError(source, [reason]))
     return mission_from_dict(data, source)
 
 
 def mission_from_dict(data: dict, source: str) -> Mission:
+    """A Mission from parsed TOML; MissionError lists every problem of the file at once.
+
+    Each key is checked on its own, so an unknown top-level key or a bad scope never hides
+    the problems further down.
+    """
     problems: list[str] = []
-    for key, typ in _TOP_KEYS.items():
+    ok: dict[str, bool] = {}
+    for key, typ in {**_TOP_KEYS, **_OPTIONAL_TOP}.items():
         if key not in data:
-            problems.append(f"key {key!r} is missing")
+            if key in _TOP_KEYS:
+                problems.append(f"key {key!r} is missing")
+            ok[key] = False
         elif not isinstance(data[key], typ):
-            problems.append(f"key {key!r} must be a {_tname(typ())}, got {_tname(data[key])} {data[key]!r}")
-    for key, typ in _OPTIONAL_TOP.items():
-        if key in data and not isinstance(data[key], typ):
-            problems.append(f"key {key!r} must be a {_tname(typ())}, got {_tname(data[key])} {data[key]!r}")
+            problems.append(f"key {key!r} must be a {_tname(typ())}, got {_tname(data[key])} {_short(data[key])}")
+            ok[key] = False
+        else:
+            ok[key] = True
     for key in sorted(set(data) - set(_TOP_KEYS) - set(_OPTIONAL_TOP)):
-        problems.append(f"unknown key {key!r} (known: {', '.join(list(_TOP_KEYS) + list(_OPTIONAL_TOP))})")
-    if problems:
-        raise MissionError(source, problems)
-    if not _ID.match(data["id"]):
-        problems.append(f"key 'id': {data['id']!r} must be lower-case letters, digits and dashes")
-    if data["source"] not in SOURCES:
-        problems.append(f"key 'source': {data['source']!r} is not one of {', '.join(SOURCES)}")
-    board_name = data.get("board", "classic")
-    board = _mission_board(board_name, source, problems)
+        problems.append(f"unknown key {_short(key)} (known: {', '.join(list(_TOP_KEYS) + list(_OPTIONAL_TOP))})")
+    if ok["id"] and not _ID.match(data["id"]) or ok["id"] and len(data["id"]) > MAX_TEXT:
+        problems.append(f"key 'id': {_short(data['id'])} must be lower-case letters, digits and dashes")
+    for key in ("name", "description"):
+        if ok[key] and len(data[key]) > (MAX_TEXT if key == "name" else 100 * MAX_TEXT):
+            problems.append(f"key {key!r} is too long ({len(data[key])} characters)")
+    if ok["source"] and data["source"] not in SOURCES:
+        problems.append(f"key 'source': {_short(data['source'])} is not one of {', '.join(SOURCES)}")
+    board_name = data["board"] if ok["board"] else "classic"
+    board = _mission_board(board_name, source, problems) if "board" not in data or ok["board"] else None
     objectives = []
-    if not data["objectives"]:
-        problems.append("key 'objectives': a mission needs at least one objective")
-    for i, raw in enumerate(data["objectives"], 1):
-        obj = _objective(raw, f"objectives[{i}]", board, problems)
-        if obj is not None:
-            objectives.append(obj)
-    budgets = _budgets(data["budgets"], problems)
+    if ok["objectives"]:
+        if not data["objectives"]:
+            problems.append("key 'objectives': a mission needs at least one objective")
+        if len(data["objectives"]) > MAX_OBJECTIVES:
+            problems.append(f"key 'objectives': at most {MAX_OBJECTIVES} objectives, got {len(data['objectives'])}")
+        for i, raw in enumerate(data["objectives"][:MAX_OBJECTIVES], 1):
+            obj = _objective(raw, f"objectives[{i}]", board, problems)
+            if obj is not None:
+                objectives.append(obj)
+    budgets = _budgets(data["budgets"], problems) if ok["budgets"] else ()
+    if not problems and board is not None:
+        problems += _budget_shortfalls(objectives, budgets, board)
     if problems:
         raise MissionError(source, problems)
     return Mission(id=data["id"], name=data["name"], source=data["source"], description=data["description"].strip(),
                    objectives=tuple(objectives), budgets=budgets, board=_resolve_board(board_name, source),
                    path=source)
+
+
+def _budget_shortfalls(objectives: list[Objective], budgets: tuple, board: Board) -> list[str]:
+    """Budgets below the rolls any team needs (rolls_lower_bound): such a mission is never won."""
+    problems = []
+    for players, row in budgets:
+        need = rolls_lower_bound(objectives, board, players)
+        for difficulty, rolls in row:
+            if rolls < need:
+                problems.append(f"key 'budgets.{players}.{difficulty}': {rolls} roll(s) can never be enough, "
+                                f"{players} player(s) need at least {need} (each roll crosses at most 5 cells "
+                                "in one block on each sheet)")
+    return problems
 
 
 def _resolve_board(name: str, source: str) -> str:
@@ -112,32 +151,35 @@ def _mission_board(name: str, source: str, problems: list[str]) -> Board | None:
 
 
 def _per_players(value, where: str, problems: list[str]) -> tuple[tuple[int, int], ...] | None:
-    """An integer, or a table with one integer per player count 1-4."""
+    """An integer, or a table with one integer per player count 1-4.
+
+    Returns the well-formed (players, value) pairs even when others are wrong or missing, so
+    that the caller can still range-check them (a missing ``at_least.4`` must not hide a
+    score above the maximum for 1 player); None only when nothing is usable.
+    """
     if _is_int(value):
         return tuple((p, value) for p in PLAYER_COUNTS)
     if not isinstance(value, dict):
-        problems.append(f"key {where!r} must be an integer or a table of player counts 1-4, got {_tname(value)} {value!r}")
+        problems.append(f"key {where!r} must be an integer or a table of player counts 1-4, "
+                        f"got {_tname(value)} {_short(value)}")
         return None
     out = []
-    ok = True
     for key in value:
         if key not in {str(p) for p in PLAYER_COUNTS}:
-            problems.append(f"key '{where}.{key}': unknown player count (use 1, 2, 3, 4)")
-            ok = False
+            problems.append(f"key '{where}.{_key_text(key)}': unknown player count (use 1, 2, 3, 4)")
     for p in PLAYER_COUNTS:
         v = value.get(str(p))
         if v is None:
             problems.append(f"key '{where}.{p}' is missing (one value per player count 1-4)")
-            ok = False
         elif not _is_int(v):
-            problems.append(f"key '{where}.{p}' must be an integer, got {_tname(v)} {v!r}")
-            ok = False
+            problems.append(f"key '{where}.{p}' must be an integer, got {_tname(v)} {_short(v)}")
         else:
             out.append((p, v))
-    return tuple(out) if ok else None
+    return tuple(out)
 
 
 def _objective(raw, where: str, board: Board | None, problems: list[str]) -> Objective | None:
+    """One objective; every problem of it is appended (a bad scope or key hides nothing)."""
     if not isinstance(raw, dict):
         problems.append(f"key {where!r} must be a table ([[objectives]]), got {_tname(raw)}")
         return None
@@ -147,56 +189,62 @@ def _objective(raw, where: str, board: Board | None, problems: list[str]) -> Obj
         problems.append(f"key '{where}.kind' is missing (kinds: {', '.join(KINDS)})")
         return None
     if kind not in KINDS:
-        problems.append(f"key '{where}.kind': unknown kind {kind!r} (kinds: {', '.join(KINDS)})")
+        problems.append(f"key '{where}.kind': unknown kind {_short(kind)} (kinds: {', '.join(KINDS)})")
         return None
     scope = raw.get("scope")
     if scope is None:
         problems.append(f"key '{where}.scope' is missing (scopes: {', '.join(SCOPES)})")
     elif scope not in SCOPES:
-        problems.append(f"key '{where}.scope': unknown scope {scope!r} (scopes: {', '.join(SCOPES)})")
+        problems.append(f"key '{where}.scope': unknown scope {_short(scope)} (scopes: {', '.join(SCOPES)})")
+        scope = None
     allowed = _KIND_KEYS[kind] | {"kind", "scope"}
     for key in sorted(set(raw) - allowed):
-        problems.append(f"key '{where}.{key}': unknown key for kind {kind!r} (allowed: {', '.join(sorted(allowed))})")
-    missing = sorted(_KIND_KEYS[kind] - set(raw))
+        problems.append(f"key '{where}.{_key_text(key)}': unknown key for kind {kind!r} "
+                        f"(allowed: {', '.join(sorted(allowed))})")
     if kind == "colours":
         if "colours" in raw and "count" in raw:
             problems.append(f"key '{where}': give either 'colours' or 'count', not both")
         elif not ("colours" in raw or "count" in raw):
             problems.append(f"key '{where}.colours' is missing (or give 'count')")
-    elif missing:
-        problems.append(f"key '{where}.{missing[0]}' is missing")
+    else:
+        for key in sorted(_KIND_KEYS[kind] - set(raw)):
+            problems.append(f"key '{where}.{key}' is missing")
+    fields: dict = {}
+    if kind == "columns" and "columns" in raw and board is not None:
+        fields["columns"] = _columns(raw["columns"], f"{where}.columns", board, problems)
+    elif kind == "colours" and "colours" in raw:
+        fields["colours"] = _colours(raw["colours"], f"{where}.colours", problems)
+    elif kind == "colours" and "count" in raw:
+        fields["count"] = _count(raw["count"], f"{where}.count", len(COLOURS), "colours", problems)
+    elif kind == "stars" and "count" in raw and board is not None:
+        fields["count"] = _count(raw["count"], f"{where}.count", board.n_stars, "stars", problems)
+    elif kind == "cells" and "cells" in raw and board is not None:
+        fields["cells"] = _cells(raw["cells"], f"{where}.cells", board, problems)
+    elif kind in ("score", "jokers_left") and "at_least" in raw:
+        values = _per_players(raw["at_least"], f"{where}.at_least", problems)
+        if values is not None and board is not None:
+            _check_thresholds(kind, scope, values, f"{where}.at_least", board, problems)
+        fields["at_least"] = values
     if len(problems) > n_before or board is None:
         return None
-    fields: dict = {}
-    if kind == "columns":
-        fields["columns"] = _columns(raw["columns"], f"{where}.columns", board, problems)
-    elif kind == "colours":
-        if "colours" in raw:
-            fields["colours"] = _colours(raw["colours"], f"{where}.colours", problems)
-        else:
-            fields["count"] = _count(raw["count"], f"{where}.count", len(COLOURS), "colours", problems)
-    elif kind == "stars":
-        fields["count"] = _count(raw["count"], f"{where}.count", board.n_stars, "stars", problems)
-    elif kind == "cells":
-        fields["cells"] = _cells(raw["cells"], f"{where}.cells", board, problems)
-    else:
-        values = _per_players(raw["at_least"], f"{where}.at_least", problems)
-        if values is not None:
-            per_sheet = max_score(board) if kind == "score" else board.jokers
-            floor = -2 * board.n_stars if kind == "score" else 0
-            for p, v in values:
-                top = per_sheet * (p if scope == "team" else 1)
-                low = floor * (p if scope == "team" else 1)
-                if v > top:
-                    what = "score" if kind == "score" else "number of unused jokers"
-                    problems.append(f"key '{where}.at_least': {v} for {p} player(s) is impossible, the highest "
-                                    f"{what} {'of the team ' if scope == 'team' else ''}is {top}")
-                elif v < low:
-                    problems.append(f"key '{where}.at_least': {v} for {p} player(s) is below the lowest possible {low}")
-        fields["at_least"] = values
-    if len(problems) > n_before:
-        return None
     return Objective(kind=kind, scope=scope, **fields)
+
+
+def _check_thresholds(kind: str, scope: str | None, values, where: str, board: Board, problems: list[str]) -> None:
+    """Targets above the highest or below the lowest reachable value (an unknown scope is
+    checked against the loosest, the team's, so that it adds no false problem)."""
+    per_sheet = max_score(board) if kind == "score" else board.jokers
+    floor = -board.star_penalty * board.n_stars if kind == "score" else 0
+    team = scope in ("team", None)
+    for p, v in values:
+        top = per_sheet * (p if team else 1)
+        low = floor * (p if team else 1)
+        if v > top:
+            what = "score" if kind == "score" else "number of unused jokers"
+            problems.append(f"key {where!r}: {_short(v)} for {p} player(s) is impossible, the highest "
+                            f"{what} {'of the team ' if scope == 'team' else ''}is {top}")
+        elif v < low:
+            problems.append(f"key {where!r}: {_short(v)} for {p} player(s) is below the lowest possible {low}")
 
 
 def _columns(value, where: str, board: Board, problems: list[str]) -> tuple[int, ...] | None:
@@ -204,14 +252,17 @@ def _columns(value, where: str, board: Board, problems: list[str]) -> tuple[int,
     if value == "all":
         return tuple(range(board.cols))
     if not isinstance(value, list) or not value:
-        problems.append(f"key {where!r} must be \"all\" or a non-empty list of column letters, got {_tname(value)} {value!r}")
+        problems.append(f"key {where!r} must be \"all\" or a non-empty list of column letters, got {_tname(value)} {_short(value)}")
+        return None
+    if len(value) > board.cols:
+        problems.append(f"key {where!r} lists {len(value)} columns, the board has {board.cols}")
         return None
     out = []
     for item in value:
         if not isinstance(item, str):
-            problems.append(f"key {where!r}: {item!r} is a {_tname(item)}, expected a column letter")
+            problems.append(f"key {where!r}: {_short(item)} is a {_tname(item)}, expected a column letter")
         elif len(item) != 1 or item.upper() not in letters:
-            problems.append(f"key {where!r}: column {item!r} is not on the {board.name} board (A..{letters[-1]})")
+            problems.append(f"key {where!r}: column {_short(item)} is not on the {board.name} board (A..{letters[-1]})")
         elif COLUMN_LETTERS.index(item.upper()) in out:
             problems.append(f"key {where!r}: column {item.upper()!r} is listed twice")
         else:
@@ -223,16 +274,19 @@ def _colours(value, where: str, problems: list[str]) -> tuple[str, ...] | None:
     if value == "all":
         return tuple(COLOURS)
     if not isinstance(value, list) or not value:
-        problems.append(f"key {where!r} must be \"all\" or a non-empty list of colours, got {_tname(value)} {value!r}")
+        problems.append(f"key {where!r} must be \"all\" or a non-empty list of colours, got {_tname(value)} {_short(value)}")
+        return None
+    if len(value) > len(COLOURS):
+        problems.append(f"key {where!r} lists {len(value)} colours, there are {len(COLOURS)}")
         return None
     out = []
     for item in value:
         if not isinstance(item, str):
-            problems.append(f"key {where!r}: {item!r} is a {_tname(item)}, expected a colour")
+            problems.append(f"key {where!r}: {_short(item)} is a {_tname(item)}, expected a colour")
             continue
         letter = item.lower() if item.lower() in COLOURS else _COLOUR_BY_NAME.get(item.lower())
         if letter is None:
-            problems.append(f"key {where!r}: {item!r} is not a colour (y g b r o or yellow green blue red orange)")
+            problems.append(f"key {where!r}: {_short(item)} is not a colour (y g b r o or yellow green blue red orange)")
         elif letter in out:
             problems.append(f"key {where!r}: colour {COLOUR_NAMES[letter]} is listed twice")
         else:
@@ -244,27 +298,30 @@ def _count(value, where: str, top: int, what: str, problems: list[str]) -> int |
     if value == "all":
         return top
     if not _is_int(value):
-        problems.append(f"key {where!r} must be an integer or \"all\", got {_tname(value)} {value!r}")
+        problems.append(f"key {where!r} must be an integer or \"all\", got {_tname(value)} {_short(value)}")
         return None
     if not 1 <= value <= top:
-        problems.append(f"key {where!r}: {value} is impossible, the sheet has {top} {what} (use 1..{top})")
+        problems.append(f"key {where!r}: {_short(value)} is impossible, the sheet has {top} {what} (use 1..{top})")
         return None
     return value
 
 
 def _cells(value, where: str, board: Board, problems: list[str]) -> tuple[str, ...] | None:
     if not isinstance(value, list) or not value:
-        problems.append(f"key {where!r} must be a non-empty list of cells like \"A1\", got {_tname(value)} {value!r}")
+        problems.append(f"key {where!r} must be a non-empty list of cells like \"A1\", got {_tname(value)} {_short(value)}")
+        return None
+    if len(value) > board.n_cells:
+        problems.append(f"key {where!r} lists {len(value)} cells, the board has {board.n_cells}")
         return None
     out = []
     for item in value:
         if not isinstance(item, str):
-            problems.append(f"key {where!r}: {item!r} is a {_tname(item)}, expected a cell name like \"H4\"")
+            problems.append(f"key {where!r}: {_short(item)} is a {_tname(item)}, expected a cell name like \"H4\"")
             continue
         try:
             board.bit(item)
         except KeyError:
-            problems.append(f"key {where!r}: cell {item!r} is not on the {board.name} board "
+            problems.append(f"key {where!r}: cell {_short(item)} is not on the {board.name} board "
                             f"(A1..{COLUMN_LETTERS[board.cols - 1]}{board.rows})")
             continue
         if item.upper() in out:
@@ -278,7 +335,7 @@ def _budgets(value: dict, problems: list[str]) -> tuple:
     rows = []
     for key in value:
         if key not in {str(p) for p in PLAYER_COUNTS}:
-            problems.append(f"key 'budgets.{key}': unknown player count (use 1, 2, 3, 4)")
+            problems.append(f"key 'budgets.{_key_text(key)}': unknown player count (use 1, 2, 3, 4)")
     for p in PLAYER_COUNTS:
         row = value.get(str(p))
         where = f"budgets.{p}"
@@ -286,20 +343,20 @@ def _budgets(value: dict, problems: list[str]) -> tuple:
             problems.append(f"key {where!r} is missing (a roll budget per player count 1-4)")
             continue
         if not isinstance(row, dict):
-            problems.append(f"key {where!r} must be a table of easy/normal/hard, got {_tname(row)} {row!r}")
+            problems.append(f"key {where!r} must be a table of easy/normal/hard, got {_tname(row)} {_short(row)}")
             continue
         for key in row:
             if key not in DIFFICULTIES:
-                problems.append(f"key '{where}.{key}': unknown difficulty (use {', '.join(DIFFICULTIES)})")
+                problems.append(f"key '{where}.{_key_text(key)}': unknown difficulty (use {', '.join(DIFFICULTIES)})")
         cells = []
         for d in DIFFICULTIES:
             v = row.get(d)
             if v is None:
                 problems.append(f"key '{where}.{d}' is missing (roll budget for {p} player(s) on {d})")
             elif not _is_int(v):
-                problems.append(f"key '{where}.{d}' must be an integer, got {_tname(v)} {v!r}")
-            elif v < 1:
-                problems.append(f"key '{where}.{d}': a roll budget must be at least 1, got {v}")
+                problems.append(f"key '{where}.{d}' must be an integer, got {_tname(v)} {_short(v)}")
+            elif not 1 <= v <= MAX_BUDGET:
+                problems.append(f"key '{where}.{d}': a roll budget must be 1..{MAX_BUDGET}, got {_short(v)}")
             else:
                 cells.append((d, v))
         rows.append((p, tuple(cells)))

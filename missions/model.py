@@ -10,12 +10,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nochmal.board import COLOUR_NAMES, COLUMN_LETTERS
+from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.errors import NochmalError
+from nochmal.placements import MAX_COUNT
 
 KINDS = ("columns", "colours", "stars", "cells", "score", "jokers_left")
 SCOPES = ("team", "each", "any")
 DIFFICULTIES = ("easy", "normal", "hard")
+# The state of a mission, for results, the status check, the CLI and the web alike
+WON = "won"
+LOST = "lost"
+IN_PROGRESS = "in progress"
+STATES = (WON, LOST, IN_PROGRESS)
 PLAYER_COUNTS = (1, 2, 3, 4)
 SOURCES = ("project", "print", "user")
 
@@ -140,3 +146,75 @@ class Mission:
         return {"id": self.id, "name": self.name, "source": self.source, "description": self.description,
                 "board": self.board, "objectives": [o.to_dict() for o in self.objectives],
                 "budgets": {str(p): row for p, row in self.budget_table().items()}, "path": self.path}
+
+
+# --- a cheap lower bound on the rolls a mission needs ----------------------------------------
+#
+# On each roll every sheet crosses at most MAX_COUNT (5) cells, all in one block (rules.md §3).
+# So crossing a set of cells on one sheet takes at least sum over blocks of
+# ceil(cells in the block / 5) rolls ("block slots"); and splitting such a set over several
+# sheets never needs fewer slots in total, so a team of p sheets needs ceil(slots / p) rolls.
+# Anchoring is ignored: the bound is cheap and never too high.
+
+
+def block_slots(board: Board, mask: int) -> int:
+    """Rolls one sheet needs at least to cross every cell of ``mask`` (from an empty sheet)."""
+    return sum(-(-(mask & block.mask).bit_count() // MAX_COUNT) for block in board.blocks)
+
+
+def _star_slots(board: Board, count: int) -> int:
+    """Fewest block slots that cross ``count`` stars: the blocks richest in stars first."""
+    per_block = sorted(((block.mask & board.star_mask).bit_count() for block in board.blocks), reverse=True)
+    slots = 0
+    for stars in per_block:
+        if count <= 0:
+            break
+        take = min(stars, count)
+        slots += -(-take // MAX_COUNT)
+        count -= take
+    return slots
+
+
+def objective_slots(objective: Objective, board: Board) -> int:
+    """Block slots the objective needs on one sheet (0 for score and jokers targets)."""
+    kind = objective.kind
+    if kind == "columns":
+        return block_slots(board, sum(board.column_mask[c] for c in objective.columns))
+    if kind == "colours" and objective.colours is not None:
+        return block_slots(board, sum(board.colour_mask[c] for c in objective.colours))
+    if kind == "colours":
+        costs = sorted(block_slots(board, board.colour_mask[c]) for c in COLOURS)
+        return sum(costs[: objective.count])
+    if kind == "cells":
+        return block_slots(board, board.mask_of(objective.cells))
+    if kind == "stars":
+        return _star_slots(board, objective.count)
+    return 0
+
+
+def rolls_lower_bound(objectives, board: Board, players: int) -> int:
+    """Rolls a team of ``players`` needs at least to meet every objective (never too high).
+
+    ``each`` objectives with fixed cells are united (every sheet needs all of them);
+    ``team`` objectives may be split over the sheets.
+    """
+    each_mask = 0
+    bound = 0
+    for objective in objectives:
+        slots = objective_slots(objective, board)
+        if objective.scope == "team":
+            bound = max(bound, -(-slots // players))
+        else:
+            bound = max(bound, slots)
+        if objective.scope == "each" and objective.kind in ("columns", "cells") or (
+                objective.scope == "each" and objective.kind == "colours" and objective.colours is not None):
+            each_mask |= _fixed_mask(objective, board)
+    return max(bound, block_slots(board, each_mask))
+
+
+def _fixed_mask(objective: Objective, board: Board) -> int:
+    if objective.kind == "columns":
+        return sum(board.column_mask[c] for c in objective.columns)
+    if objective.kind == "colours":
+        return sum(board.colour_mask[c] for c in objective.colours)
+    return board.mask_of(objective.cells)

@@ -3,7 +3,7 @@
 ``mission status`` says how many further crosses ONE sheet would need to finish an objective
 alone. A team wants more: which sheet takes which missing star, column, colour or cell so
 that the whole mission is done in the fewest rolls. A sheet crosses at most 5 cells a roll
-(one colour group of up to five; dice are ignored, as in solver/graph.py), all sheets cross
+(one colour group of up to five; dice are ignored, as in nochmal/sheetgraph.py), all sheets cross
 in the same roll, so the slowest sheet decides: a split needs ``max over sheets of
 ceil(crosses / 5)`` rolls.
 
@@ -13,7 +13,7 @@ to do) and *demands* (at least ``need`` of some units done; demands of one ``gro
 alternatives, one of them suffices: the ``any`` scope). Two exact models, both CP-SAT:
 
 - **subsets** (few units per sheet): the fewest crosses of every subset of a sheet's units is
-  computed once (solver/graph.py ``fewest_crosses``, exact or an interval), then a CP-SAT
+  computed once (nochmal/sheetgraph.py ``fewest_crosses``, exact or an interval), then a CP-SAT
   model picks one subset per sheet. Interval figures give two solves: on the lower figures
   (a lower bound on the rolls) and on the upper ones (a split that is really achievable).
 - **cells** (many units, e.g. 15 stars): one CP-SAT model with a cross variable per open
@@ -37,10 +37,10 @@ from itertools import combinations
 
 from nochmal.bitsets import bit_list
 from nochmal.board import COLOURS
-from nochmal.missions.model import Mission
+from nochmal.missions.model import IN_PROGRESS, LOST, Mission
 from nochmal.missions.objectives import items_needed, objective_items, team_score
 from nochmal.sheet import Sheet
-from nochmal.solver.graph import CrossesEstimate, cross_distances, fewest_crosses
+from nochmal.sheetgraph import CrossesEstimate, cross_distances, fewest_crosses
 
 CROSSES_PER_ROLL = 5  # rules.md: a roll's placement is at most 5 cells (a number die shows 1-5 or '?')
 SUBSET_LIMIT = 64  # subsets of one sheet's units up to which the subsets model runs (2^6)
@@ -589,9 +589,7 @@ class TeamPlan:
         for b in self.score_bounds:
             out.append(f"  {b['description']}: best still reachable at most {b['best_reachable']} "
                        f"(needs {b['target']})")
-        for reason in self.lost_early:
-            out.append(f"lost early: {reason}")
-        return out
+        return out  # the reasons of an early loss are printed with the state (status_document)
 
 
 def team_plan(mission: Mission, sheets, rolls_left: int, time_limit: float = SPLIT_SECONDS) -> TeamPlan:
@@ -624,19 +622,17 @@ def team_plan(mission: Mission, sheets, rolls_left: int, time_limit: float = SPL
 
 def status_document(st, labels: list[str], plan: TeamPlan | None) -> dict:
     """The ``nochmal mission status --json`` document (rooms send the same): the status of
-    coop.mission_status, the sheets' labels, the impossible sheets, the team plan, and the
-    state "won" / "lost" / "lost early" / "in progress" (None while a sheet is impossible)."""
+    coop.mission_status, the sheets' labels, the impossible sheets and the team plan. The
+    state is ``st.state`` (one vocabulary, missions/model.py), except that a mission still
+    "in progress" whose split cannot finish in the rolls left is "lost" with the plan's
+    reasons added to ``lost_reasons``."""
     data = st.to_dict()
     bad = [(p, reasons) for p, reasons in enumerate(st.impossible) if reasons]
-    if st.met and st.rolls_used <= st.budget:
-        state = "won"
-    elif st.rolls_used >= st.budget:
-        state = "lost"
-    elif plan is not None and plan.lost_early:
-        state = "lost early"
-    else:
-        state = "in progress"
-    out = {**{k: v for k, v in data.items() if k != "objectives"}, "state": None if bad else state,
+    state, reasons = st.state, list(st.lost_reasons)
+    if state == IN_PROGRESS and plan is not None and plan.lost_early:
+        state = LOST
+        reasons += [r for r in plan.lost_early if r not in reasons]
+    out = {**{k: v for k, v in data.items() if k != "objectives"}, "state": state, "lost_reasons": reasons,
            "sheets": list(labels),
            "impossible": [{"sheet": p + 1, "file": labels[p], "reasons": r} for p, r in bad],
            "objectives": data["objectives"], "team": plan.to_dict() if plan is not None and not bad else None}

@@ -9,14 +9,14 @@ outside view; ``Board.bit``/``Board.cell_name`` translate.
 
 from __future__ import annotations
 
-import tomllib
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
 from nochmal.errors import BoardError
-from nochmal.fileio import read_text_file
+from nochmal.fileio import load_toml_text, read_text_file
 
 COLOURS = "ygbro"
 COLOUR_NAMES = {"y": "yellow", "g": "green", "b": "blue", "r": "red", "o": "orange"}
@@ -25,6 +25,19 @@ COLUMN_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # placement tables enumerate the subsets of a block: keep custom blocks small (the printed
 # sheets have 1..6)
 MAX_BLOCK_SIZE = 16
+
+# Caps on every number a board file holds: rules.md §1 gives 8 jokers and one-digit points;
+# a custom (non-strict) board may differ, but never so much that drawing the joker boxes or
+# enumerating a block's subsets (nochmal.placements) runs without bound.
+MAX_JOKERS_STRICT = 8
+MAX_JOKERS_CUSTOM = 32
+MAX_POINTS = 99
+MAX_ROWS = 26
+MAX_NAME_LENGTH = 40
+MAX_TITLE_LENGTH = 120
+_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_.-]{{0,{MAX_NAME_LENGTH - 1}}}")
+_COLOUR_LETTERS = frozenset(COLOURS + COLOURS.upper())
+
 
 BUILTIN_BOARDS = ("classic", "red", "blue", "green", "orange", "purple", "yellow")
 
@@ -275,61 +288,103 @@ class Board:
 
 
 def check_board_data(data: dict, strict: bool = True) -> list[str]:
-    """Every problem with a board's data, as readable sentences (empty list = valid)."""
+    """Every problem with a board's data, as readable sentences (empty list = valid).
+
+    Every key is checked independently, so one run lists every broken invariant: a wrong
+    type, a bad start column and a changed cell come out together. Numbers are range
+    checked (BOARD_LIMITS) so that no file can make a command enumerate without bound.
+    """
+    if not isinstance(data, dict):
+        return [f"expected a table of board keys, got {type(data).__name__}"]
     problems: list[str] = []
-    for key, typ in _REQUIRED_KEYS.items():
+    for key, typ in {**_REQUIRED_KEYS, **_OPTIONAL_KEYS}.items():
         if key not in data:
-            problems.append(f"key {key!r} is missing")
+            if key in _REQUIRED_KEYS:
+                problems.append(f"key {key!r} is missing")
         elif not isinstance(data[key], typ) or (typ is int and isinstance(data[key], bool)):
-            problems.append(f"key {key!r} must be {typ.__name__}, got {data[key]!r}")
-    for key, typ in _OPTIONAL_KEYS.items():
-        if key in data and not isinstance(data[key], typ):
-            problems.append(f"key {key!r} must be {typ.__name__}, got {data[key]!r}")
-    unknown = sorted(set(data) - set(_REQUIRED_KEYS) - set(_OPTIONAL_KEYS))
-    for key in unknown:
-        problems.append(f"unknown key {key!r}")
-    if problems:
-        return problems
-    grid = data["grid"]
-    if not grid or not all(isinstance(r, str) for r in grid):
-        return ["key 'grid' must be a non-empty list of strings"]
-    rows, cols = len(grid), len(grid[0])
-    if strict and rows != 7:
-        problems.append(f"grid has {rows} rows, expected 7")
-    for r, row in enumerate(grid, 1):
-        want = 15 if strict else cols
-        if len(row) != want:
-            problems.append(f"grid row {r} has {len(row)} cells, expected {want}")
-        for c, ch in enumerate(row):
-            if ch.lower() not in COLOURS:
-                col = COLUMN_LETTERS[c] if c < len(COLUMN_LETTERS) else str(c + 1)
-                problems.append(f"cell {col}{r}: unknown colour letter {ch!r} (use y g b r o, upper case for a star)")
-    if problems:
-        return problems
-    if cols > len(COLUMN_LETTERS):
-        return [f"grid has {cols} columns, at most {len(COLUMN_LETTERS)} are supported"]
+            problems.append(f"key {key!r} must be {typ.__name__}, got {_short(data[key])}")
+    for key in sorted(set(data) - set(_REQUIRED_KEYS) - set(_OPTIONAL_KEYS)):
+        problems.append(f"unknown key {_short(key)}")
+
+    def well_typed(key: str) -> bool:
+        typ = {**_REQUIRED_KEYS, **_OPTIONAL_KEYS}[key]
+        value = data.get(key)
+        return isinstance(value, typ) and not (typ is int and isinstance(value, bool))
+
+    if well_typed("name") and not _NAME.fullmatch(data["name"]):
+        problems.append(f"key 'name' must be 1-{MAX_NAME_LENGTH} letters, digits, '-', '_' or '.', "
+                        f"got {_short(data['name'])}")
+    if well_typed("title") and (len(data["title"]) > MAX_TITLE_LENGTH or not data["title"].isprintable()):
+        problems.append(f"key 'title' must be printable text of at most {MAX_TITLE_LENGTH} characters")
+    max_jokers = MAX_JOKERS_STRICT if strict else MAX_JOKERS_CUSTOM
+    for key, low, high in (("jokers", 0, max_jokers), ("star_penalty", 0, MAX_POINTS),
+                           ("colour_bonus_first", 0, MAX_POINTS), ("colour_bonus_later", 0, MAX_POINTS)):
+        if well_typed(key) and not low <= data[key] <= high:
+            problems.append(f"key {key!r} must be {low}..{high}, got {_short(data[key])}")
+
+    grid_ok, cols = False, None
+    if well_typed("grid"):
+        grid_problems, cols = _grid_problems(data["grid"], strict)
+        problems += grid_problems
+        grid_ok = not grid_problems
     for key in ("column_points_first", "column_points_later"):
+        if not well_typed(key):
+            continue
         pts = data[key]
-        if len(pts) != cols:
+        if not all(isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= MAX_POINTS for p in pts):
+            problems.append(f"key {key!r} must hold whole numbers 0..{MAX_POINTS}")
+        if cols is not None and len(pts) != cols:
             problems.append(f"key {key!r} has {len(pts)} values, expected one per column ({cols})")
-        elif not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in pts):
-            problems.append(f"key {key!r} must hold non-negative integers")
-    if data["start_column"] not in COLUMN_LETTERS[:cols] or len(data["start_column"]) != 1:
-        problems.append(f"key 'start_column' must be one column letter A..{COLUMN_LETTERS[cols-1]}")
-    for key in ("jokers", "star_penalty", "colour_bonus_first", "colour_bonus_later"):
-        if data[key] < 0:
-            problems.append(f"key {key!r} must not be negative")
+    if well_typed("start_column"):
+        letters = COLUMN_LETTERS[: cols or len(COLUMN_LETTERS)]
+        if len(data["start_column"]) != 1 or data["start_column"] not in letters:
+            problems.append(f"key 'start_column' must be one column letter A..{letters[-1]}, "
+                            f"got {_short(data['start_column'])}")
+    if grid_ok and strict:
+        problems += _invariant_problems(data["grid"])
+    return problems
+
+
+def _short(value, limit: int = 40) -> str:
+    """A value for an error line: its repr, cut so that a huge value cannot flood the line."""
+    text = repr(value) if not isinstance(value, int) or isinstance(value, bool) or abs(value) < 10**30 \
+        else f"a {value.bit_length()}-bit number"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _grid_problems(grid: list, strict: bool) -> tuple[list[str], int | None]:
+    """Shape and letters of the grid; also the column count when the rows agree on it."""
+    if not grid or not all(isinstance(r, str) for r in grid):
+        return ["key 'grid' must be a non-empty list of strings"], None
+    rows, cols = len(grid), len(grid[0])
+    problems: list[str] = []
+    want_rows, want_cols = (7, 15) if strict else (None, cols)
+    if want_rows is not None and rows != want_rows:
+        problems.append(f"grid has {rows} rows, expected {want_rows}")
+    if rows > MAX_ROWS:
+        return problems + [f"grid has {rows} rows, at most {MAX_ROWS} are supported"], None
+    if cols > len(COLUMN_LETTERS) or cols == 0:
+        return problems + [f"grid has {cols} columns, 1..{len(COLUMN_LETTERS)} are supported"], None
+    for r, row in enumerate(grid, 1):
+        if len(row) != want_cols:
+            problems.append(f"grid row {r} has {len(row)} cells, expected {want_cols}")
+        for c, ch in enumerate(row[: len(COLUMN_LETTERS)]):
+            if ch not in _COLOUR_LETTERS:
+                problems.append(f"cell {COLUMN_LETTERS[c]}{r}: unknown colour letter {_short(ch)} "
+                                "(use y g b r o, upper case for a star)")
     if not problems and not strict:
         big = _largest_block(grid)
         if big > MAX_BLOCK_SIZE:
             problems.append(f"a block has {big} cells; at most {MAX_BLOCK_SIZE} are supported")
-    if not strict or problems:
-        return problems
-    # the invariants of rules.md §1
-    board = Board(
-        name=data["name"], grid=grid, column_points_first=data["column_points_first"],
-        column_points_later=data["column_points_later"], start_column=data["start_column"],
-    )
+    return problems, cols if all(len(row) == cols for row in grid) else None
+
+
+def _invariant_problems(grid: list[str]) -> list[str]:
+    """The invariants of rules.md §1 for a grid of the right shape and letters."""
+    problems: list[str] = []
+    rows, cols = len(grid), len(grid[0])
+    board = Board(name="check", grid=grid, column_points_first=[0] * cols,
+                  column_points_later=[0] * cols, start_column="A")
     for colour in COLOURS:
         n = board.colour_mask[colour].bit_count()
         if n != 21:
@@ -388,10 +443,7 @@ def read_board_file(path: str | Path, strict: bool = True) -> Board:
 
 
 def parse_board_text(text: str, source: str, strict: bool = True) -> Board:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise BoardError(source, [f"not valid TOML: {exc}"]) from None
+    data = load_toml_text(text, lambda reason: BoardError(source, [reason]))
     return Board.from_dict(data, source, strict=strict)
 
 

@@ -37,3 +37,8 @@ class IllegalMoveError(NochmalError):
 
 class RecordError(NochmalError):
     """A game record is broken JSON, of an unknown version, or fails verification."""
+
+
+class OptionError(NochmalError):
+    """A bad value for an option or argument of a command or function call (not a bad
+    file): the command line exits 2 for it, a usage error, and 1 for the others."""

@@ -1,9 +1,17 @@
-"""Atomic file writes: a reader never sees half a file, an interrupt never leaves one."""
+"""Atomic file writes: a reader never sees half a file, an interrupt never leaves one.
+
+The file gets the permissions a plain ``open(path, "w")`` would give it: an existing file
+keeps its mode, a new one gets 0666 minus the umask (0644 usually), so records and
+pictures can be shared; ``tempfile.mkstemp`` alone would leave them 0600.
+"""
 
 from __future__ import annotations
 
+import json
 import os
+import stat
 import tempfile
+import tomllib
 from pathlib import Path
 from typing import Callable
 
@@ -26,6 +34,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     except OSError as exc:
         raise NochmalError(f"{path}: cannot write file ({exc.strerror or exc})") from None
     try:
+        os.fchmod(fd, _mode_for(path))
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -41,14 +50,91 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         raise
 
 
-def read_text_file(path: str | Path, error: Callable[[str], Exception]) -> str:
+def check_writable(path: str | Path) -> None:
+    """Raise NochmalError now if ``atomic_write_*`` could not write ``path`` later: the
+    folder is missing or not writable, or the path is a folder. Nothing is created."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise NochmalError(f"{path}: folder {folder} does not exist")
+    if path.is_dir():
+        raise NochmalError(f"{path}: cannot write file (Is a directory)")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise NochmalError(f"{path}: cannot write file (no permission to write in {folder})")
+
+
+def _mode_for(path: Path) -> int:
+    """The mode ``open(path, "w")`` would leave: the existing file's, else 0666 minus the umask."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process umask, read without changing it (Linux /proc), else by setting it back."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # a short window in which another thread's new file gets 022
+    os.umask(mask)
+    return mask
+
+
+# The largest input file any command reads (records, sheets, boards, missions, rolls): far
+# above any real one, small enough that a wrong path (/dev/zero, a disk image) cannot exhaust
+# memory before it is refused.
+MAX_INPUT_BYTES = 8 * 1024 * 1024
+
+
+def read_text_file(path: str | Path, error: Callable[[str], Exception],
+                   max_bytes: int = MAX_INPUT_BYTES) -> str:
     """A UTF-8 text file's contents; raises ``error(reason)`` if it cannot be read.
 
-    Each caller wraps the reason in its own error type, naming the file its own way.
+    The one reader path for every text input: each caller wraps the reason in its own error
+    type, naming the file its own way. At most ``max_bytes`` are read.
     """
     try:
-        return Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
     except OSError as exc:
         raise error(f"cannot read file ({exc.strerror or exc})") from None
+    if len(data) > max_bytes:
+        raise error(f"file larger than {max_bytes} bytes")
+    return decode_text(data, error)
+
+
+def decode_text(data: bytes, error: Callable[[str], Exception]) -> str:
+    """UTF-8 bytes as text (a leading byte-order mark is dropped); ``error(reason)`` if not."""
+    try:
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise error(f"not a UTF-8 text file (byte {exc.start})") from None
+
+
+def load_json_text(text: str, error: Callable[[str], Exception]):
+    """Parsed JSON; ``error(reason)`` for broken JSON, nesting too deep or a huge number."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"broken JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise error("JSON nested too deeply") from None
+    except ValueError as exc:  # an integer of thousands of digits (int max str digits)
+        raise error(f"broken JSON: a number has too many digits") from None
+
+
+def load_toml_text(text: str, error: Callable[[str], Exception]) -> dict:
+    """Parsed TOML; ``error(reason)`` for broken TOML, nesting too deep or a huge number."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise error("not valid TOML: nested too deeply") from None
+    except ValueError as exc:  # an integer of thousands of digits (int max str digits)
+        raise error("not valid TOML: a number has too many digits") from None

@@ -55,12 +55,7 @@ class Move:
                 f"bad choice {tokens[0]!r}: expected colour and count like b4, xb4 (colour joker), "
                 "b?4 (number joker) or pass")
         xj, colour, qj, count = m.groups()
-        cells = []
-        for tok in tokens[1:]:
-            cell = tok.upper()
-            if not _CELL.match(cell):
-                raise InvalidMoveError(f"bad cell name {tok!r}: expected a column letter and row, like H4")
-            cells.append(cell)
+        cells = [parse_cell(tok) for tok in tokens[1:]]
         if len(set(cells)) != len(cells):
             raise InvalidMoveError("a cell is named twice")
         return cls(colour, int(count), tuple(sorted(cells, key=_cell_order)), bool(xj), bool(qj))
@@ -78,6 +73,18 @@ class Move:
 
     def to_json(self) -> str:
         return str(self)
+
+
+def parse_cell(token: str) -> str:
+    """A cell name like ``h4`` in its canonical form ``H4``; InvalidMoveError if it is not one.
+
+    The one cell-name grammar of the project (moves, human input, cell lists); whether the
+    cell lies on a given board is the board's question (``Board.bit``).
+    """
+    cell = token.upper()
+    if not _CELL.match(cell):
+        raise InvalidMoveError(f"bad cell name {token!r}: expected a column letter and row, like H4")
+    return cell
 
 
 def _cell_order(name: str) -> tuple[int, int]:

@@ -16,7 +16,7 @@ from typing import Iterator
 from nochmal.board import BUILTIN_BOARDS, Board, load_board
 from nochmal.dice import Roll, seeded_roll
 from nochmal.errors import NochmalError, RecordError
-from nochmal.fileio import atomic_write_text, read_text_file
+from nochmal.fileio import atomic_write_text, load_json_text, read_text_file
 from nochmal.game import Game
 from nochmal.move import Move
 from nochmal.rules import RuleSettings
@@ -81,10 +81,7 @@ class GameRecord:
 
     @classmethod
     def loads(cls, text: str, source: str = "<record>") -> "GameRecord":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"{source}: broken JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        data = load_json_text(text, lambda reason: RecordError(f"{source}: {reason}"))
         return cls.from_json(data, source)
 
     @classmethod

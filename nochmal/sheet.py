@@ -229,7 +229,7 @@ class Sheet:
             jokers_used = int(jokers)
         except ValueError:
             raise SheetError(f"sheet text {text!r}: bad crossed mask or joker count") from None
-        if grid_mask >> b_cells(board) or not 0 <= jokers_used <= board.jokers:
+        if grid_mask >> board.n_cells or not 0 <= jokers_used <= board.jokers:
             raise SheetError(f"sheet text {text!r}: crossed mask or joker count out of range")
 
         def parse_letters(field: str, alphabet: str, what: str) -> int:
@@ -267,10 +267,6 @@ class Sheet:
 
     def __repr__(self) -> str:
         return f"Sheet({self.text()!r})"
-
-
-def b_cells(board: Board) -> int:
-    return board.n_cells
 
 
 _KEY_LINE = re.compile(r"^\s*([a-z_]+)\s*:\s*(.*?)\s*$")

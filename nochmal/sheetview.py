@@ -1,18 +1,23 @@
-"""Rich drawings of a sheet and of the dice for people at the terminal.
+"""Rich drawings of a sheet and of the dice for people at the terminal: the one sheet
+renderer of the command line (``play``, ``puzzle``, ``solo``, ``replay``, ``score``,
+``board show``).
 
-Richer than ``nochmal.cli.common.sheet_renderable``: cells are three characters wide so the
-column points fit under their column and can be shown circled ``(5)`` when this sheet
-scored them or struck ``-5-`` when somebody else took the first value first; the colour
-bonuses and the joker boxes get the same marks. Everything here only reads engine state.
+Cells are three characters wide so the column points fit under their column and can be
+shown circled ``(5)`` when this sheet scored them or struck ``-5-`` when somebody else
+took the first value first; the colour bonuses get the same marks, the joker boxes show
+``!`` for a joker left and ``X`` for one used. Where the console shows no colour (a pipe,
+``NO_COLOR``, a dumb terminal) every open cell prints its colour letter, so the drawing is
+the same text everywhere without colour. Everything here only reads engine state.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
-from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS
+from nochmal.board import COLOURS, COLUMN_LETTERS
 from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll
 from nochmal.sheet import Sheet
 
@@ -59,13 +64,42 @@ def colour_states(sheet: Sheet, claimed_colours: int = 0) -> list[tuple[str, str
     return _award_states(sheet.colours_upper, sheet.colours_lower, claimed_colours, len(COLOURS))
 
 
-def render_sheet(sheet: Sheet, title: str = "", highlight: int = 0, claimed_columns: int = 0,
-                 claimed_colours: int = 0, letters: bool = False) -> Text:
-    """The sheet in colour: X crossed, * star, · open; ``highlight`` cells reversed.
+def shows_colour(console: Console) -> bool:
+    """Whether ``console`` prints colours: not to a pipe, a dumb terminal or under NO_COLOR."""
+    return console.color_system is not None and not console.no_color
 
-    ``letters`` (for terminals without colour) prints open cells as their colour letter,
-    upper case for a star, so the sheet stays readable in black and white.
-    """
+
+class SheetDrawing:
+    """A sheet as the console it is printed on can show it: coloured cells on a colour
+    terminal, the colour letters elsewhere (see the module docstring)."""
+
+    def __init__(self, sheet: Sheet, title: str = "", highlight: int = 0, claimed_columns: int = 0,
+                 claimed_colours: int = 0):
+        self.sheet = sheet
+        self.title = title
+        self.highlight = highlight
+        self.claimed_columns = claimed_columns
+        self.claimed_colours = claimed_colours
+
+    def text(self, letters: bool) -> Text:
+        return draw_sheet(self.sheet, self.title, self.highlight, self.claimed_columns, self.claimed_colours,
+                          letters)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.text(letters=not shows_colour(console))
+
+
+def render_sheet(sheet: Sheet, title: str = "", highlight: int = 0, claimed_columns: int = 0,
+                 claimed_colours: int = 0) -> SheetDrawing:
+    """The sheet for ``console.print``: X crossed, * star, · open (or the colour letter, upper
+    case for a star, where there is no colour); ``highlight`` cells reversed (``>X<``
+    without colour); column points circled when scored, struck when claimed by another."""
+    return SheetDrawing(sheet, title, highlight, claimed_columns, claimed_colours)
+
+
+def draw_sheet(sheet: Sheet, title: str = "", highlight: int = 0, claimed_columns: int = 0,
+               claimed_colours: int = 0, letters: bool = False) -> Text:
+    """The drawing itself; ``letters`` prints open cells as their colour letters."""
     b = sheet.board
     out = Text()
     if title:
@@ -161,9 +195,3 @@ def render_dice(roll: Roll, available: Roll | None = None) -> Text:
     if available is not None and available != roll:
         out.append(f"(you may use {' '.join(available.colours)} / {' '.join(available.numbers)})", style="italic")
     return out
-
-
-def describe_faces(roll: Roll) -> str:
-    """Plain words for a roll, e.g. 'yellow, joker / 3, ?'."""
-    cols = ", ".join("joker" if f == COLOUR_JOKER else COLOUR_NAMES[f] for f in roll.colours)
-    return f"{cols} / {', '.join(roll.numbers)}"

@@ -10,10 +10,11 @@ from typing import Callable
 
 from rich.console import Console
 
-from nochmal.errors import NochmalError
+from nochmal.errors import OptionError
 from nochmal.game import Game
-from nochmal.interactive import default_reader
+from nochmal.terminal.reader import default_reader
 from nochmal.record import GameRecord
+from nochmal.seats import seat_name
 from nochmal.sheetview import render_sheet
 
 
@@ -30,7 +31,8 @@ def turn_data(record: GameRecord, states: list[Game], t: int) -> dict:
     roll, moves = record.rolls[t - 1] if t else (None, [])
     return {"turn": t, "turns": len(record.rolls),
             "dice": roll.to_json() if roll else None,
-            "moves": [{"player": p, "name": record.players[p], "move": str(m)} for p, m in moves],
+            "moves": [{"seat": p + 1, "name": seat_name(record.players, p), "move": str(m)} for p, m in moves],
+            "names": [seat_name(record.players, p) for p in range(len(record.players))],
             "scores": game.scores(), "over": game.is_terminal(),
             "sheets": [s.text() for s in game.sheets]}
 
@@ -38,7 +40,6 @@ def turn_data(record: GameRecord, states: list[Game], t: int) -> dict:
 def show_turn(console: Console, record: GameRecord, states: list[Game], t: int) -> None:
     game = states[t]
     total = len(record.rolls)
-    letters = console.color_system is None
     if t == 0:
         console.print(f"turn 0 of {total}: before the first roll", style="bold", highlight=False)
         moved: dict[int, int] = {}
@@ -48,14 +49,14 @@ def show_turn(console: Console, record: GameRecord, states: list[Game], t: int) 
                       style="bold", highlight=False)
         moved = {}
         for p, m in moves:
-            console.print(f"  player {p + 1} ({record.players[p]}): {m}", highlight=False, markup=False)
+            console.print(f"  {seat_name(record.players, p)}: {m}", highlight=False, markup=False)
             moved[p] = game.board.mask_of(m.cells) if not m.is_pass else 0
     race = game.mode == "competitive"
     for p, sheet in enumerate(game.sheets):
-        console.print(render_sheet(sheet, f"player {p + 1} ({record.players[p]}): {sheet.score()} points",
+        console.print(render_sheet(sheet, f"{seat_name(record.players, p)}: {sheet.score()} points",
                                    highlight=moved.get(p, 0),
                                    claimed_columns=game.claimed_columns if race else 0,
-                                   claimed_colours=game.claimed_colours if race else 0, letters=letters))
+                                   claimed_colours=game.claimed_colours if race else 0))
     if game.is_terminal():
         console.print("game over: scores " + ", ".join(map(str, game.scores())), style="bold", highlight=False)
 
@@ -67,10 +68,10 @@ def run_replay(record: GameRecord, source: str, to: int | None, step: bool, as_j
     states = replay_states(record, source)
     total = len(record.rolls)
     if to is not None and not 0 <= to <= total:
-        raise NochmalError(f"--to {to}: {source} has turns 0-{total}")
+        raise OptionError(f"--to {to}: {source} has turns 0-{total}")
     if as_json:
         if step:
-            raise NochmalError("--step is interactive; with --json use --to N")
+            raise OptionError("--step is interactive; with --json use --to N")
         emit = turn_data(record, states, total if to is None else to)
         emit["file"] = source
         from nochmal.cli.common import emit_json

@@ -211,8 +211,13 @@ def seat_name(players: list[str], seat: int) -> str:
     return f"seat {seat + 1}: {who}"
 
 
-def record_heading(record: "GameRecord", game: "Game", drawn: str | None = None) -> list[str]:
-    """What a picture of a record says above the sheets: board, seed, mode, date, outcome."""
+def record_heading(record: "GameRecord", game: "Game", drawn: str | None = None,
+                   outcome: str | None = None) -> list[str]:
+    """What a picture of a record says above the sheets: board, seed, mode, date, outcome.
+
+    ``outcome`` is a line the caller adds, e.g. a co-op mission's verdict from
+    ``nochmal.missions.coop.mission_outcome_line`` (the core cannot import the mission layer).
+    """
     mode = MODE_TEXT.get(record.mode, record.mode)
     if record.mode == "solo" and record.extra.get("puzzle"):
         mode = "solo puzzle" + (" (open)" if record.extra.get("open") else "")
@@ -229,27 +234,9 @@ def record_heading(record: "GameRecord", game: "Game", drawn: str | None = None)
         from nochmal.game import rating
 
         lines.append(f"finished after {played}; rating: {rating(game.sheets[0].score())}")
-    if record.mode == "coop" and record.extra.get("mission"):
-        lines.append(_mission_line(record, game))
+    if outcome:
+        lines.append(outcome)
     return lines
-
-
-def _mission_line(record: "GameRecord", game: "Game") -> str:
-    from nochmal.missions.coop import load_mission, mission_result  # the mission layer, only for co-op
-
-    ref = record.extra["mission"]
-    difficulty = record.extra.get("difficulty", "")
-    try:
-        result = mission_result(load_mission(record.extra.get("mission_file") or ref), game)
-    except Exception as exc:  # a picture still draws when the mission file is gone
-        return f"mission {ref} ({difficulty}): outcome unknown ({exc})"
-    if result.won:
-        verdict = f"WON on roll {result.won_on} of {result.budget}"
-    elif result.finished:
-        verdict = f"LOST after {result.rolls_used} of {result.budget} rolls"
-    else:
-        verdict = f"in progress, roll {result.rolls_used} of {result.budget}"
-    return f"mission {ref} ({difficulty}): {verdict}"
 
 
 def _today() -> str:
@@ -266,11 +253,12 @@ def record_pictures(record: "GameRecord", game: "Game") -> list[SheetPicture]:
             for p, s in enumerate(game.sheets)]
 
 
-def record_svg(record: "GameRecord", game: "Game | None" = None, drawn: str | None = None) -> str:
+def record_svg(record: "GameRecord", game: "Game | None" = None, drawn: str | None = None,
+               outcome: str | None = None) -> str:
     """The picture of a record: heading plus every seat's sheet at ``game`` (default: the
     final position of the replay)."""
     if game is None:
         game = record.new_game()
         for _, game in record.replay():
             pass
-    return pictures_svg(record_pictures(record, game), record_heading(record, game, drawn))
+    return pictures_svg(record_pictures(record, game), record_heading(record, game, drawn, outcome))

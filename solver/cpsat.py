@@ -25,15 +25,16 @@ from ortools.sat.python import cp_model
 from nochmal.bitsets import bit_list
 from nochmal.agents import GreedyAgent
 from nochmal.board import COLOURS, Board
-from nochmal.dice import resolutions
+from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll, resolutions
 from nochmal.errors import NochmalError
+from nochmal.move import Move
 from nochmal.placements import placement_index
 from nochmal.sheet import Sheet
 
 from nochmal.solver.instance import Instance
 from nochmal.solver.interrupt import SigintStop
 from nochmal.solver.plan import FEASIBLE, OPTIMAL, UNKNOWN, Plan, Step
-from nochmal.solver.validate import new_game, validate
+from nochmal.solver.validate import new_game, replay, validate
 
 # optional model parts, switchable so benchmarks can measure each (see benchmarks/RESULTS.md)
 DEFAULT_FEATURES = frozenset({"reach_prune", "hint", "max_lp"})
@@ -48,7 +49,7 @@ class SolverError(NochmalError):
 
 @dataclass(frozen=True)
 class Candidate:
-    """One way to use a roll: a cell mask reached by the cheapest dice pair that allows it."""
+    """One way to use a roll: a cell mask and the dice pair that allows it."""
 
     t: int
     mask: int
@@ -57,6 +58,11 @@ class Candidate:
     cost: int
     colour_face: str
     number_face: str
+
+    def move(self, board: Board) -> Move:
+        """The printable Move of this candidate."""
+        return Move.of(self.colour, self.count, board.cells_of(self.mask), self.colour_face == COLOUR_JOKER,
+                       self.number_face == NUMBER_JOKER)
 
 
 @dataclass
@@ -128,10 +134,10 @@ def anchor_distance(board: Board, start: Sheet) -> list[int]:
     return out
 
 
-def roll_capacity(instance: Instance, jokers_left: int) -> list[int]:
+def roll_capacity(rolls: list[Roll], jokers_left: int) -> list[int]:
     """Per roll: the most cells it can cross (number joker = 5 while marks remain)."""
     caps = []
-    for roll in instance.rolls:
+    for roll in rolls:
         best = 0
         for cf, nf in roll.pairs():
             for _, count, _ in resolutions(cf, nf, jokers_left):
@@ -140,34 +146,40 @@ def roll_capacity(instance: Instance, jokers_left: int) -> list[int]:
     return caps
 
 
-def enumerate_candidates(instance: Instance, prune: bool = True) -> list[list[Candidate]]:
-    """Per roll, every distinct cell mask its dice allow on the start sheet's open cells,
-    each with the cheapest dice pair (fewest jokers). Anchoring is left to the model; with
-    ``prune`` a mask that cannot be anchored in time (anchor_distance > cells crossable
-    before the roll) is dropped."""
-    board = instance.board
-    start = instance.start_sheet()
+def roll_candidates(board: Board, start: Sheet, rolls: list[Roll], jokers_left: int, prune: bool = True,
+                    per_dice_pair: bool = False) -> list[list[Candidate]]:
+    """Per roll, every cell mask its dice allow on the start sheet's open cells. Solo
+    (``per_dice_pair`` False): each mask once, with the cheapest dice pair (fewest jokers).
+    Co-op (True): each (mask, dice pair) once, since which dice a player takes matters
+    there (solver/team.py). Anchoring is left to the model; with ``prune`` a mask that
+    cannot be anchored in time (anchor_distance > cells crossable before the roll) is dropped."""
     index = placement_index(board, False)
-    left = start.jokers_left
     dist = anchor_distance(board, start) if prune else None
-    caps = roll_capacity(instance, left)
+    caps = roll_capacity(rolls, jokers_left)
     out: list[list[Candidate]] = []
     before = 0  # most cells crossable before roll t
-    for t, roll in enumerate(instance.rolls):
-        best: dict[int, Candidate] = {}
+    for t, roll in enumerate(rolls):
+        best: dict[tuple, Candidate] = {}
         for cf, nf in roll.pairs():
-            for colour, count, cost in resolutions(cf, nf, left):
+            for colour, count, cost in resolutions(cf, nf, jokers_left):
                 for mask in index.query(start.crossed, board.full_mask, colour, count):
-                    old = best.get(mask)
+                    key = (mask, cf, nf) if per_dice_pair else mask
+                    old = best.get(key)
                     if old is None or cost < old.cost:
-                        best[mask] = Candidate(t, mask, colour, count, cost, cf, nf)
+                        best[key] = Candidate(t, mask, colour, count, cost, cf, nf)
         cands = list(best.values())
         if prune:
             cands = [c for c in cands if min_distance(c.mask, dist) <= before]
-        cands.sort(key=lambda c: (c.cost, -c.count, c.mask))
+        cands.sort(key=lambda c: (c.cost, -c.count, c.mask, c.colour_face, c.number_face))
         out.append(cands)
         before += caps[t]
     return out
+
+
+def enumerate_candidates(instance: Instance, prune: bool = True) -> list[list[Candidate]]:
+    """The solo candidates of an instance (roll_candidates, cheapest dice pair per mask)."""
+    start = instance.start_sheet()
+    return roll_candidates(instance.board, start, instance.rolls, start.jokers_left, prune)
 
 
 def min_distance(mask: int, dist: list[int]) -> int:
@@ -183,9 +195,11 @@ def min_distance(mask: int, dist: list[int]) -> int:
 # --- the model ----------------------------------------------------------------------------
 @dataclass
 class PlannerModel:
-    """The CP-SAT model plus the maps needed to read a plan back out of a solution."""
+    """The CP-SAT model plus the maps needed to read a plan back out of a solution: one
+    sheet's part (solo: the whole model; co-op: one per player in a shared model)."""
 
-    instance: Instance
+    board: Board
+    start: Sheet  # the sheet the rolls start from
     model: cp_model.CpModel
     candidates: list[list[Candidate]]
     x: list[list[cp_model.IntVar]]
@@ -241,8 +255,8 @@ def add_anchoring(pm: PlannerModel) -> None:
     """A chosen candidate touches the start column / the start sheet's crosses, or has a
     neighbour crossed before its roll. Candidates that can never be anchored are fixed off."""
     m = pm.model
-    board = pm.instance.board
-    start = pm.instance.start_sheet()
+    board = pm.board
+    start = pm.start
     fixed_off = 0
     for t, cands in enumerate(pm.candidates):
         for k, c in enumerate(cands):
@@ -281,8 +295,8 @@ def add_objective(pm: PlannerModel) -> None:
     """Solo scoring: columns at the upper value (start sheet's scored ones as they are),
     completed colours at the first bonus, +1 per unused joker, -penalty per open star."""
     m = pm.model
-    board = pm.instance.board
-    start = pm.instance.start_sheet()
+    board = pm.board
+    start = pm.start
     const = 0
     terms = []
 
@@ -338,8 +352,8 @@ def add_reach_cuts(pm: PlannerModel) -> None:
     already has crosses away from the start column is left out (its crosses may be sources).
     """
     m = pm.model
-    board = pm.instance.board
-    start = pm.instance.start_sheet()
+    board = pm.board
+    start = pm.start
     h = board.start_column
     col_of = [board.index_of_bit[bit] % board.cols for bit in range(board.n_cells)]
     reach: dict[tuple[int, int, int], object] = {}
@@ -418,7 +432,8 @@ def build_model(instance: Instance, features: frozenset = DEFAULT_FEATURES) -> P
     """The whole model from small builders; ``features`` switches the optional parts."""
     check_supported(instance)
     cands = enumerate_candidates(instance, prune="reach_prune" in features)
-    pm = PlannerModel(instance, cp_model.CpModel(), cands, [], {}, {}, features=features)
+    pm = PlannerModel(instance.board, instance.start_sheet(), cp_model.CpModel(), cands, [], {}, {},
+                      features=features)
     add_choice_vars(pm)
     add_cell_timeline(pm)
     add_anchoring(pm)
@@ -464,16 +479,25 @@ def best_bot_steps(instance: Instance) -> list[int | None]:
     return best if best is not None else greedy_steps(instance)
 
 
-def add_hint(pm: PlannerModel, masks: list[int | None]) -> bool:
-    """Hint a full assignment (one mask or None per roll); False if a mask is not a candidate."""
+def add_hint(pm: PlannerModel, masks: list[int | None]) -> list[int | None] | None:
+    """Hint a full assignment (one mask or None per roll): the candidate index per roll
+    (None: pass), or None without hinting if a mask is not a candidate."""
     chosen = []
     for t, mask in enumerate(masks):
         k = None
         if mask is not None:
             k = next((k for k, c in enumerate(pm.candidates[t]) if c.mask == mask), None)
             if k is None:
-                return False
+                return None
         chosen.append(k)
+    hint_choices(pm, chosen)
+    return chosen
+
+
+def hint_choices(pm: PlannerModel, chosen: list[int | None]) -> None:
+    """Hint the candidate index per roll (None: pass) and the cell timeline it implies;
+    rolls beyond ``chosen`` are hinted as passes."""
+    chosen = list(chosen) + [None] * (len(pm.x) - len(chosen))
     for t, row in enumerate(pm.x):
         for k, var in enumerate(row):
             pm.model.AddHint(var, 1 if chosen[t] == k else 0)
@@ -487,7 +511,22 @@ def add_hint(pm: PlannerModel, masks: list[int | None]) -> bool:
         if var.Index() not in seen:  # a roll without candidates on a cell reuses its literal
             seen.add(var.Index())
             pm.model.AddHint(var, 1 if bit in crossed_at and crossed_at[bit] < t else 0)
-    return True
+
+
+def read_choices(pm: PlannerModel, value: Callable[[cp_model.IntVar], bool]) -> list[int | None]:
+    """The candidate index chosen per roll (None: pass) under ``value`` (a solver's or a
+    solution callback's BooleanValue)."""
+    return [next((k for k, v in enumerate(row) if value(v)), None) for row in pm.x]
+
+
+def new_solver(time_limit: float, workers: int, random_seed: int = 0, log: bool = False) -> cp_model.CpSolver:
+    """A CP-SAT solver with the planner's parameters (time limit at least 10 ms)."""
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = max(1, workers)
+    solver.parameters.max_time_in_seconds = max(0.01, time_limit)
+    solver.parameters.random_seed = random_seed
+    solver.parameters.log_search_progress = log
+    return solver
 
 
 def plan_from_choice(instance: Instance, pm: PlannerModel, chosen: list[int | None]) -> list[Step]:
@@ -516,10 +555,7 @@ class _Callback(cp_model.CpSolverSolutionCallback):
         self.lock = threading.Lock()
 
     def on_solution_callback(self) -> None:
-        chosen = []
-        for row in self.pm.x:
-            k = next((k for k, v in enumerate(row) if self.BooleanValue(v)), None)
-            chosen.append(k)
+        chosen = read_choices(self.pm, self.BooleanValue)
         obj = round(self.ObjectiveValue())
         with self.lock:
             self.best, self.best_obj = chosen, obj
@@ -542,11 +578,7 @@ class _Run:
 def _run(pm: PlannerModel, time_limit: float, workers: int, subsolvers: list[str],
          progress: Callable[[Progress], None] | None, t0: float, random_seed: int, log: bool) -> _Run:
     """One CP-SAT run on a built model; SIGINT stops it and keeps the best assignment."""
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = max(1, workers)
-    solver.parameters.max_time_in_seconds = max(0.01, time_limit)
-    solver.parameters.random_seed = random_seed
-    solver.parameters.log_search_progress = log
+    solver = new_solver(time_limit, workers, random_seed, log)
     if workers == 2 and subsolvers:
         # with 2 workers only the first subsolver runs the full problem; the other worker
         # runs the LNS / local-search portfolio
@@ -556,11 +588,10 @@ def _run(pm: PlannerModel, time_limit: float, workers: int, subsolvers: list[str
         solver.best_bound_callback = lambda b: progress(Progress("bound", cb.best_obj, round(b),
                                                                  time.monotonic() - t0))
     with SigintStop() as stop:
-        stop.watch(solver)
-        status = solver.Solve(pm.model, cb)
-        interrupted = stop.note_result(solver, status)
+        status = stop.solve(solver, pm.model, cb)
+        interrupted = stop.interrupted
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        chosen = [next((k for k, v in enumerate(row) if solver.BooleanValue(v)), None) for row in pm.x]
+        chosen = read_choices(pm, solver.BooleanValue)
         objective = round(solver.ObjectiveValue())
         bound = round(solver.BestObjectiveBound())
     elif cb.best is not None:
@@ -587,16 +618,19 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
 
     Feature ``two_phase``: half the time with the max_lp worker (good plans), then, if not
     proven, the rest with a best-bound tree search (``lb_tree_search``) hinted with the
-    first plan and capped by the first bound; the better plan and the lower bound are kept.
+    first plan (or the greedy hint when the first phase found none) and capped by the first
+    bound; the better plan and the lower bound are kept.
+
+    The plan returned is never worse than the hint (greedy by default): when the search
+    returns nothing better in time, the hint is the plan.
     """
     t0 = time.monotonic()
     pm = build_model(instance, features)
-    if hint is not None:
-        add_hint(pm, hint)
-    elif "bot_hint" in features:
-        add_hint(pm, best_bot_steps(instance))
-    elif "hint" in features:
-        add_hint(pm, greedy_steps(instance))
+    if hint is None and "bot_hint" in features:
+        hint = best_bot_steps(instance)
+    elif hint is None and "hint" in features:
+        hint = greedy_steps(instance)
+    hinted = add_hint(pm, hint) if hint is not None else None
     if "lb_tree" in features:
         subsolvers = ["lb_tree_search", "max_lp"]
     elif "max_lp" in features:
@@ -610,21 +644,28 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
     run = _run(pm, remaining * (0.5 if two_phase else 1.0), workers, subsolvers, progress, t0,
                random_seed, log)
     notes = [run.note]
-    if two_phase and not run.optimal and not run.interrupted and run.objective is not None:
+    if two_phase and not run.optimal and not run.interrupted and (run.objective is not None or hinted):
         pm2 = build_model(instance, features)
-        add_hint(pm2, _masks(pm, run.chosen))
+        add_hint(pm2, _masks(pm, run.chosen if run.objective is not None else hinted))
         if run.bound is not None:
             pm2.model.Add(pm2.objective <= run.bound)
         remaining = time_limit - (time.monotonic() - t0)
         run2 = _run(pm2, remaining, workers, ["lb_tree_search", "max_lp"], progress, t0, random_seed, log)
         notes.append("phase 2: " + run2.note)
-        bound = run.bound if run2.bound is None else min(run.bound, run2.bound)
+        bounds = [b for b in (run.bound, run2.bound) if b is not None]
+        bound = min(bounds) if bounds else None
         if run2.optimal:
             bound = run2.objective
-        if run2.objective is not None and run2.objective > run.objective:
+        if run2.objective is not None and (run.objective is None or run2.objective > run.objective):
             pm, run = pm2, _Run(run2.chosen, run2.objective, bound, False, run2.interrupted, "")
         else:
             run = _Run(run.chosen, run.objective, bound, False, run2.interrupted, "")
+    if hinted is not None:
+        hint_total = _engine_score(instance, plan_from_choice(instance, pm, hinted))
+        if run.objective is None or run.objective < hint_total:  # never worse than the hint
+            notes.append(f"the hint ({hint_total}) kept: the search returned "
+                         + ("no plan" if run.objective is None else f"only {run.objective}"))
+            run = _Run(hinted, hint_total, run.bound, False, run.interrupted, "")
     wall = time.monotonic() - t0
     plan_status = OPTIMAL if run.optimal else (FEASIBLE if run.bound is not None else UNKNOWN)
     steps = plan_from_choice(instance, pm, run.chosen)
@@ -635,11 +676,14 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
     return plan
 
 
+def _engine_score(instance: Instance, steps: list[Step]) -> int:
+    """The final score of these steps, replayed through the engine."""
+    return replay(instance, Plan(steps, 0, {})).sheets[0].score()
+
+
 def finish_plan(instance: Instance, steps: list[Step], status: str, bound: int | None, wall: float,
                 interrupted: bool = False) -> Plan:
     """Score the steps through the engine, attach the status, validate, return."""
-    from nochmal.solver.validate import replay
-
     sheet = replay(instance, Plan(steps, 0, {})).sheets[0]
     breakdown = sheet.score_breakdown().to_dict()
     total = breakdown["total"]

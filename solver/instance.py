@@ -7,13 +7,13 @@ Building one never plays a move; legality stays with the engine (nochmal.game).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from nochmal.board import BUILTIN_BOARDS, Board, load_board
 from nochmal.dice import Roll, seeded_rolls
 from nochmal.errors import NochmalError
+from nochmal.fileio import load_json_text, read_text_file
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 from nochmal.sheet import Sheet
@@ -53,8 +53,8 @@ class Instance:
         """The first ``count`` solo rolls (default: the rules' game length) of a seed."""
         board = load_board(board)
         count = rules.solo_rolls if count is None else count
-        if count < 1:
-            raise InstanceError(f"roll count must be at least 1, got {count}")
+        if not 1 <= count <= rules.solo_rolls:
+            raise InstanceError(f"roll count must be 1..{rules.solo_rolls} (the game length), got {count}")
         return cls(board, seeded_rolls(seed, count, SOLO_DICE), rules, source=f"seed {seed}", seed=seed)
 
     @classmethod
@@ -83,10 +83,6 @@ class Instance:
         return cls(record.board, rest, record.rules, start, True, after_turn, source, record.seed)
 
     @classmethod
-    def from_record_file(cls, path: str | Path, after_turn: int = 0, count: int | None = None) -> "Instance":
-        return cls.from_record(GameRecord.load(path), after_turn, str(path), count)
-
-    @classmethod
     def from_rolls_json(cls, data, source: str, board: Board | str = "classic",
                         rules: RuleSettings = DEFAULT_RULES, count: int | None = None) -> "Instance":
         """``[{"colours": [...], "numbers": [...]}, ...]``: errors name the source and item."""
@@ -110,15 +106,8 @@ class Instance:
     @classmethod
     def from_rolls_file(cls, path: str | Path, board: Board | str = "classic",
                         rules: RuleSettings = DEFAULT_RULES, count: int | None = None) -> "Instance":
-        path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InstanceError(f"{path}: cannot read file ({exc.strerror or exc})") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InstanceError(f"{path}: broken JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        text = read_text_file(path, lambda reason: InstanceError(f"{path}: {reason}"))
+        data = load_json_text(text, lambda reason: InstanceError(f"{path}: {reason}"))
         return cls.from_rolls_json(data, str(path), board, rules, count)
 
     # --- plain data -----------------------------------------------------------------------

@@ -3,7 +3,12 @@
 While a ``SigintStop`` is active (main thread only; elsewhere it does nothing), SIGINT sets
 ``requested`` and stops the CP-SAT solver being watched instead of raising
 KeyboardInterrupt, so the caller can return its best plan so far marked as not proven.
-CP-SAT may also catch SIGINT itself and just return early; ``stopped_early`` recognises that.
+
+Only the signal itself counts as an interruption. CP-SAT would catch SIGINT on its own and
+just return early (``catch_sigint_signal``), which looks exactly like a solve that ended
+early for any other reason (a busy machine, a solution limit); so ``solve`` switches that
+off and runs ``Solve`` in a helper thread while the main thread waits, where Python's own
+handler runs at once and calls ``stop_search``.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ import signal
 import threading
 
 from ortools.sat.python import cp_model
+
+WAIT_STEP = 0.1  # seconds between the main thread's looks at the solving thread
 
 
 class SigintStop:
@@ -45,13 +52,38 @@ class SigintStop:
             signal.signal(signal.SIGINT, self._old)
             self._installed = False
 
-    def note_result(self, solver: cp_model.CpSolver, status: int) -> bool:
-        """Whether this solve was interrupted; records it in ``requested``.
+    def solve(self, solver: cp_model.CpSolver, model: cp_model.CpModel,
+              callback: cp_model.CpSolverSolutionCallback | None = None) -> int:
+        """``solver.Solve(model, callback)``, stopped by Ctrl-C; the CP-SAT status.
 
-        A stop well before the time limit without a proof or an infeasibility can only be a
-        stop request (CP-SAT returns early when it caught SIGINT itself).
+        Whether Ctrl-C came is ``requested.is_set()`` afterwards.
         """
-        limit = solver.parameters.max_time_in_seconds
-        if status in (cp_model.FEASIBLE, cp_model.UNKNOWN) and solver.WallTime() < 0.98 * limit - 0.05:
-            self.requested.set()
+        self.watch(solver)
+        try:
+            if not self._installed:  # not the main thread: no signal reaches us anyway
+                return solver.Solve(model, callback)
+            solver.parameters.catch_sigint_signal = False  # the signal is ours (module docstring)
+            result: list[int] = []
+            errors: list[BaseException] = []
+
+            def run() -> None:
+                try:
+                    result.append(solver.Solve(model, callback))
+                except BaseException as exc:  # handed to the caller's thread below
+                    errors.append(exc)
+
+            worker = threading.Thread(target=run, name="cp-sat solve", daemon=True)
+            worker.start()
+            while worker.is_alive():
+                worker.join(WAIT_STEP)  # Python runs the SIGINT handler between waits
+                if self.requested.is_set():  # also when it came before the solve had started
+                    solver.stop_search()
+            if errors:
+                raise errors[0]
+            return result[0]
+        finally:
+            self.watch(None)
+
+    @property
+    def interrupted(self) -> bool:
         return self.requested.is_set()

@@ -11,12 +11,15 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from nochmal.errors import NochmalError
+from nochmal.fileio import load_json_text
 from nochmal.move import PASS, Move
 
-OPTIMAL = "optimal"  # objective == proven bound
+# The planners' statuses, one set for the solo plan and team planning (solver/team.py)
+OPTIMAL = "optimal"  # the figure is proven best (solo: objective == bound; team: fewest rolls)
 FEASIBLE = "feasible"  # a plan with a proven bound and a gap
+INFEASIBLE = "infeasible"  # proven that no plan reaches the goal (team: the budget is not enough)
 UNKNOWN = "unknown"  # no proof at all (e.g. interrupted before any bound)
-STATUSES = (OPTIMAL, FEASIBLE, UNKNOWN)
+STATUSES = (OPTIMAL, FEASIBLE, UNKNOWN)  # a solo plan always exists (pass every roll)
 
 
 class PlanError(NochmalError):
@@ -110,7 +113,4 @@ class Plan:
 
     @classmethod
     def loads(cls, text: str, source: str = "<plan>") -> "Plan":
-        try:
-            return cls.from_json(json.loads(text), source)
-        except json.JSONDecodeError as exc:
-            raise PlanError(f"{source}: broken JSON at line {exc.lineno}: {exc.msg}") from None
+        return cls.from_json(load_json_text(text, lambda reason: PlanError(f"{source}: {reason}")), source)

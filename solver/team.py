@@ -36,7 +36,7 @@ from ortools.sat.python import cp_model
 from nochmal.agents import make_agent
 from nochmal.bitsets import bit_list
 from nochmal.board import COLOURS, Board, load_board
-from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll, resolutions, seeded_roll
+from nochmal.dice import Roll, seeded_roll
 from nochmal.errors import NochmalError
 from nochmal.game import FREE_ROLLS
 from nochmal.missions.coop import coop_game, mission_result
@@ -44,18 +44,17 @@ from nochmal.missions.loader import max_score
 from nochmal.missions.model import Mission
 from nochmal.missions.objectives import all_met, items_needed, objective_items
 from nochmal.move import PASS, Move
-from nochmal.placements import placement_index
 from nochmal.sheet import Sheet
 from nochmal.solver.cpsat import (Candidate, PlannerModel, SolverError, add_anchoring, add_cell_timeline,
-                                  add_choice_vars, all_crossed, anchor_distance, min_distance)
-from nochmal.solver.instance import Instance
+                                  add_choice_vars, all_crossed, hint_choices, new_solver, read_choices,
+                                  roll_candidates)
 from nochmal.solver.interrupt import SigintStop
+from nochmal.solver.plan import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN
 
 GALLOP_SHARE = 0.25  # of the time left, for each feasibility check while galloping
-OPTIMAL = "optimal"  # fewest rolls found and every smaller count proven impossible
-FEASIBLE = "feasible"  # a win found, smaller counts not all proven impossible (time limit)
-INFEASIBLE = "infeasible"  # proven: the budget is not enough
-UNKNOWN = "unknown"  # nothing found, nothing proven (time limit)
+# statuses (nochmal.solver.plan): optimal = fewest rolls found and every smaller count proven
+# impossible; feasible = a win found, smaller counts not all proven impossible; infeasible =
+# proven that the budget is not enough; unknown = nothing found, nothing proven
 
 
 class TeamPlanError(NochmalError):
@@ -97,33 +96,6 @@ class TeamPlan:
         }
 
 
-def _team_candidates(board: Board, rolls: list[Roll], jokers: int) -> list[list[Candidate]]:
-    """Per roll: every (cell mask, colour face, number face) the roll's dice allow on an empty
-    sheet, pruned by anchoring distance (cells a player can cross before the roll)."""
-    empty = Sheet.empty(board)
-    index = placement_index(board, False)
-    dist = anchor_distance(board, empty)
-    out: list[list[Candidate]] = []
-    before = 0
-    for t, roll in enumerate(rolls):
-        seen: set[tuple[int, str, str]] = set()
-        cands = []
-        cap = 0
-        for cf, nf in roll.pairs():
-            for colour, count, cost in resolutions(cf, nf, jokers):
-                cap = max(cap, count)
-                for mask in index.query(empty.crossed, board.full_mask, colour, count):
-                    key = (mask, cf, nf)
-                    if key in seen or min_distance(mask, dist) > before:
-                        continue
-                    seen.add(key)
-                    cands.append(Candidate(t, mask, colour, count, cost, cf, nf))
-        cands.sort(key=lambda c: (c.cost, -c.count, c.mask, c.colour_face, c.number_face))
-        out.append(cands)
-        before += cap
-    return out
-
-
 @dataclass
 class TeamModel:
     board: Board
@@ -133,18 +105,32 @@ class TeamModel:
     spent: list  # per player: jokers used over all the rolls (expression or 0)
 
 
-def build_team_model(board: Board, mission: Mission, rolls: list[Roll], n: int) -> TeamModel:
+class OutOfTime(Exception):
+    """The deadline passed while a model was being built (the time limit covers building)."""
+
+
+def _check_deadline(deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise OutOfTime
+
+
+def build_team_model(board: Board, mission: Mission, rolls: list[Roll], n: int,
+                     deadline: float | None = None) -> TeamModel:
     """Per player the choices, cell timeline and anchoring, the joker budget and the dice
-    flow; objectives are added by add_final_objectives or add_earliest_win."""
+    flow; objectives are added by add_final_objectives or add_earliest_win. OutOfTime when
+    ``deadline`` (time.monotonic()) passes between two parts."""
     model = cp_model.CpModel()
     T = len(rolls)
-    cands = _team_candidates(board, rolls, board.jokers)
-    inst = Instance(board, list(rolls), solo=False)
+    empty = Sheet.empty(board)
+    # per (mask, dice pair): in the co-op dice flow it matters which dice a player takes
+    cands = roll_candidates(board, empty, rolls, board.jokers, per_dice_pair=True)
     pms = []
     for _ in range(n):
-        pm = PlannerModel(inst, model, cands, [], {}, {})
+        _check_deadline(deadline)
+        pm = PlannerModel(board, empty, model, cands, [], {}, {})
         add_choice_vars(pm)
         add_cell_timeline(pm)
+        _check_deadline(deadline)
         add_anchoring(pm)
         pms.append(pm)
     # jokers per sheet
@@ -159,18 +145,37 @@ def build_team_model(board: Board, mission: Mission, rolls: list[Roll], n: int) 
         if n == 1 or t < FREE_ROLLS:
             continue
         a = t % n
-        single_c = {f for f in roll.colours if roll.colours.count(f) == 1}
-        single_n = {f for f in roll.numbers if roll.numbers.count(f) == 1}
-        took_c = {f: [v for k, v in enumerate(pms[a].x[t]) if cands[t][k].colour_face == f] for f in single_c}
-        took_n = {f: [v for k, v in enumerate(pms[a].x[t]) if cands[t][k].number_face == f] for f in single_n}
+        took = _took_single_faces(model, roll, cands[t], pms[a].x[t], f"took{t}")
         for p in range(n):
             if p == a:
                 continue
             for k, c in enumerate(cands[t]):
-                for took in (took_c.get(c.colour_face), took_n.get(c.number_face)):
-                    if took:
-                        model.Add(pms[p].x[t][k] + sum(took) <= 1)
+                for face in (("c", c.colour_face), ("n", c.number_face)):
+                    if face in took:  # the active player took the only die showing it
+                        model.AddImplication(pms[p].x[t][k], took[face].Not())
     return TeamModel(board, model, pms, list(rolls), spent)
+
+
+def _took_single_faces(model: cp_model.CpModel, roll: Roll, cands: list[Candidate], x: list, tag: str) -> dict:
+    """Per face shown by only one die of the roll (key ("c", face) or ("n", face)): a literal
+    "the active player took that die" (the active player's choices are at most one, so the
+    sum of the choices using the face is 0 or 1). One literal per face keeps the passive
+    players' exclusions binary clauses (a long sum per candidate made 40-roll models take
+    ~14 s to build)."""
+    single = {("c", f) for f in roll.colours if roll.colours.count(f) == 1}
+    single |= {("n", f) for f in roll.numbers if roll.numbers.count(f) == 1}
+    users: dict[tuple[str, str], list] = {face: [] for face in single}
+    for k, c in enumerate(cands):
+        for face in (("c", c.colour_face), ("n", c.number_face)):
+            if face in users:
+                users[face].append(x[k])
+    took = {}
+    for face, vars_ in users.items():
+        if vars_:
+            lit = model.NewBoolVar(f"{tag}_{face[0]}{face[1]}")
+            model.Add(lit == sum(vars_))
+            took[face] = lit
+    return took
 
 
 def add_final_objectives(tm: TeamModel, mission: Mission) -> None:
@@ -179,7 +184,8 @@ def add_final_objectives(tm: TeamModel, mission: Mission) -> None:
     _add_objectives(tm.model, tm.board, mission, lambda p, bit: tm.players[p].final.get(bit, 0), tm.spent, n)
 
 
-def add_earliest_win(tm: TeamModel, mission: Mission, first: int) -> tuple[list, int, int]:
+def add_earliest_win(tm: TeamModel, mission: Mission, first: int,
+                     deadline: float | None = None) -> tuple[list, int, int]:
     """Optimisation: win[t] (t = first..T) means every objective holds after t rolls; wins
     persist, and maximising their number minimises the winning roll. Ties are broken by how
     far the team gets towards the objectives after the last roll (a gradient for the search
@@ -189,6 +195,7 @@ def add_earliest_win(tm: TeamModel, mission: Mission, first: int) -> tuple[list,
     wins = []
     progress: list = []
     for t in range(first, T + 1):
+        _check_deadline(deadline)
         w = model.NewBoolVar(f"win{t}")
         if wins:
             model.AddImplication(wins[-1], w)
@@ -311,43 +318,34 @@ def _run_solver(tm: TeamModel, time_limit: float, workers: int, stop: SigintStop
     """Solve a team model (Ctrl-C through ``stop``); (solver, CP-SAT status)."""
     if hint:
         _add_hint(tm, hint)
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = max(1, workers)
-    solver.parameters.max_time_in_seconds = max(0.01, time_limit)
-    stop.watch(solver)
-    try:
-        status = solver.Solve(tm.model)
-    finally:
-        stop.watch(None)
-    stop.note_result(solver, status)
-    return solver, status
+    solver = new_solver(time_limit, workers)
+    return solver, stop.solve(solver, tm.model)
 
 
 def _add_hint(tm: TeamModel, moves: list[list[Move]]) -> None:
-    """Hint a known plan (moves per roll per player) to the solver."""
+    """Hint a known plan (moves per roll per player) to the solver, per player through the
+    solo planner's hint_choices."""
     board = tm.board
-    for t, row in enumerate(moves[: len(tm.rolls)]):
-        for pm, move in zip(tm.players, row):
-            key = None if move.is_pass else (board.mask_of(move.cells), move.colour, move.colour_face,
-                                             move.number_face)
-            for k, c in enumerate(pm.candidates[t]):
-                tm.model.AddHint(pm.x[t][k], key == (c.mask, c.colour, c.colour_face, c.number_face))
+    rolls = min(len(moves), len(tm.rolls))
+    for p, pm in enumerate(tm.players):
+        chosen = []
+        for t in range(rolls):
+            move = moves[t][p]
+            key = None if move.is_pass else (board.mask_of(move.cells), move.colour_face, move.number_face)
+            chosen.append(next((k for k, c in enumerate(pm.candidates[t])
+                                if key == (c.mask, c.colour_face, c.number_face)), None))
+        hint_choices(pm, chosen)
 
 
 def _read_moves(tm: TeamModel, solver: cp_model.CpSolver, rolls: int) -> list[list[Move]]:
-    """The solution's moves for the first ``rolls`` rolls, per player."""
-    board = tm.board
+    """The solution's moves for the first ``rolls`` rolls, per roll per player."""
+    chosen = [read_choices(pm, solver.BooleanValue) for pm in tm.players]
     moves = []
     for t in range(rolls):
         row = []
-        for pm in tm.players:
-            k = next((k for k, v in enumerate(pm.x[t]) if solver.BooleanValue(v)), None)
-            if k is None:
-                row.append(PASS)
-            else:
-                c = pm.candidates[t][k]
-                row.append(Move.of(c.colour, c.count, board.cells_of(c.mask), c.colour_face == COLOUR_JOKER,
-                                   c.number_face == NUMBER_JOKER))
+        for pm, picks in zip(tm.players, chosen):
+            k = picks[t]
+            row.append(PASS if k is None else pm.candidates[t][k].move(tm.board))
         moves.append(row)
     return moves
 
@@ -357,8 +355,11 @@ def _solve_T(board: Board, mission: Mission, rolls: list[Roll], n: int, deadline
     """Feasibility at exactly len(rolls) rolls: (status, moves per roll per player).
 
     Ctrl-C (``stop``) ends the solve early: status unknown unless a plan was already found."""
-    tm = build_team_model(board, mission, rolls, n)
-    add_final_objectives(tm, mission)
+    try:
+        tm = build_team_model(board, mission, rolls, n, deadline)
+        add_final_objectives(tm, mission)
+    except OutOfTime:
+        return UNKNOWN, None
     solver, status = _run_solver(tm, deadline - time.monotonic(), workers, stop)
     if status == cp_model.INFEASIBLE:
         return INFEASIBLE, None
@@ -375,8 +376,11 @@ def _solve_earliest(board: Board, mission: Mission, rolls: list[Roll], n: int, f
     (status, winning roll or None, proven lower bound on the winning roll, moves up to the
     win). Status optimal: proven earliest within the range; infeasible: no win by the last roll."""
     T = len(rolls)
-    tm = build_team_model(board, mission, rolls, n)
-    wins, weight, lowest = add_earliest_win(tm, mission, first)
+    try:
+        tm = build_team_model(board, mission, rolls, n, deadline)
+        wins, weight, lowest = add_earliest_win(tm, mission, first, deadline)
+    except OutOfTime:
+        return UNKNOWN, None, first, None
     solver, status = _run_solver(tm, deadline - time.monotonic(), workers, stop, hint)
     if status == cp_model.INFEASIBLE:
         return INFEASIBLE, None, T + 1, None
@@ -564,15 +568,17 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
 
 
 def describe_status(plan: TeamPlan) -> str:
-    """One line: the fewest rolls and whether it is proven."""
+    """One line that heads the answer: the fewest rolls only when proven, otherwise the best
+    plan found and the proven bound, each called what it is."""
     why = "interrupted" if plan.interrupted else "time limit"
     if plan.status == INFEASIBLE:
         return f"budget not enough (proven): no win within {plan.budget} roll(s); {plan.wall_time:.1f}s"
     if plan.status == OPTIMAL:
-        return f"optimal: won on roll {plan.rolls_needed} of {plan.budget}, proven fewest; {plan.wall_time:.1f}s"
+        return (f"fewest rolls: {plan.rolls_needed} of a budget of {plan.budget}, proven (optimal); "
+                f"{plan.wall_time:.1f}s")
     if plan.status == FEASIBLE:
-        return (f"feasible: won on roll {plan.rolls_needed} of {plan.budget}, not proven fewest "
-                f"(proven lower bound {plan.lower_bound}; {why}); {plan.wall_time:.1f}s")
+        return (f"best found: {plan.rolls_needed} rolls of a budget of {plan.budget}; no plan can win in fewer "
+                f"than {plan.lower_bound} (not proven fewest: {why}); {plan.wall_time:.1f}s")
     stopped = "when interrupted" if plan.interrupted else "within the time limit"
-    return (f"unknown: no winning plan found {stopped}; proven only that a win needs at least "
-            f"{plan.lower_bound} roll(s); {plan.wall_time:.1f}s")
+    return (f"unknown: no winning plan found {stopped}; no plan can win in fewer than {plan.lower_bound} "
+            f"roll(s); {plan.wall_time:.1f}s")

@@ -71,21 +71,21 @@ def test_hint_text_output(sheet_file):
 
 
 @pytest.mark.parametrize("roll,needle", [
-    ('{"colours": ["y", "x"', "not valid JSON"),
+    ('{"colours": ["y", "x"', "broken JSON"),
     ('{"colours": ["y", "q"], "numbers": ["3", "1"]}', "not a colour face"),
     ('{"colours": ["y"], "numbers": ["3", "1"]}', "--roll"),
     ('["y", "3"]', "--roll"),
 ])
-def test_hint_bad_roll_exits_1(sheet_file, roll, needle):
+def test_hint_bad_roll_exits_2(sheet_file, roll, needle):
     r = run("hint", "--sheet", sheet_file, "--roll", roll, "--solo")
-    assert r.exit_code == 1
+    assert r.exit_code == 2  # a bad option value
     assert needle in r.stderr and "Traceback" not in r.stderr + r.stdout
     assert len(r.stderr.strip().splitlines()) == 1
 
 
 def test_hint_wrong_dice_count_for_the_mode(sheet_file):
     r = run("hint", "--sheet", sheet_file, "--roll", SOLO_ROLL)
-    assert r.exit_code == 1 and "--solo" in r.stderr
+    assert r.exit_code == 2 and "--solo" in r.stderr
 
 
 def test_hint_missing_sheet_file_exits_1(tmp_path):

@@ -68,7 +68,7 @@ def test_board_show_draws_a_file_and_refuses_unknown_names(tmp_path):
     assert res.exit_code == 0
     assert "gggyyyyGbbbOyyy" in res.output.replace(" ", "")
     res = run(["board", "show", "nosuchpad"])
-    assert res.exit_code == 1 and "unknown board" in flat(res.output)
+    assert res.exit_code == 2 and "unknown board" in flat(res.output)
 
 
 def test_board_check_valid_and_broken(tmp_path):
@@ -177,3 +177,17 @@ def test_render_marks_a_column_scored_late_struck_and_circled(tmp_path):
     assert abs(float(circled[0].get("cx")) - centre) < 1
     assert abs((float(struck[0].get("x1")) + float(struck[0].get("x2"))) / 2 - centre) < 1
     assert float(circled[0].get("cy")) > float(struck[0].get("y2"))  # the later row is below
+
+
+def test_a_huge_joker_count_is_one_error_line_for_every_command(tmp_path):
+    """jokers = 800000000000 once passed `board check`, hung `board show`, crashed `score`."""
+    f = tmp_path / "greedy.toml"
+    f.write_text(CLASSIC.replace("jokers = 8\n", "jokers = 800000000000\n"))
+    sheet = tmp_path / "s.txt"
+    sheet.write_text("\n".join(load_board("classic").printed) + "\n")
+    for args in (["board", "check", str(f)], ["board", "show", str(f)],
+                 ["score", "--board", str(f), str(sheet)]):
+        res = run(args)
+        assert res.exit_code == 1, (args, res.output)
+        assert "key 'jokers' must be 0..8, got 800000000000" in res.output
+        assert "Traceback" not in res.output

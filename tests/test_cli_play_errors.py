@@ -25,7 +25,7 @@ def flat(text: str) -> str:
 
 def test_unknown_bot_lists_the_known_ones():
     res = run(["play", "--seat", "human", "--seat", "deep-blue"])
-    assert res.exit_code == 1
+    assert res.exit_code == 2  # a bad option value
     text = flat(res.output)
     assert "'deep-blue': unknown bot" in text
     for name in agent_names():
@@ -35,7 +35,7 @@ def test_unknown_bot_lists_the_known_ones():
 
 def test_unknown_board():
     res = run(["play", "--board", "nosuchpad"])
-    assert res.exit_code == 1
+    assert res.exit_code == 2
     assert "nosuchpad: unknown board" in flat(res.output)
 
 
@@ -63,9 +63,10 @@ def test_missing_and_broken_record_files(tmp_path):
     (["puzzle", "--seed", "-1"], "--seed -1"),
     (["puzzle", "--board", "nosuchpad"], "unknown board"),
 ])
-def test_rule_and_input_errors_exit_1(args, message):
+def test_bad_option_values_exit_2(args, message):
     res = run(args)
-    assert res.exit_code == 1, res.output
+    assert res.exit_code == 2, res.output
+    assert res.stderr.count("\n") == 1 and res.stderr.startswith("error: ")
     assert message in flat(res.output)
 
 

@@ -106,9 +106,9 @@ def test_replay_step_walks_forward_and_back(tmp_path):
 def test_replay_bad_turn_and_step_with_json(tmp_path):
     rec, path = _record(tmp_path)
     res = run(["replay", str(path), "--to", "999"], [])
-    assert res.exit_code == 1 and "--to 999" in res.output
+    assert res.exit_code == 2 and "--to 999" in res.output
     res = run(["replay", str(path), "--step", "--json"], [])
-    assert res.exit_code == 1 and "--step is interactive" in res.output
+    assert res.exit_code == 2 and "--step is interactive" in res.output
     # the existing behaviour without the new options is unchanged
     res = run(["replay", str(path), "--verify", "--json"], [])
     assert res.exit_code == 0 and json.loads(res.stdout)["verified"] is True

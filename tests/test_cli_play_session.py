@@ -160,7 +160,7 @@ def test_resume_of_a_finished_game_and_resume_with_seats_are_refused(tmp_path):
     res = run(["play", "--resume", str(out)], [])
     assert res.exit_code == 1 and "already over" in flat(res.output)
     res = run(["play", "--resume", str(out), "--seat", "greedy"], [])
-    assert res.exit_code == 1 and "leave out --seat" in flat(res.output)
+    assert res.exit_code == 2 and "leave out --seat" in flat(res.output)
 
 
 def test_play_json_result_fields(tmp_path):
@@ -212,7 +212,7 @@ def test_coop_mission_session_and_resume(tmp_path):
     data = json.loads(res.stdout)
     assert data["mode"] == "coop" and data["over"] is True
     # the mission outcome printed equals the mission module's verdict on the replayed record
-    record = coop.MissionRecord.load(full)
+    record = GameRecord.load(full)
     assert record.extra == {"mission": "star-hunt", "difficulty": "easy"}
     game = record.verify()
     assert data["mission"] == coop.mission_result(coop.load_mission("star-hunt"), game).to_dict()

@@ -206,3 +206,72 @@ def test_non_strict_small_board_from_grid():
     # a small grid is refused where the strict invariants apply
     with pytest.raises(nm.BoardError, match="rows, expected 7"):
         nm.Board.from_grid(["yyb", "ygb"], strict=True)
+
+
+# --- ranges and all-problems-at-once (issue 17) -----------------------------------------------
+
+RANGE_BROKEN = [
+    ("jokers far too many", CLASSIC_TEXT.replace("jokers = 8\n", "jokers = 800000000000\n"),
+     r"key 'jokers' must be 0\.\.8, got 800000000000"),
+    ("jokers above the rules", CLASSIC_TEXT.replace("jokers = 8\n", "jokers = 9\n"),
+     r"key 'jokers' must be 0\.\.8, got 9"),
+    ("negative jokers", CLASSIC_TEXT.replace("jokers = 8\n", "jokers = -1\n"),
+     r"key 'jokers' must be 0\.\.8"),
+    ("huge star penalty", CLASSIC_TEXT.replace("star_penalty = 2\n", "star_penalty = 1000\n"),
+     r"key 'star_penalty' must be 0\.\.99"),
+    ("huge colour bonus", CLASSIC_TEXT.replace("colour_bonus_first = 5\n", "colour_bonus_first = 9223372036854775807\n"),
+     r"key 'colour_bonus_first' must be 0\.\.99"),
+    ("huge column points", CLASSIC_TEXT.replace("[5, 3, 3, 3, 2, 2, 2, 1,", "[5000, 3, 3, 3, 2, 2, 2, 1,"),
+     r"key 'column_points_first' must hold whole numbers 0\.\.99"),
+    ("name with a slash", CLASSIC_TEXT.replace('name = "classic"', 'name = "a/b"'),
+     r"key 'name' must be 1-40 letters"),
+    ("a number of 5000 digits", CLASSIC_TEXT.replace("jokers = 8\n", "jokers = " + "9" * 5000 + "\n"),
+     r"not valid TOML: a number has too many digits"),
+    ("deep nesting", CLASSIC_TEXT.replace("jokers = 8\n", "jokers = " + "[" * 5000 + "\n"),
+     r"not valid TOML"),
+]
+
+
+@pytest.mark.parametrize("what,text,pattern", RANGE_BROKEN, ids=[b[0] for b in RANGE_BROKEN])
+def test_out_of_range_numbers_are_refused(tmp_path, what, text, pattern):
+    path = tmp_path / "sheet.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(nm.BoardError) as info:
+        nm.load_board(str(path))
+    msg = str(info.value)
+    assert re.search(pattern, msg), msg
+    assert "\n" not in msg and len(msg) < 300
+
+
+def test_every_broken_invariant_is_listed_at_once(tmp_path):
+    """A wrong type, a bad start column and a changed cell: all three in one BoardError."""
+    text = (CLASSIC_TEXT.replace("jokers = 8\n", 'jokers = "8"\n')
+            .replace('start_column = "H"', 'start_column = "Z"')
+            .replace(ROW1, _row("gggyyyyGbbbOyyg"))  # O1 yellow -> green
+            .replace("star_penalty = 2\n", "star_penalty = 2\ncolour = 3\n"))
+    path = tmp_path / "three.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(nm.BoardError) as info:
+        nm.load_board(str(path))
+    problems = info.value.problems
+    wanted = [r"key 'jokers' must be int", r"key 'start_column' must be one column letter A\.\.O",
+              r"colour yellow has 20 cells", r"colour green has 22 cells", r"column O lacks yellow",
+              r"unknown key 'colour'"]
+    for pat in wanted:
+        assert any(re.search(pat, p) for p in problems), (pat, problems)
+
+
+def test_custom_boards_have_caps_too():
+    """Non-strict boards (tests, records) may differ from the rules, within caps."""
+    assert nm.Board.from_grid(["yyb", "ygb"], jokers=20).jokers == 20
+    with pytest.raises(nm.BoardError, match=r"key 'jokers' must be 0\.\.32"):
+        nm.Board.from_grid(["yyb", "ygb"], jokers=10**12)
+    with pytest.raises(nm.BoardError, match=r"at most 26 are supported"):
+        nm.Board.from_grid(["yb"] * 27)
+    with pytest.raises(nm.BoardError, match=r"a block has 20 cells; at most 16"):
+        nm.Board.from_grid(["y" * 20])
+    problems = nm.board.check_board_data({"name": 3, "grid": ["yyb", "yg"], "jokers": True}, strict=False)
+    assert any("key 'name' must be str" in p for p in problems)
+    assert any("grid row 2 has 2 cells, expected 3" in p for p in problems)
+    assert any("key 'jokers' must be int" in p for p in problems)
+    assert any("key 'start_column' is missing" in p for p in problems)

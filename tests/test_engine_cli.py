@@ -30,9 +30,10 @@ def ok_json(*args: str) -> dict:
     return json.loads(result.stdout)
 
 
-def fails(*args: str, pattern: str) -> str:
+def fails(*args: str, pattern: str, code: int = 1) -> str:
+    """One error line on stderr and exit ``code`` (1 input or rule error, 2 bad option value)."""
     result = run(*args)
-    assert result.exit_code == 1, (result.exit_code, result.stdout, result.stderr)
+    assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
     err = result.stderr
     assert "Traceback" not in err + result.stdout
     assert err.count("\n") == 1 and err.startswith("error: "), repr(err)  # exactly one line
@@ -152,11 +153,11 @@ def test_broken_sheet_names_line_and_cell(tmp_path):
 
 
 def test_unknown_board_bot_colour_count():
-    fails("moves", "--board", "chessboard", "--colour", "y", "--count", 1, pattern="unknown board")
-    fails("solo", "--bot", "nobot", pattern="unknown bot 'nobot'")
-    fails("moves", "--colour", "p", "--count", 1, pattern="--colour 'p'")
-    fails("moves", "--colour", "y", "--count", 9, pattern="--count 9")
-    fails("rolls", "--seed", -1, pattern="seed must be a non-negative integer")
+    fails("moves", "--board", "chessboard", "--colour", "y", "--count", 1, pattern="unknown board", code=2)
+    fails("solo", "--bot", "nobot", pattern="unknown bot 'nobot'", code=2)
+    fails("moves", "--colour", "p", "--count", 1, pattern="--colour 'p'", code=2)
+    fails("moves", "--colour", "y", "--count", 9, pattern="--count 9", code=2)
+    fails("rolls", "--seed", -1, pattern="--seed -1: must be a non-negative integer", code=2)
 
 
 def test_broken_board_file_is_one_line(tmp_path):

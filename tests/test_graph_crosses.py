@@ -1,4 +1,4 @@
-"""Fewest further crosses (solver/graph.py) against an independent brute-force search.
+"""Fewest further crosses (nochmal/sheetgraph.py) against an independent brute-force search.
 
 The oracle works on (row, column) cells straight from the rules: from a set of crossed
 cells, one new cross may go on any open cell in the start column or orthogonally next to a
@@ -17,8 +17,9 @@ import nochmal as nm
 from nochmal.board import Board
 from nochmal.errors import IllegalMoveError
 from nochmal.sheet import Sheet
-from nochmal.solver.graph import (block_graph, cell_graph, colour_target, column_target, cross_distances,
-                                  fewest_crosses, fewest_crosses_choose, impossible_sheet_reasons, reachable)
+from nochmal.impossible import impossible_sheet_reasons
+from nochmal.sheetgraph import (block_graph, cell_graph, colour_target, column_target, cross_distances, fewest_crosses,
+                                fewest_crosses_choose, reachable)
 
 CLASSIC = nm.load_board("classic")
 LETTERS = "ABCDEFGHIJKLMNO"

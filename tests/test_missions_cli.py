@@ -45,7 +45,7 @@ def test_status_json_has_the_exact_fields(tmp_path):
     expected_top = {
         "mission": "lockstep", "name": "Lockstep", "source": "project", "difficulty": "normal", "players": 2,
         "budget": budget, "rolls_used": 5, "rolls_left": budget - 5, "all_met": False, "state": "in progress",
-        "sheets": [str(anna), str(ben)], "impossible": [],
+        "lost_reasons": [], "sheets": [str(anna), str(ben)], "impossible": [],
     }
     assert {k: data[k] for k in expected_top} == expected_top
     assert set(data) == set(expected_top) | {"objectives", "team"}
@@ -102,7 +102,7 @@ def test_status_bad_input_is_one_line(tmp_path):
     assert result.stderr.count("\n") == 1
     sheet.write_text("H4\n")
     result = run("mission", "status", "lockstep", "-d", "brutal", "-k", 2, sheet)
-    assert result.exit_code == 1 and "brutal" in result.stderr
+    assert result.exit_code == 2 and "brutal" in result.stderr
     result = run("mission", "status", "no-such", "-d", "easy", "-k", 2, sheet)
     assert result.exit_code == 1 and "no such mission" in result.stderr
 

@@ -11,7 +11,7 @@ import pytest
 
 import nochmal as nm
 from nochmal.agents import make_agent
-from nochmal.missions import (MissionRecord, coop_game, load_mission, mission_record, mission_result, play_mission)
+from nochmal.missions import (coop_game, load_mission, mission_record, mission_result, play_mission)
 from nochmal.missions.model import MissionError
 from nochmal.record import GameRecord
 
@@ -92,7 +92,7 @@ def test_lost_game_runs_out_of_rolls_and_says_what_is_missing(tmp_path):
     record = mission_record(mission, "hard", game, ["greedy"] * 3, 11)
     path = tmp_path / "lost.json"
     record.save(path)
-    replayed = MissionRecord.load(path).verify()
+    replayed = GameRecord.load(path).verify()
     assert [s.text() for s in replayed.sheets] == [s.text() for s in game.sheets]
     assert not mission_result(mission, replayed).won
 

@@ -143,3 +143,98 @@ def test_board_key_accepts_a_board_file_next_to_the_mission(tmp_path):
     with pytest.raises(MissionError) as info:
         load_mission(str(path))
     assert "key 'board'" in str(info.value)
+
+
+# --- every problem at once, budgets that can never be enough (issue 17) -------------------------
+
+def test_an_unknown_top_level_key_hides_nothing():
+    text = broken('name = "Mine"', 'name = "Mine"\ncolour = "y"').replace('["A1", "O7"]', '["A1", "P9"]')
+    text = text.replace("2 = { easy = 30,", '2 = { easy = "many",')
+    problems = pytest.raises(MissionError, parse_mission_text, text, "x.toml").value.problems
+    assert any("unknown key 'colour'" in p for p in problems)
+    assert any("cell 'P9' is not on the classic board" in p for p in problems)
+    assert any("budgets.2.easy' must be an integer" in p for p in problems)
+
+
+def test_a_bad_scope_hides_nothing():
+    text = GOOD.replace('kind = "cells"\ncells = ["A1", "O7"]', 'kind = "stars"\ncount = 16').replace(
+        'scope = "team"', 'scope = "everyone"')
+    problems = pytest.raises(MissionError, parse_mission_text, text, "x.toml").value.problems
+    assert any("unknown scope 'everyone'" in p for p in problems)
+    assert any("16 is impossible, the sheet has 15 stars" in p for p in problems)
+
+
+def test_a_missing_player_count_hides_nothing():
+    text = GOOD.replace('kind = "cells"\ncells = ["A1", "O7"]',
+                        'kind = "score"\nat_least = { 1 = 80, 2 = 10, 3 = 10 }').replace('scope = "team"', 'scope = "each"')
+    problems = pytest.raises(MissionError, parse_mission_text, text, "x.toml").value.problems
+    assert any("at_least.4' is missing" in p for p in problems)
+    assert any("80 for 1 player(s) is impossible, the highest score is 74" in p for p in problems)
+
+
+def test_huge_numbers_and_keys_stay_one_short_line():
+    text = broken("1 = { easy = 30,", "1 = { easy = 123456789012345678901234567890123456789,")
+    text = text.replace('name = "Mine"', 'name = "Mine"\n"a\\nb' + "k" * 500 + '" = 1')
+    msg = error_of(text)
+    assert "budgets.1.easy': a roll budget must be 1..1000" in msg
+    assert "\n" not in msg and len(msg) < 500
+
+
+def _block_sizes_by_flood_fill(grid: list[str]) -> list[int]:
+    """Sizes of the one-colour orthogonal regions, by a flood fill written here (an oracle)."""
+    rows, cols, seen, sizes = len(grid), len(grid[0]), set(), []
+    for r in range(rows):
+        for c in range(cols):
+            if (r, c) in seen:
+                continue
+            stack, size = [(r, c)], 0
+            seen.add((r, c))
+            while stack:
+                y, x = stack.pop()
+                size += 1
+                for ny, nx in ((y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)):
+                    if 0 <= ny < rows and 0 <= nx < cols and (ny, nx) not in seen \
+                            and grid[ny][nx].lower() == grid[y][x].lower():
+                        seen.add((ny, nx))
+                        stack.append((ny, nx))
+            sizes.append(size)
+    return sizes
+
+
+def test_a_budget_that_can_never_be_enough_is_refused():
+    from nochmal.board import load_board
+
+    every_roll = sum(-(-s // 5) for s in _block_sizes_by_flood_fill(list(load_board("classic").printed)))
+    assert every_roll == 35  # 25 blocks of 1-5 cells take a roll each, 5 blocks of 6 take two
+    text = GOOD.replace('kind = "cells"\ncells = ["A1", "O7"]', 'kind = "columns"\ncolumns = "all"').replace(
+        'scope = "team"', 'scope = "each"').replace("1 = { easy = 30, normal = 25, hard = 20 }",
+                                                      "1 = { easy = 35, normal = 34, hard = 1 }")
+    problems = pytest.raises(MissionError, parse_mission_text, text, "x.toml").value.problems
+    assert any("budgets.1.hard': 1 roll(s) can never be enough, 1 player(s) need at least 35" in p for p in problems)
+    assert any("budgets.1.normal': 34 roll(s) can never be enough" in p for p in problems)
+    assert not any("budgets.1.easy'" in p for p in problems)
+    # split over a team of 4 sheets: ceil(35 / 4) = 9 rolls at least, so 20 is not refused
+    team = text.replace('scope = "each"', 'scope = "team"')
+    problems = pytest.raises(MissionError, parse_mission_text, team, "x.toml").value.problems
+    assert not any("budgets.4" in p for p in problems)
+    assert any("budgets.1.hard'" in p for p in problems)
+
+
+def test_the_roll_bound_never_exceeds_what_bot_teams_needed():
+    """Won bot games are witnesses: the lower bound must be at most their roll count."""
+    from nochmal.agents import make_agent
+    from nochmal.board import load_board
+    from nochmal.missions import play_mission
+    from nochmal.missions.model import rolls_lower_bound
+
+    won = 0
+    for mission in builtin_missions():
+        board = load_board(mission.board)
+        for players, seed in ((1, 3), (2, 5), (3, 8)):
+            agents = [make_agent("greedy", seed + i) for i in range(players)]
+            game, result = play_mission(mission, "easy", agents, seed)
+            bound = rolls_lower_bound(mission.objectives, board, players)
+            if result.won:
+                won += 1
+                assert bound <= result.won_on, (mission.id, players, seed)
+    assert won >= 5

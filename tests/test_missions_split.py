@@ -16,7 +16,7 @@ from nochmal.board import load_board
 from nochmal.missions.model import Mission, Objective
 from nochmal.missions.split import (check_split, rolls_for, solve_split, split_instance, team_plan)
 from nochmal.sheet import Sheet
-from nochmal.solver.graph import fewest_crosses
+from nochmal.sheetgraph import fewest_crosses
 
 BOARD = load_board("classic")
 
@@ -112,7 +112,7 @@ def test_empty_sheets_bounds_hold_and_star_hunt_is_split():
     split = plan.split
     assert split.rolls_lower <= split.rolls_upper
     assert check_split(split.instance, [p.units for p in split.plans]) == []
-    # one sheet alone needs 33 crosses (solver/graph.py docstring): 7 rolls; a split does better
+    # one sheet alone needs 33 crosses (nochmal/sheetgraph.py docstring): 7 rolls; a split does better
     assert split.rolls_upper < 7
     assert not plan.lost_early
 
@@ -160,7 +160,7 @@ def test_cli_status_prints_the_split_and_the_early_loss(tmp_path):
     runner = CliRunner()
     res = runner.invoke(app, ["mission", "status", "lockstep", "-d", "hard", "-k", "40", *files, "--json"])
     data = json.loads(res.stdout)
-    assert data["state"] == "lost early"
+    assert data["state"] == "lost"
     assert data["team"]["lost_early"] and "only 2 left" in data["team"]["lost_reasons"][0]
     split = data["team"]["split"]
     assert [s["items"] for s in split["sheets"]] == [["column G", "column I"], ["column G", "column H", "column I"]]

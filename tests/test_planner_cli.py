@@ -107,3 +107,18 @@ def test_solve_rolls_from_a_typed_sheet(tmp_path):
     sheet.write_text("nonsense\n")
     res = run("solve", "--rolls", str(rolls), "--sheet", str(sheet))
     assert res.exit_code == 1 and "sheet.txt" in res.output
+
+
+def test_solve_refuses_more_rolls_than_a_game_has():
+    """Issue 17: --rolls-count 40 planned 40 rolls of a 30-roll solo game."""
+    res = run("solve", "--seed", "1", "--rolls-count", "40")
+    assert res.exit_code == 2
+    assert "30" in res.output and "--rolls-count" in res.output
+    assert run("solve", "--seed", "1", "--rolls-count", "31").exit_code == 2
+    import pytest
+
+    from nochmal.solver.instance import InstanceError
+
+    with pytest.raises(InstanceError, match="1..30"):
+        Instance.from_seed(1, count=31)
+    assert len(Instance.from_seed(1, count=30).rolls) == 30

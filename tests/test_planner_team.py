@@ -266,3 +266,58 @@ def test_earliest_win_model_alone_equals_exhaustive_search(players: int):
             assert validate_team_plan(mission, "normal", rolls, moves) == expected
         outcomes.add(expected is None)
     assert outcomes == {True, False}  # both a win and a proven failure were checked
+
+
+# --- issue 17: the time limit covers building; an unproven figure is never "the fewest" -----
+def _plan_with(status: str, rolls_needed, lower_bound: int, interrupted: bool = False):
+    from nochmal.solver.team import TeamPlan
+
+    return TeamPlan("lockstep", 2, "normal", 47, 1, [], status, rolls_needed, lower_bound, wall_time=2.0,
+                    interrupted=interrupted)
+
+
+def test_headline_names_only_a_proven_figure_the_fewest():
+    from nochmal.solver.team import FEASIBLE, UNKNOWN, describe_status
+
+    best = describe_status(_plan_with(FEASIBLE, 40, 9))
+    assert best.startswith("best found: 40 rolls") and "no plan can win in fewer than 9" in best
+    assert "fewest rolls" not in best and "not proven" in best and "time limit" in best
+    assert "interrupted" in describe_status(_plan_with(FEASIBLE, 40, 9, interrupted=True))
+    assert describe_status(_plan_with(OPTIMAL, 11, 11)).startswith("fewest rolls: 11 of a budget of 47, proven")
+    assert describe_status(_plan_with(INFEASIBLE, None, 48)).startswith("budget not enough (proven)")
+    assert "fewest rolls" not in describe_status(_plan_with(UNKNOWN, None, 5))
+
+
+def test_cli_prints_one_headline_without_an_unproven_fewest():
+    result = CliRunner().invoke(app, ["solve", "--mission", "lockstep", "--players", "2", "--seed", "1",
+                                      "--time-limit", "2"])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stdout.splitlines() if "rolls" in line and "budget" in line]
+    assert len(lines) == 1
+    assert lines[0].startswith("fewest rolls:") == ("proven" in lines[0] and "not proven" not in lines[0])
+
+
+def test_building_stops_at_the_deadline():
+    """A deadline already passed: no model is built and nothing is solved (the 40-roll
+    earliest-win model of lockstep took 14 s to build against a 2 s limit)."""
+    from nochmal.board import load_board
+    from nochmal.solver.team import UNKNOWN, OutOfTime, build_team_model
+
+    mission = load_mission("lockstep")
+    board = load_board(mission.board)
+    rolls = _rolls(1, 2, 40)
+    with pytest.raises(OutOfTime):
+        build_team_model(board, mission, rolls, 2, deadline=time.monotonic() - 1)
+    t0 = time.monotonic()
+    with SigintStop() as stop:
+        status, won, lower, moves = _solve_earliest(board, mission, rolls, 2, 3, time.monotonic() - 1, 1, stop)
+    assert (status, won, lower, moves) == (UNKNOWN, None, 3, None)
+    assert time.monotonic() - t0 < 5
+
+
+def test_plan_team_keeps_near_its_time_limit():
+    """Not a speed target: a regression check against a solve 7x over its limit (17.7 s for
+    2 s); the slack covers CP-SAT's presolve overshoot on a loaded machine."""
+    plan = plan_team(load_mission("lockstep"), 2, seed=1, time_limit=2)
+    assert plan.wall_time < 2 + 6
+    assert plan.rolls_needed is not None  # the bots' plan at least

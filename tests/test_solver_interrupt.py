@@ -72,3 +72,84 @@ def test_team_solve_interrupted_returns_best_so_far(tmp_path):
         rolls = [seeded_roll(1, i, 3) for i in range(data["budget"])]
         assert validate_team_plan(mission, "normal", rolls, moves) == data["rolls_needed"]
         assert replay_team(mission, "normal", rolls, moves).rolls_done == data["rolls_needed"]
+
+
+# --- in-process: only the signal counts, and a solve never falls below its hint ------------
+def _full_game_model():
+    from nochmal.solver.cpsat import build_model
+
+    return build_model(Instance.from_seed(1))
+
+
+def test_an_early_return_without_a_signal_is_not_an_interruption():
+    """CP-SAT stopping early on its own (here: after the first solution, as a busy machine's
+    short run might) must not be read as Ctrl-C; the wall-time guess did exactly that."""
+    from ortools.sat.python import cp_model
+
+    from nochmal.solver.interrupt import SigintStop
+
+    pm = _full_game_model()
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = 60
+    solver.parameters.stop_after_first_solution = True
+    t0 = time.monotonic()
+    with SigintStop() as stop:
+        status = stop.solve(solver, pm.model)
+    assert status == cp_model.FEASIBLE
+    assert time.monotonic() - t0 < 30  # well before the limit
+    assert not stop.interrupted
+
+
+def test_sigint_stops_the_solve_and_is_recorded():
+    import os
+    import threading
+
+    from ortools.sat.python import cp_model
+
+    from nochmal.solver.interrupt import SigintStop
+
+    pm = _full_game_model()  # the 30-roll optimum is not proven in a minute
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = 60
+    solver.parameters.num_workers = 2
+    timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
+    t0 = time.monotonic()
+    with SigintStop() as stop:
+        timer.start()
+        status = stop.solve(solver, pm.model)
+    timer.join()
+    assert stop.interrupted
+    assert status != cp_model.OPTIMAL
+    assert time.monotonic() - t0 < 30
+
+
+def _greedy_total(seed: int) -> int:
+    from nochmal.agents import GreedyAgent
+    from nochmal.board import load_board
+    from nochmal.play import play_solo
+
+    return play_solo(load_board("classic"), GreedyAgent(), seed).verify().sheets[0].score()
+
+
+def test_a_search_that_returns_nothing_keeps_the_greedy_hint(monkeypatch):
+    """The old fallback passed every roll when CP-SAT returned no solution in time."""
+    import nochmal.solver.cpsat as cpsat
+
+    def no_solution(pm, *args, **kwargs):
+        return cpsat._Run([None] * len(pm.x), None, None, False, False, "nothing found")
+
+    monkeypatch.setattr(cpsat, "_run", no_solution)
+    inst = Instance.from_seed(1)
+    plan = cpsat.solve(inst, time_limit=5)
+    assert plan.total == _greedy_total(1) > 0
+    assert plan.status == "unknown" and "hint" in plan.note
+    validate(inst, plan)
+
+
+def test_a_tiny_time_limit_is_never_below_the_greedy_hint():
+    from nochmal.solver.cpsat import solve
+
+    for seed in (1, 2):
+        inst = Instance.from_seed(seed)
+        plan = solve(inst, time_limit=0.01)
+        assert plan.total >= _greedy_total(seed)

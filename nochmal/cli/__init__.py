@@ -1,13 +1,82 @@
 """The ``nochmal`` command line (typer). Each command group lives in its own module and
-registers itself here; exit codes: 0 success, 1 rule or input error, 2 usage error."""
+registers itself here; exit codes: 0 success, 1 rule or input error, 2 usage error (a
+bad option or option value). Every error is one line on stderr, ``error: ...``.
+
+Command modules import the heavy parts (OR-Tools, the graph measures, the bots' numpy)
+inside the commands that need them: ``tests/test_cli_startup.py`` keeps it so.
+"""
 
 from __future__ import annotations
 
 import importlib
+import sys
 
 import typer
+from typer.core import TyperGroup
+
+try:  # typer 0.2x carries its own copy of click; older typers use click itself
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover
+    from click import exceptions as click_errors
+
+
+class OneLineErrors(TyperGroup):
+    """Click's usage errors (an unknown option, ``--count abc``, a missing argument) as one
+    line on stderr and exit 2, like the commands' own errors (``nochmal.cli.common.guarded``),
+    instead of a usage block and a framed box that wraps at the terminal width."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        plain_help(self)
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click_errors.NoArgsIsHelpError as exc:  # bare 'nochmal' or 'nochmal board'
+            typer.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+            sys.exit(0)
+        except click_errors.UsageError as exc:
+            where = f"; see: {exc.ctx.command_path} --help" if exc.ctx is not None else ""
+            message = " ".join(exc.format_message().split()).rstrip(".")
+            typer.echo(f"error: {message}{where}", err=True)
+            sys.exit(exc.exit_code)
+        except click_errors.ClickException as exc:
+            typer.echo(f"error: {' '.join(exc.format_message().split())}", err=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            typer.echo("aborted", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def plain_help(command) -> None:
+    """Help and usage lines as people read them, for ``command`` and its subcommands:
+    flags without a value placeholder (typer 0.2x prints ``--json <bool>``) and arguments
+    in upper case (``RECORD_FILE``, ``[SHEET]...``; typer 0.2x prints ``{record_file}``)."""
+    if getattr(command, "_plain_help", False):
+        return
+    command._plain_help = True
+    help_option = command.get_help_option(typer.Context(command))
+    for param in [*command.params, *([help_option] if help_option is not None else [])]:
+        if getattr(param, "is_flag", False):
+            param.metavar = ""
+        elif param.param_type_name == "argument":
+            if param.metavar is None:
+                param.metavar = param.name.upper()
+            param.get_usage_pieces = _usage_of(param)
+    for sub in getattr(command, "commands", {}).values():
+        plain_help(sub)
+
+
+def _usage_of(argument):
+    def pieces(ctx) -> list[str]:
+        name = argument.metavar if argument.required else f"[{argument.metavar}]"
+        return [name + ("..." if argument.nargs != 1 and not name.endswith("...") else "")]
+
+    return pieces
+
 
 app = typer.Typer(
+    cls=OneLineErrors,
     name="nochmal",
     help="Noch mal! (Encore!) toolkit: rules engine, bots, co-op missions and a proving planner.",
     no_args_is_help=True,

@@ -9,7 +9,7 @@ import typer
 
 from nochmal.board import BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, load_board, read_board_file
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
-from nochmal.errors import BoardError, NochmalError
+from nochmal.errors import BoardError, NochmalError, OptionError
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.record import GameRecord
 from nochmal.sheet import Sheet
@@ -51,7 +51,7 @@ def show(
         emit_json(board_data(b))
         return
     console.print(f"{b.title} ({b.name}); start column {b.column_name(b.start_column)}", highlight=False)
-    console.print(render_sheet(Sheet.empty(b), letters=console.color_system is None))
+    console.print(render_sheet(Sheet.empty(b)))
 
 
 @board_app.command("list")
@@ -107,11 +107,15 @@ def _load_pictures(file: Path, board: Optional[str]) -> tuple[list[SheetPicture]
     """The sheets to draw and the heading, from a typed sheet or a game record."""
     text = read_text_file(file, lambda reason: NochmalError(f"{file}: {reason}"))
     if text.lstrip().startswith("{"):
+        if board is not None:
+            raise OptionError(f"--board {board}: {file} is a game record, drawn on its own board; leave out --board")
         record = GameRecord.loads(text, str(file))
         game = record.new_game()
         for _, game in record.replay(str(file)):
             pass
-        return record_pictures(record, game), record_heading(record, game)
+        from nochmal.missions.coop import mission_outcome_line  # the mission layer, only here
+
+        return record_pictures(record, game), record_heading(record, game, outcome=mission_outcome_line(record, game))
     b = board_arg(board or "classic")
     sheet = read_sheet_file(file, b)
     return [SheetPicture(f"{file.name}: {sheet.score()} points", sheet)], [f"{file.name} · {b.title} board"]
@@ -121,7 +125,7 @@ def _load_pictures(file: Path, board: Optional[str]) -> tuple[list[SheetPicture]
 def render(
     file: Path = typer.Argument(..., help="A typed sheet (7 lines of 15, x = crossed) or a game record (JSON)."),
     svg: Path = typer.Option(..., "--svg", help="Write the picture here (SVG)."),
-    board: Optional[str] = typer.Option(None, "--board", "-b", help="Board of a typed sheet (default classic)."),
+    board: Optional[str] = typer.Option(None, "--board", "-b", help="Board of a typed sheet (default classic; a record names its own)."),
     as_json: bool = typer.Option(False, "--json", help="Print what was drawn as JSON."),
 ):
     """Draw a typed sheet, or the final sheets of a game record, as an SVG picture.

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -12,7 +11,8 @@ from rich.table import Table
 
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
 from nochmal.dice import Roll
-from nochmal.errors import NochmalError
+from nochmal.errors import NochmalError, OptionError
+from nochmal.fileio import load_json_text
 from nochmal.game import Game
 from nochmal.rules import RuleSettings
 
@@ -26,15 +26,12 @@ def register(app: typer.Typer) -> None:
 
 
 def _parse_roll(text: str) -> Roll:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise NochmalError(f"--roll: not valid JSON ({exc.msg} at column {exc.colno}); "
-                           'expected {"colours": [...], "numbers": [...]}') from None
+    data = load_json_text(text, lambda reason: OptionError(
+        f'--roll: {reason}; expected {{"colours": [...], "numbers": [...]}}'))
     try:
         return Roll.from_json(data)
     except NochmalError as exc:
-        raise NochmalError(f"--roll: {exc}") from None
+        raise OptionError(f"--roll: {exc}") from None
 
 
 def build_hint_game(board, sheet, roll: Roll, solo: bool, rolls_left: int | None,
@@ -42,7 +39,7 @@ def build_hint_game(board, sheet, roll: Roll, solo: bool, rolls_left: int | None
     """A one-player game at the decision on ``roll`` with ``sheet`` and ``rolls_left`` rolls after it."""
     rules = RuleSettings(bridging=bridging)
     if rolls_left is not None and not 0 <= rolls_left <= rules.solo_rolls - 1:
-        raise NochmalError(f"--rolls-left {rolls_left}: must be 0..{rules.solo_rolls - 1}")
+        raise OptionError(f"--rolls-left {rolls_left}: must be 0..{rules.solo_rolls - 1}")
     if solo:
         game = Game(board, 1, rules, "solo")
         left = 15 if rolls_left is None else rolls_left
@@ -52,7 +49,7 @@ def build_hint_game(board, sheet, roll: Roll, solo: bool, rolls_left: int | None
         game = Game(board, 1, rules, "competitive", roll_limit=limit)
         game.rolls_done = FREE_ROLL_GUARD
     if len(roll.colours) != game.dice_per_kind:
-        raise NochmalError(f"--roll has {len(roll.colours)} colour and {len(roll.numbers)} number dice; "
+        raise OptionError(f"--roll has {len(roll.colours)} colour and {len(roll.numbers)} number dice; "
                            f"{'solo' if solo else 'the race'} rolls {game.dice_per_kind} of each"
                            f"{'' if solo else ' (use --solo for 2+2)'}")
     game.sheets[0] = sheet
@@ -60,6 +57,7 @@ def build_hint_game(board, sheet, roll: Roll, solo: bool, rolls_left: int | None
     return game
 
 
+MAX_HINTS = 20  # each hint shown is searched as deep as the others: the cost grows with --top
 FREE_ROLL_GUARD = 3  # a race position past the first three rolls (one player: free pick anyway)
 
 
@@ -80,8 +78,8 @@ def hint_cmd(
     """
     from nochmal.bots.hints import hint
 
-    if top < 1:
-        raise NochmalError(f"--top {top}: must be at least 1")
+    if not 1 <= top <= MAX_HINTS:
+        raise OptionError(f"--top {top}: must be 1..{MAX_HINTS}")
     b = board_arg(board)
     dice = _parse_roll(roll)
     state = read_sheet_file(sheet, b)

@@ -9,13 +9,18 @@ import typer
 
 from nochmal.agents import make_agent
 from nochmal.board import COLOUR_NAMES, COLOURS
-from nochmal.cli.common import board_arg, console, emit_json, guarded, read_sheet_file, sheet_renderable
+from nochmal.cli.common import board_arg, check_seed, console, emit_json, guarded, read_sheet_file
 from nochmal.dice import seeded_rolls
-from nochmal.errors import NochmalError
+from nochmal.errors import NochmalError, OptionError
 from nochmal.game import rating
 from nochmal.play import play_solo
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
+from nochmal.seats import seat_name
+from nochmal.sheetview import render_sheet
+
+
+MAX_ROLLS_LISTED = 10_000  # 'rolls --count': far beyond any game, small enough to print at once
 
 
 def register(app: typer.Typer) -> None:
@@ -39,8 +44,13 @@ def solo(
 
     Example: nochmal solo --seed 7 --bot greedy --save game.json
     """
+    check_seed(seed)
     b = board_arg(board)
-    record = play_solo(b, make_agent(bot, seed), seed, RuleSettings(bridging=bridging))
+    try:
+        agent = make_agent(bot, seed)
+    except NochmalError as exc:  # the only reason: an unknown name
+        raise OptionError(f"--bot: {exc}") from None
+    record = play_solo(b, agent, seed, RuleSettings(bridging=bridging))
     if save:
         record.save(save)
     game = record.verify()
@@ -51,7 +61,7 @@ def solo(
                    "breakdown": sheet.score_breakdown().to_dict(), "rating": rating(score_),
                    "sheet": sheet.text(), "rolls": len(record.rolls), "saved": str(save) if save else None})
         return
-    console.print(sheet_renderable(sheet))
+    console.print(render_sheet(sheet))
     console.print(f"seed {seed}, bot {bot}: {score_} points — {rating(score_)}")
     if save:
         console.print(f"record written to {save}")
@@ -78,13 +88,17 @@ def replay(
         return
     if as_json:
         emit_json({"file": str(record_file), "verified": verify, "mode": record.mode, "turns": len(record.rolls),
-                   "players": record.players, "scores": game.scores(),
+                   "players": record.players,
+                   "names": [seat_name(record.players, p) for p in range(len(record.players))],
+                   "scores": game.scores(),
                    "winners": game.winners() if game.is_terminal() else None,
                    "sheets": [s.text() for s in game.sheets]})
         return
+    race = game.mode == "competitive"
     for p, sheet in enumerate(game.sheets):
-        console.print(f"player {p} ({record.players[p]}): {sheet.score()} points")
-        console.print(sheet_renderable(sheet))
+        console.print(render_sheet(sheet, f"{seat_name(record.players, p)}: {sheet.score()} points",
+                                   claimed_columns=game.claimed_columns if race else 0,
+                                   claimed_colours=game.claimed_colours if race else 0))
     if verify:
         console.print(f"verified: {len(record.rolls)} turns, every roll and move legal, result matches")
 
@@ -109,12 +123,12 @@ def moves(
 
     Example: nochmal moves --board classic --colour y --count 3
     """
-    b = board_arg(board)
     colour = colour.lower()
-    if colour not in COLOURS:
-        raise NochmalError(f"--colour {colour!r}: use one of y g b r o")
+    if len(colour) != 1 or colour not in COLOURS:
+        raise OptionError(f"--colour {colour!r}: use one of {' '.join(COLOURS)}")
     if not 1 <= count <= 5:
-        raise NochmalError(f"--count {count}: must be 1..5")
+        raise OptionError(f"--count {count}: must be 1..5")
+    b = board_arg(board)
     from nochmal.sheet import Sheet
 
     state = read_sheet_file(sheet, b) if sheet else Sheet.empty(b)
@@ -147,7 +161,7 @@ def score(
                    "complete_colours": [c for i, c in enumerate(COLOURS) if state.complete_colours() >> i & 1],
                    "stars_crossed": (state.crossed & b.star_mask).bit_count()})
         return
-    console.print(sheet_renderable(state))
+    console.print(render_sheet(state))
 
 
 @guarded
@@ -161,8 +175,9 @@ def rolls(
 
     Example: nochmal rolls --seed 7 --solo --count 5
     """
-    if count < 0:
-        raise NochmalError("--count must not be negative")
+    check_seed(seed)
+    if not 1 <= count <= MAX_ROLLS_LISTED:
+        raise OptionError(f"--count {count}: must be 1..{MAX_ROLLS_LISTED}")
     seq = seeded_rolls(seed, count, 2 if solo_ else 3)
     if as_json:
         emit_json({"seed": seed, "solo": solo_, "rolls": [r.to_json() for r in seq]})

@@ -11,14 +11,13 @@ from rich.table import Table
 
 from nochmal.board import COLUMN_LETTERS, Board
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
-from nochmal.errors import SheetError
-from nochmal.missions.coop import mission_status
-from nochmal.missions.loader import builtin_missions, load_mission
-from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
-from nochmal.missions.split import status_document, team_plan
+from nochmal.errors import InvalidMoveError, OptionError, SheetError
+from nochmal.move import parse_cell
 from nochmal.sheet import Sheet
 from nochmal.fileio import read_text_file
 
+# nochmal.missions is imported inside the commands: it loads the graph measures
+# (networkx, numpy), which no other command needs at start-up.
 mission_app = typer.Typer(
     name="mission", no_args_is_help=True, add_completion=False,
     help="Co-op missions: list them, show one, check a group's progress from typed sheets.")
@@ -34,6 +33,9 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print the missions
 
     Example: nochmal mission list
     """
+    from nochmal.missions.loader import builtin_missions
+    from nochmal.missions.model import PLAYER_COUNTS
+
     missions = builtin_missions()
     if as_json:
         emit_json([m.to_dict() for m in missions])
@@ -56,6 +58,9 @@ def show(
 
     Example: nochmal mission show star-hunt
     """
+    from nochmal.missions.loader import load_mission
+    from nochmal.missions.model import DIFFICULTIES
+
     m = load_mission(mission_id)
     if as_json:
         emit_json(m.to_dict())
@@ -73,7 +78,12 @@ def show(
     console.print(table)
 
 
-_CELL = re.compile(r"^[A-Za-z][0-9]{1,2}$")
+def _is_cell_name(token: str) -> bool:
+    try:
+        parse_cell(token)
+    except InvalidMoveError:
+        return False
+    return True
 
 
 def read_sheet_any(path: Path, board: Board) -> Sheet:
@@ -91,7 +101,7 @@ def read_sheet_any(path: Path, board: Board) -> Sheet:
         for tok in re.split(r"[\s,]+", line):
             if tok:
                 tokens.append((lineno, tok))
-    if tokens and all(_CELL.match(t) for _, t in tokens) and not any(len(t) == board.cols for _, t in tokens):
+    if tokens and all(_is_cell_name(t) for _, t in tokens) and not any(len(t) == board.cols for _, t in tokens):
         crossed = 0
         for lineno, tok in tokens:
             try:
@@ -127,8 +137,8 @@ def status(
     do what: the split of the missing columns, colours, stars and cells
     across the sheets that needs the fewest rolls (at most 5 crosses a
     roll per sheet; exact CP-SAT, or bounds at the time limit), the best
-    score still reachable for score targets, and "lost early" with the
-    reason when no split can finish in time (or jokers ran short). A sheet
+    score still reachable for score targets, and "lost" with the reason as
+    soon as no split can finish in time (or jokers ran short). A sheet
     no legal game can produce is reported with the reasons (exit 1).
 
     Example: nochmal mission status star-hunt -d normal -k 12 anna.txt ben.txt
@@ -136,7 +146,7 @@ def status(
     JSON fields:
     mission, name, source, difficulty, players, budget, rolls_used,
     rolls_left; state: "won", "lost" or "in progress" (null if a sheet is
-    impossible); all_met; sheets: the files, numbered from 1 in order;
+    impossible); lost_reasons: why it can no longer be won; all_met; sheets: the files, numbered from 1 in order;
     impossible: per impossible sheet {sheet, file, reasons} (then exit 1
     and no objectives); objectives: per objective {kind, scope,
     description, met, progress, total, contributing (sheet numbers),
@@ -146,19 +156,30 @@ def status(
     sheet is impossible): {split: {rolls (null unless exact), exact,
     rolls_lower, rolls_upper, method, sheets: per sheet {sheet, items,
     crosses, rolls}}, lost_early, lost_reasons, score_bounds}. state is
-    "lost early" when no split can finish in the rolls left.
+    "lost" (with the split's reasons in lost_reasons) as soon as no split
+    can finish in the rolls left.
     """
+    from nochmal.missions.coop import mission_status
+    from nochmal.missions.loader import load_mission
+    from nochmal.missions.model import DIFFICULTIES
+
     m = load_mission(mission_id)
     if difficulty not in DIFFICULTIES:
-        raise SheetError(f"--difficulty {difficulty!r}: use one of {', '.join(DIFFICULTIES)}")
+        raise OptionError(f"--difficulty {difficulty!r}: use one of {', '.join(DIFFICULTIES)}")
+    if rolls_used < 0:
+        raise OptionError(f"--rolls-used {rolls_used}: must be 0 or more")
     b = board_arg(board or m.board)
     state_sheets = [read_sheet_any(p, b) for p in sheets]
     with err_console.status("searching the fewest further crosses per sheet (CP-SAT up to 5 s per figure)"):
         st = mission_status(m, difficulty, state_sheets, rolls_used)
     plan = None
     if not any(st.impossible):
+        from nochmal.missions.split import team_plan
+
         with err_console.status("splitting the missing work across the sheets (CP-SAT up to 3 s)"):
             plan = team_plan(m, state_sheets, st.rolls_left)
+    from nochmal.missions.split import status_document
+
     data = status_document(st, [str(p) for p in sheets], plan)
     state = data["state"]
     bad = [(p, reasons) for p, reasons in enumerate(st.impossible) if reasons]
@@ -170,22 +191,26 @@ def status(
     if bad:
         for p, reasons in bad:
             for r in reasons:
-                err_console.print(f"error: {sheets[p]}: impossible sheet: {r}", markup=False)
+                err_console.print(f"error: {sheets[p]}: impossible sheet: {r}", markup=False, soft_wrap=True)
         raise typer.Exit(1)
     console.print(f"[bold]{m.name}[/bold] ({m.id}, {difficulty}, {st.players} player(s)): "
-                  f"{rolls_used} of {st.budget} rolls used, {st.rolls_left} left — {state}")
+                  f"{rolls_used} of {st.budget} rolls used, {st.rolls_left} left — {state}", soft_wrap=True)
+    for reason in data["lost_reasons"]:
+        console.print(f"{state}: {reason}", markup=False, soft_wrap=True)
     for o in st.objectives:
         mark = "[green]done[/green]" if o.met else "[red]not yet[/red]"
         console.print(f"{mark}  {o.objective.describe(st.players)}: {o.progress} of {o.total}"
-                      + (f", from sheet(s) {' '.join(str(p + 1) for p in o.contributing)}" if o.contributing else ""))
+                      + (f", from sheet(s) {' '.join(str(p + 1) for p in o.contributing)}" if o.contributing else ""),
+                      soft_wrap=True)
         if o.missing:
             console.print("      missing: " + ("; " if any(":" in t for t in o.missing) else ", ").join(o.missing),
-                          markup=False)
+                          markup=False, soft_wrap=True)
         for p, est in enumerate(o.crosses):
             if est is None:
                 continue
-            console.print(f"      sheet {p + 1} ({sheets[p]}): fewest further crosses {est.text()}", markup=False)
+            console.print(f"      sheet {p + 1} ({sheets[p]}): fewest further crosses {est.text()}", markup=False,
+                          soft_wrap=True)
     for line in plan.lines():
-        console.print(line, markup=False)
+        console.print(line, markup=False, soft_wrap=True)
 
 

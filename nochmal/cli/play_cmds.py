@@ -8,12 +8,17 @@ from typing import Optional
 
 import typer
 
-from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded
-from nochmal.errors import NochmalError
+from nochmal.cli.common import board_arg, check_seed, console, emit_json, err_console, guarded
+from nochmal.errors import OptionError
 from nochmal.game import rating
-from nochmal.interactive import Session, daily_seed, parse_seats, planner_best
+from nochmal.terminal.planner import planner_best
+from nochmal.terminal.session import Session
+from nochmal.terminal.setup import daily_seed, parse_seats
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
+
+
+MAX_PLANNER_SECONDS = 3600  # 'puzzle --planner-time': longer searches belong to 'nochmal solve'
 
 
 def register(app: typer.Typer) -> None:
@@ -21,22 +26,19 @@ def register(app: typer.Typer) -> None:
     app.command("puzzle")(puzzle)
 
 
-def _check_seed(seed: int | None) -> None:
-    if seed is not None and seed < 0:
-        raise NochmalError(f"--seed {seed}: must be a non-negative integer")
+def _load_mission(id_or_path: str, difficulty: str):
+    """The mission to play and a checked difficulty (nochmal.missions loads the graph
+    measures, so it is imported only for a mission)."""
+    from nochmal.missions.loader import load_mission
+    from nochmal.missions.model import DIFFICULTIES
 
-
-def _load_mission(id_or_path: str):
-    try:
-        from nochmal.missions.coop import load_mission
-    except ImportError:
-        raise NochmalError("--mission: co-op missions are not available in this installation "
-                           "(nochmal.missions.coop is missing)") from None
+    if difficulty not in DIFFICULTIES:
+        raise OptionError(f"--difficulty {difficulty!r}: use one of {', '.join(DIFFICULTIES)}")
     return load_mission(id_or_path)
 
 
 def _mission_extra(mission, given: str, difficulty: str) -> dict:
-    """The record's ``extra`` as nochmal.missions.coop.MissionRecord reads it."""
+    """The record's ``extra`` as nochmal.missions.coop.record_game reads it."""
     extra = {"mission": mission.id, "difficulty": difficulty}
     if Path(given).suffix or "/" in given:
         extra["mission_file"] = str(Path(given))
@@ -52,7 +54,7 @@ def play(
     resume: Optional[Path] = typer.Option(None, "--resume", help="Continue a game saved with 'save FILE' or --save."),
     save: Optional[Path] = typer.Option(None, "--save", help="Write the game record here when the game ends or you quit."),
     mission: Optional[str] = typer.Option(None, "--mission", help="Play a co-op mission (id or mission file)."),
-    difficulty: str = typer.Option("normal", "--difficulty", help="Co-op difficulty: easy, normal or hard."),
+    difficulty: Optional[str] = typer.Option(None, "--difficulty", help="With --mission: easy, normal (the default) or hard."),
     bridging: bool = typer.Option(False, "--bridging", help="Rule option: new crosses may connect through crossed cells."),
     as_json: bool = typer.Option(False, "--json", help="Draw the game on stderr and print the result as JSON on stdout."),
 ):
@@ -65,21 +67,24 @@ def play(
     ui = err_console if as_json else console
     save_path = str(save) if save else None
     if resume is not None:
-        if seat or board or seed is not None or mission:
-            raise NochmalError("--resume continues the saved game with its own seats, board, seed and mission; "
-                               "leave out --seat/--board/--seed/--mission")
+        if seat or board or seed is not None or mission or difficulty:
+            raise OptionError("--resume continues the saved game with its own seats, board, seed and mission; "
+                               "leave out --seat/--board/--seed/--mission/--difficulty")
         record = GameRecord.load(resume)
         session = Session.from_record(record, str(resume), console=ui, save_path=save_path)
     else:
-        _check_seed(seed)
+        check_seed(seed)
+        if difficulty is not None and not mission:
+            raise OptionError("--difficulty sets a co-op mission's roll budget; it needs --mission")
         seats = parse_seats(list(seat) if seat else ["human"])
         b = board_arg(board or "classic")
         rules = RuleSettings(bridging=bridging)
         seed_ = seed if seed is not None else secrets.randbelow(1_000_000)
         if mission:
             if board:
-                raise NochmalError("--mission plays on the mission's own sheet; leave out --board")
-            m = _load_mission(mission)
+                raise OptionError("--mission plays on the mission's own sheet; leave out --board")
+            difficulty = difficulty or "normal"
+            m = _load_mission(mission, difficulty)
             session = Session(board_arg(m.board), seats, seed_, rules, console=ui, mission=m, difficulty=difficulty,
                               extra=_mission_extra(m, mission, difficulty), save_path=save_path)
         else:
@@ -110,8 +115,10 @@ def puzzle(
     Example: nochmal puzzle --daily --open
     """
     if seed is not None and daily:
-        raise typer.BadParameter("give either --seed or --daily, not both")
-    _check_seed(seed)
+        raise OptionError("give either --seed or --daily, not both")
+    if not 0 <= planner_time <= MAX_PLANNER_SECONDS:  # also refuses nan
+        raise OptionError(f"--planner-time {planner_time:g}: must be 0..{MAX_PLANNER_SECONDS} seconds (0 skips the planner)")
+    check_seed(seed)
     is_daily = seed is None
     seed_ = daily_seed() if is_daily else seed
     b = board_arg(board)

@@ -12,8 +12,6 @@ from rich.table import Table
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
-from nochmal.solver.analyse import analyse as run_analysis
-from nochmal.solver.cpsat import Progress, solve as run_solve
 from nochmal.solver.instance import Instance
 from nochmal.solver.plan import OPTIMAL, Plan
 
@@ -39,7 +37,8 @@ class _Reporter:
     def __exit__(self, *exc):
         return self.status.__exit__(*exc)
 
-    def __call__(self, event: Progress) -> None:
+    def __call__(self, event) -> None:
+        """``event``: a ``nochmal.solver.cpsat.Progress``."""
         if event.objective is not None:
             self.best = event.objective if self.best is None else max(self.best, event.objective)
         if event.bound is not None:
@@ -78,7 +77,7 @@ def solve(
     record: Optional[Path] = typer.Option(None, "--record", help="Plan the rolls of a solo game record."),
     rolls: Optional[Path] = typer.Option(None, "--rolls", help='JSON list of rolls [{"colours": ["y","x"], "numbers": ["3","?"]}, ...].'),
     board: str = typer.Option("classic", "--board", "-b", help="Built-in board name or a board file (seed/rolls)."),
-    rolls_count: Optional[int] = typer.Option(None, "--rolls-count", "-k", min=1, help="Use only the first K rolls."),
+    rolls_count: Optional[int] = typer.Option(None, "--rolls-count", "-k", min=1, help="Use only the first K rolls (with --seed at most the game length, 30)."),
     after_turn: int = typer.Option(0, "--after-turn", min=0, help="With --record: plan from the sheet reached after this turn."),
     sheet: Optional[Path] = typer.Option(None, "--sheet", help="With --rolls: start from this typed sheet (mid-game)."),
     time_limit: float = typer.Option(60.0, "--time-limit", "-t", min=0.1, help="Seconds before the best plan so far is returned."),
@@ -113,8 +112,12 @@ def solve(
         raise typer.BadParameter("--after-turn needs --record")
     if sheet is not None and rolls is None:
         raise typer.BadParameter("--sheet needs --rolls")
+    game_length = RuleSettings().solo_rolls
+    if seed is not None and rolls_count is not None and rolls_count > game_length:
+        raise typer.BadParameter(f"a solo game has {game_length} rolls; --rolls-count {rolls_count} is more",
+                                 param_hint="'--rolls-count'")
     if seed is not None:
-        count = rolls_count or RuleSettings().solo_rolls
+        count = rolls_count or game_length
         inst = Instance.from_seed(seed, board_arg(board), RuleSettings(solo_rolls=count), count)
     elif record is not None:
         rec = GameRecord.load(record)
@@ -124,6 +127,8 @@ def solve(
         inst = Instance.from_rolls_file(rolls, board_arg(board), count=rolls_count)
         if sheet is not None:
             inst.start = read_sheet_file(sheet, inst.board)
+    from nochmal.solver.cpsat import solve as run_solve  # OR-Tools: loaded only to plan
+
     with _Reporter(f"solving {len(inst.rolls)} roll(s)") as reporter:
         plan = run_solve(inst, time_limit=time_limit, workers=workers, progress=reporter)
     if as_json:
@@ -150,6 +155,8 @@ def analyse(
 
     Example: nochmal solo --seed 7 --save g.json && nochmal analyse g.json --time-limit 5
     """
+    from nochmal.solver.analyse import analyse as run_analysis  # OR-Tools: loaded only to plan
+
     rec = GameRecord.load(record)
     with _Reporter("analysing") as reporter:
         def on_solve(roll: int, plan: Plan) -> None:
@@ -200,6 +207,4 @@ def _solve_mission(mission_ref: str, players: int, seed: int, difficulty: str, t
         for t, row in enumerate(plan.moves):
             table.add_row(str(t + 1), plan.rolls[t].text(), str(t % players + 1), *(str(m) for m in row))
         console.print(table)
-    if plan.rolls_needed is not None:
-        console.print(f"fewest rolls: {plan.rolls_needed} of a budget of {plan.budget}")
-    console.print(describe_status(plan))
+    console.print(describe_status(plan))  # one headline; "fewest" only when proven

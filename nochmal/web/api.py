@@ -12,6 +12,7 @@ import json
 import re
 import threading
 from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version as dist_version
 from pathlib import Path
 from typing import Literal, Optional
 
@@ -20,22 +21,30 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from nochmal.board import BUILTIN_BOARDS, COLOURS, load_board
-from nochmal.dice import seeded_rolls
+from nochmal.dice import Roll, seeded_rolls
 from nochmal.errors import NochmalError
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.game import Game
-from nochmal.interactive import daily_seed
+from nochmal.missions.coop import mission_outcome_line
 from nochmal.move import Move
 from nochmal.record import GameRecord
 from nochmal.sheet import Sheet, parse_typed_sheet
 from nochmal.svg import SheetPicture, pictures_svg, record_svg, seat_name
+from nochmal.terminal.setup import daily_seed
 from nochmal.web.games import WebError, builtin_board, builtin_mission, check_id, new_id, parse_seat_list
 
 router = APIRouter(prefix="/api", tags=["api"])
 
 MAX_SEED = 2 ** 62
-SOLVE_TIME_DEFAULT = 20.0
+SOLVE_TIME_DEFAULT = 30.0
 ANALYSE_TIME_DEFAULT = 2.0  # seconds per solve (one per roll)
+
+
+def version() -> str:
+    try:
+        return dist_version("nochmal")
+    except PackageNotFoundError:  # running from a checkout without metadata
+        return "0+unknown"
 
 
 def _app(request: Request):
@@ -45,8 +54,6 @@ def _app(request: Request):
 # --- engine facts (the CLI's --json schemas) -------------------------------------------------
 @router.get("/health", summary="Liveness: {ok, version}")
 def health():
-    from nochmal.web.app import version
-
     return {"ok": True, "version": version()}
 
 
@@ -139,6 +146,48 @@ def missions():
 @router.get("/missions/{mission_id}", summary="One mission (as `nochmal mission show ID --json`)")
 def mission(mission_id: str):
     return builtin_mission(mission_id).to_dict()
+
+
+class RollBody(BaseModel):
+    colours: list[str] = Field(..., description='Colour faces, e.g. ["y", "x"] (x = joker).')
+    numbers: list[str] = Field(..., description='Number faces, e.g. ["3", "?"] (? = joker).')
+
+
+def _roll(data: RollBody | dict, field: str) -> Roll:
+    raw = data.model_dump() if isinstance(data, BaseModel) else data
+    try:
+        return Roll.from_json(raw)
+    except NochmalError as exc:
+        raise WebError(f"{field}: {exc}", field) from None
+
+
+def hint_items(tips) -> list[dict]:
+    """The hints in the schema of `nochmal hint --json`."""
+    return [{"rank": i + 1, "move": str(m), "colour": m.colour or None, "count": m.count, "cells": list(m.cells),
+             "jokers": m.joker_cost, "value": v} for i, (m, v) in enumerate(tips)]
+
+
+class HintBody(SheetBody):
+    roll: RollBody
+    solo: bool = False
+    rolls_left: Optional[int] = Field(None, ge=0, le=29)
+    top: int = Field(3, ge=1, le=10)
+
+
+@router.post("/hint", summary="The hint bot's best choices for a sheet and a roll (as `nochmal hint --json`)")
+def hint_for_sheet(body: HintBody):
+    from nochmal.bots.hints import hint as best_choices
+    from nochmal.cli.bot_cmds import build_hint_game
+
+    b, state = _sheet(body)
+    dice = _roll(body.roll, "roll")
+    try:
+        game = build_hint_game(b, state, dice, body.solo, body.rolls_left)
+    except NochmalError as exc:
+        raise WebError(str(exc).replace("--", ""), "roll") from None
+    return {"board": b.name, "sheet": state.text(), "roll": dice.to_json(), "solo": body.solo,
+            "rolls_left": body.rolls_left if body.rolls_left is not None else (15 if body.solo else None),
+            "hints": hint_items(best_choices(game, body.top))}
 
 
 # --- games -------------------------------------------------------------------------------
@@ -253,8 +302,7 @@ def hint(game_id: str, request: Request):
         if web.human_to_move() is None:
             raise WebError("no human is to move in this game now", "hint", 409)
         game = web.game.clone()
-    tips = best_choices(game, top=3)
-    return {"hints": [{"move": str(m), "value": v} for m, v in tips]}
+    return {"hints": hint_items(best_choices(game, top=3))}
 
 
 @router.get("/games/{game_id}/rolls", summary="Every roll (open puzzles and finished games)")
@@ -277,7 +325,8 @@ def game_record(game_id: str, request: Request, download: bool = False):
 def game_svg(game_id: str, request: Request, download: bool = False):
     web = _app(request).games.get(game_id)
     with web.lock:
-        text = record_svg(web.record(), web.game.clone())
+        record, game = web.record(), web.game.clone()
+        text = record_svg(record, game, outcome=mission_outcome_line(record, game))
     headers = {"Content-Disposition": f'attachment; filename="nochmal-{web.session.seed}.svg"'} if download else {}
     return Response(text, media_type="image/svg+xml", headers=headers)
 
@@ -410,13 +459,16 @@ def record_turn(rec_id: str, turn: int, request: Request, svg: bool = True):
 @router.get("/records/{rec_id}/svg", summary="The record as an SVG picture")
 def record_picture(rec_id: str, request: Request):
     record, states = _app(request).records.get(rec_id)
-    return Response(record_svg(record, states[-1]), media_type="image/svg+xml")
+    return Response(record_svg(record, states[-1], outcome=mission_outcome_line(record, states[-1])),
+                    media_type="image/svg+xml")
 
 
 # --- jobs ----------------------------------------------------------------------------------
 class SolveJob(BaseModel):
     seed: Optional[int] = Field(None, ge=0, le=MAX_SEED, description="Plan the seeded solo rolls of this seed.")
     game_id: Optional[str] = Field(None, description="Or: plan the rolls of this solo game.")
+    rolls: Optional[list[dict]] = Field(None, max_length=30, description='Or: these solo rolls, '
+                                        '[{"colours": ["y","x"], "numbers": ["3","?"]}, ...].')
     board: str = "classic"
     count: int = Field(30, ge=1, le=30, description="Plan the first COUNT rolls.")
     time_limit: float = Field(SOLVE_TIME_DEFAULT, gt=0, le=600, description="Seconds (capped by the server).")
@@ -431,11 +483,20 @@ def start_solve(body: SolveJob, request: Request):
         if web.game.mode != "solo":
             raise WebError("the planner plans solo games; this game is " + web.game.mode, "game_id")
         seed, board_name = web.session.seed, web.game.board.name
-    if seed is None:
-        raise WebError("give a seed or a game_id", "seed")
+    if sum(x is not None for x in (body.seed, body.game_id, body.rolls)) != 1:
+        raise WebError("give exactly one of seed, game_id, rolls", "seed")
     builtin_board(board_name)
     limit = min(body.time_limit, state.jobs.time_cap)
-    job = state.jobs.submit("solve", {"seed": seed, "board": board_name, "count": body.count, "time_limit": limit})
+    params = {"seed": seed, "board": board_name, "count": body.count, "time_limit": limit}
+    if body.rolls is not None:
+        rolls_ = [_roll(r, f"rolls.{i}") for i, r in enumerate(body.rolls)]
+        for i, r in enumerate(rolls_):
+            if len(r.colours) != 2:
+                raise WebError(f"rolls.{i}: a solo roll has 2 colour and 2 number dice", f"rolls.{i}")
+        if not rolls_:
+            raise WebError("rolls: give at least one roll", "rolls")
+        params.update({"rolls": [r.to_json() for r in rolls_], "count": len(rolls_)})
+    job = state.jobs.submit("solve", params)
     return JSONResponse(job.to_json(), status_code=202)
 
 

@@ -8,6 +8,7 @@ request bodies are capped; nothing in a request is ever used as a file path.
 
 from __future__ import annotations
 
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -21,19 +22,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from nochmal.errors import NochmalError
 from nochmal.web.games import GameStore, WebError
 from nochmal.web.jobs import JobManager
+from nochmal.web.rooms.api import RoomSettings
 
 HERE = Path(__file__).parent
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
 MAX_BODY = 1_000_000  # bytes of any request body (a 60-roll 6-seat record is ~30 kB)
-
-
-def version() -> str:
-    try:
-        from importlib.metadata import version as dist_version
-
-        return dist_version("nochmal")
-    except Exception:  # running from a checkout without metadata
-        return "0+unknown"
 
 
 def error_body(message: str, field: str | None = None) -> dict:
@@ -70,6 +63,28 @@ class BodyLimit:
             await _too_large(self.limit, send)
 
 
+class ServerTiming:
+    """ASGI middleware: every response says how long the app took (``Server-Timing: app;dur=ms``),
+    so a benchmark (benchmarks/bench_web.py) can tell server time from network time."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        t0 = time.perf_counter()
+
+        async def timed(message):
+            if message["type"] == "http.response.start":
+                ms = (time.perf_counter() - t0) * 1000
+                message = dict(message)
+                message["headers"] = list(message.get("headers", [])) + [(b"server-timing", f"app;dur={ms:.2f}".encode())]
+            await send(message)
+
+        await self.app(scope, receive, timed)
+
+
 class _TooLarge(Exception):
     pass
 
@@ -81,9 +96,9 @@ async def _too_large(limit: int, send) -> None:
 
 
 def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, abandon_after: float = 30.0,
-               max_jobs: int = 1, max_body: int = MAX_BODY) -> FastAPI:
+               max_jobs: int = 1, max_body: int = MAX_BODY, room_settings: RoomSettings | None = None) -> FastAPI:
     """The app; games and uploaded records are kept under ``data_dir`` (None: memory only)."""
-    from nochmal.web import api, pages
+    from nochmal.web import api, pages, rooms
 
     data_dir = Path(data_dir) if data_dir is not None else None
     jobs = JobManager(max_running=max_jobs, time_cap=job_time_cap, abandon_after=abandon_after)
@@ -93,7 +108,7 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
         yield
         jobs.shutdown()
 
-    app = FastAPI(title="nochmal", version=version(), lifespan=lifespan,
+    app = FastAPI(title="nochmal", version=api.version(), lifespan=lifespan,
                   description="Noch mal! (Encore!): puzzles, games against bots, replays and the planner. "
                               "Errors are 4xx JSON `{\"error\": reason, \"field\": name}`.")
     app.state.data_dir = data_dir
@@ -131,11 +146,8 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
-    # --- table rooms (issue 19) -------------------------------------------------------------
-    # The lead wires the rooms package here at merge:
-    #     from nochmal.web import rooms
-    #     rooms.install(app, data_dir)
-    # ----------------------------------------------------------------------------------------
+    rooms.install(app, data_dir, room_settings)  # table rooms (issue 19): API, pages, static files
 
     app.add_middleware(BodyLimit, limit=max_body)
+    app.add_middleware(ServerTiming)
     return app

@@ -1,6 +1,6 @@
 """Games played on the web: server-side state keyed by an unguessable id.
 
-A ``WebGame`` wraps the terminal's ``nochmal.interactive.Session`` (same seeded dice, same
+A ``WebGame`` wraps the terminal's ``nochmal.terminal.session.Session`` (same seeded dice, same
 bot seeds, same undo, same records) with its output sent nowhere: the pages read the
 state as JSON. After every change the game's record is written atomically to
 ``DATA/games/ID.json``, so a reload, a second tab or a restarted server continues exactly
@@ -24,11 +24,13 @@ from nochmal.dice import resolutions, seeded_roll, seeded_rolls
 from nochmal.errors import IllegalMoveError, NochmalError
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.game import CHANCE, rating
-from nochmal.interactive import Session, is_human, parse_seats
 from nochmal.move import Move
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
+from nochmal.seats import is_human
 from nochmal.svg import SheetPicture, pictures_svg, seat_name
+from nochmal.terminal.session import Session
+from nochmal.terminal.setup import parse_seats
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{16,32}$")
 LOG_LIMIT = 60  # moves shown in the game's log

@@ -61,7 +61,11 @@ def _child(kind: str, params: dict, out) -> None:
             from nochmal.solver.instance import Instance
 
             count = params["count"]
-            inst = Instance.from_seed(params["seed"], load_board(params["board"]), RuleSettings(solo_rolls=count), count)
+            if params.get("rolls") is not None:
+                inst = Instance.from_rolls_json(params["rolls"], "rolls", load_board(params["board"]))
+            else:
+                inst = Instance.from_seed(params["seed"], load_board(params["board"]), RuleSettings(solo_rolls=count),
+                                          count)
 
             def progress(ev) -> None:
                 out.put(("progress", {"best": ev.objective, "bound": ev.bound, "seconds": round(ev.elapsed, 2)}))
@@ -134,6 +138,12 @@ class JobManager:
             job.stop_reason = job.stop_reason or CANCELLED
         return job
 
+    @staticmethod
+    def grace(job: Job) -> float:
+        """Seconds past the cap before a job is killed: the process start and the model
+        building come on top of the solver's own time limit (which is at most the cap)."""
+        return 10.0 + 0.25 * job.time_cap
+
     def shutdown(self) -> None:
         self.closed.set()
         with self.lock:
@@ -152,7 +162,7 @@ class JobManager:
                     continue
                 if now - job.last_seen > self.abandon_after:
                     job.stop_reason = ABANDONED
-                elif job.started is not None and now - job.started > job.time_cap:
+                elif job.started is not None and now - job.started > job.time_cap + self.grace(job):
                     job.stop_reason = TIMED_OUT
 
     def _finish(self, job: Job, state: str, error: str | None = None) -> None:
@@ -213,5 +223,5 @@ class JobManager:
                 return
 
 
-_STOP_TEXT = {CANCELLED: "cancelled", TIMED_OUT: "stopped at the time cap of {cap:g} s",
+_STOP_TEXT = {CANCELLED: "cancelled", TIMED_OUT: "stopped: over the time cap of {cap:g} s",
               ABANDONED: "stopped: nobody asked for this job any more (the page was closed)"}

@@ -7,7 +7,7 @@ from fastapi import APIRouter, Path as PathParam, Request
 from fastapi.responses import HTMLResponse
 
 from nochmal.board import BUILTIN_BOARDS
-from nochmal.interactive import daily_seed
+from nochmal.terminal.setup import daily_seed
 
 router = APIRouter(include_in_schema=False)
 

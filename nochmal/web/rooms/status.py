@@ -18,10 +18,10 @@ from collections import OrderedDict
 from typing import Callable
 
 from nochmal.board import COLOURS, COLUMN_LETTERS
+from nochmal.impossible import impossible_sheet_reasons
 from nochmal.missions.coop import mission_status
 from nochmal.missions.split import SPLIT_SECONDS, status_document, team_plan
 from nochmal.sheet import Sheet
-from nochmal.solver.graph import impossible_sheet_reasons
 from nochmal.web.rooms.model import board_of, shipped_mission
 from nochmal.web.rooms.store import Room
 

@@ -257,6 +257,7 @@
     $("end").classList.remove("hidden");
     $("dl-record").href = "/api/games/" + state.id + "/record?download=true";
     $("dl-svg").href = "/api/games/" + state.id + "/svg?download=true";
+    if ($("to-replay")) $("to-replay").href = "/replay?game=" + state.id;
     let text;
     if (state.mode === "solo") text = "Score " + state.scores[0] + ": " + state.rating;
     else if (state.mission) text = state.mission.text;

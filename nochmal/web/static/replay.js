@@ -131,6 +131,18 @@
     markAnalysis();
   }
 
+  // /replay?game=ID: the record of a game of this site, uploaded like any other
+  const fromGame = new URL(window.location.href).searchParams.get("game");
+  if (!root.dataset.record && fromGame) {
+    fetch("/api/games/" + encodeURIComponent(fromGame) + "/record").then(async r => {
+      if (!r.ok) throw new Error((await r.json()).error);
+      const form = new FormData();
+      form.append("file", new Blob([await r.text()], { type: "application/json" }), "game.json");
+      const data = await NM.api("POST", "/api/records", form);
+      history.replaceState(null, "", "/replay/" + data.id);
+      open(data);
+    }).catch(e => NM.say(e.message, "bad"));
+  }
   if (root.dataset.record) {
     NM.api("GET", "/api/records/" + root.dataset.record).then(open).catch(e => NM.say(e.message, "bad"));
   }

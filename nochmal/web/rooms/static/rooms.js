@@ -175,7 +175,7 @@
     if (!st) { box.innerHTML = ""; return; }
     if (st.mode === "competitive") { box.innerHTML = competitiveHtml(st); return; }
     let html = "";
-    const stateText = { "won": "Won!", "lost": "Lost", "lost early": "Lost early", "in progress": "In progress" };
+    const stateText = { "won": "Won!", "lost": "Lost", "in progress": "In progress" };
     html += '<p class="state state-' + String(st.state).replace(" ", "-") + '" id="mission-state">' +
       esc(st.state ? stateText[st.state] : "A sheet is impossible") + " · " + st.rolls_used + " of " + st.budget +
       " rolls used, " + st.rolls_left + " left</p>";

@@ -1,0 +1,334 @@
+"""Graph measures of a sheet: the board as graphs, reachability, and the fewest further
+crosses to a target (a set of cells, or k of some groups of cells).
+
+Why a graph: how far a sheet is from crossing some cells (a column, a colour, the stars, a
+mission's cells) depends only on adjacency and anchoring, not on dice. A cross is legal when
+it is in the start column or next to a crossed cell, and a one-cell placement is always one
+block and connected, so any set ``S`` of new cells can be crossed one by one exactly when
+every connected piece of ``S`` touches the start column or a crossed cell. Contract all
+crossed cells into one *root* node (weight 0) adjacent to every anchored open cell; then the
+fewest crosses that cross a target set ``T`` is a node-weighted Steiner tree connecting the
+root and ``T`` through open cells (each of weight 1).
+
+Reductions before the search: target cells that are already crossed drop out; the connected
+pieces of the open target cells must be crossed entirely, so each piece becomes ONE terminal
+weighted by its size; a piece that already touches the anchored region merges into the root.
+What is left is solved exactly by a Dreyfus-Wagner dynamic programme over terminal subsets
+(node-weighted) when there are at most ``exact_limit`` terminals. Beyond that: an admissible
+lower bound (the exact optimum for a spread subset of terminals with the others free to pass
+through, plus their weight) and an upper bound from a real crossing sequence, then a CP-SAT
+model (arborescence with one flow per terminal, the strong cut relaxation) that proves the
+optimum or tightens the interval within a time limit (all 15 stars from an empty classic
+sheet: proven 33 in 2-4 s). An interval is never reported as exact.
+
+Dice are ignored on purpose: the figure counts crosses, not rolls. The searches themselves
+live in nochmal/steiner.py, hand-written (its docstring says why networkx's Steiner tree
+does not serve); networkx builds the board as graphs for inspection and the per-cell
+distances. This module sits in the rules core so that missions and the planner both use it
+from below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+from math import comb
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from nochmal.bitsets import bit_list
+from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
+from nochmal.sheet import Sheet
+from nochmal.steiner import (INF, Reduced, connected_to_root, cpsat_steiner, crossing_order, dreyfus_wagner,
+                             node_dijkstra, nodes_cost, nodes_mask, prune_leaves, reduce_optional, reduce_target)
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+EXACT_LIMIT = 12  # terminals up to which the Dreyfus-Wagner search runs (3^k work, ~1 s at 12)
+CPSAT_SECONDS = 5.0  # CP-SAT time limit when the exact DP is out of reach
+
+
+# --- the board as graphs (networkx: inspection, not the hot search) -----------------------
+@lru_cache(maxsize=32)
+def cell_graph(board: Board) -> nx.Graph:
+    """Cells as nodes (named ``H4``), orthogonal adjacency as edges.
+
+    Node attributes: bit (engine bit), row (1-based), column (letter), colour (y g b r o),
+    star (bool), block (index into ``board.blocks``), start (in the start column).
+    Edge attribute ``same_block``: both ends in one block.
+    """
+    import networkx as nx  # loaded on use: only these inspection graphs need it
+
+    g = nx.Graph(board=board.name)
+    for i in range(board.n_cells):
+        bit = board.bit_of[i]
+        r, c = divmod(i, board.cols)
+        g.add_node(board.cell_name(bit), bit=bit, row=r + 1, column=COLUMN_LETTERS[c],
+                   colour=board.colour_at[i], star=board.is_star(bit),
+                   block=board.block_of_bit[bit], start=c == board.start_column)
+    for i in range(board.n_cells):
+        for j in board.grid_neighbours(i):
+            if i < j:
+                bi, bj = board.bit_of[i], board.bit_of[j]
+                g.add_edge(board.cell_name(bi), board.cell_name(bj),
+                           same_block=board.block_of_bit[bi] == board.block_of_bit[bj])
+    return g
+
+
+@lru_cache(maxsize=32)
+def block_graph(board: Board) -> nx.Graph:
+    """Blocks as nodes (their index), an edge where two blocks touch orthogonally.
+
+    Node attributes: colour, size, cells (names), stars (count), start (touches the start
+    column). Edge attribute ``contacts``: how many cell pairs touch.
+    """
+    import networkx as nx
+
+    g = nx.Graph(board=board.name)
+    for blk in board.blocks:
+        g.add_node(blk.index, colour=blk.colour, size=blk.size, cells=tuple(board.cells_of(blk.mask)),
+                   stars=(blk.mask & board.star_mask).bit_count(),
+                   start=bool(blk.mask & board.start_mask))
+    for u, v, same in cell_graph(board).edges(data="same_block"):
+        if same:
+            continue
+        a = board.block_of_bit[board.bit(u)]
+        b = board.block_of_bit[board.bit(v)]
+        if g.has_edge(a, b):
+            g[a][b]["contacts"] += 1
+        else:
+            g.add_edge(a, b, contacts=1)
+    return g
+
+
+# --- reachability ------------------------------------------------------------------------
+def cross_distances(sheet: Sheet) -> dict[int, int]:
+    """Per open cell (bit): the fewest crosses that end with that cell crossed.
+
+    A multi-source node-weighted shortest path from the anchored open cells (distance 1)
+    through open cells; crossed cells are not in the map. networkx does the search.
+    """
+    import networkx as nx
+
+    board = sheet.board
+    g = cell_graph(board)
+    open_cells = [n for n, bit in g.nodes(data="bit") if not sheet.crossed >> bit & 1]
+    sub = g.subgraph(open_cells)
+    sources = [board.cell_name(b) for b in bit_list(sheet.anchored & ~sheet.crossed)]
+    if not sources:
+        return {}
+    dist = nx.multi_source_dijkstra_path_length(sub, sources, weight=lambda u, v, d: 1)
+    return {g.nodes[name]["bit"]: d + 1 for name, d in dist.items()}
+
+
+def reachable(sheet: Sheet, budget: int | None = None) -> int:
+    """Mask of open cells that can be crossed within ``budget`` further crosses (None: ever)."""
+    out = 0
+    for bit, d in cross_distances(sheet).items():
+        if budget is None or d <= budget:
+            out |= 1 << bit
+    return out
+
+
+# --- fewest further crosses --------------------------------------------------------------
+@dataclass(frozen=True)
+class CrossesEstimate:
+    """Fewest further crosses to a target: exact (lower == upper) or an interval.
+
+    ``cells``: a witness, cells that can be crossed one by one in this order (each anchored
+    when placed) and that achieve ``upper``. ``method``: how the figure was found.
+    """
+
+    lower: int
+    upper: int
+    cells: tuple[str, ...] = ()
+    method: str = "exact"
+
+    @property
+    def exact(self) -> bool:
+        return self.lower == self.upper
+
+    @property
+    def value(self) -> int | None:
+        """The figure when exact, else None (an interval is never a value)."""
+        return self.lower if self.exact else None
+
+    def to_dict(self) -> dict:
+        return {"exact": self.exact, "value": self.value, "lower": self.lower, "upper": self.upper,
+                "method": self.method, "cells": list(self.cells)}
+
+    def text(self) -> str:
+        return str(self.lower) if self.exact else f"{self.lower}..{self.upper} (approximate)"
+
+
+def fewest_crosses(sheet: Sheet, target: int, exact_limit: int = EXACT_LIMIT,
+                   time_limit: float = CPSAT_SECONDS) -> CrossesEstimate:
+    """Fewest further crosses after which every cell of ``target`` (a mask) is crossed.
+
+    Up to ``exact_limit`` terminal pieces: Dreyfus-Wagner, exact. Beyond: bounds from
+    Dreyfus-Wagner on a spread subset, then (``time_limit`` > 0) a CP-SAT model that either
+    proves the optimum or tightens the interval within the time limit.
+    """
+    red = reduce_target(sheet, target)
+    terms = red.terminals
+    if not terms:
+        return CrossesEstimate(red.base, red.base, crossing_order(sheet, red.base_mask), "exact")
+    if len(terms) <= exact_limit:
+        dp, rebuild = dreyfus_wagner(red, terms, red.weight)
+        full = (1 << len(terms)) - 1
+        cost = int(dp[full][0])
+        nodes = rebuild(full, 0)
+        if cost >= INF:
+            raise ValueError("target cells cannot be reached from the start column")
+        mask = nodes_mask(red, nodes) | red.base_mask
+        assert mask.bit_count() == cost + red.base
+        return CrossesEstimate(cost + red.base, cost + red.base, crossing_order(sheet, mask), "dreyfus-wagner")
+    return _approximate(sheet, red, exact_limit, time_limit)
+
+
+def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float) -> CrossesEstimate:
+    """Too many terminals: DW on the farthest-spread subset gives both bounds.
+
+    Lower bound: the optimum for the subset Q when the other terminals weigh 0, plus their
+    weight (any full solution is such a set for Q, its cost minus theirs). Upper bound: that
+    tree with the other terminals joined along shortest paths, then pruned.
+    """
+    terms = red.terminals
+    n = len(red.adj)
+    root_init = np.full(n, INF, dtype=np.int64)
+    root_init[0] = 0
+    dist_root, _ = node_dijkstra(red.adj, red.weight, root_init)
+    chosen = [max(terms, key=lambda t: int(dist_root[t]))]
+    near = None
+    subset = min(exact_limit, 8) if time_limit > 0 else exact_limit  # CP-SAT does the rest
+    while len(chosen) < subset:
+        init = np.full(n, INF, dtype=np.int64)
+        init[chosen[-1]] = 0
+        d, _ = node_dijkstra(red.adj, red.weight, init)
+        near = np.minimum(near, d) if near is not None else np.minimum(dist_root, d)
+        rest = [t for t in terms if t not in chosen]
+        chosen.append(max(rest, key=lambda t: int(near[t])))
+    others = [t for t in terms if t not in chosen]
+    weight = list(red.weight)
+    for t in others:
+        weight[t] = 0
+    dp, rebuild = dreyfus_wagner(red, chosen, weight)
+    full = (1 << len(chosen)) - 1
+    lower = int(dp[full][0]) + sum(red.weight[t] for t in others) + red.base
+    nodes = rebuild(full, 0)
+    missing = [t for t in others if t not in nodes]
+    while missing:  # join the nearest missing terminal to the tree
+        init = np.full(n, INF, dtype=np.int64)
+        for v in nodes:
+            init[v] = 0
+        label, pred = node_dijkstra(red.adj, red.weight, init)
+        t = min(missing, key=lambda x: int(label[x]))
+        v = t
+        while v >= 0 and v not in nodes:
+            nodes.add(v)
+            v = int(pred[v])
+        missing = [x for x in missing if x not in nodes]
+    nodes = prune_leaves(red, nodes)
+    assert connected_to_root(red, nodes)
+    upper = nodes_cost(red, nodes) + red.base
+    method = (f"dreyfus-wagner on {len(chosen)} of {len(terms)} terminals, bounds met" if lower == upper
+              else f"bounds (dreyfus-wagner on {len(chosen)} of {len(terms)} terminals)")
+    if time_limit > 0 and lower < upper:
+        cp_lower, cp_upper, cp_nodes = cpsat_steiner(red, nodes, lower - red.base, time_limit)
+        if cp_upper + red.base < upper:
+            nodes, upper = cp_nodes, cp_upper + red.base
+        lower = max(lower, cp_lower + red.base)
+        method = "cp-sat" if lower == upper else f"bounds (cp-sat, {time_limit:g} s)"
+    mask = nodes_mask(red, nodes) | red.base_mask
+    assert lower <= upper, (lower, upper)
+    return CrossesEstimate(lower, upper, crossing_order(sheet, mask), method)
+
+
+def fewest_crosses_choose(sheet: Sheet, groups: list[int], need: int, exact_limit: int = EXACT_LIMIT,
+                          max_combinations: int = 500, time_limit: float = CPSAT_SECONDS) -> CrossesEstimate:
+    """Fewest further crosses after which at least ``need`` of ``groups`` are wholly crossed.
+
+    Used for "any k stars" or "k colours". Exact by trying every choice of groups when there
+    are few; otherwise a greedy choice (upper bound) and a lower bound (each chosen group
+    alone and the sizes, which every choice must pay), then, when every group's open cells
+    are one connected piece (stars, cells, columns), a CP-SAT model that chooses the groups
+    itself and proves the optimum or tightens the interval within ``time_limit``. Searches
+    inside the loops skip CP-SAT.
+    """
+    if need <= 0:
+        return CrossesEstimate(0, 0, (), "exact")
+    if need > len(groups):
+        raise ValueError(f"{need} groups needed but only {len(groups)} exist")
+    done = [g for g in groups if not g & ~sheet.crossed]
+    if len(done) >= need:
+        return CrossesEstimate(0, 0, (), "exact")
+    todo = [g for g in groups if g & ~sheet.crossed]
+    more = need - len(done)
+    if _n_choose(len(todo), more) <= max_combinations:
+        options = []
+        for combo in combinations(todo, more):
+            target = 0
+            for g in combo:
+                target |= g
+            options.append((fewest_crosses(sheet, target, exact_limit, 0), target))
+        lower = min(est.lower for est, _ in options)
+        best, target = min(options, key=lambda o: (o[0].upper, o[0].lower))
+        if not best.exact and time_limit > 0:
+            best = fewest_crosses(sheet, target, exact_limit, time_limit)
+            lower = min([best.lower] + [est.lower for est, t in options if t != target])
+        method = "exact" if lower == best.upper else "bounds (every choice of groups)"
+        return CrossesEstimate(lower, best.upper, best.cells, method)
+    singles = sorted(fewest_crosses(sheet, g, exact_limit, 0).lower for g in todo)
+    sizes = sorted((g & ~sheet.crossed).bit_count() for g in todo)
+    lower = max(singles[more - 1], sum(sizes[:more]))
+    chosen_mask = 0
+    left = list(todo)
+    for _ in range(more):  # greedy: the group that adds the fewest crosses
+        options = [(fewest_crosses(sheet, chosen_mask | g, exact_limit, 0), g) for g in left]
+        _, g = min(options, key=lambda o: (o[0].upper, o[0].lower))
+        chosen_mask |= g
+        left.remove(g)
+    est = fewest_crosses(sheet, chosen_mask, exact_limit, time_limit)
+    lower = min(lower, est.upper)
+    if lower < est.upper and time_limit > 0:
+        red = reduce_optional(sheet, todo)
+        if red is not None:  # every open group is one connected piece: CP-SAT chooses them
+            witness = sheet.board.mask_of(est.cells)
+            start = {v for v in range(1, len(red.members)) if red.members[v] & ~witness == 0} | {0}
+            optional = tuple(range(1, len(todo) + 1))
+            cp_lower, cp_upper, nodes = cpsat_steiner(red, start, lower, time_limit, optional, more)
+            lower = max(lower, cp_lower)
+            if cp_upper < est.upper:
+                mask = nodes_mask(red, nodes)
+                est = CrossesEstimate(cp_upper, cp_upper, crossing_order(sheet, mask), "cp-sat")
+            if lower >= est.upper:
+                return CrossesEstimate(est.upper, est.upper, est.cells, "cp-sat")
+            return CrossesEstimate(lower, est.upper, est.cells, f"bounds (cp-sat, {time_limit:g} s)")
+    return CrossesEstimate(lower, est.upper, est.cells,
+                           "exact" if lower >= est.upper else "bounds (greedy choice of groups)")
+
+
+def _n_choose(n: int, k: int) -> int:
+    return comb(n, k) if 0 <= k <= n else 0
+
+
+# --- named targets -----------------------------------------------------------------------
+def column_target(board: Board, columns) -> int:
+    """Mask of the given column letters (or indices)."""
+    mask = 0
+    for c in columns:
+        idx = COLUMN_LETTERS.index(c.upper()) if isinstance(c, str) else int(c)
+        mask |= board.column_mask[idx]
+    return mask
+
+
+def colour_target(board: Board, colours) -> int:
+    mask = 0
+    for c in colours:
+        if c not in COLOURS:
+            raise ValueError(f"{c!r} is not a colour ({', '.join(COLOUR_NAMES)})")
+        mask |= board.colour_mask[c]
+    return mask

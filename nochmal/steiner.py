@@ -1,0 +1,329 @@
+"""Node-weighted Steiner trees on a sheet: the exact and bounding searches behind the fewest
+further crosses (nochmal/sheetgraph.py states the problem and the reductions).
+
+A sheet is contracted into a small graph (``Reduced``): node 0 is the *root* (every crossed
+cell, weight 0), the other nodes are open cells (weight 1) or whole target pieces (weight
+their size). ``dreyfus_wagner`` solves the node-weighted Steiner tree exactly over terminal
+subsets; ``cpsat_steiner`` is a CP-SAT arborescence model (one flow per terminal, the strong
+cut relaxation) for when there are too many terminals for the 3^k programme.
+
+Why hand-written and not networkx: networkx's ``steiner_tree`` is a 2-approximation on
+edge weights, while a crosses figure must be exact (or an honest interval) and is node
+weighted; and the Dreyfus-Wagner programme needs per terminal subset one shortest-path
+pass seeded with a whole vector of labels, which is a numpy row here. networkx serves where
+it is not the hot path (nochmal/sheetgraph.py: the board as graphs, per-cell distances).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from nochmal.bitsets import bit_list, components
+from nochmal.board import Board
+from nochmal.sheet import Sheet, neighbours_of
+
+INF = 10**9  # "unreachable" in the integer labels
+
+
+def _pieces(board: Board, mask: int) -> list[int]:
+    """Orthogonally connected pieces of ``mask`` (as masks)."""
+    return list(components(mask, board.neighbour_mask))
+
+
+@dataclass
+class Reduced:
+    """The contracted instance: node 0 is the root; others are open cells or target pieces."""
+
+    weight: list[int]
+    adj: list[list[int]]
+    members: list[int]  # mask of board bits per node (root: 0)
+    terminals: list[int]
+    base: int  # crosses already forced (target pieces merged into the root)
+    base_mask: int
+    target_nodes: set[int] = field(default_factory=set)
+
+
+def reduce_target(sheet: Sheet, target: int) -> Reduced:
+    """The sheet contracted for "cross every cell of ``target``": crossed target cells drop
+    out, each open target piece is one terminal (a piece touching the anchored region is
+    forced and merges into the root)."""
+    board = sheet.board
+    crossed = sheet.crossed
+    need = target & ~crossed
+    open_mask = board.full_mask & ~crossed
+    anchored_open = sheet.anchored & open_mask
+    pieces = _pieces(board, need)
+    base_mask = 0
+    terms = []
+    for p in pieces:
+        if p & anchored_open:
+            base_mask |= p
+        else:
+            terms.append(p)
+    members = [0]
+    node_of: dict[int, int] = {}
+    weight = [0]
+    for p in terms:
+        idx = len(members)
+        members.append(p)
+        weight.append(p.bit_count())
+        for b in bit_list(p):
+            node_of[b] = idx
+    for b in bit_list(open_mask & ~need):
+        node_of[b] = len(members)
+        members.append(1 << b)
+        weight.append(1)
+    root_region = crossed | base_mask
+    adj_sets: list[set[int]] = [set() for _ in members]
+    nb = board.neighbour_mask
+    for b in bit_list(anchored_open | (open_mask & neighbours_of(board, base_mask))):
+        if b in node_of:
+            adj_sets[0].add(node_of[b])
+            adj_sets[node_of[b]].add(0)
+    for b, u in node_of.items():
+        for c in bit_list(nb[b] & open_mask & ~root_region):
+            v = node_of[c]
+            if v != u:
+                adj_sets[u].add(v)
+    adj = [sorted(s) for s in adj_sets]
+    return Reduced(weight, adj, members, list(range(1, len(terms) + 1)), base_mask.bit_count(), base_mask,
+                    set(range(1, len(terms) + 1)))
+
+
+def node_dijkstra(adj: list[list[int]], weight: list[int], init: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Node-weighted relaxation: label[v] = min(init[v], label[u] + weight[v]); returns labels, preds."""
+    label = init.copy()
+    pred = np.full(len(adj), -1, dtype=np.int64)
+    heap = [(int(d), v) for v, d in enumerate(label) if d < INF]
+    heapq.heapify(heap)
+    done = np.zeros(len(adj), dtype=bool)
+    while heap:
+        d, u = heapq.heappop(heap)
+        if done[u] or d > label[u]:
+            continue
+        done[u] = True
+        for v in adj[u]:
+            nd = d + weight[v]
+            if nd < label[v]:
+                label[v] = nd
+                pred[v] = u
+                heapq.heappush(heap, (nd, v))
+    return label, pred
+
+
+def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tuple[np.ndarray, callable]:
+    """dp[S][v]: cheapest connected node set holding terminals S and node v (weights counted).
+
+    Returns dp and a function rebuilding the node set of (S, v).
+    """
+    n = len(red.adj)
+    k = len(terminals)
+    w = np.array(weight, dtype=np.int64)
+    dp = np.full((1 << k, n), INF, dtype=np.int64)
+    split = np.zeros((1 << k, n), dtype=np.int64)
+    pred = np.full((1 << k, n), -1, dtype=np.int64)
+    for i, t in enumerate(terminals):
+        init = np.full(n, INF, dtype=np.int64)
+        init[t] = weight[t]
+        dp[1 << i], pred[1 << i] = node_dijkstra(red.adj, weight, init)
+    for s in range(1, 1 << k):
+        if s & (s - 1) == 0:
+            continue
+        low = s & -s
+        best = np.full(n, INF, dtype=np.int64)
+        arg = np.zeros(n, dtype=np.int64)
+        rest = s ^ low
+        sub = rest
+        while True:  # S1 = low | sub over proper subsets ``sub`` of rest
+            s1 = low | sub
+            if s1 != s:
+                cand = dp[s1] + dp[s ^ s1] - w
+                better = cand < best
+                best[better] = cand[better]
+                arg[better] = s1
+            if sub == 0:
+                break
+            sub = (sub - 1) & rest
+        label, pr = node_dijkstra(red.adj, weight, best)
+        dp[s] = label
+        split[s] = np.where(pr < 0, arg, 0)
+        pred[s] = pr
+
+    def rebuild(s: int, v: int) -> set[int]:
+        out: set[int] = set()
+        stack = [(s, v)]
+        while stack:
+            s, v = stack.pop()
+            out.add(v)
+            p = pred[s][v]
+            if p >= 0:
+                stack.append((s, int(p)))
+            elif s & (s - 1):
+                s1 = int(split[s][v])
+                stack.append((s1, v))
+                stack.append((s ^ s1, v))
+        return out
+
+    return dp, rebuild
+
+
+def crossing_order(sheet: Sheet, cells: int) -> tuple[str, ...]:
+    """The cells of a valid new-cross set in an order where each is anchored when placed."""
+    board = sheet.board
+    anchored = sheet.anchored
+    left = cells
+    order = []
+    while left:
+        ready = left & anchored
+        if not ready:
+            raise AssertionError("witness cells are not connected to the anchored region")
+        b = (ready & -ready).bit_length() - 1
+        order.append(b)
+        left &= ~(1 << b)
+        anchored |= board.neighbour_mask[b]
+    return tuple(board.cell_name(b) for b in order)
+
+
+def prune_leaves(red: Reduced, nodes: set[int]) -> set[int]:
+    """Drop non-terminal leaves repeatedly (they only add weight)."""
+    nodes = set(nodes)
+    changed = True
+    while changed:
+        changed = False
+        for v in list(nodes):
+            if v == 0 or v in red.target_nodes:
+                continue
+            deg = sum(1 for u in red.adj[v] if u in nodes)
+            if deg <= 1:
+                nodes.discard(v)
+                changed = True
+    return nodes
+
+
+def nodes_cost(red: Reduced, nodes: set[int]) -> int:
+    return sum(red.weight[v] for v in nodes)
+
+
+def nodes_mask(red: Reduced, nodes: set[int]) -> int:
+    m = 0
+    for v in nodes:
+        m |= red.members[v]
+    return m
+
+
+def connected_to_root(red: Reduced, nodes: set[int]) -> bool:
+    return nodes <= root_component(red, nodes)
+
+
+def cpsat_steiner(red: Reduced, start: set[int], lower: int, time_limit: float,
+                   optional: tuple[int, ...] = (), need: int = 0) -> tuple[int, int, set[int]]:
+    """Node-weighted Steiner arborescence from the root as a CP-SAT model (multi-commodity flow).
+
+    Every chosen node but the root has one chosen parent arc; each terminal receives one unit
+    of its own flow from the root along chosen arcs, and every chosen arc carries some flow,
+    so the chosen set hangs together from the root. ``optional`` nodes: at least ``need`` of
+    them must be chosen (each gets its own flow when chosen). Returns (proven lower bound,
+    cost of the best set found, that set).
+    """
+    from ortools.sat.python import cp_model
+
+    n = len(red.adj)
+    m = cp_model.CpModel()
+    x = [m.NewBoolVar(f"x{v}") for v in range(n)]
+    m.Add(x[0] == 1)
+    for t in red.terminals:
+        m.Add(x[t] == 1)
+    arcs = [(u, v) for u in range(n) for v in red.adj[u] if v != 0]
+    a = {e: m.NewBoolVar(f"a{e}") for e in arcs}
+    into: list[list] = [[] for _ in range(n)]
+    out: list[list] = [[] for _ in range(n)]
+    for (u, v) in arcs:
+        m.AddImplication(a[(u, v)], x[u])
+        m.AddImplication(a[(u, v)], x[v])
+        into[v].append((u, v))
+        out[u].append((u, v))
+    for v in range(1, n):
+        m.Add(sum(a[e] for e in into[v]) == x[v])
+        if v not in red.target_nodes and v not in optional:  # no open leaf: a chosen helper has a child
+            m.Add(sum(a[e] for e in out[v]) >= x[v])
+    carried: dict[tuple[int, int], list] = {e: [] for e in arcs}
+    if optional:
+        m.Add(sum(x[t] for t in optional) >= need)
+    demands = [(t, 1) for t in red.terminals] + [(t, x[t]) for t in optional]
+    for t, value in demands:  # one unit of flow root -> t on chosen arcs (the strong cut relaxation)
+        g = {e: m.NewBoolVar(f"g{t}_{e}") for e in arcs}
+        for e, var in g.items():
+            m.Add(var <= a[e])
+            carried[e].append(var)
+        for v in range(1, n):
+            inflow = sum(g[e] for e in into[v])
+            outflow = sum(g[e] for e in out[v])
+            m.Add(inflow - outflow == (value if v == t else 0))
+    for e in arcs:  # a chosen arc carries some terminal's flow, so every chosen node hangs off the root
+        m.Add(a[e] <= sum(carried[e]))
+    cost = sum(red.weight[v] * x[v] for v in range(n))
+    m.Add(cost >= lower)
+    m.Minimize(cost)
+    for v in range(n):
+        m.AddHint(x[v], v in start)
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = time_limit
+    solver.parameters.num_workers = 1
+    solver.parameters.linearization_level = 2
+    solver.parameters.random_seed = 0
+    status = solver.Solve(m)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return lower, nodes_cost(red, start), start
+    chosen = root_component(red, {v for v in range(n) if solver.Value(x[v])})
+    # a solution may carry a useless cycle cut off from the root (flows can circulate in it);
+    # the part hanging from the root still holds every chosen terminal's flow path
+    demanded = set(red.terminals) | {t for t in optional if t in chosen}
+    assert demanded <= chosen and sum(1 for t in optional if t in chosen) >= need
+    return int(round(solver.BestObjectiveBound())), nodes_cost(red, chosen), chosen
+
+
+def root_component(red: Reduced, nodes: set[int]) -> set[int]:
+    """The root (node 0) and the nodes of ``nodes`` connected to it."""
+    seen = {0}
+    stack = [0]
+    while stack:
+        u = stack.pop()
+        for v in red.adj[u]:
+            if v in nodes and v not in seen:
+                seen.add(v)
+                stack.append(v)
+    return seen
+
+
+def reduce_optional(sheet: Sheet, groups: list[int]) -> Reduced | None:
+    """The open cells as a graph where each group's open part (if one connected piece) is one
+    node 1..len(groups); None when a group's open cells are not connected."""
+    board = sheet.board
+    open_mask = board.full_mask & ~sheet.crossed
+    members, weight, node_of = [0], [0], {}
+    for g in groups:
+        part = g & open_mask
+        if len(_pieces(board, part)) != 1:
+            return None
+        for b in bit_list(part):
+            node_of[b] = len(members)
+        members.append(part)
+        weight.append(part.bit_count())
+    union = sum(members)
+    for b in bit_list(open_mask & ~union):
+        node_of[b] = len(members)
+        members.append(1 << b)
+        weight.append(1)
+    adj_sets: list[set[int]] = [set() for _ in members]
+    for b in bit_list(sheet.anchored & open_mask):
+        adj_sets[0].add(node_of[b])
+        adj_sets[node_of[b]].add(0)
+    for b, u in node_of.items():
+        for c in bit_list(board.neighbour_mask[b] & open_mask):
+            v = node_of[c]
+            if v != u:
+                adj_sets[u].add(v)
+    return Reduced(weight, [sorted(x) for x in adj_sets], members, [], 0, 0, set())

@@ -1,0 +1,41 @@
+"""Seat specs and seeds: who sits at the table and which dice and bot choices they get."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+
+from nochmal.agents import agent_names
+from nochmal.errors import OptionError
+from nochmal.seats import HUMAN, is_human
+
+MAX_SEATS = 6
+
+
+def parse_seats(specs: list[str]) -> list[str]:
+    """Validate seat specs: ``human``, ``human:NAME`` or a registered bot name."""
+    if not 1 <= len(specs) <= MAX_SEATS:
+        raise OptionError(f"--seat: a game has 1-{MAX_SEATS} seats, got {len(specs)}")
+    known = agent_names()
+    out = []
+    for spec in specs:
+        spec = spec.strip()
+        if is_human(spec):
+            if spec.startswith(HUMAN + ":") and not spec[len(HUMAN) + 1:].strip():
+                raise OptionError(f"--seat {spec!r}: give a name after 'human:', e.g. human:Anna")
+            out.append(spec)
+        elif spec in known:
+            out.append(spec)
+        else:
+            raise OptionError(f"--seat {spec!r}: unknown bot; use human, human:NAME or one of: {', '.join(known)}")
+    return out
+
+
+def bot_seed(seed: int, turn: int, player: int) -> int:
+    """The seed a bot gets for one decision: a pure function, so undo and resume repeat it."""
+    return (seed * 1_000_003 + turn * 101 + player) % (2 ** 63)
+
+
+def daily_seed(today: date | None = None) -> int:
+    """Seed of the daily puzzle: the UTC date as the number YYYYMMDD (2026-11-30 -> 20261130)."""
+    today = today or datetime.now(timezone.utc).date()
+    return today.year * 10000 + today.month * 100 + today.day

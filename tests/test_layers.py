@@ -1,0 +1,209 @@
+"""Import layers: the package's modules import one way only, and never in a cycle.
+
+Layers, lowest first (a module may import its own layer or a lower one):
+
+0. rules core: ``nochmal/*.py`` (board, bitsets, sheet, placements, dice, move, game,
+   record, rules, errors, fileio, agents, play, sheetview, svg, ...);
+1. bots: ``nochmal/bots``;
+2. missions: ``missions/`` (``nochmal.missions``), may use the bots;
+3. planner: ``solver/`` (``nochmal.solver``), may use bots and missions (team planning);
+4. front ends: ``nochmal/cli``, ``nochmal/interactive*``, ``nochmal/terminal``,
+   ``nochmal/stepper``, the web app
+   (``nochmal/web``) and the batch runner (``nochmal/batch*``, ``nochmal/runner*``).
+
+Bots, missions and the planner form the middle of the house; they are ordered among
+themselves so that no two of them can import each other. Imports are read from the source
+by AST, top-level and lazy ones (inside functions) alike: a lazy import is still a
+dependency. Cycles are checked between modules on top of the layer order (two modules of
+one layer must not import each other either).
+"""
+
+from __future__ import annotations
+
+import ast
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+# installed names -> folders (pyproject.toml [tool.setuptools.package-dir])
+PACKAGE_DIRS = {"nochmal": "nochmal", "nochmal.missions": "missions", "nochmal.solver": "solver",
+                "nochmal.boards": "boards"}
+
+CORE, BOTS, MISSIONS, PLANNER, FRONT = range(5)
+LAYER_NAMES = ["rules core", "bots", "missions", "planner", "front ends"]
+# the first matching pattern decides (fnmatch: "*" also matches dots)
+LAYER_PATTERNS = [
+    ("nochmal.cli", FRONT), ("nochmal.cli.*", FRONT), ("nochmal.interactive*", FRONT), ("nochmal.stepper", FRONT),
+    ("nochmal.terminal", FRONT), ("nochmal.terminal.*", FRONT),
+    ("nochmal.web", FRONT), ("nochmal.web.*", FRONT), ("nochmal.batch*", FRONT), ("nochmal.runner*", FRONT),
+    ("nochmal.bots", BOTS), ("nochmal.bots.*", BOTS), ("nochmal.missions", MISSIONS), ("nochmal.missions.*", MISSIONS),
+    ("nochmal.solver", PLANNER), ("nochmal.solver.*", PLANNER), ("nochmal", CORE), ("nochmal.*", CORE),
+]
+
+# Known violations, (importer, imported) -> who removes it. This list only shrinks: an entry
+# that no longer occurs fails the test so that it is deleted; the lead empties it.
+KNOWN_VIOLATIONS: dict[tuple[str, str], str] = {
+    ("nochmal.agents", "nochmal.bots"): "core (the bot registry fills itself by importing the bots)",
+    ("nochmal.record", "nochmal.missions.coop"): "core (a co-op record builds its game through missions)",
+}
+
+
+def layer_of(module: str) -> int:
+    for pattern, layer in LAYER_PATTERNS:
+        if fnmatchcase(module, pattern):
+            return layer
+    raise ValueError(f"{module} is in no layer")
+
+
+def module_files(root: Path) -> dict[str, Path]:
+    """Installed module name -> source file, for every .py file of the package folders."""
+    out = {}
+    for package, folder in PACKAGE_DIRS.items():
+        base = root / folder
+        if not base.is_dir():
+            continue
+        for path in base.rglob("*.py"):
+            parts = list(path.relative_to(base).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join([package, *parts])] = path
+    return out
+
+
+def imported_modules(path: Path, module: str, known: set[str]) -> set[str]:
+    """The package modules ``path`` imports anywhere in its body (lazy imports included).
+
+    ``from a.b import c`` counts as importing ``a.b.c`` when that is a module, else ``a.b``.
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    is_package = path.name == "__init__.py"
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = module.split(".")
+                keep = len(parts) - node.level + (1 if is_package else 0)
+                base = ".".join(parts[:keep] + ([base] if base else []))
+            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
+        else:
+            continue
+        for name in names:
+            # "import nochmal.bots.hints" names a module; trim to the longest known prefix
+            while name and name not in known:
+                name = name.rpartition(".")[0]
+            if name and name != module:
+                out.add(name)
+    return out
+
+
+def import_graph(root: Path) -> nx.DiGraph:
+    files = module_files(root)
+    known = set(files)
+    g = nx.DiGraph()
+    g.add_nodes_from(known)
+    for module, path in files.items():
+        for target in imported_modules(path, module, known):
+            g.add_edge(module, target)
+    return g
+
+
+def violations(graph: nx.DiGraph, known: dict[tuple[str, str], str] | None = None) -> list[str]:
+    """Upward imports and import cycles, one line each; edges in ``known`` are left out."""
+    known = known or {}
+    g = graph.copy()
+    g.remove_edges_from([e for e in known if g.has_edge(*e)])
+    out = []
+    for a, b in sorted(g.edges):
+        if layer_of(b) > layer_of(a):
+            out.append(f"upward import: {a} ({LAYER_NAMES[layer_of(a)]}) imports {b} ({LAYER_NAMES[layer_of(b)]})")
+    for comp in nx.strongly_connected_components(g):
+        if len(comp) > 1:
+            cycle = nx.find_cycle(g.subgraph(comp))
+            out.append("import cycle: " + " -> ".join([a for a, _ in cycle] + [cycle[0][0]]))
+    return sorted(out)
+
+
+# --- the real tree --------------------------------------------------------------------------
+def test_no_upward_imports_or_cycles():
+    found = violations(import_graph(ROOT), KNOWN_VIOLATIONS)
+    assert not found, "\n".join(found)
+
+
+def test_known_violations_still_exist():
+    """A fixed violation must leave the list (so the list only shrinks)."""
+    graph = import_graph(ROOT)
+    stale = [f"{a} -> {b} ({who})" for (a, b), who in KNOWN_VIOLATIONS.items() if not graph.has_edge(a, b)]
+    assert not stale, "fixed, remove from KNOWN_VIOLATIONS: " + "; ".join(stale)
+
+
+def test_every_module_has_a_layer_and_the_graph_is_read():
+    graph = import_graph(ROOT)
+    assert {"nochmal.board", "nochmal.missions.coop", "nochmal.solver.cpsat", "nochmal.cli"} <= set(graph)
+    for module in graph:
+        layer_of(module)
+    assert graph.has_edge("nochmal.solver.cpsat", "nochmal.solver.instance")
+
+
+# --- the checker itself must be able to fail ------------------------------------------------
+def _fake(edges: list[tuple[str, str]]) -> nx.DiGraph:
+    g = nx.DiGraph()
+    g.add_edges_from(edges)
+    return g
+
+
+def test_checker_flags_an_upward_import():
+    found = violations(_fake([("nochmal.sheet", "nochmal.solver.cpsat")]))
+    assert found == ["upward import: nochmal.sheet (rules core) imports nochmal.solver.cpsat (planner)"]
+    assert violations(_fake([("nochmal.missions.coop", "nochmal.solver.graph")]))  # missions below the planner
+    assert violations(_fake([("nochmal.bots.hints", "nochmal.missions.objectives")]))
+    assert violations(_fake([("nochmal.solver.team", "nochmal.cli.common")]))
+    assert not violations(_fake([("nochmal.cli.common", "nochmal.solver.team"),
+                                 ("nochmal.solver.team", "nochmal.missions.coop"),
+                                 ("nochmal.missions.coop", "nochmal.bots.heuristic"),
+                                 ("nochmal.interactive_seats", "nochmal.game")]))
+
+
+def test_checker_flags_a_cycle_within_a_layer():
+    found = violations(_fake([("nochmal.board", "nochmal.sheet"), ("nochmal.sheet", "nochmal.dice"),
+                              ("nochmal.dice", "nochmal.board")]))
+    assert len(found) == 1 and found[0].startswith("import cycle: ")
+    assert {"nochmal.board", "nochmal.sheet", "nochmal.dice"} <= set(found[0][len("import cycle: "):].split(" -> "))
+
+
+def test_checker_leaves_out_known_edges():
+    g = _fake([("nochmal.agents", "nochmal.bots"), ("nochmal.bots", "nochmal.agents")])
+    assert len(violations(g)) == 2  # the upward import and the cycle it closes
+    assert violations(g, {("nochmal.agents", "nochmal.bots"): "core"}) == []
+
+
+def test_reader_counts_lazy_and_relative_imports(tmp_path):
+    (tmp_path / "nochmal").mkdir()
+    (tmp_path / "solver").mkdir()
+    (tmp_path / "nochmal" / "__init__.py").write_text("")
+    (tmp_path / "nochmal" / "board.py").write_text("from . import errors\n")
+    (tmp_path / "nochmal" / "errors.py").write_text("")
+    (tmp_path / "nochmal" / "sheet.py").write_text(
+        "import nochmal.board\n\ndef f():\n    from nochmal.solver import graph\n    return graph\n")
+    (tmp_path / "solver" / "__init__.py").write_text("")
+    (tmp_path / "solver" / "graph.py").write_text("from nochmal.sheet import f\n")
+    g = import_graph(tmp_path)
+    assert set(g.edges) == {("nochmal.board", "nochmal.errors"), ("nochmal.sheet", "nochmal.board"),
+                            ("nochmal.sheet", "nochmal.solver.graph"), ("nochmal.solver.graph", "nochmal.sheet")}
+    found = violations(g)
+    assert any(v.startswith("upward import: nochmal.sheet") for v in found)
+    assert any(v.startswith("import cycle:") for v in found)
+
+
+@pytest.mark.parametrize("module, layer", [
+    ("nochmal", CORE), ("nochmal.agents", CORE), ("nochmal.bots", BOTS), ("nochmal.bots.hints", BOTS),
+    ("nochmal.missions.coop", MISSIONS), ("nochmal.solver", PLANNER), ("nochmal.cli.common", FRONT),
+    ("nochmal.interactive", FRONT), ("nochmal.interactive_seats", FRONT), ("nochmal.web.app", FRONT),
+])
+def test_layer_of(module, layer):
+    assert layer_of(module) == layer

@@ -1,0 +1,113 @@
+"""mission_status: one state vocabulary; impossible sheets never 'met'; lost as soon as it is
+certain (issue 17).
+
+Oracles: the crosses a sheet still needs are counted here from the board's columns (for
+lockstep's columns G H I, reachable from column H, the fewest crosses are exactly the open
+cells), and the rolls they take from rules.md §3's 5 crosses per roll.
+"""
+
+from __future__ import annotations
+
+from nochmal.board import load_board
+from nochmal.missions import load_mission, mission_status
+from nochmal.missions.model import IN_PROGRESS, LOST, STATES, WON
+from nochmal.sheet import Sheet
+
+BOARD = load_board("classic")
+
+
+def column_cells(letter: str) -> set[str]:
+    return {f"{letter}{r}" for r in range(1, 8)}
+
+
+def sheet_of(cells, jokers_used: int = 0) -> Sheet:
+    return Sheet.from_cells(BOARD, sorted(cells), jokers_used)
+
+
+def write(tmp_path, text: str):
+    path = tmp_path / "m.toml"
+    path.write_text(text)
+    return load_mission(str(path))
+
+
+MISSION = """
+id = "m"
+name = "M"
+source = "user"
+description = "test"
+{objectives}
+[budgets]
+1 = {{ easy = 30, normal = 30, hard = 30 }}
+2 = {{ easy = 30, normal = 30, hard = 30 }}
+3 = {{ easy = 30, normal = 30, hard = 30 }}
+4 = {{ easy = 30, normal = 30, hard = 30 }}
+"""
+
+
+def test_an_impossible_sheet_is_never_met():
+    lockstep = load_mission("lockstep")
+    # G H I complete, plus A1 which no legal cross can reach (not connected to column H)
+    cells = column_cells("G") | column_cells("H") | column_cells("I") | {"A1"}
+    st = mission_status(lockstep, "easy", [sheet_of(cells)], 20)
+    assert any(st.impossible)
+    assert st.met is False and st.to_dict()["all_met"] is False
+    assert st.state is None and st.to_dict()["state"] is None
+    # the same sheet without A1 is won
+    st = mission_status(lockstep, "easy", [sheet_of(cells - {"A1"})], 20)
+    assert st.met and st.state == WON
+
+
+def test_lockstep_is_lost_when_the_crosses_no_longer_fit_in_the_rolls_left():
+    lockstep = load_mission("lockstep")
+    budget = lockstep.budget(1, "normal")
+    crossed = {"H1", "H2", "H3"}
+    open_cells = len(column_cells("G") | column_cells("H") | column_cells("I")) - len(crossed)
+    rolls_needed = -(-open_cells // 5)  # 18 crosses: 4 rolls at 5 crosses a roll
+    sheet = sheet_of(crossed)
+    just_enough = mission_status(lockstep, "normal", [sheet], budget - rolls_needed)
+    assert just_enough.state == IN_PROGRESS and just_enough.lost_reasons == []
+    too_few = mission_status(lockstep, "normal", [sheet], budget - rolls_needed + 1)
+    assert too_few.state == LOST
+    [reason] = too_few.lost_reasons
+    assert f"needs at least {open_cells} more crosses" in reason
+    assert f"at most 5 x {rolls_needed - 1} = {5 * (rolls_needed - 1)}" in reason
+    assert too_few.to_dict()["state"] == LOST and too_few.to_dict()["lost_reasons"] == [reason]
+    spent = mission_status(lockstep, "normal", [sheet], budget)
+    assert spent.state == LOST and "is spent" in spent.lost_reasons[0]
+
+
+def test_a_jokers_left_shortfall_is_lost_at_once(tmp_path):
+    mission = write(tmp_path, MISSION.format(objectives="""
+[[objectives]]
+kind = "jokers_left"
+at_least = 4
+scope = "each"
+"""))
+    keeps = mission_status(mission, "easy", [sheet_of({"H4"}, 4), sheet_of({"H4"}, 0)], 3)
+    assert keeps.state == WON
+    short = mission_status(mission, "easy", [sheet_of({"H4"}, 5), sheet_of({"H4"}, 0)], 3)
+    assert short.state == LOST and "jokers never come back" in short.lost_reasons[0]
+
+
+def test_any_and_team_scopes_are_lost_only_when_no_sheet_or_split_can_do_it(tmp_path):
+    def status(scope: str, sheets, rolls_used: int):
+        mission = write(tmp_path, MISSION.format(objectives=f"""
+[[objectives]]
+kind = "columns"
+columns = ["G", "I"]
+scope = "{scope}"
+"""))
+        return mission_status(mission, "easy", sheets, rolls_used)
+
+    near = sheet_of(column_cells("G") | column_cells("H") | {"I1", "I2", "I3"})  # 4 open cells
+    far = sheet_of({"H4"})  # 14 open cells
+    # 1 roll left: 5 crosses. 'any': the near sheet can still do it; 'each': the far one cannot
+    assert status("any", [near, far], 29).state == IN_PROGRESS
+    assert status("each", [near, far], 29).state == LOST
+    assert status("any", [far, far], 29).state == LOST
+    # 'team': G is done on the near sheet, I may come from either: never lost from per-sheet figures
+    assert status("team", [far, far], 29).state == IN_PROGRESS
+
+
+def test_the_vocabulary_is_one_tuple():
+    assert STATES == (WON, LOST, IN_PROGRESS) == ("won", "lost", "in progress")

@@ -1,0 +1,70 @@
+"""One naming scheme for seats (issue 17): nochmal.seats.seat_name, and every front end of
+the command line using it: play at the terminal, replay, replay --to, render's SVG titles
+and the JSON of replay --to."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from nochmal.cli import app
+from nochmal.seats import seat_name
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize("players, names", [
+    (["human"], ["you"]),
+    (["greedy"], ["greedy (seat 1)"]),
+    (["human:Anna", "greedy", "human"], ["Anna", "greedy (seat 2)", "you"]),
+    (["human", "human", "random"], ["player 1", "player 2", "random (seat 3)"]),
+    (["greedy", "greedy"], ["greedy (seat 1)", "greedy (seat 2)"]),
+    (["human:Anna", "human:Ben"], ["Anna", "Ben"]),
+])
+def test_seat_name(players, names):
+    assert [seat_name(players, p) for p in range(len(players))] == names
+
+
+@pytest.fixture(scope="module")
+def table_record(tmp_path_factory):
+    """A saved 3-seat game: Anna and an unnamed human pass, greedy plays, for 2 rolls."""
+    path = tmp_path_factory.mktemp("t") / "t.json"
+    res = runner.invoke(app, ["play", "--seat", "human:Anna", "--seat", "greedy", "--seat", "human",
+                              "--seed", "2", "--save", str(path)], input="pass\npass\npass\npass\nquit\n")
+    assert res.exit_code == 0, res.output
+    assert "Anna> " in res.output and "you> " in res.output and "greedy (seat 2): " in res.output
+    return path
+
+
+NAMES = ["Anna", "greedy (seat 2)", "you"]
+
+
+def test_replay_and_replay_to_name_the_seats_alike(table_record):
+    for args in (["replay", str(table_record)], ["replay", str(table_record), "--to", "1"]):
+        out = runner.invoke(app, args).stdout
+        titles = [line.split(":")[0] for line in out.splitlines() if line.endswith(" points")]
+        assert titles == NAMES, out
+        assert "player 0" not in out and "(human" not in out
+    moves = runner.invoke(app, ["replay", str(table_record), "--to", "1"]).stdout
+    assert [line.strip().split(":")[0] for line in moves.splitlines()
+            if line.startswith("  ") and ":" in line] == NAMES
+
+
+def test_svg_titles_use_the_names(table_record, tmp_path):
+    svg = tmp_path / "t.svg"
+    assert runner.invoke(app, ["render", str(table_record), "--svg", str(svg)]).exit_code == 0
+    text = svg.read_text()
+    for name in NAMES:
+        assert f">{name}: " in text
+    assert "player 1 (human" not in text
+
+
+def test_json_numbers_seats_from_1(table_record):
+    data = json.loads(runner.invoke(app, ["replay", str(table_record), "--to", "1", "--json"]).stdout)
+    assert data["turn"] == 1 and data["names"] == NAMES
+    assert [m["seat"] for m in data["moves"]] == [1, 2, 3]
+    assert [m["name"] for m in data["moves"]] == NAMES
+    whole = json.loads(runner.invoke(app, ["replay", str(table_record), "--json"]).stdout)
+    assert whole["names"] == NAMES

@@ -1,0 +1,306 @@
+"""The JSON API (/api) through an HTTP client: every endpoint's happy path and its bad inputs.
+
+Oracles are independent of the web layer: the engine itself (Game, seeded rolls, records
+replayed by GameRecord.verify), the CLI's --json output for the same question.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+import nochmal as nm
+from nochmal.cli import app as cli_app
+from nochmal.dice import seeded_roll, seeded_rolls
+from nochmal.game import Game
+from nochmal.record import GameRecord
+from nochmal.rules import RuleSettings
+from nochmal.web import create_app
+
+
+@pytest.fixture
+def client(tmp_path):
+    with TestClient(create_app(tmp_path, job_time_cap=8.0, abandon_after=30.0, max_body=200_000)) as c:
+        yield c
+
+
+def cli_json(args: list[str]) -> dict:
+    res = CliRunner().invoke(cli_app, args + ["--json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def assert_error(resp, status: int, field: str | None = None, text: str = "") -> dict:
+    assert resp.status_code == status, resp.text
+    body = resp.json()
+    assert set(body) == {"error", "field"} and body["error"]
+    if field is not None:
+        assert body["field"] == field, body
+    assert text in body["error"], body
+    assert "Traceback" not in body["error"]
+    return body
+
+
+# --- facts ---------------------------------------------------------------------------------
+def test_health_and_openapi(client):
+    assert client.get("/api/health").json() == {"ok": True, "version": nm.__dict__.get("__version__") or
+                                                client.get("/api/health").json()["version"]}
+    spec = client.get("/openapi.json").json()
+    for path in ("/api/health", "/api/games", "/api/games/{game_id}/tap", "/api/jobs/solve", "/api/records"):
+        assert path in spec["paths"]
+    assert client.get("/docs").status_code == 200
+
+
+def test_boards_rolls_score_moves_match_the_cli(client, tmp_path):
+    assert client.get("/api/boards").json() == cli_json(["board", "list"])
+    assert client.get("/api/boards/purple").json() == cli_json(["board", "show", "purple"])
+    assert client.get("/api/boards/classic/svg").text.count('class="cell"') == 105
+    assert client.get("/api/rolls", params={"seed": 7, "count": 5, "solo": True}).json() == \
+        cli_json(["rolls", "--seed", "7", "--count", "5", "--solo"])
+    sheet = nm.format_typed_sheet(nm.Sheet.from_cells(nm.load_board("classic"), ["H1", "H2", "H3", "H4", "G4"]))
+    (tmp_path / "s.txt").write_text(sheet)
+    assert client.post("/api/score", json={"board": "classic", "sheet": sheet}).json() == \
+        cli_json(["score", str(tmp_path / "s.txt")])
+    got = client.post("/api/moves", json={"sheet": sheet, "colour": "b", "count": 3}).json()
+    assert got == cli_json(["moves", "--sheet", str(tmp_path / "s.txt"), "--colour", "b", "--count", "3"])
+    assert got["placements"]
+
+
+def test_fact_endpoints_refuse_bad_input_naming_the_field(client):
+    assert_error(client.get("/api/boards/nope"), 400, "board", "unknown board")
+    assert client.get("/api/boards/..%2F..%2Fetc%2Fpasswd").status_code in (400, 404)
+    assert_error(client.get("/api/rolls", params={"seed": "abc"}), 422, "seed")
+    assert_error(client.get("/api/rolls", params={"seed": -1}), 422, "seed")
+    assert_error(client.get("/api/rolls", params={"seed": 1, "count": 100000}), 422, "count")
+    assert_error(client.post("/api/score", json={"board": "classic", "sheet": "xx\n"}), 400, "sheet")
+    assert_error(client.post("/api/score", json={"board": 5}), 422, "board")
+    assert_error(client.post("/api/moves", json={"colour": "z", "count": 2}), 422, "colour")
+    assert_error(client.post("/api/moves", json={"colour": "b", "count": "many"}), 422, "count")
+    assert_error(client.post("/api/moves", content=b"{not json", headers={"content-type": "application/json"}), 422)
+    assert_error(client.get("/api/missions/nope"), 400, "mission")
+    assert_error(client.get("/api/nothing-here"), 404)
+
+
+def test_missions_bots_and_daily(client):
+    ids = [m["id"] for m in client.get("/api/missions").json()]
+    assert "star-hunt" in ids
+    assert client.get("/api/missions/star-hunt").json() == cli_json(["mission", "show", "star-hunt"]) | {
+        "path": client.get("/api/missions/star-hunt").json()["path"]}
+    assert "greedy" in client.get("/api/bots").json()["bots"]
+    assert client.get("/api/daily").json()["seed"] == int(client.get("/api/daily").json()["date"].replace("-", ""))
+
+
+def test_stateless_hint_matches_the_cli(client, tmp_path):
+    sheet = nm.format_typed_sheet(nm.Sheet.empty(nm.load_board("classic")))
+    (tmp_path / "s.txt").write_text(sheet)
+    roll = {"colours": ["y", "b"], "numbers": ["3", "?"]}
+    got = client.post("/api/hint", json={"sheet": sheet, "roll": roll, "solo": True}).json()
+    want = cli_json(["hint", "--sheet", str(tmp_path / "s.txt"), "--roll", json.dumps(roll), "--solo"])
+    assert got == want
+    assert_error(client.post("/api/hint", json={"roll": {"colours": ["q"], "numbers": ["1"]}}), 400, "roll")
+    assert_error(client.post("/api/hint", json={"roll": {"colours": ["y"], "numbers": ["1", "2"]}}), 400, "roll")
+    assert_error(client.post("/api/hint", json={"roll": "y/3"}), 422, "roll")
+
+
+# --- games ---------------------------------------------------------------------------------
+def test_puzzle_game_by_the_api_equals_the_engine(client):
+    state = client.post("/api/games", json={"kind": "puzzle", "seed": 9}).json()
+    gid = state["id"]
+    assert state["mode"] == "solo" and state["dice"] == seeded_roll(9, 0, 2).to_json()
+    assert len(state["sheets_svg"]) == 1 and 'data-cell="H4"' in state["sheets_svg"][0]
+    game = Game(nm.load_board("classic"), 1, mode="solo")
+    agent = nm.make_agent("greedy")
+    for k in range(30):
+        game.apply_roll(seeded_roll(9, k, 2))
+        move = agent.choose(game)
+        if not move.is_pass:  # the tap answer for the whole selection names the move
+            tap = client.post(f"/api/games/{gid}/tap", json={"colour": move.colour_face, "number": move.number_face,
+                                                             "cells": list(move.cells)}).json()
+            assert tap["ok"] and tap["move"] == str(move)
+        state = client.post(f"/api/games/{gid}/move", params={"svg": False}, json={"move": str(move)}).json()
+        game.apply_move(move)
+        assert state["sheets"] == [s.text() for s in game.sheets]
+    assert state["over"] and state["scores"] == game.scores() and state["rating"] == nm.rating(game.scores()[0])
+    record = GameRecord.from_json(client.get(f"/api/games/{gid}/record").json())
+    assert record.verify().scores() == game.scores() and record.seed == 9
+    svg = client.get(f"/api/games/{gid}/svg").text
+    assert "seed 9" in svg and "solo puzzle" in svg
+    assert client.get(f"/api/games/{gid}/rolls").json()["rolls"] == [r.to_json() for r in seeded_rolls(9, 30, 2)]
+    sheet = client.get(f"/api/games/{gid}/sheet", params={"after": 30}).text
+    assert sheet.count('data-crossed="1"') == game.sheets[0].crossed.bit_count()
+    assert_error(client.post(f"/api/games/{gid}/move", json={"move": "pass"}), 409, "move")
+
+
+def test_tap_answers_extensions_and_the_engines_refusal(client):
+    state = client.post("/api/games", json={"kind": "puzzle", "seed": 42}).json()
+    gid = state["id"]
+    roll = seeded_roll(42, 0, 2)
+    game = Game(nm.load_board("classic"), 1, mode="solo")
+    game.apply_roll(roll)
+    cf, nf = roll.colours[0], roll.numbers[0]
+    legal = [m for m in game.legal_moves() if not m.is_pass and m.colour_face == cf and m.number_face == nf]
+    everything = client.post(f"/api/games/{gid}/tap", json={"colour": cf, "number": nf, "cells": []}).json()
+    assert set(everything["extend"]) == {c for m in legal for c in m.cells}
+    first = legal[0].cells[0]
+    part = client.post(f"/api/games/{gid}/tap", json={"colour": cf, "number": nf, "cells": [first]}).json()
+    assert part["ok"] and set(part["extend"]) == {c for m in legal if first in m.cells for c in m.cells} - {first}
+    refused = client.post(f"/api/games/{gid}/tap", json={"colour": cf, "number": nf, "cells": ["A1"]}).json()
+    assert not refused["ok"] and refused["reason"].split(":")[0] in ("wrong colour", "not anchored")
+    assert_error(client.post(f"/api/games/{gid}/tap", json={"colour": "q", "number": nf, "cells": []}), 422, "colour")
+    missing = next(f for f in "ygbro" if f not in roll.colours and "x" not in roll.colours)
+    assert_error(client.post(f"/api/games/{gid}/tap", json={"colour": missing, "number": nf, "cells": []}), 422,
+                 "colour", "no colour die")
+    assert_error(client.post(f"/api/games/{gid}/tap", json={"colour": cf, "number": nf, "cells": ["Z99"]}), 400, "cells")
+    assert_error(client.post(f"/api/games/{gid}/tap", json={"colour": cf, "number": nf, "cells": ["H1", "H1"]}), 400,
+                 "cells", "twice")
+    assert_error(client.post(f"/api/games/{gid}/move", json={"move": "b4 A1 A2"}), 422, "move", "not allowed")
+    assert_error(client.post(f"/api/games/{gid}/move", json={"move": "zz"}), 400, "move", "bad choice")
+    assert_error(client.post(f"/api/games/{gid}/move", json={"move": 4}), 422, "move")
+    assert_error(client.post(f"/api/games/{gid}/move", json={}), 422, "move")
+
+
+def test_undo_reload_and_restart_keep_the_game(client, tmp_path):
+    state = client.post("/api/games", json={"kind": "play", "seats": ["human:Anna", "greedy"], "seed": 4}).json()
+    gid = state["id"]
+    assert state["names"] == ["seat 1: Anna", "seat 2: greedy (bot)"]
+    first = state["dice"]
+    state = client.post(f"/api/games/{gid}/move", json={"move": "pass"}).json()
+    assert state["rolls"] == 1 and state["log"][-1]["name"] == "seat 2: greedy (bot)"  # the bot answered
+    again = client.get(f"/api/games/{gid}").json()
+    assert again["sheets"] == state["sheets"] and again["rolls"] == state["rolls"]
+    state = client.post(f"/api/games/{gid}/undo").json()
+    assert state["rolls"] == 0 and state["dice"] == first
+    assert_error(client.post(f"/api/games/{gid}/undo"), 409, "undo")
+    state = client.post(f"/api/games/{gid}/move", json={"move": "pass"}).json()
+    # a new server on the same data folder continues the same game
+    with TestClient(create_app(tmp_path)) as fresh:
+        restored = fresh.get(f"/api/games/{gid}").json()
+    assert restored["sheets"] == state["sheets"] and restored["dice"] == state["dice"]
+    assert_error(client.get("/api/games/does-not-exist-but-looks-ok"), 404, "game")
+    assert client.get("/api/games/..%2Fetc").status_code == 404
+    assert_error(client.get("/api/games/short"), 404, "game")
+
+
+def test_new_game_bad_inputs(client):
+    assert_error(client.post("/api/games", json={"kind": "play", "seats": ["human", "nobot"]}), 400, "seats", "unknown bot")
+    assert_error(client.post("/api/games", json={"kind": "play", "seats": ["greedy"]}), 400, "seats")
+    assert_error(client.post("/api/games", json={"kind": "play", "seats": ["human"] * 7}), 422, "seats")
+    assert_error(client.post("/api/games", json={"kind": "play", "board": "nope"}), 400, "board")
+    assert_error(client.post("/api/games", json={"kind": "play", "seed": -3}), 422, "seed")
+    assert_error(client.post("/api/games", json={"kind": "play", "seed": "x"}), 422, "seed")
+    assert_error(client.post("/api/games", json={"kind": "chess"}), 422, "kind")
+    assert_error(client.post("/api/games", json={"kind": "play", "mission": "nope"}), 400, "mission")
+    assert_error(client.post("/api/games", json={"kind": "play", "mission": "star-hunt", "seats": ["human"] * 5}),
+                 400, "seats")
+    assert_error(client.post("/api/games", json={"kind": "puzzle", "seats": ["human", "greedy"]}), 400, "seats")
+
+
+def test_coop_game_state_has_the_mission_and_hints(client):
+    state = client.post("/api/games", json={"kind": "play", "seats": ["human", "greedy"], "mission": "lockstep",
+                                            "difficulty": "easy", "seed": 2}).json()
+    assert state["mode"] == "coop" and state["mission"]["id"] == "lockstep"
+    assert state["mission"]["budget"] == state["roll_limit"] and state["mission"]["objectives"]
+    hints = client.get(f"/api/games/{state['id']}/hint").json()["hints"]
+    assert 1 <= len(hints) <= 3 and [h["rank"] for h in hints] == list(range(1, len(hints) + 1))
+    assert_error(client.get(f"/api/games/{state['id']}/rolls"), 403, "rolls")
+    opened = client.post(f"/api/games/{state['id']}/open").json()
+    assert opened["open"] and len(opened["upcoming"]) == 3
+
+
+# --- records -------------------------------------------------------------------------------
+def _record_bytes(seed=3) -> bytes:
+    rec = nm.play_competitive(nm.load_board("classic"), [nm.make_agent("greedy"), nm.make_agent("random", 1)], seed=seed)
+    return rec.dumps().encode()
+
+
+def test_record_upload_and_turns(client):
+    data = _record_bytes()
+    rec = GameRecord.loads(data.decode())
+    final = rec.verify()
+    summary = client.post("/api/records", files={"file": ("g.json", data, "application/json")}).json()
+    assert summary["turns"] == len(rec.rolls) and summary["scores"] == final.scores() and summary["over"]
+    rid = summary["id"]
+    assert client.get(f"/api/records/{rid}").json() == summary
+    turn = client.get(f"/api/records/{rid}/turns/3").json()
+    states = [rec.new_game()] + [g.clone() for _, g in rec.replay()]
+    assert turn["dice"] == rec.rolls[2][0].to_json() and turn["sheets"] == [s.text() for s in states[3].sheets]
+    assert [m["move"] for m in turn["moves"]] == [str(m) for _, m in rec.rolls[2][1]]
+    assert len(turn["sheets_svg"]) == 2
+    assert "competitive" in client.get(f"/api/records/{rid}/svg").text
+    assert_error(client.get(f"/api/records/{rid}/turns/999"), 404, "turn")
+    assert_error(client.get(f"/api/records/{rid}/turns/x"), 422, "turn")
+
+
+def test_record_upload_bad_inputs(client):
+    def up(content: bytes):
+        return client.post("/api/records", files={"file": ("g.json", content, "application/json")})
+
+    assert_error(up(b"{broken"), 422, "file", "broken JSON")
+    assert_error(up(b"\xff\xfe\x00"), 422, "file", "UTF-8")
+    assert_error(up(b'{"format": "other"}'), 422, "file", "not a nochmal game record")
+    good = json.loads(_record_bytes())
+    good["rolls"][2]["moves"][0]["move"] = "b5 A1 A2 A3 A4 A5"
+    assert_error(up(json.dumps(good).encode()), 422, "file", "turn 3")
+    sneaky = json.loads(_record_bytes())
+    sneaky["extra"] = {"mission": "x", "mission_file": "/etc/passwd", "difficulty": "easy"}
+    assert_error(up(json.dumps(sneaky).encode()), 422, "file", "mission file")
+    assert_error(up(b" " * 300_000), 413, "body")  # over the app's cap (200 kB in this fixture)
+    assert_error(client.post("/api/records"), 422, "file")
+    assert_error(client.get("/api/records/AAAAAAAAAAAAAAAAAAAAAA"), 404, "record")
+
+
+# --- jobs ----------------------------------------------------------------------------------
+def _wait(client, job_id: str, limit: float = 60.0) -> dict:
+    deadline = time.monotonic() + limit
+    while True:
+        job = client.get(f"/api/jobs/{job_id}").json()
+        if job["done"] or time.monotonic() > deadline:
+            return job
+        time.sleep(0.3)
+
+
+@pytest.mark.slow
+def test_solve_job_runs_with_progress_and_a_validated_plan(client):
+    rolls = [r.to_json() for r in seeded_rolls(7, 5, 2)]
+    job = client.post("/api/jobs/solve", json={"rolls": rolls, "time_limit": 3})
+    assert job.status_code == 202 and job.json()["state"] in ("queued", "running")
+    job = _wait(client, job.json()["id"])
+    assert job["state"] == "done", job
+    plan = job["result"]
+    # an independent check: the plan's moves replayed by the engine give its total
+    game = Game(nm.load_board("classic"), 1, RuleSettings(solo_rolls=5), mode="solo")
+    for roll, step in zip(seeded_rolls(7, 5, 2), plan["steps"]):
+        game.apply_roll(roll)
+        game.apply_move(nm.Move.parse(step["move"]))
+    assert game.scores()[0] == plan["total"] and plan["bound"] is None or plan["bound"] >= plan["total"]
+    sheet = client.get(f"/api/jobs/{job['id']}/sheet", params={"after": 5}).text
+    assert sheet.count('data-crossed="1"') == game.sheets[0].crossed.bit_count()
+
+
+@pytest.mark.slow
+def test_jobs_cancel_abandon_and_bad_inputs(client, tmp_path):
+    job = client.post("/api/jobs/solve", json={"seed": 3, "time_limit": 60}).json()
+    cancelled = client.post(f"/api/jobs/{job['id']}/cancel").json()
+    assert _wait(client, cancelled["id"])["state"] == "cancelled"
+    with TestClient(create_app(None, abandon_after=1.0)) as other:
+        job = other.post("/api/jobs/solve", json={"seed": 3, "time_limit": 60}).json()
+        time.sleep(3)  # nobody polls: the job is stopped
+        assert other.get(f"/api/jobs/{job['id']}").json()["state"] == "abandoned"
+    assert_error(client.get("/api/jobs/AAAAAAAAAAAAAAAAAAAAAA"), 404, "job")
+    assert_error(client.post("/api/jobs/AAAAAAAAAAAAAAAAAAAAAA/cancel"), 404, "job")
+    assert_error(client.post("/api/jobs/solve", json={}), 400, "seed")
+    assert_error(client.post("/api/jobs/solve", json={"seed": 1, "board": "nope"}), 400, "board")
+    assert_error(client.post("/api/jobs/solve", json={"seed": 1, "time_limit": "soon"}), 422, "time_limit")
+    assert_error(client.post("/api/jobs/solve", json={"rolls": [{"colours": ["y", "q"], "numbers": ["1", "2"]}]}),
+                 400, "rolls.0")
+    assert_error(client.post("/api/jobs/solve", json={"rolls": [{"colours": ["y", "b", "g"], "numbers": ["1", "2", "3"]}]}),
+                 400, "rolls.0", "solo roll")
+    assert_error(client.post("/api/jobs/analyse", json={}), 400, "record_id")
+    assert_error(client.post("/api/jobs/analyse", json={"record_id": "AAAAAAAAAAAAAAAAAAAAAA"}), 404, "record")
+    rid = client.post("/api/records", files={"file": ("g.json", _record_bytes(), "application/json")}).json()["id"]
+    assert_error(client.post("/api/jobs/analyse", json={"record_id": rid}), 400, "record_id", "solo")
+    assert_error(client.get(f"/api/jobs/{cancelled['id']}/sheet", params={"after": 1}), 409, "job")
