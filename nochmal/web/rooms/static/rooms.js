@@ -184,8 +184,8 @@
         "'s sheet cannot come from a legal game: " + esc(bad.reasons.join("; ")) + "</p>";
     }
     const team = st.team;
-    if (team && team.lost_early) {
-      html += '<p class="flag lost">' + team.lost_reasons.map(esc).join("<br>") + "</p>";
+    if (st.lost_reasons && st.lost_reasons.length) {
+      html += '<p class="flag lost" id="lost-reasons">' + st.lost_reasons.map(esc).join("<br>") + "</p>";
     }
     html += '<ul class="objectives">';
     for (const o of st.objectives || []) {
