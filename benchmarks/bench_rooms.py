@@ -9,7 +9,7 @@ Prints figures, asserts nothing. Three parts, each bounded in count and time:
    roll), all rooms at once. For every acknowledged edit and every
    OTHER client of the room: the time from sending the tap to that client receiving the
    ``sheet`` event. Also the tap's own round trip and the server time of the PUT and of
-   ``GET /api/rooms/{id}`` (``Server-Timing`` header) under that load.
+   ``GET /api/rooms/{id}`` (the app's ``Server-Timing`` header) under that load.
 2. **Room status**, in this process (what the server's status child runs): a 4-seat room
    of each shipped mission; after each single-seat edit, the quick status (what GET answers
    at once), the full status with the per-sheet caches warm (only the edited sheet is
@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import os
 import random
+import re
 import signal
 import socket
 import statistics
@@ -60,14 +61,12 @@ def free_port() -> int:
 
 
 def start_server(data_dir: Path, port: int) -> subprocess.Popen:
-    """The web app with the rooms (create_app, plus install when create_app does not yet)."""
+    """The web app as `nochmal serve` builds it, without the room-creation rate limit."""
     code = (
         "import sys, uvicorn\n"
         "from nochmal.web.app import create_app\n"
-        "app = create_app(sys.argv[1])\n"
-        "if not hasattr(app.state, 'rooms'):\n"
-        "    from nochmal.web.rooms import install, RoomSettings\n"
-        "    install(app, sys.argv[1], RoomSettings(rooms_per_minute=10_000))\n"
+        "from nochmal.web.rooms import RoomSettings\n"
+        "app = create_app(sys.argv[1], room_settings=RoomSettings(rooms_per_minute=10_000))\n"
         "uvicorn.run(app, host='127.0.0.1', port=int(sys.argv[2]), log_level='warning')\n"
     )
     return subprocess.Popen([sys.executable, "-c", code, str(data_dir), str(port)],
@@ -93,8 +92,9 @@ def process_cpu(pid: int) -> float:
 
 
 def server_ms(res: httpx.Response) -> float | None:
-    timing = res.headers.get("server-timing", "")
-    return float(timing.split("dur=")[1]) if "dur=" in timing else None
+    """The app's own time (the web app's ServerTiming middleware, nochmal/web/app.py)."""
+    match = re.search(r"app;dur=([0-9.]+)", res.headers.get("server-timing", ""))
+    return float(match.group(1)) if match else None
 
 
 # --- 1. propagation ------------------------------------------------------------------------------

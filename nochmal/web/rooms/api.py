@@ -155,12 +155,6 @@ def first_claims(room: Room, k: int) -> tuple[int, int]:
     return sheet.cols_upper, sheet.colours_upper
 
 
-def server_timed(response: Response, start: float) -> Response:
-    """The server's own time for the request as a ``Server-Timing`` header (benchmarks read it)."""
-    response.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - start) * 1000:.2f}"
-    return response
-
-
 def room_url(base_url: str, code: str) -> str:
     return f"{base_url.rstrip('/')}/r/{code}"
 
@@ -245,10 +239,8 @@ def make_router(rooms: Rooms) -> APIRouter:
 
     @router.get("/{code}", summary="The room: seats, every sheet, and the status (mission status JSON + split)")
     async def get_room(code: str, request: Request):
-        start = time.perf_counter()
         room = await run_in_threadpool(store.room, checked_code(code))
-        doc = await run_in_threadpool(rooms.room_document, room, str(request.base_url))
-        return server_timed(JSONResponse(doc), start)
+        return await run_in_threadpool(rooms.room_document, room, str(request.base_url))
 
     @router.post("/{code}/seats", status_code=201, summary="Take the lowest free seat under a name")
     async def join(code: str, request: Request):
@@ -260,10 +252,8 @@ def make_router(rooms: Rooms) -> APIRouter:
 
     @router.put("/{code}/seats/{seat}/sheet", summary="Replace a seat's sheet (Bearer seat token)")
     async def put_sheet(code: str, seat: str, request: Request):
-        start = time.perf_counter()
         raw = await read_body(request, MAX_BODY)
-        answer = await run_in_threadpool(rooms.edit_sheet, code, seat, bearer(request), raw, str(request.base_url))
-        return server_timed(JSONResponse(answer), start)
+        return await run_in_threadpool(rooms.edit_sheet, code, seat, bearer(request), raw, str(request.base_url))
 
     @router.put("/{code}/seats/{seat}/name", summary="Rename a seat (Bearer seat token)")
     async def rename(code: str, seat: str, request: Request):

@@ -209,7 +209,7 @@
       for (const b of team.score_bounds || []) {
         html += "<p>" + esc(b.description) + ": at most " + b.best_reachable + " still reachable (needs " + b.target + ")</p>";
       }
-    } else if (!st.complete) {
+    } else if (!st.complete && !(st.impossible || []).length) {
       html += '<p class="fine" id="computing">working out who should do what…</p>';
     }
     box.innerHTML = html;
