@@ -6,7 +6,8 @@ Prints figures, asserts nothing. Three parts, each bounded in count and time:
    players) with 4 clients each. Every client holds its room's event stream open and
    taps its own sheet ``--edits`` times (one cell more each time, a random pause of
    ``--pause-min``..``--pause-max`` seconds between taps: a player crossing cells after a
-   roll), all rooms at once. For every acknowledged edit and every
+   roll), all rooms at once, after a warm-up (every room's status computed once, so the
+   status child process has started). For every acknowledged edit and every
    OTHER client of the room: the time from sending the tap to that client receiving the
    ``sheet`` event. Also the tap's own round trip and the server time of the PUT and of
    ``GET /api/rooms/{id}`` (the app's ``Server-Timing`` header) under that load.
@@ -101,6 +102,7 @@ def server_ms(res: httpx.Response) -> float | None:
 async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: int,
                       pause: tuple[float, float]) -> dict:
     rng = random.Random(seed)
+    cpu_start = time.process_time()
     received: dict[tuple[str, int, int], float] = {}  # (room, version, client) -> arrival
     sent: dict[tuple[str, int], tuple[float, int]] = {}  # (room, version) -> (send time, sender)
     taps, put_server, get_server, errors = [], [], [], []
@@ -116,6 +118,12 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
             await http.put(f"/api/rooms/{code}/rolls", json={"rolls_used": 20},
                            headers={"Authorization": f"Bearer {tokens[0]}"})
             rooms.append((code, tokens))
+        for code, _ in rooms:  # warm-up: the status child started and every room's status computed once
+            end = time.monotonic() + 120
+            while time.monotonic() < end:
+                if (await http.get(f"/api/rooms/{code}")).json()["status"]["complete"]:
+                    break
+                await asyncio.sleep(0.2)
         ready = asyncio.Event()
         connected = 0
 
@@ -203,7 +211,8 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
             else:
                 delays.append((arrival - start) * 1000)
     return {"delays": delays, "missing": missing, "taps": taps, "put_server": put_server,
-            "get_server": get_server, "edits": len(sent), "elapsed": elapsed, "errors": errors}
+            "get_server": get_server, "edits": len(sent), "elapsed": elapsed, "errors": errors,
+            "client_cpu": time.process_time() - cpu_start}
 
 
 # --- 2. status time -------------------------------------------------------------------------------
@@ -305,8 +314,9 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=120.0, help="time limit of the load part, seconds")
     parser.add_argument("--status-edits", type=int, default=8, help="edits per mission in the status part")
     parser.add_argument("--kill-after", type=float, default=2.0, help="seconds of edits before the SIGKILL")
-    parser.add_argument("--pause-min", type=float, default=0.3, help="least pause between a client's taps, s")
-    parser.add_argument("--pause-max", type=float, default=1.5, help="longest pause between a client's taps, s")
+    parser.add_argument("--pause-min", type=float, default=1.0, help="least pause between a client's taps, s")
+    parser.add_argument("--pause-max", type=float, default=4.0, help="longest pause between a client's taps, s")
+    parser.add_argument("--client-procs", type=int, default=4, help="processes the clients run in (default 4)")
     parser.add_argument("--parts", default="123", help="which parts to run (default 123)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
@@ -327,20 +337,45 @@ def main() -> None:
         print(f"  edits acknowledged {acked}, found after the restart {found} (unanswered edits also stored: {extra})")
 
 
+def _client_process(job: tuple) -> dict:
+    url, rooms, edits, limit, seed, pause = job
+    return asyncio.run(propagation(url, rooms, edits, limit, seed, pause))
+
+
+def run_clients(url: str, args) -> dict:
+    """The phones, spread over ``--client-procs`` processes (one Python process cannot
+    parse 80 streams and time them without becoming the bottleneck itself)."""
+    import multiprocessing
+
+    n = max(1, min(args.client_procs, args.rooms))
+    shares = [args.rooms // n + (1 if i < args.rooms % n else 0) for i in range(n)]
+    jobs = [(url, share, args.edits, args.limit, args.seed + i, (args.pause_min, args.pause_max))
+            for i, share in enumerate(shares)]
+    with multiprocessing.get_context("spawn").Pool(n) as pool:
+        parts = pool.map(_client_process, jobs)
+    out = {key: [] for key in ("delays", "taps", "put_server", "get_server", "errors")}
+    for part in parts:
+        for key in out:
+            out[key] += part[key]
+    out["missing"] = sum(p["missing"] for p in parts)
+    out["edits"] = sum(p["edits"] for p in parts)
+    out["elapsed"] = max(p["elapsed"] for p in parts)
+    out["client_cpu"] = sum(p["client_cpu"] for p in parts)
+    return out
+
+
 def load_part(args) -> None:
     print(f"\n1. propagation: {args.rooms} rooms x 4 clients, {args.edits} taps each "
-          f"({args.pause_min:g}-{args.pause_max:g} s apart), loopback")
+          f"({args.pause_min:g}-{args.pause_max:g} s apart), loopback, clients in {args.client_procs} process(es)")
     data = Path(tempfile.mkdtemp(prefix="bench-rooms-"))
     port = free_port()
     proc = start_server(data, port)
     try:
         wait_up(f"http://127.0.0.1:{port}")
         server_cpu = process_cpu(proc.pid)
-        client_cpu = time.process_time()
-        r = asyncio.run(propagation(f"http://127.0.0.1:{port}", args.rooms, args.edits, args.limit, args.seed,
-                                    (args.pause_min, args.pause_max)))
+        r = run_clients(f"http://127.0.0.1:{port}", args)
         server_cpu = process_cpu(proc.pid) - server_cpu
-        client_cpu = time.process_time() - client_cpu
+        client_cpu = r["client_cpu"]
     finally:
         proc.send_signal(signal.SIGINT)
         try:

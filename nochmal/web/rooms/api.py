@@ -86,7 +86,9 @@ class Rooms:
         self._last_expiry = time.monotonic()
 
     def _publish_status(self, code: str, data: dict) -> None:
-        self.hub.publish(code, "status", data, data["version"])
+        # no event id: a status may describe an older version than the browser has seen, and
+        # its Last-Event-ID must stay the newest edit (else every reconnect needs a snapshot)
+        self.hub.publish(code, "status", data)
 
     def expire_now_and_then(self) -> None:
         if time.monotonic() - self._last_expiry > 3600:
