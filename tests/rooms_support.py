@@ -16,25 +16,10 @@ ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "rooms"
 
 
 def make_app(data_dir):
-    """The web app with the rooms installed (the rooms alone when the app is not there yet)."""
-    try:
-        from nochmal.web.app import create_app
-    except ImportError:
-        create_app = None
-    if create_app is not None:
-        app = create_app(data_dir=data_dir)
-        if not hasattr(app.state, "rooms"):
-            from nochmal.web.rooms import install
+    """The web app as `nochmal serve` builds it (create_app installs the rooms)."""
+    from nochmal.web.app import create_app
 
-            install(app, data_dir)
-        return app
-    from fastapi import FastAPI
-
-    from nochmal.web.rooms import install
-
-    app = FastAPI()
-    install(app, data_dir)
-    return app
+    return create_app(data_dir=data_dir)
 
 
 def free_port() -> int:
@@ -78,25 +63,9 @@ def wait_up(url: str, seconds: float = 20) -> None:
 
 
 def serve_process(data_dir, port: int) -> subprocess.Popen:
-    """A real server process on the data folder: ``nochmal serve`` when the web app has it,
-    else uvicorn on the rooms alone (same store code)."""
+    """A real `nochmal serve` process on the data folder."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    if serve_has_rooms():
-        cmd = [sys.executable, "-c", "from nochmal.cli import main; main()", "serve", "--host", "127.0.0.1",
-               "--port", str(port), "--data", str(data_dir)]
-    else:
-        code = ("import sys, uvicorn; sys.path.insert(0, %r); from rooms_support import make_app; "
-                "uvicorn.run(make_app(sys.argv[1]), host='127.0.0.1', port=int(sys.argv[2]), log_level='warning')"
-                % str(Path(__file__).parent))
-        cmd = [sys.executable, "-c", code, str(data_dir), str(port)]
+    cmd = [sys.executable, "-c", "from nochmal.cli import main; main()", "serve", "--host", "127.0.0.1",
+           "--port", str(port), "--data", str(data_dir)]
     return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
-
-def serve_has_rooms() -> bool:
-    """Whether `nochmal serve`'s app has the rooms wired in (create_app calls install)."""
-    try:
-        from nochmal.web.app import create_app
-    except ImportError:
-        return False
-    app = create_app(None)
-    return hasattr(app.state, "rooms")

@@ -128,7 +128,7 @@ def test_bench_bots_json():
     (["--seeds", "5..1"], "--seeds"),
     (["--mode", "table", "--players", "7"], "2..4"),
 ])
-def test_bench_bad_input_exits_1(args, needle):
+def test_bench_bad_option_values_exit_2(args, needle):
     r = run("bench", "bots", "--seeds", "1..1", *args) if "--seeds" not in args else run("bench", "bots", *args)
-    assert r.exit_code == 1
+    assert r.exit_code == 2
     assert needle in r.stderr

@@ -95,6 +95,7 @@ def play_checked(name: str, players: int, seed: int) -> Game:
     ("lookahead", 2, range(1, 2)),
     ("lookahead", 3, range(2, 3)),
 ])
+@pytest.mark.slow
 def test_whole_games_are_legal(name, players, seeds):
     jokers_exhausted = False
     for seed in seeds:
@@ -160,6 +161,7 @@ def test_passive_player_after_roll_3_picks_from_the_dice_left(name):
 @pytest.mark.parametrize("name,players,start", [("heuristic", 1, 0), ("heuristic", 2, 0), ("lookahead1", 1, 0),
                                                 ("hard", 1, 6), ("medium", 2, 0), ("lookahead", 2, 0),
                                                 ("ntuple", 1, 0)])
+@pytest.mark.slow
 def test_deterministic_for_a_seed(name, players, start):
     def moves(seed):
         game = Game(BOARD, players, mode="solo" if players == 1 else "competitive")

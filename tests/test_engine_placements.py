@@ -207,6 +207,7 @@ def small_boards(draw):
 
 @settings(max_examples=200, deadline=None)
 @given(data=small_boards(), bridging=st.booleans())
+@pytest.mark.slow
 def test_small_board_enumerator_equals_brute_force_over_all_cells(data, bridging):
     grid, start, crossed = data
     board = nm.Board.from_grid(grid, start_column=COLUMN_LETTERS[start])
@@ -303,6 +304,7 @@ def draw_candidate(data, crossed_cells: set[Cell]) -> tuple[set[Cell], str]:
 @settings(max_examples=300, deadline=None)
 @given(crossed=st.sets(st.integers(0, 104), max_size=40), data=st.data(),
        colour_pick=st.integers(0, 9), bridging=st.booleans())
+@pytest.mark.slow
 def test_check_placement_accepts_exactly_the_legal_ones(crossed, data, colour_pick, bridging):
     crossed_cells = {divmod(i, 15) for i in crossed}
     cells, first_colour = draw_candidate(data, crossed_cells)

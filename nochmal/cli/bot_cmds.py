@@ -9,6 +9,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from nochmal.agents import agent_names
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
 from nochmal.dice import Roll
 from nochmal.errors import NochmalError, OptionError
@@ -131,10 +132,14 @@ def bench_bots(
     from nochmal.bots.harness import parse_seed_range, run_bench
 
     names = [n.strip() for n in bots.split(",") if n.strip()]
+    unknown = [n for n in names if n not in agent_names()]
+    if unknown:
+        raise OptionError(f"--bots: unknown bot {unknown[0]!r}; known bots: {', '.join(agent_names())}")
     rng = parse_seed_range(seeds)
     b = board_arg(board)
     with Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err_console, transient=True) as prog:
+                  console=err_console, transient=True,
+                  disable=not err_console.is_terminal) as prog:  # no bar in a pipe or a log
         task = prog.add_task("games", total=None)
 
         def progress(done: int, total: int) -> None:

@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from nochmal.errors import NochmalError
 from nochmal.web.games import GameStore, WebError
 from nochmal.web.jobs import JobManager
+from nochmal.web.rooms.api import RoomSettings
 
 HERE = Path(__file__).parent
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
@@ -95,9 +96,9 @@ async def _too_large(limit: int, send) -> None:
 
 
 def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, abandon_after: float = 30.0,
-               max_jobs: int = 1, max_body: int = MAX_BODY) -> FastAPI:
+               max_jobs: int = 1, max_body: int = MAX_BODY, room_settings: RoomSettings | None = None) -> FastAPI:
     """The app; games and uploaded records are kept under ``data_dir`` (None: memory only)."""
-    from nochmal.web import api, pages
+    from nochmal.web import api, pages, rooms
 
     data_dir = Path(data_dir) if data_dir is not None else None
     jobs = JobManager(max_running=max_jobs, time_cap=job_time_cap, abandon_after=abandon_after)
@@ -145,11 +146,7 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
-    # --- table rooms (issue 19) -------------------------------------------------------------
-    # The lead wires the rooms package here at merge:
-    #     from nochmal.web import rooms
-    #     rooms.install(app, data_dir)
-    # ----------------------------------------------------------------------------------------
+    rooms.install(app, data_dir, room_settings)  # table rooms (issue 19): API, pages, static files
 
     app.add_middleware(BodyLimit, limit=max_body)
     app.add_middleware(ServerTiming)
