@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from nochmal.agents import make_agent
+from nochmal.bots.registry import make_agent
 from nochmal.board import load_board
 from nochmal.impossible import rolls_needed, rolls_needed_cpsat
 from nochmal.play import play_solo

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from nochmal.agents import make_agent
+from nochmal.bots.registry import make_agent
 from nochmal.missions import builtin_missions, play_mission
 from nochmal.missions.tactics import MissionAgent
 

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import httpx
 
-from nochmal.agents import make_agent
+from nochmal.bots.registry import make_agent
 from nochmal.board import load_board
 from nochmal.dice import seeded_roll
 from nochmal.game import Game

@@ -33,7 +33,7 @@ import sys
 import time
 from pathlib import Path
 
-from nochmal.agents import agent_names, make_agent
+from nochmal.bots.registry import agent_names, make_agent
 from nochmal.board import load_board
 from nochmal.fileio import atomic_write_text
 from nochmal.game import Game

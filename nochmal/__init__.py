@@ -10,11 +10,11 @@ The public API, for scripts and for the other parts of the project::
     game = nm.Game(board, players=1, mode=nm.Mode.SOLO)
     game.apply_roll(nm.Roll(("b", "y"), ("4", "2")))  # or nm.seeded_roll(seed, index, dice=2)
     game.apply_move(nm.Move.parse("b4 G4 G5 H4 H5"))  # IllegalMoveError says why not
-    record = nm.play_solo(board, nm.make_agent("greedy"), seed=7)
+    record = nm.play_solo(board, nm.GreedyAgent(), seed=7)  # bots by name: nochmal.bots.make_agent
     record.save("game.json"); nm.GameRecord.load("game.json").verify()
 """
 
-from nochmal.agents import AGENTS, Agent, GreedyAgent, RandomAgent, make_agent
+from nochmal.agents import Agent, GreedyAgent, RandomAgent
 from nochmal.board import BUILTIN_BOARDS, COLOURS, Board, load_board, read_board_file
 from nochmal.choice import Choice
 from nochmal.dice import Roll, resolutions, seeded_roll, seeded_rolls
@@ -29,7 +29,7 @@ from nochmal.rules import DEFAULT_RULES, RuleSettings
 from nochmal.sheet import ScoreBreakdown, Sheet, format_typed_sheet, parse_typed_sheet
 
 __all__ = [
-    "AGENTS", "Agent", "GreedyAgent", "RandomAgent", "make_agent",
+    "Agent", "GreedyAgent", "RandomAgent",
     "BUILTIN_BOARDS", "COLOURS", "Board", "load_board", "read_board_file",
     "Roll", "resolutions", "seeded_roll", "seeded_rolls",
     "BoardError", "IllegalMoveError", "IllegalPositionError", "InvalidMoveError", "NochmalError",

@@ -7,11 +7,10 @@ game. Later bots (heuristic, look-ahead) implement the same ``choose``.
 from __future__ import annotations
 
 import random
-from typing import Callable, Protocol
+from typing import Protocol
 
 from nochmal.board import COLOURS
 from nochmal.choice import Choice
-from nochmal.errors import NochmalError
 from nochmal.game import Game
 from nochmal.move import PASS, Move
 from nochmal.placements import placement_index
@@ -131,24 +130,3 @@ class GreedyAgent:
             return PASS
         return best.placed(best_mask).move(board)
 
-
-AGENTS: dict[str, Callable[..., Agent]] = {"random": RandomAgent, "greedy": GreedyAgent}
-
-
-def register_agent(name: str, factory: Callable[..., Agent]) -> None:
-    """Add a bot to the registry (``factory(seed=...)`` builds it); bot modules call this."""
-    AGENTS[name] = factory
-
-
-def agent_names() -> list[str]:
-    import nochmal.bots  # noqa: F401  (registers the stronger bots)
-
-    return list(AGENTS)
-
-
-def make_agent(name: str, seed: int = 0) -> Agent:
-    """An agent by registry name; NochmalError lists the known names."""
-    names = agent_names()
-    if name not in AGENTS:
-        raise NochmalError(f"unknown bot {name!r}; known bots: {', '.join(names)}")
-    return AGENTS[name](seed=seed)

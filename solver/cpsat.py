@@ -448,7 +448,7 @@ def bot_steps(instance: Instance, agent) -> tuple[list[int | None], int]:
 def best_bot_steps(instance: Instance) -> list[int | None]:
     """The best of the fast registered bots' plays (a primal hint; bots are not trusted for
     anything else: the model checks the hint like any other assignment)."""
-    from nochmal.agents import agent_names, make_agent
+    from nochmal.bots.registry import agent_names, make_agent
 
     names = [n for n in HINT_BOTS if n in agent_names()]
     best, best_score = None, None

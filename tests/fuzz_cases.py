@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable
 
-from nochmal.agents import make_agent
+from nochmal.bots.registry import make_agent
 from nochmal.board import load_board, parse_board_text
 from nochmal.dice import Roll
 from nochmal.errors import NochmalError

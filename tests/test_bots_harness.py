@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from nochmal.agents import make_agent
+from nochmal.bots.registry import make_agent
 from nochmal.board import load_board
 from nochmal.bots.harness import mean_ci, parse_seed_range, run_bench, summarize, t_quantile
 from nochmal.errors import NochmalError

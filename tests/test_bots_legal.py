@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from nochmal.agents import make_agent
+from nochmal.bots.registry import make_agent
 from nochmal.board import load_board
 from nochmal.dice import Roll, seeded_roll
 from nochmal.game import Game, Mode

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from nochmal.agents import make_agent
+from nochmal.bots.registry import make_agent
 from nochmal.board import COLOURS, load_board
 from nochmal.bots.heuristic import Engine
 from nochmal.dice import Roll

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nochmal.agents import make_agent
+from nochmal.bots.registry import make_agent
 from nochmal.board import load_board
 from nochmal.bots import tuples
 from nochmal.bots.tuples import PHASES, TupleResidual, phase_of, shipped_residual

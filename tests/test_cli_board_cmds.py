@@ -14,7 +14,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from nochmal.agents import make_agent
+from nochmal.bots.registry import make_agent
 from nochmal.board import BUILTIN_BOARDS, load_board
 from nochmal.play import play_competitive
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from nochmal.agents import agent_names
+from nochmal.bots.registry import agent_names
 
 from nochmal.cli import app
 

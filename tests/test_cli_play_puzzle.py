@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 from typer.testing import CliRunner
 
-from nochmal.agents import make_agent
+from nochmal.bots.registry import make_agent
 from nochmal.board import load_board
 from nochmal.dice import seeded_rolls
 from nochmal.game import rating

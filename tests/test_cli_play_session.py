@@ -15,7 +15,7 @@ import pytest
 
 from typer.testing import CliRunner
 
-from nochmal.agents import make_agent
+from nochmal.bots.registry import make_agent
 from nochmal.board import load_board
 from nochmal.dice import seeded_roll
 from nochmal.game import Game

@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 import nochmal as nm
+from nochmal.bots import make_agent
 from nochmal.cli import app
 
 runner = CliRunner()
@@ -20,7 +21,7 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def record_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("rec") / "g.json"
-    nm.play_solo(nm.load_board("classic"), nm.make_agent("greedy", 2), 2).save(path)
+    nm.play_solo(nm.load_board("classic"), make_agent("greedy", 2), 2).save(path)
     return str(path)
 
 

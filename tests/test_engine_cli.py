@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 import nochmal as nm
+from nochmal.bots import make_agent
 from nochmal.cli import app
 from nochmal.dice import seeded_rolls
 
@@ -54,7 +55,7 @@ def test_solo_json_and_save_and_replay(tmp_path):
     assert data["seed"] == 3 and data["bot"] == "greedy" and data["board"] == "classic"
     assert data["rolls"] == 30 and data["saved"] == str(path)
     # the printed result is the engine's result for that seed
-    record = nm.play_solo(nm.load_board("classic"), nm.make_agent("greedy", 3), 3)
+    record = nm.play_solo(nm.load_board("classic"), make_agent("greedy", 3), 3)
     assert data["score"] == record.result["scores"][0] == data["breakdown"]["total"]
     assert data["sheet"] == record.result["sheets"][0]
     assert data["rating"] == nm.rating(data["score"])

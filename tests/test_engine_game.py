@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 import nochmal as nm
+from nochmal.bots import make_agent
 from nochmal.dice import Roll
 from nochmal.game import CHANCE, TERMINAL, Game, rating
 from nochmal.move import PASS, Move
@@ -266,7 +267,7 @@ def test_bad_move_notation(text, pattern):
 
 def test_every_listed_move_round_trips_and_is_accepted():
     game = Game(CLASSIC, 2)
-    agents = [nm.make_agent("random", 1), nm.make_agent("greedy")]
+    agents = [make_agent("random", 1), make_agent("greedy")]
     for _ in range(60):
         if game.is_terminal():
             break

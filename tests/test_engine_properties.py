@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nochmal as nm
+from nochmal.bots import make_agent
 from nochmal.board import COLOURS
 from nochmal.dice import seeded_roll
 from nochmal.game import CHANCE, Game
@@ -78,7 +79,7 @@ def play_checked(game: Game, agents, seed: int) -> Game:
 def test_random_competitive_games_keep_every_invariant(players, kinds, seed, board, bridging):
     b = nm.load_board(board)
     rules = RuleSettings(bridging=bridging)
-    agents = [nm.make_agent(kinds[p], seed + p) for p in range(players)]
+    agents = [make_agent(kinds[p], seed + p) for p in range(players)]
     game = play_checked(Game(b, players, rules, "competitive"), agents, seed)
     two = [s.complete_colours().bit_count() >= 2 for s in game.sheets]
     assert any(two)  # the only way a competitive game ends
@@ -103,7 +104,7 @@ def test_random_competitive_games_keep_every_invariant(players, kinds, seed, boa
 def test_random_solo_games_keep_every_invariant(kind, seed, board, bridging, early_end):
     b = nm.load_board(board)
     rules = RuleSettings(bridging=bridging, solo_ends_on_second_colour=early_end)
-    agent = nm.make_agent(kind, seed)
+    agent = make_agent(kind, seed)
     game = play_checked(Game(b, 1, rules, "solo"), [agent], seed)
     two = game.sheets[0].complete_colours().bit_count() >= 2
     if early_end and two:
@@ -112,6 +113,6 @@ def test_random_solo_games_keep_every_invariant(kind, seed, board, bridging, ear
         assert game.rolls_done == 30
     assert game.sheets[0].cols_lower == 0 and game.sheets[0].colours_lower == 0  # solo: upper only
     # the same seed through play_solo gives the same game, and its record verifies
-    record = nm.play_solo(b, nm.make_agent(kind, seed), seed, rules)
+    record = nm.play_solo(b, make_agent(kind, seed), seed, rules)
     assert record.verify().sheets == game.sheets
     assert record.result["scores"] == game.scores()

@@ -11,6 +11,7 @@ import re
 import pytest
 
 import nochmal as nm
+from nochmal.bots import make_agent
 from nochmal.dice import seeded_roll
 from nochmal.game import Game
 from nochmal.move import Move
@@ -21,12 +22,12 @@ CLASSIC = nm.load_board("classic")
 
 @pytest.fixture(scope="module")
 def solo_record() -> GameRecord:
-    return nm.play_solo(CLASSIC, nm.make_agent("greedy"), seed=11)
+    return nm.play_solo(CLASSIC, make_agent("greedy"), seed=11)
 
 
 @pytest.fixture(scope="module")
 def duel_record() -> GameRecord:
-    return nm.play_competitive(CLASSIC, [nm.make_agent("greedy"), nm.make_agent("random", 4)], seed=5)
+    return nm.play_competitive(CLASSIC, [make_agent("greedy"), make_agent("random", 4)], seed=5)
 
 
 def test_round_trip_solo(tmp_path, solo_record):
@@ -183,7 +184,7 @@ def test_missing_file():
 def test_custom_board_is_stored_whole(tmp_path):
     board = nm.Board.from_grid(["yyb", "ygb"], name="tiny", start_column="B")
     game = Game(board, 1, nm.RuleSettings(solo_rolls=4), mode="solo")
-    nm.play_game(game, [nm.make_agent("greedy")], seed=2)
+    nm.play_game(game, [make_agent("greedy")], seed=2)
     record = GameRecord.from_game(game, ["greedy"], 2)
     assert isinstance(record.to_json()["board"], dict)
     record.save(tmp_path / "tiny.json")

@@ -15,7 +15,7 @@ import random
 
 import pytest
 
-from nochmal.agents import make_agent
+from nochmal.bots.registry import make_agent
 from nochmal.board import COLOURS, Board, load_board
 from nochmal.impossible import impossible_sheet_reasons, rolls_needed, rolls_needed_cpsat
 from nochmal.play import play_competitive, play_solo

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import nochmal as nm
-from nochmal.agents import make_agent
+from nochmal.bots.registry import make_agent
 from nochmal.missions import (coop_game, load_mission, mission_record, mission_result, play_mission)
 from nochmal.missions.model import MissionError
 from nochmal.record import GameRecord

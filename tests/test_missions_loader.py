@@ -222,7 +222,7 @@ def test_a_budget_that_can_never_be_enough_is_refused():
 
 def test_the_roll_bound_never_exceeds_what_bot_teams_needed():
     """Won bot games are witnesses: the lower bound must be at most their roll count."""
-    from nochmal.agents import make_agent
+    from nochmal.bots.registry import make_agent
     from nochmal.board import load_board
     from nochmal.missions import play_mission
     from nochmal.missions.model import rolls_lower_bound

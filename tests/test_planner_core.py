@@ -164,7 +164,7 @@ def test_instance_from_record_mid_game_matches_replay():
 @pytest.mark.slow
 def test_optimum_never_below_bots(seed):
     """Every registered bot: none may beat the proven optimum on the same rolls."""
-    from nochmal.agents import agent_names, make_agent
+    from nochmal.bots.registry import agent_names, make_agent
 
     board = load_board("classic")
     rules = RuleSettings(solo_rolls=7)

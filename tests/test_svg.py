@@ -6,6 +6,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import nochmal as nm
+from nochmal.bots import make_agent
 from nochmal.svg import record_svg, sheet_height, sheets_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -37,7 +38,7 @@ def test_every_cell_carries_its_name_colour_crossed_and_star():
 
 
 def _record(seed=3, seats=("greedy", "random")):
-    return nm.play_competitive(nm.load_board("classic"), [nm.make_agent(s, k) for k, s in enumerate(seats)], seed=seed)
+    return nm.play_competitive(nm.load_board("classic"), [make_agent(s, k) for k, s in enumerate(seats)], seed=seed)
 
 
 def test_record_heading_names_seats_board_seed_mode_date_and_formula():
@@ -60,7 +61,7 @@ def test_record_heading_names_seats_board_seed_mode_date_and_formula():
 
 
 def test_unfinished_record_is_drawn_as_unfinished():
-    rec = nm.play_solo(nm.load_board("classic"), nm.make_agent("greedy"), seed=7)
+    rec = nm.play_solo(nm.load_board("classic"), make_agent("greedy"), seed=7)
     rec.rolls = rec.rolls[:12]
     rec.result = None
     root = _root(record_svg(rec))
@@ -69,7 +70,7 @@ def test_unfinished_record_is_drawn_as_unfinished():
     sheet = next(g for g in root.iter(SVG + "g") if g.get("class") == "sheet")
     assert sheet.get("data-unfinished") == "1"
     assert any(r.get("class") == "unfinished" for r in root.iter(SVG + "rect"))
-    finished = _root(record_svg(nm.play_solo(nm.load_board("classic"), nm.make_agent("greedy"), seed=7)))
+    finished = _root(record_svg(nm.play_solo(nm.load_board("classic"), make_agent("greedy"), seed=7)))
     assert not any(r.get("class") == "unfinished" for r in finished.iter(SVG + "rect"))
 
 
@@ -78,7 +79,7 @@ def test_coop_picture_names_the_mission_and_the_outcome():
     from nochmal.missions.coop import mission_outcome_line
 
     mission = load_mission("star-hunt")
-    game, result = play_mission(mission, "easy", [nm.make_agent("greedy"), nm.make_agent("greedy", 1)], seed=1)
+    game, result = play_mission(mission, "easy", [make_agent("greedy"), make_agent("greedy", 1)], seed=1)
     rec = mission_record(mission, "easy", game, ["human:Anna", "greedy"], 1)
     outcome = mission_outcome_line(rec, game)
     heading = [t.text for t in _root(record_svg(rec, outcome=outcome)).iter(SVG + "text") if t.get("class") == "heading"]

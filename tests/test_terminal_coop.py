@@ -8,7 +8,7 @@ import re
 
 from typer.testing import CliRunner
 
-from nochmal.agents import make_agent
+from nochmal.bots.registry import make_agent
 from nochmal.cli import app
 from nochmal.missions.loader import load_mission
 from nochmal.missions.tactics import MissionAgent, mission_hint

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 import nochmal as nm
+from nochmal.bots import make_agent
 from nochmal.cli import app as cli_app
 from nochmal.dice import seeded_roll, seeded_rolls
 from nochmal.game import Game
@@ -113,7 +114,7 @@ def test_puzzle_game_by_the_api_equals_the_engine(client):
     assert state["mode"] == "solo" and state["dice"] == seeded_roll(9, 0, 2).to_json()
     assert len(state["sheets_svg"]) == 1 and 'data-cell="H4"' in state["sheets_svg"][0]
     game = Game(nm.load_board("classic"), 1, mode="solo")
-    agent = nm.make_agent("greedy")
+    agent = make_agent("greedy")
     for k in range(30):
         game.apply_roll(seeded_roll(9, k, 2))
         move = agent.choose(game)
@@ -213,7 +214,7 @@ def test_coop_game_state_has_the_mission_and_hints(client):
 
 # --- records -------------------------------------------------------------------------------
 def _record_bytes(seed=3) -> bytes:
-    rec = nm.play_competitive(nm.load_board("classic"), [nm.make_agent("greedy"), nm.make_agent("random", 1)], seed=seed)
+    rec = nm.play_competitive(nm.load_board("classic"), [make_agent("greedy"), make_agent("random", 1)], seed=seed)
     return rec.dumps().encode()
 
 

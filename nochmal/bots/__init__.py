@@ -1,5 +1,5 @@
-"""Stronger bots; importing this package registers them with nochmal.agents."""
+"""Stronger bots, and the registry of every bot by name (nochmal.bots.registry)."""
 
-import nochmal.bots.heuristic  # noqa: F401  (registers "heuristic")
-import nochmal.bots.lookahead  # noqa: F401  (registers "lookahead")
-import nochmal.bots.levels  # noqa: F401  (registers "easy", "medium", "hard"; after the bots)
+from nochmal.bots.registry import AGENTS, agent_names, make_agent
+
+__all__ = ["AGENTS", "agent_names", "make_agent"]

@@ -19,7 +19,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Sequence
 
-from nochmal.agents import make_agent
+from nochmal.bots.registry import make_agent
 from nochmal.board import Board
 from nochmal.dice import seeded_roll
 from nochmal.errors import NochmalError, OptionError

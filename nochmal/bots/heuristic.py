@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import random
 
-from nochmal.agents import register_agent
 from nochmal.board import COLOURS
 from nochmal.bots.evaluation import N_BASE, Context, Evaluator, estimated_rolls_left
 from nochmal.bots.tuples import TupleResidual, shipped_residual
@@ -201,7 +200,3 @@ class HeuristicAgent:
         ranked = self.engine.rank(game, self.race)
         return choice_move(game, pick_explored(ranked, self.rng, self.explore)[1])
 
-
-register_agent("heuristic", HeuristicAgent)
-# the same one ply, the evaluation plus the n-tuple residual learned by self-play (solo only)
-register_agent("ntuple", lambda seed=0: HeuristicAgent(seed=seed, tuples=True))

@@ -24,12 +24,10 @@ others) are kept.
 
 from __future__ import annotations
 
-import random
 from functools import lru_cache
 
 import numpy as np
 
-from nochmal.agents import register_agent
 from nochmal.board import COLOURS
 from nochmal.bots.evaluation import Context, Evaluator
 from nochmal.bots.heuristic import END_BONUS, Engine, Ranked, after_choice, choice_move, rank_key
@@ -146,7 +144,7 @@ class LookaheadAgent:
 
     def __init__(self, seed: int = 0, width: int = 12, weights: list[float] | None = None,
                  race: bool = True, deep: int = 3, tuples: TupleResidual | bool = False):
-        self.rng = random.Random(seed)  # kept for the interface; the search is deterministic
+        del seed  # every bot is built with a seed (nochmal.bots.registry); this search is deterministic
         self.engine = Engine(weights, tuples)
         self.width = width
         self.race = race
@@ -193,8 +191,3 @@ class LookaheadAgent:
     def choose(self, game: Game) -> Move:
         return choice_move(game, self.rank(game)[0][1])
 
-
-# in solo the leaf is the evaluation plus the n-tuple residual (nochmal.bots.tuples); the
-# choice was made on tuning seeds 1..200 (benchmarks/RESULTS.md, Bots, fourth session)
-register_agent("lookahead", lambda seed=0: LookaheadAgent(seed=seed, tuples=True))
-register_agent("lookahead1", lambda seed=0: LookaheadAgent(seed=seed, deep=0, tuples=True))

@@ -9,7 +9,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from nochmal.agents import agent_names
+from nochmal.bots.registry import agent_names
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
 from nochmal.dice import Roll
 from nochmal.errors import NochmalError, OptionError

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from nochmal.agents import make_agent
+from nochmal.bots.registry import make_agent
 from nochmal.board import COLOUR_NAMES, COLOURS
 from nochmal.cli.common import (board_arg, check_seed, console, emit_json, guarded, read_sheet_file,
                                 refuse_impossible)

@@ -13,7 +13,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from nochmal.agents import immediate_gain, make_agent
+from nochmal.agents import immediate_gain
+from nochmal.bots.registry import make_agent
 from nochmal.board import COLOURS, Board
 from nochmal.dice import seeded_roll, seeded_rolls
 from nochmal.errors import NochmalError, RecordError

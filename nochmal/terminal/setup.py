@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timezone
 
-from nochmal.agents import agent_names
+from nochmal.bots.registry import agent_names
 from nochmal.errors import OptionError
 from nochmal.seats import HUMAN, is_human
 

@@ -133,7 +133,7 @@ def moves(body: MovesBody):
 
 @router.get("/bots", summary="The registered bots")
 def bots():
-    from nochmal.agents import agent_names
+    from nochmal.bots.registry import agent_names
 
     return {"bots": agent_names()}
 

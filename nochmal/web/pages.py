@@ -33,7 +33,7 @@ def puzzle(request: Request, seed: int = PathParam(..., ge=0, le=2 ** 62)):
 
 @router.get("/play", response_class=HTMLResponse)
 def play_setup(request: Request):
-    from nochmal.agents import agent_names
+    from nochmal.bots.registry import agent_names
     from nochmal.missions import builtin_missions
 
     return _page(request, "play_setup.html", bots=agent_names(), boards=BUILTIN_BOARDS,
