@@ -20,6 +20,7 @@ from nochmal.errors import BoardError, quoted
 from nochmal.fileio import load_toml_text, read_text_file
 
 COLOURS = "ygbro"
+N_COLOURS = len(COLOURS)
 COLOUR_NAMES = {"y": "yellow", "g": "green", "b": "blue", "r": "red", "o": "orange"}
 COLUMN_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

@@ -17,7 +17,7 @@ objects, so one evaluation costs tens of microseconds.
 from __future__ import annotations
 
 from nochmal.bitsets import components
-from nochmal.board import COLOURS, Board
+from nochmal.board import COLOURS, N_COLOURS, Board
 from nochmal.bots.tuples import TupleResidual
 from nochmal.game import Game, Mode
 from nochmal.placements import placement_index
@@ -212,9 +212,9 @@ class Evaluator:
         f[16] = near
         f[17] = open_stars.bit_count() - near
         f[18] = (anchored & not_crossed).bit_count()
-        best = [0, 0, 0, 0, 0]
-        done = [True] * 5
-        open_blocks = [0, 0, 0, 0, 0]
+        best = [0] * N_COLOURS
+        done = [True] * N_COLOURS
+        open_blocks = [0] * N_COLOURS
         singles = open_partial = 0
         for off, full, size, nbrs, ci, cache in self.blocks:
             lx = (crossed >> off) & full
@@ -233,11 +233,11 @@ class Evaluator:
                 singles += st[1]
                 open_partial += st[2]
         f[19] = sum(best)
-        f[20] = sum(1 for i in range(5) if not done[i] and best[i] == 0)
+        f[20] = sum(1 for i in range(N_COLOURS) if not done[i] and best[i] == 0)
         f[21] = singles
         f[22] = open_partial
         f[23] = crossed.bit_count()
-        for i in range(5):
+        for i in range(N_COLOURS):
             n = open_blocks[i]
             if n:
                 f[28 + (n if n < 4 else 4) - 1] += colour_value[i]
@@ -263,6 +263,9 @@ class Evaluator:
         return score + jokers_left, f + onehot
 
 
+MAX_ROLLS_GUESS = 30  # the race's rolls-left guess is capped at a solo game's length (and is
+# the answer when nothing bounds the game)
+
 def estimated_rolls_left(game: Game) -> int:
     """Rolls still to come after the current one.
 
@@ -282,6 +285,6 @@ def estimated_rolls_left(game: Game) -> int:
             n = miss[0] + miss[1]
             need = n if need is None else min(need, n)
         per_cell = 0.7 * game.n_players - 0.1 if game.n_players > 1 else 1.0
-        guess = min(int(need * per_cell), 30)
+        guess = min(int(need * per_cell), MAX_ROLLS_GUESS)
         left = guess if left is None else min(left, guess)
-    return 30 if left is None else left
+    return MAX_ROLLS_GUESS if left is None else left

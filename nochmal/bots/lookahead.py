@@ -28,13 +28,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from nochmal.board import COLOURS
+from nochmal.board import COLOURS, N_COLOURS
 from nochmal.bots.evaluation import Context, Evaluator
 from nochmal.bots.heuristic import END_BONUS, Engine, Ranked, after_choice, choice_move, rank_key
 from nochmal.bots.tuples import TupleResidual
 from nochmal.dice import COLOUR_FACES, NUMBER_FACES, roll_classes
+from nochmal.move import COLOUR_JOKER, NUMBER_JOKER, Move
 from nochmal.game import Game, Mode
-from nochmal.move import Move
 
 NEG = float("-inf")
 
@@ -62,7 +62,7 @@ def expected_next_value(ev: Evaluator, crossed: int, anchored: int, jokers_left:
     """Expected value of the best reply to the next roll from this sheet (pass included)."""
     index = ev.index
     neighbours = ev.neighbours
-    best_cc = [[NEG] * 6 for _ in range(5)]  # [colour][count]
+    best_cc = [[NEG] * 6 for _ in range(N_COLOURS)]  # [colour][count 0..5]; count 0 unused
     for ci, colour in enumerate(COLOURS):
         row = best_cc[ci]
         for count in range(1, 6):
@@ -80,20 +80,21 @@ def expected_next_value(ev: Evaluator, crossed: int, anchored: int, jokers_left:
 
 def _face_values(best_cc: list[list[float]], stay: float, jv: list[float], jokers_left: int) -> np.ndarray:
     """Best value per (colour face, number face) from best values per (colour, count)."""
-    any_colour = [max(best_cc[ci][n] for ci in range(5)) for n in range(6)]
-    any_count = [max(best_cc[ci][1:]) for ci in range(5)]
+    any_colour = [max(best_cc[ci][n] for ci in range(N_COLOURS)) for n in range(6)]
+    any_count = [max(best_cc[ci][1:]) for ci in range(N_COLOURS)]
     anything = max(any_count)
     vals = np.empty(36)
     for fi, cf in enumerate(COLOUR_FACES):
         for ni, nf in enumerate(NUMBER_FACES):
-            cost = (cf == "x") + (nf == "?")
+            any_c, any_n = cf == COLOUR_JOKER, nf == NUMBER_JOKER
+            cost = any_c + any_n
             v = stay
             if cost <= jokers_left:
-                if cf != "x" and nf != "?":
+                if not any_c and not any_n:
                     b = best_cc[COLOURS.index(cf)][int(nf)]
-                elif cf == "x" and nf != "?":
+                elif any_c and not any_n:
                     b = any_colour[int(nf)]
-                elif cf != "x":
+                elif not any_c:
                     b = any_count[COLOURS.index(cf)]
                 else:
                     b = anything
@@ -110,7 +111,7 @@ def expected_two_ply(ev: Evaluator, crossed: int, anchored: int, jokers_left: in
     joker cost is charged at the evaluation's joker values."""
     index = ev.index
     neighbours = ev.neighbours
-    best_cc = [[NEG] * 6 for _ in range(5)]
+    best_cc = [[NEG] * 6 for _ in range(N_COLOURS)]
     j_now = ev.joker_value(ctx1, jokers_left)
     seen: dict[int, float] = {}
     for ci, colour in enumerate(COLOURS):
