@@ -421,8 +421,6 @@ def bot_moves(mission: Mission, difficulty: str, rolls: list[Roll], players: int
               bot: str = "heuristic") -> tuple[list[list[Move]], int | None]:
     """What ``bot`` players do in the co-op game on these rolls: (moves per roll per player,
     the roll they win on or None). A quick first plan, or at least a hint for the solver."""
-    import nochmal.bots  # noqa: F401  (registers the bots)
-
     agents = [make_agent(bot, p) for p in range(players)]
     game, moves = _drive(mission, difficulty, rolls, players, lambda g, t, p: agents[p].choose(g))
     won_on = mission_result(mission, game).won_on
