@@ -9,7 +9,8 @@ cut relaxation) for when there are too many terminals for the 3^k programme.
 
 Why hand-written and not networkx: networkx's ``steiner_tree`` is a 2-approximation on
 edge weights, while a crosses figure must be exact (or an honest interval) and is node
-weighted; and the Dreyfus-Wagner programme needs per terminal subset one shortest-path
+weighted (measured, benchmarks/bench_steiner.py: all 15 stars from an empty classic sheet,
+networkx 35-36 crosses in ~0.02 s, the proven optimum 33); and the Dreyfus-Wagner programme needs per terminal subset one shortest-path
 pass seeded with a whole vector of labels, which is a numpy row here. networkx serves where
 it is not the hot path (nochmal/sheetgraph.py: the board as graphs, per-cell distances).
 """
