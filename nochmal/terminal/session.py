@@ -3,9 +3,10 @@
 One ``Session`` drives ``nochmal.game.Game`` with seeded dice for a table of humans and
 bots (``play``), a seeded solo game (``puzzle``) or a co-op mission. Input is read line by
 line (``nochmal.terminal.reader``), so a pipe or a test runner can play a whole game.
-``undo`` rebuilds the game by replaying its history without the last human choice, which
-is exact because the dice depend only on (seed, roll number) and every bot decision only
-on (bot, seed, roll number, seat, position).
+``undo`` takes back the last human choice and what followed with ``Game.pop`` (a stack of
+saved states, no replay); the bots then choose again exactly as before, because the dice
+depend only on (seed, roll number) and every bot decision only on (bot, seed, roll number,
+seat, position).
 """
 
 from __future__ import annotations
@@ -101,7 +102,8 @@ class Session:
         return Game(self.board, n, self.rules, "solo" if n == 1 else "competitive")
 
     def rebuild(self, history, source: str = "history") -> None:
-        """Replace the game by a fresh one with ``history`` replayed through the engine."""
+        """Replace the game by a fresh one with ``history`` replayed through the engine (to
+        resume a record; its states are then on the undo stack like a game played here)."""
         game = self.new_game()
         for t, (roll, moves) in enumerate(history, 1):
             want = seeded_roll(self.seed, t - 1, game.dice_per_kind)
@@ -436,22 +438,29 @@ class Session:
 
     def undo(self) -> bool:
         """Take back the last human choice of the current roll (or, when no human has chosen in
-        it yet, of the roll before) and everything after it; replay the rest."""
-        hist = [(r, list(ms)) for r, ms in self.game.history]
+        it yet, of the roll before) and everything after it, with ``Game.pop``: the bots
+        then choose again exactly as before (their seeds depend only on seed, roll, seat)."""
+        g = self.game
         for back in (1, 2):
-            if len(hist) < back:
+            if len(g.history) < back:
                 break
-            roll, moves = hist[-back]
-            idx = [i for i, (q, _) in enumerate(moves) if is_human(self.seats[q])]
-            if idx:
-                i = idx[-1]
-                who, move = moves[i]
-                new_hist = hist[: len(hist) - back] + [(roll, moves[:i])]
-                self.rebuild(new_hist)
-                where = "this roll" if back == 1 else "the roll before"
-                whose = "your" if self.label(who) == "you" else f"{self.label(who)}'s"
-                self.say(f"took back {whose} '{move}' in {where}")
-                return True
+            _, moves = g.history[-back]
+            humans = [i for i, (q, _) in enumerate(moves) if is_human(self.seats[q])]
+            if not humans:
+                continue
+            i = humans[-1]
+            who, move = moves[i]
+            # the moves after it in that roll, the choice itself, and (one roll back) the
+            # current roll's moves and the roll itself
+            steps = len(moves) - i + (len(g.history[-1][1]) + 1 if back == 2 else 0)
+            if g.undo_depth < steps:
+                break
+            for _ in range(steps):
+                g.pop()
+            where = "this roll" if back == 1 else "the roll before"
+            whose = "your" if self.label(who) == "you" else f"{self.label(who)}'s"
+            self.say(f"took back {whose} '{move}' in {where}")
+            return True
         self.say("nothing to undo")
         return False
 
