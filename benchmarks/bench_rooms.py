@@ -5,10 +5,12 @@ Prints figures, asserts nothing. Three parts, each bounded in count and time:
 1. **Propagation**: a real server process on loopback; ``--rooms`` rooms (lockstep, 4
    players) with 4 clients each. Every client holds its room's event stream open and
    taps its own sheet ``--edits`` times (one cell more each time, a random pause of
-   50-250 ms between taps), all rooms at once. For every acknowledged edit and every
+   ``--pause-min``..``--pause-max`` seconds between taps: a player crossing cells after a
+   roll), all rooms at once, after a warm-up (every room's status computed once, so the
+   status child process has started). For every acknowledged edit and every
    OTHER client of the room: the time from sending the tap to that client receiving the
    ``sheet`` event. Also the tap's own round trip and the server time of the PUT and of
-   ``GET /api/rooms/{id}`` (``Server-Timing`` header) under that load.
+   ``GET /api/rooms/{id}`` (the app's ``Server-Timing`` header) under that load.
 2. **Room status**, in this process (what the server's status child runs): a 4-seat room
    of each shipped mission; after each single-seat edit, the quick status (what GET answers
    at once), the full status with the per-sheet caches warm (only the edited sheet is
@@ -26,6 +28,7 @@ import argparse
 import asyncio
 import os
 import random
+import re
 import signal
 import socket
 import statistics
@@ -59,14 +62,12 @@ def free_port() -> int:
 
 
 def start_server(data_dir: Path, port: int) -> subprocess.Popen:
-    """The web app with the rooms (create_app, plus install when create_app does not yet)."""
+    """The web app as `nochmal serve` builds it, without the room-creation rate limit."""
     code = (
         "import sys, uvicorn\n"
         "from nochmal.web.app import create_app\n"
-        "app = create_app(sys.argv[1])\n"
-        "if not hasattr(app.state, 'rooms'):\n"
-        "    from nochmal.web.rooms import install, RoomSettings\n"
-        "    install(app, sys.argv[1], RoomSettings(rooms_per_minute=10_000))\n"
+        "from nochmal.web.rooms import RoomSettings\n"
+        "app = create_app(sys.argv[1], room_settings=RoomSettings(rooms_per_minute=10_000))\n"
         "uvicorn.run(app, host='127.0.0.1', port=int(sys.argv[2]), log_level='warning')\n"
     )
     return subprocess.Popen([sys.executable, "-c", code, str(data_dir), str(port)],
@@ -85,17 +86,26 @@ def wait_up(url: str, seconds: float = 30) -> None:
     raise SystemExit(f"error: the server at {url} did not come up within {seconds:g} s")
 
 
+def process_cpu(pid: int) -> float:
+    """User + system CPU seconds of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def server_ms(res: httpx.Response) -> float | None:
-    timing = res.headers.get("server-timing", "")
-    return float(timing.split("dur=")[1]) if "dur=" in timing else None
+    """The app's own time (the web app's ServerTiming middleware, nochmal/web/app.py)."""
+    match = re.search(r"app;dur=([0-9.]+)", res.headers.get("server-timing", ""))
+    return float(match.group(1)) if match else None
 
 
 # --- 1. propagation ------------------------------------------------------------------------------
-async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: int) -> dict:
+async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: int,
+                      pause: tuple[float, float]) -> dict:
     rng = random.Random(seed)
+    cpu_start = time.process_time()
     received: dict[tuple[str, int, int], float] = {}  # (room, version, client) -> arrival
     sent: dict[tuple[str, int], tuple[float, int]] = {}  # (room, version) -> (send time, sender)
-    taps, put_server, get_server = [], [], []
+    taps, put_server, get_server, errors = [], [], [], []
     limits = httpx.Limits(max_connections=400, max_keepalive_connections=400)
     async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as http:
         rooms = []
@@ -108,37 +118,73 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
             await http.put(f"/api/rooms/{code}/rolls", json={"rolls_used": 20},
                            headers={"Authorization": f"Bearer {tokens[0]}"})
             rooms.append((code, tokens))
+        for code, _ in rooms:  # warm-up: the status child started and every room's status computed once
+            end = time.monotonic() + 120
+            while time.monotonic() < end:
+                if (await http.get(f"/api/rooms/{code}")).json()["status"]["complete"]:
+                    break
+                await asyncio.sleep(0.2)
         ready = asyncio.Event()
         connected = 0
 
         async def listen(code: str, client: int) -> None:
+            """One phone's stream; it reconnects like a browser (Last-Event-ID) and a snapshot
+            delivers every version up to its own."""
             nonlocal connected
-            async with http.stream("GET", f"/api/rooms/{code}/events", timeout=None) as res:
-                event = None
-                async for line in res.aiter_lines():
-                    if line.startswith("event:"):
-                        event = line[6:].strip()
-                        if event == "sync":  # subscribed: the snapshot comes after the subscription
-                            connected += 1
-                            if connected == 4 * n_rooms:
-                                ready.set()
-                    elif line.startswith("id:") and event == "sheet":
-                        received[(code, int(line[3:].strip()), client)] = time.perf_counter()
+            last = None
+            first = True
+            while True:
+                headers = {"Last-Event-ID": str(last)} if last is not None else {}
+                try:
+                    async with http.stream("GET", f"/api/rooms/{code}/events", headers=headers, timeout=None) as res:
+                        fields: dict[str, str] = {}
+                        async for line in res.aiter_lines():
+                            if line:
+                                name, _, value = line.partition(":")
+                                fields[name] = value.strip()
+                                continue
+                            event, ident = fields.get("event"), fields.get("id")
+                            fields = {}
+                            if ident is None or not ident.isdigit():
+                                continue
+                            version, now = int(ident), time.perf_counter()
+                            if event == "sync":
+                                for v in range((last or 0) + 1, version + 1):
+                                    received.setdefault((code, v, client), now)
+                                if first:
+                                    first = False
+                                    connected += 1
+                                    if connected == 4 * n_rooms:
+                                        ready.set()
+                            elif event == "sheet":
+                                received.setdefault((code, version, client), now)
+                            if event in ("sync", "sheet", "rolls"):
+                                last = max(last or 0, version)
+                except httpx.HTTPError:
+                    await asyncio.sleep(0.3)
 
         async def tap(code: str, tokens: list[str], client: int) -> None:
             await ready.wait()
             for k in range(edits):
-                await asyncio.sleep(rng.uniform(0.05, 0.25))
+                await asyncio.sleep(rng.uniform(*pause))
                 start = time.perf_counter()
-                res = await http.put(f"/api/rooms/{code}/seats/{client}/sheet", json={"cells": CELLS[: k + 1]},
-                                     headers={"Authorization": f"Bearer {tokens[client]}"})
+                try:
+                    res = await http.put(f"/api/rooms/{code}/seats/{client}/sheet", json={"cells": CELLS[: k + 1]},
+                                         headers={"Authorization": f"Bearer {tokens[client]}"})
+                except httpx.HTTPError as exc:  # e.g. a kept-alive connection the server had closed
+                    errors.append(type(exc).__name__)
+                    continue
                 taps.append((time.perf_counter() - start) * 1000)
                 if res.status_code == 200:
                     sent[(code, res.json()["version"])] = (start, client)
                     if (ms := server_ms(res)) is not None:
                         put_server.append(ms)
                 if client == 0 and k % 3 == 0:
-                    g = await http.get(f"/api/rooms/{code}")
+                    try:
+                        g = await http.get(f"/api/rooms/{code}")
+                    except httpx.HTTPError as exc:
+                        errors.append(type(exc).__name__)
+                        continue
                     if (ms := server_ms(g)) is not None:
                         get_server.append(ms)
 
@@ -165,7 +211,8 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
             else:
                 delays.append((arrival - start) * 1000)
     return {"delays": delays, "missing": missing, "taps": taps, "put_server": put_server,
-            "get_server": get_server, "edits": len(sent), "elapsed": elapsed}
+            "get_server": get_server, "edits": len(sent), "elapsed": elapsed, "errors": errors,
+            "client_cpu": time.process_time() - cpu_start}
 
 
 # --- 2. status time -------------------------------------------------------------------------------
@@ -267,6 +314,10 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=120.0, help="time limit of the load part, seconds")
     parser.add_argument("--status-edits", type=int, default=8, help="edits per mission in the status part")
     parser.add_argument("--kill-after", type=float, default=2.0, help="seconds of edits before the SIGKILL")
+    parser.add_argument("--pause-min", type=float, default=1.0, help="least pause between a client's taps, s")
+    parser.add_argument("--pause-max", type=float, default=4.0, help="longest pause between a client's taps, s")
+    parser.add_argument("--client-procs", type=int, default=4, help="processes the clients run in (default 4)")
+    parser.add_argument("--parts", default="123", help="which parts to run (default 123)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     for name in ("rooms", "edits", "status_edits"):
@@ -275,13 +326,56 @@ def main() -> None:
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1/5/15 min), "
           f"{os.cpu_count()} cores, python {sys.version.split()[0]}")
 
-    print(f"\n1. propagation: {args.rooms} rooms x 4 clients, {args.edits} taps each, loopback")
+    if "1" in args.parts:
+        load_part(args)
+    if "2" in args.parts:
+        print(f"\n2. room status of a 4-seat room, {args.status_edits} single-seat edits per mission (p50 / p95)")
+        status_times(args.status_edits, args.seed)
+    if "3" in args.parts:
+        print(f"\n3. kill and restart after {args.kill_after:g} s of edits from 4 seats")
+        acked, found, extra = asyncio.run(kill_and_restart(args.kill_after))
+        print(f"  edits acknowledged {acked}, found after the restart {found} (unanswered edits also stored: {extra})")
+
+
+def _client_process(job: tuple) -> dict:
+    url, rooms, edits, limit, seed, pause = job
+    return asyncio.run(propagation(url, rooms, edits, limit, seed, pause))
+
+
+def run_clients(url: str, args) -> dict:
+    """The phones, spread over ``--client-procs`` processes (one Python process cannot
+    parse 80 streams and time them without becoming the bottleneck itself)."""
+    import multiprocessing
+
+    n = max(1, min(args.client_procs, args.rooms))
+    shares = [args.rooms // n + (1 if i < args.rooms % n else 0) for i in range(n)]
+    jobs = [(url, share, args.edits, args.limit, args.seed + i, (args.pause_min, args.pause_max))
+            for i, share in enumerate(shares)]
+    with multiprocessing.get_context("spawn").Pool(n) as pool:
+        parts = pool.map(_client_process, jobs)
+    out = {key: [] for key in ("delays", "taps", "put_server", "get_server", "errors")}
+    for part in parts:
+        for key in out:
+            out[key] += part[key]
+    out["missing"] = sum(p["missing"] for p in parts)
+    out["edits"] = sum(p["edits"] for p in parts)
+    out["elapsed"] = max(p["elapsed"] for p in parts)
+    out["client_cpu"] = sum(p["client_cpu"] for p in parts)
+    return out
+
+
+def load_part(args) -> None:
+    print(f"\n1. propagation: {args.rooms} rooms x 4 clients, {args.edits} taps each "
+          f"({args.pause_min:g}-{args.pause_max:g} s apart), loopback, clients in {args.client_procs} process(es)")
     data = Path(tempfile.mkdtemp(prefix="bench-rooms-"))
     port = free_port()
     proc = start_server(data, port)
     try:
         wait_up(f"http://127.0.0.1:{port}")
-        r = asyncio.run(propagation(f"http://127.0.0.1:{port}", args.rooms, args.edits, args.limit, args.seed))
+        server_cpu = process_cpu(proc.pid)
+        r = run_clients(f"http://127.0.0.1:{port}", args)
+        server_cpu = process_cpu(proc.pid) - server_cpu
+        client_cpu = r["client_cpu"]
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -289,18 +383,13 @@ def main() -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
     print(f"  {r['edits']} edits acknowledged in {r['elapsed']:.1f} s; deliveries to the other 3 clients missing: "
-          f"{r['missing']}")
+          f"{r['missing']}; client errors: {len(r['errors'])} {sorted(set(r['errors']))}")
+    print(f"  CPU seconds: server {server_cpu:.1f} ({server_cpu / max(1, r['edits']) * 1000:.1f} ms per edit, "
+          f"with its status child not counted), the {4 * args.rooms} clients {client_cpu:.1f}")
     print(f"  tap -> other phones:   {summary(r['delays'])}")
     print(f"  tap round trip:        {summary(r['taps'])}")
     print(f"  PUT sheet server time: {summary(r['put_server'])}")
     print(f"  GET room server time:  {summary(r['get_server'])}")
-
-    print(f"\n2. room status of a 4-seat room, {args.status_edits} single-seat edits per mission (p50 / p95)")
-    status_times(args.status_edits, args.seed)
-
-    print(f"\n3. kill and restart after {args.kill_after:g} s of edits from 4 seats")
-    acked, found, extra = asyncio.run(kill_and_restart(args.kill_after))
-    print(f"  edits acknowledged {acked}, found after the restart {found} (unanswered edits also stored: {extra})")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from typing import Sequence
 
 from nochmal.board import load_board
 from nochmal.errors import NochmalError
-from nochmal.game import Game
+from nochmal.game import Game, Mode
 from nochmal.missions.loader import load_mission
 from nochmal.missions.model import (DIFFICULTIES, IN_PROGRESS, LOST, WON, Mission, MissionError, block_slots,
                                     target_mask)
@@ -47,7 +47,7 @@ def coop_game(mission: Mission, difficulty: str, players: int, rules: RuleSettin
     def won(game: Game) -> bool:
         return all_met(objectives, game.sheets)
 
-    return Game(load_board(mission.board), players, rules, mode="coop", roll_limit=budget, stop_after_roll=won)
+    return Game(load_board(mission.board), players, rules, mode=Mode.COOP, roll_limit=budget, stop_after_roll=won)
 
 
 @dataclass

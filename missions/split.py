@@ -593,7 +593,9 @@ class TeamPlan:
 
 
 def team_plan(mission: Mission, sheets, rolls_left: int, time_limit: float = SPLIT_SECONDS) -> TeamPlan:
-    """The split, the score bounds and every reason the mission can no longer be won."""
+    """The split, the score bounds, and the reasons the split or a score bound show that the
+    mission can no longer be won (coop.lost_reasons gives the others: budget, jokers, a
+    sheet alone)."""
     sheets = list(sheets)
     n = len(sheets)
     split = solve_split(split_instance(mission, sheets), time_limit)
@@ -603,13 +605,7 @@ def team_plan(mission: Mission, sheets, rolls_left: int, time_limit: float = SPL
                     f"only {rolls_left} left")
     bounds = []
     for obj in mission.objectives:
-        if obj.kind == "jokers_left":
-            target = obj.threshold(n)
-            values = [s.jokers_left for s in sheets]
-            have = sum(values) if obj.scope == "team" else (min(values) if obj.scope == "each" else max(values))
-            if have < target:
-                lost.append(f"{obj.describe(n)}: only {have} unused joker(s) left and jokers never come back")
-        elif obj.kind == "score":
+        if obj.kind == "score":  # (a missed jokers_left target is coop.lost_reasons' to report)
             target = obj.threshold(n)
             values = [best_score_bound(s, rolls_left) for s in sheets]
             best = sum(values) if obj.scope == "team" else (min(values) if obj.scope == "each" else max(values))

@@ -65,3 +65,11 @@ class RecordError(NochmalError):
 class OptionError(NochmalError):
     """A bad value for an option or argument of a command or function call (not a bad
     file): the command line exits 2 for it, a usage error, and 1 for the others."""
+
+
+class PositionTextError(NochmalError):
+    """A game position's text is malformed (bad notation, like InvalidMoveError)."""
+
+
+class IllegalPositionError(NochmalError):
+    """A well-formed game position that the rules cannot reach or the mode does not allow."""

@@ -14,6 +14,7 @@ from nochmal.board import BUILTIN_BOARDS, Board, load_board
 from nochmal.dice import Roll, seeded_rolls
 from nochmal.errors import NochmalError
 from nochmal.fileio import load_json_text, read_text_file
+from nochmal.game import Mode
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 from nochmal.sheet import Sheet
@@ -65,7 +66,7 @@ class Instance:
                     count: int | None = None) -> "Instance":
         """The rolls of a solo record from turn ``after_turn + 1`` on, starting from the
         sheet the record's moves reached after ``after_turn`` turns (replayed and checked)."""
-        if record.mode != "solo":
+        if record.mode != Mode.SOLO:
             raise InstanceError(f"{source}: the planner handles solo records, this one is {record.mode!r}")
         rolls = [roll for roll, _ in record.rolls]
         if not 0 <= after_turn <= len(rolls):

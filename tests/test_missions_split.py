@@ -117,16 +117,18 @@ def test_empty_sheets_bounds_hold_and_star_hunt_is_split():
     assert not plan.lost_early
 
 
-def test_lost_early_when_rolls_run_out_and_for_jokers():
-    m = mission(Objective("columns", "each", columns=(0, 14)),
-                Objective("jokers_left", "team", at_least=tuple((p, 7) for p in (1, 2, 3, 4))))
+def test_lost_early_when_the_split_or_the_score_bound_cannot_make_it():
+    m = mission(Objective("columns", "each", columns=(0, 14)))
     sheets = [Sheet(BOARD, 0, jokers_used=1), Sheet.empty(BOARD)]
     plan = team_plan(m, sheets, rolls_left=2, time_limit=2)
-    # column O from an empty sheet needs 15 columns' worth of path: far more than 10 crosses
-    assert any("needs at least" in r for r in plan.lost_early)
-    ok = team_plan(mission(Objective("jokers_left", "team", at_least=tuple((p, 16) for p in (1, 2, 3, 4)))),
-                   sheets, rolls_left=2)
-    assert any("jokers never come back" in r for r in ok.lost_early)
+    # columns A and O from an empty sheet take far more than 2 rolls x 5 crosses
+    assert any("needs at least" in r and "only 2 left" in r for r in plan.lost_early)
+    assert not team_plan(m, sheets, rolls_left=40, time_limit=2).lost_early
+    target = mission(Objective("score", "team", at_least=tuple((p, 30) for p in (1, 2, 3, 4))))
+    short = team_plan(target, sheets, rolls_left=1)
+    assert short.score_bounds[0]["best_reachable"] < 30
+    assert any("point(s) still reachable in 1 roll(s)" in r for r in short.lost_early)
+    assert not team_plan(target, sheets, rolls_left=25).lost_early
 
 
 def test_score_bound_is_an_upper_bound_of_a_real_finish():

@@ -15,7 +15,6 @@ from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.record import GameRecord
 from nochmal.sheet import Sheet
 from nochmal.sheetview import render_sheet
-from nochmal.svg import SheetPicture, pictures_svg, record_heading, record_pictures
 
 board_app = typer.Typer(help="Sheet layouts: draw one, list the built-in ones, check a custom one.",
                         no_args_is_help=True)
@@ -104,9 +103,11 @@ def check(
         raise typer.Exit(1)
 
 
-def _load_pictures(file: Path, board: Optional[str],
-                   allow_impossible: bool = False) -> tuple[list[SheetPicture], list[str]]:
-    """The sheets to draw and the heading, from a typed sheet or a game record."""
+def _load_pictures(file: Path, board: Optional[str], allow_impossible: bool = False) -> tuple[list, list[str]]:
+    """The sheets to draw (``nochmal.svg.SheetPicture``) and the heading, from a typed sheet
+    or a game record."""
+    from nochmal.svg import SheetPicture, record_heading, record_pictures  # see render
+
     text = read_text_file(file, lambda reason: NochmalError(f"{file}: {reason}"))
     if text.lstrip().startswith("{"):
         if board is not None:
@@ -136,6 +137,8 @@ def render(
 
     Example: nochmal render game.json --svg game.svg
     """
+    from nochmal.svg import pictures_svg  # xml.sax.saxutils loads urllib, http and ssl: only to draw
+
     items, heading = _load_pictures(file, board, allow_impossible)
     atomic_write_text(svg, pictures_svg(items, heading))
     if as_json:

@@ -64,7 +64,7 @@ def serve(
         raise NochmalError(f"--data {folder}: not a folder")
     if not is_local(host):
         err_console.print(f"warning: --host {host} makes the app reachable from other machines; "
-                          "it has no login, anyone who can reach it can play and upload records",
+                          "it has no login, anyone who can reach it can play and upload records, and anyone on the network with a room's code can open that room",
                           markup=False, soft_wrap=True)
     app = create_app(folder)
     shown = f"[{host}]" if ":" in host else host

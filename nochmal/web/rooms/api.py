@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
 import re
 import time
 import zipfile
@@ -34,15 +35,25 @@ from nochmal.web.rooms.store import Room, RoomStore
 
 MAX_BODY = 64 * 1024  # bytes of a JSON body
 MAX_IMPORT = 256 * 1024  # bytes of an imported room (zip or JSON)
-STREAM_SECONDS = 25.0  # a stream ends after this; the browser reconnects at once with Last-Event-ID
+STREAM_SECONDS = 15.0  # a stream ends after this; the browser reconnects at once with Last-Event-ID
 KEEPALIVE_SECONDS = 10.0
 EXPORT_FORMAT = "nochmal-room"
+
+
+def _env_days() -> float:
+    """$NOCHMAL_ROOMS_EXPIRE_DAYS (a positive number), else 30."""
+    text = os.environ.get("NOCHMAL_ROOMS_EXPIRE_DAYS", "")
+    try:
+        value = float(text)
+    except ValueError:
+        return 30.0
+    return value if value > 0 else 30.0
 
 
 @dataclass
 class RoomSettings:
     rooms_per_minute: int = 10  # room creations per client address and minute
-    expire_days: float = 30.0  # rooms untouched this long are deleted
+    expire_days: float = field(default_factory=_env_days)  # rooms untouched this long are deleted
     split_seconds: float = 3.0  # CP-SAT time limit of a team split
 
 
@@ -75,7 +86,9 @@ class Rooms:
         self._last_expiry = time.monotonic()
 
     def _publish_status(self, code: str, data: dict) -> None:
-        self.hub.publish(code, "status", data, data["version"])
+        # no event id: a status may describe an older version than the browser has seen, and
+        # its Last-Event-ID must stay the newest edit (else every reconnect needs a snapshot)
+        self.hub.publish(code, "status", data)
 
     def expire_now_and_then(self) -> None:
         if time.monotonic() - self._last_expiry > 3600:
@@ -116,17 +129,32 @@ class Rooms:
         svg = sheets_svg([(title, sheet)], cols, colours)
         return svg[svg.index("<svg"):]
 
-    def publish_sheet(self, room: Room, k: int, redraw_all: bool) -> None:
-        doc = self.room_document(room, "")
+    def publish_sheet(self, room: Room, k: int, redraw_all: bool, doc: dict | None = None) -> None:
+        doc = doc or self.room_document(room, "")
         data = {"version": room.version, "seat": k, "sheet": doc["seats"][k], "status": doc["status"],
                 "svgs": {str(j): self.seat_svg(room, j) for j in (range(room.spec.players) if redraw_all else [k])}}
         self.hub.publish(room.code, "sheet", data, room.version)
 
+    def edit_sheet(self, code: str, seat: str, token: str | None, raw: bytes, base_url: str) -> dict:
+        """PUT .../seats/{seat}/sheet in one thread hop: the token, then the body, the commit,
+        the event to the room, the answer."""
+        room = self.store.room(checked_code(code))
+        k = checked_seat(seat, room)
+        self.store.check_token(code, k, token)
+        edit = parse_sheet_edit(parse_json(raw), board_of(room.spec), room.spec.mode)
+        before = first_claims(room, k)
+        version, sheet_version = self.store.set_sheet(code, k, edit.state, edit.version)
+        room = self.store.room(code)
+        # a seat scoring a column or colour first strikes that first value on the other sheets
+        redraw_all = room.spec.mode == "competitive" and first_claims(room, k) != before
+        doc = self.room_document(room, base_url)
+        self.publish_sheet(room, k, redraw_all, doc)
+        return {"version": version, "sheet_version": sheet_version, "seat": doc["seats"][k], "status": doc["status"]}
 
-def server_timed(response: Response, start: float) -> Response:
-    """The server's own time for the request as a ``Server-Timing`` header (benchmarks read it)."""
-    response.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - start) * 1000:.2f}"
-    return response
+
+def first_claims(room: Room, k: int) -> tuple[int, int]:
+    sheet = room_sheets(room)[k]
+    return sheet.cols_upper, sheet.colours_upper
 
 
 def room_url(base_url: str, code: str) -> str:
@@ -138,7 +166,10 @@ def problem_response(exc: RequestProblem) -> JSONResponse:
 
 
 async def read_json(request: Request, cap: int = MAX_BODY):
-    raw = await read_body(request, cap)
+    return parse_json(await read_body(request, cap))
+
+
+def parse_json(raw: bytes):
     if not raw.strip():
         raise RequestProblem(422, "the body is empty; send a JSON object", "body")
     try:
@@ -210,10 +241,8 @@ def make_router(rooms: Rooms) -> APIRouter:
 
     @router.get("/{code}", summary="The room: seats, every sheet, and the status (mission status JSON + split)")
     async def get_room(code: str, request: Request):
-        start = time.perf_counter()
         room = await run_in_threadpool(store.room, checked_code(code))
-        doc = await run_in_threadpool(rooms.room_document, room, str(request.base_url))
-        return server_timed(JSONResponse(doc), start)
+        return await run_in_threadpool(rooms.room_document, room, str(request.base_url))
 
     @router.post("/{code}/seats", status_code=201, summary="Take the lowest free seat under a name")
     async def join(code: str, request: Request):
@@ -225,19 +254,8 @@ def make_router(rooms: Rooms) -> APIRouter:
 
     @router.put("/{code}/seats/{seat}/sheet", summary="Replace a seat's sheet (Bearer seat token)")
     async def put_sheet(code: str, seat: str, request: Request):
-        start = time.perf_counter()
-        room = await run_in_threadpool(store.room, checked_code(code))
-        k = checked_seat(seat, room)
-        await run_in_threadpool(store.check_token, code, k, bearer(request))
-        edit = parse_sheet_edit(await read_json(request), board_of(room.spec), room.spec.mode)
-        before = room.seat(k)
-        version, sheet_version = await run_in_threadpool(store.set_sheet, code, k, edit.state, edit.version)
-        room = await run_in_threadpool(store.room, code)
-        claims_changed = before is None or (room.spec.mode == "competitive" and _claims(before.state) != _claims(room.seat(k).state))
-        await run_in_threadpool(rooms.publish_sheet, room, k, claims_changed)
-        doc = await run_in_threadpool(rooms.room_document, room, str(request.base_url))
-        return server_timed(JSONResponse({"version": version, "sheet_version": sheet_version, "seat": doc["seats"][k],
-                                          "status": doc["status"]}), start)
+        raw = await read_body(request, MAX_BODY)
+        return await run_in_threadpool(rooms.edit_sheet, code, seat, bearer(request), raw, str(request.base_url))
 
     @router.put("/{code}/seats/{seat}/name", summary="Rename a seat (Bearer seat token)")
     async def rename(code: str, seat: str, request: Request):
@@ -318,10 +336,6 @@ def make_router(rooms: Rooms) -> APIRouter:
                             status_code=201)
 
     return router
-
-
-def _claims(state: SheetState) -> tuple:
-    return state.later_columns, state.later_colours, state.crossed
 
 
 async def _stream(rooms: Rooms, code: str, last_seen: int | None, base_url: str, request: Request):

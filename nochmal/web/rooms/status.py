@@ -26,6 +26,7 @@ from nochmal.web.rooms.model import board_of, shipped_mission
 from nochmal.web.rooms.store import Room
 
 log = logging.getLogger(__name__)
+QUIET_SECONDS = 0.25  # a room's full status waits until its edits pause this long
 
 
 def seat_label(room: Room, k: int) -> str:
@@ -112,7 +113,12 @@ def claimed_by_others(room: Room, k: int) -> tuple[int, int]:
 
 
 def _watch_parent(parent: int) -> None:
-    """In the status child: exit as soon as the server process is gone (even after SIGKILL)."""
+    """In the status child: a lower CPU priority (taps come first), and exit as soon as the
+    server process is gone (even after SIGKILL)."""
+    try:
+        os.nice(10)
+    except OSError:
+        pass
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -167,8 +173,10 @@ class StatusWorker:
             return hit
 
     def request(self, code: str) -> None:
+        """Recompute the room's full status once it has been quiet for QUIET_SECONDS (a
+        player taps several cells in a row; only the last state matters)."""
         with self._cv:
-            self._todo[code] = None
+            self._todo[code] = time.monotonic()
             self._todo.move_to_end(code)
             self._cv.notify()
 
@@ -182,11 +190,19 @@ class StatusWorker:
     def _run(self) -> None:
         while True:
             with self._cv:
-                while not self._todo and not self._stop:
-                    self._cv.wait()
+                code = None
+                while code is None and not self._stop:
+                    now = time.monotonic()
+                    due = [c for c, at in self._todo.items() if now - at >= QUIET_SECONDS]
+                    if due:
+                        code = due[0]
+                        del self._todo[code]
+                    elif self._todo:
+                        self._cv.wait(QUIET_SECONDS - (now - min(self._todo.values())))
+                    else:
+                        self._cv.wait()
                 if self._stop:
                     return
-                code, _ = self._todo.popitem(last=False)
             try:
                 room = self._load(code)
                 status = self.cached(room)
@@ -199,5 +215,9 @@ class StatusWorker:
                         while len(self._cache) > 512:
                             self._cache.popitem(last=False)
                 self._publish(code, {"version": room.version, "status": status})
+            except RuntimeError as exc:
+                if "after shutdown" in str(exc):  # the interpreter is exiting: the pool is gone
+                    return
+                log.exception("room status for %s failed", code)
             except Exception:  # a room that expired meanwhile, or a search that failed: log, go on
                 log.exception("room status for %s failed", code)

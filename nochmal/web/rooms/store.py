@@ -1,15 +1,17 @@
 """Rooms, seats and every edit in SQLite (one file in the data folder).
 
-Durability: WAL journal with ``synchronous=FULL``, and every write is its own transaction,
+Durability: WAL journal (``SYNCHRONOUS`` below), and every write is its own transaction,
 committed before the request that made it is answered; so a server killed at any moment
-(SIGKILL) keeps every edit it acknowledged. One connection behind a lock serves the
-threadpool (SQLite serialises writers anyway). Seat tokens and handover secrets are stored
+(SIGKILL) keeps every edit it acknowledged. One write connection behind a lock (SQLite
+serialises writers anyway); each thread reads through its own connection, so reads never
+wait for a commit. Seat tokens and handover secrets are stored
 only as SHA-256 hashes. Crossed cells are stored as hex text (105 bits do not fit an
 SQLite integer). Nothing a client sends becomes a path: the database file name is fixed.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import sqlite3
 import threading
@@ -21,6 +23,11 @@ from nochmal.web.rooms.model import (MAX_SEATS, RequestProblem, RoomSpec, SheetS
                                      secret_hash)
 
 DB_NAME = "rooms.sqlite3"
+# WAL with synchronous=NORMAL: a commit has reached the operating system before it returns,
+# so it survives the server process dying at any moment (SIGKILL, a crash); only a power cut
+# or an OS crash can lose the last commits. FULL would also fsync every commit: measured
+# 9 ms a commit on this machine idle and far more under load (benchmarks/RESULTS.md).
+SYNCHRONOUS = "NORMAL"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms (
@@ -92,11 +99,24 @@ class RoomStore:
             folder.mkdir(parents=True, exist_ok=True)
             self.path = target = folder / DB_NAME
         self._lock = threading.Lock()
+        self._target = target
         self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute(f"PRAGMA synchronous={SYNCHRONOUS}")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(_SCHEMA)
+        self._readers = threading.local()  # WAL: readers never wait for the writer
+
+    def _reader(self) -> sqlite3.Connection:
+        """This thread's read connection (the writer's own one for an in-memory database)."""
+        if self.path is None:
+            return self._db
+        conn = getattr(self._readers, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self._target, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA query_only=ON")
+            self._readers.conn = conn
+        return conn
 
     def close(self) -> None:
         with self._lock:
@@ -108,31 +128,25 @@ class RoomStore:
     # --- reading ---------------------------------------------------------------------------
     def room(self, code: str) -> Room:
         """The room, or RequestProblem 404 (a wrong code and a missing room look the same)."""
-        with self._lock:
-            return self._room(code)
+        with self._read() as db:
+            return self._room(code, db)
 
-    def _room(self, code: str) -> Room:
-        row = self._db.execute("SELECT spec, rolls_used, version, created, touched FROM rooms WHERE code = ?",
-                               (code,)).fetchone()
+    def _read(self):
+        """A read: this thread's own connection in WAL mode; the shared one (locked) in memory."""
+        return _Read(self)
+
+    def _room(self, code: str, db: sqlite3.Connection | None = None) -> Room:
+        db = db or self._db
+        row = db.execute("SELECT spec, rolls_used, version, created, touched FROM rooms WHERE code = ?",
+                         (code,)).fetchone()
         if row is None:
             raise RequestProblem(404, "no room with this code (wrong code, or the room expired)", "id")
         seats = tuple(
             Seat(k, name, SheetState(int(crossed, 16), jokers, lcols, lcolours), sv)
-            for k, name, crossed, jokers, lcols, lcolours, sv in self._db.execute(
+            for k, name, crossed, jokers, lcols, lcolours, sv in db.execute(
                 "SELECT seat, name, crossed, jokers_used, later_columns, later_colours, sheet_version "
                 "FROM seats WHERE code = ? ORDER BY seat", (code,)))
         return Room(code, RoomSpec(**json.loads(row[0])), row[1], row[2], row[3], row[4], seats)
-
-    def room_codes(self) -> list[str]:
-        with self._lock:
-            return [r[0] for r in self._db.execute("SELECT code FROM rooms ORDER BY created")]
-
-    def edits(self, code: str) -> list[dict]:
-        """The room's edit log, oldest first (what export and the crash test read)."""
-        with self._lock:
-            return [{"version": v, "seat": seat, "kind": kind, "payload": json.loads(payload), "at": at}
-                    for v, seat, kind, payload, at in self._db.execute(
-                        "SELECT version, seat, kind, payload, at FROM edits WHERE code = ? ORDER BY version", (code,))]
 
     # --- writing ---------------------------------------------------------------------------
     def create_room(self, spec: RoomSpec, now: float | None = None) -> str:
@@ -168,9 +182,9 @@ class RoomStore:
         """401 without a token, 403 with a token that does not hold this seat."""
         if not token:
             raise RequestProblem(401, "a seat token is needed: send 'Authorization: Bearer TOKEN'", "authorization")
-        with self._lock:
-            self._room(code)
-            row = self._db.execute("SELECT token_hash FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone()
+        with self._read() as db:
+            self._room(code, db)
+            row = db.execute("SELECT token_hash FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone()
         if row is None:
             raise RequestProblem(404, f"seat {seat} is not taken in this room", "seat")
         if not secrets_equal(row[0], secret_hash(token)):
@@ -180,10 +194,10 @@ class RoomStore:
         """The seat a token holds in this room (401/403 otherwise)."""
         if not token:
             raise RequestProblem(401, "a seat token is needed: send 'Authorization: Bearer TOKEN'", "authorization")
-        with self._lock:
-            self._room(code)
-            row = self._db.execute("SELECT seat FROM seats WHERE code = ? AND token_hash = ?",
-                                   (code, secret_hash(token))).fetchone()
+        with self._read() as db:
+            self._room(code, db)
+            row = db.execute("SELECT seat FROM seats WHERE code = ? AND token_hash = ?",
+                             (code, secret_hash(token))).fetchone()
         if row is None:
             raise RequestProblem(403, "this token holds no seat in this room", "authorization")
         return row[0]
@@ -278,9 +292,29 @@ class RoomStore:
 
 
 def secrets_equal(a: str, b: str) -> bool:
-    import hmac
-
+    """Constant-time comparison of two token hashes."""
     return hmac.compare_digest(a, b)
+
+
+class _Read:
+    def __init__(self, store: RoomStore):
+        self.store = store
+        self.locked = store.path is None
+
+    def __enter__(self) -> sqlite3.Connection:
+        if self.locked:
+            self.store._lock.acquire()
+            return self.store._db
+        self.conn = self.store._reader()
+        self.conn.execute("BEGIN")  # one snapshot for all the reads
+        return self.conn
+
+    def __exit__(self, *exc) -> bool:
+        if self.locked:
+            self.store._lock.release()
+        else:
+            self.conn.execute("COMMIT")
+        return False
 
 
 class _Tx:

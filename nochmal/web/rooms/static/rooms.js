@@ -184,8 +184,8 @@
         "'s sheet cannot come from a legal game: " + esc(bad.reasons.join("; ")) + "</p>";
     }
     const team = st.team;
-    if (team && team.lost_early) {
-      html += '<p class="flag lost">' + team.lost_reasons.map(esc).join("<br>") + "</p>";
+    if (st.lost_reasons && st.lost_reasons.length) {
+      html += '<p class="flag lost" id="lost-reasons">' + st.lost_reasons.map(esc).join("<br>") + "</p>";
     }
     html += '<ul class="objectives">';
     for (const o of st.objectives || []) {
@@ -209,7 +209,7 @@
       for (const b of team.score_bounds || []) {
         html += "<p>" + esc(b.description) + ": at most " + b.best_reachable + " still reachable (needs " + b.target + ")</p>";
       }
-    } else if (!st.complete) {
+    } else if (!st.complete && !(st.impossible || []).length) {
       html += '<p class="fine" id="computing">working out who should do what…</p>';
     }
     box.innerHTML = html;
