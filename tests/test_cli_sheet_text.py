@@ -19,7 +19,6 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 import nochmal as nm
-from nochmal.bots import make_agent
 from nochmal.cli import app
 from nochmal.sheetview import render_sheet
 
@@ -54,7 +53,8 @@ def test_score_prints_letters_marks_and_jokers(tmp_path):
     rows = ["".join("x" if f"{LETTERS[c]}{r + 1}" in crossed else "." for c in range(15)) for r in range(7)]
     path = tmp_path / "s.txt"
     path.write_text("\n".join(rows) + "\njokers_used: 3\n", encoding="utf-8")
-    out = runner.invoke(app, ["score", str(path), "--allow-impossible"]).stdout  # drawing only: no game makes these sheets
+    # column A alone is not connected to column H: drawn all the same with --allow-impossible
+    out = runner.invoke(app, ["score", str(path), "--allow-impossible"]).stdout
     assert grid_rows(out) == expected_rows(crossed)
     first = next(line for line in out.splitlines() if line.startswith("1st"))
     assert first.split()[1] == "(5)"  # column A scored at its first value
@@ -64,13 +64,13 @@ def test_score_prints_letters_marks_and_jokers(tmp_path):
 def test_no_joker_left_is_not_a_row_of_dots(tmp_path):
     path = tmp_path / "s.txt"
     path.write_text("\n".join(["." * 15] * 7) + "\njokers_used: 8\n", encoding="utf-8")
-    out = runner.invoke(app, ["score", str(path), "--allow-impossible"]).stdout  # drawing only: no game makes these sheets
+    out = runner.invoke(app, ["score", str(path), "--allow-impossible"]).stdout  # 8 jokers, nothing crossed
     assert jokers_line(out).split()[1:] == ["X"] * 8 + ["(0", "left)"]
     assert "." not in jokers_line(out)
 
 
 def test_solo_replay_play_and_board_show_draw_the_same_text(tmp_path):
-    record = nm.play_solo(nm.load_board("classic"), make_agent("greedy", 5), 5)
+    record = nm.play_solo(nm.load_board("classic"), nm.make_agent("greedy", 5), 5)
     final = nm.Sheet.from_text(record.result["sheets"][0], nm.load_board("classic"))
     crossed = set(final.board.cells_of(final.crossed))
     solo = runner.invoke(app, ["solo", "--seed", "5", "--save", str(tmp_path / "g.json")]).stdout

@@ -69,6 +69,10 @@ def test_two_seats_live(server, browser):
     # the team status updates: the split names both players, Anna needs fewer crosses now
     ben.wait_for_selector("#split-total", timeout=30000)
     assert "Anna" in ben.inner_text("table.split")
+    # H4 H3 H2 H1 lie in four blocks: four rolls at least, or the sheet is impossible
+    for _ in range(3):
+        anna.click("#rolls-plus")
+    ben.wait_for_function("() => document.querySelector('#rolls-used').textContent === '4'")
     for name in ("H3", "H2", "H1"):
         cell(anna, "#mine", name).click()
         anna.wait_for_selector(f'#mine rect[data-cell="{name}"][data-crossed="1"]')
