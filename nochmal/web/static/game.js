@@ -336,12 +336,21 @@
           fetch("/api/jobs/" + job.id + "/sheet?after=" + k).then(r => r.text())]);
         $("cmp-mine").innerHTML = a;
         $("cmp-best").innerHTML = b;
+        // the cells crossed in roll k: the player's move and the plan's move
+        const mine = state.log.find(e => e.roll === k);
+        markCells("#cmp-mine", mine ? mine.move : "pass");
+        markCells("#cmp-best", k ? plan.steps[k - 1].move : "pass");
       } catch (e) { NM.say(e.message, "bad"); }
     };
     range.oninput = show;
     $("cmp-prev").onclick = () => { range.value = Math.max(0, Number(range.value) - 1); show(); };
     $("cmp-next").onclick = () => { range.value = Math.min(plan.steps.length, Number(range.value) + 1); show(); };
     show();
+  }
+
+  function markCells(box, move) {
+    const cells = new Set(move === "pass" ? [] : move.split(" ").slice(1));
+    document.querySelectorAll(box + " rect.cell").forEach(r => r.classList.toggle("plan-now", cells.has(r.dataset.cell)));
   }
 
   function esc(s) { const d = document.createElement("div"); d.textContent = s; return d.innerHTML; }
