@@ -271,6 +271,7 @@ def test_solve_job_runs_with_progress_and_a_validated_plan(client):
     job = _wait(client, job.json()["id"])
     assert job["state"] == "done", job
     plan = job["result"]
+    assert plan["instance"]["rolls"] == rolls  # the keys of `nochmal solve --json`
     # an independent check: the plan's moves replayed by the engine give its total
     game = Game(nm.load_board("classic"), 1, RuleSettings(solo_rolls=5), mode="solo")
     for roll, step in zip(seeded_rolls(7, 5, 2), plan["steps"]):
