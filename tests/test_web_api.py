@@ -272,6 +272,7 @@ def test_solve_job_runs_with_progress_and_a_validated_plan(client):
     job = _wait(client, job.json()["id"])
     assert job["state"] == "done", job
     plan = job["result"]
+    assert plan["instance"]["rolls"] == rolls  # the keys of `nochmal solve --json`
     # an independent check: the plan's moves replayed by the engine give its total
     game = Game(nm.load_board("classic"), 1, RuleSettings(solo_rolls=5), mode="solo")
     for roll, step in zip(seeded_rolls(7, 5, 2), plan["steps"]):
@@ -327,3 +328,37 @@ def test_mission_status_matches_the_cli(client, tmp_path):
                                                                    "sheets": ["xx"]}), 400, "sheets.0")
     assert_error(client.post("/api/missions/lockstep/status", json={"difficulty": "mild", "rolls_used": 3,
                                                                    "sheets": texts}), 422, "difficulty")
+
+
+# --- never a 500 -------------------------------------------------------------------------------
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False, allow_infinity=False)
+                    | st.text(max_size=12),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                    max_leaves=12)
+FIELDS = ["kind", "seed", "board", "seats", "mission", "difficulty", "open", "colour", "number", "cells", "move",
+          "sheet", "count", "roll", "rolls", "time_limit", "record_id", "game_id", "solo", "top", "rolls_used",
+          "sheets"]
+BODIES = st.one_of(JSON, st.dictionaries(st.sampled_from(FIELDS), JSON, max_size=5))
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    with TestClient(create_app(tmp_path_factory.mktemp("fuzz"), job_time_cap=2.0, abandon_after=1.0)) as c:
+        gid = c.post("/api/games", json={"kind": "play", "seats": ["human", "greedy"], "seed": 1}).json()["id"]
+        yield c, gid
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=BODIES, which=st.integers(0, 8))
+def test_any_json_body_gets_a_json_answer_never_a_500(shared, body, which):
+    client, gid = shared
+    path = ["/api/games", f"/api/games/{gid}/tap", f"/api/games/{gid}/move", "/api/score", "/api/moves", "/api/hint",
+            "/api/missions/lockstep/status", "/api/jobs/analyse", "/api/games/" + gid + "/undo"][which]
+    resp = client.post(path, json=body)
+    assert resp.status_code < 500, (path, body, resp.text)
+    data = resp.json()
+    if resp.status_code >= 400:
+        assert set(data) == {"error", "field"} and "Traceback" not in data["error"]

@@ -142,6 +142,7 @@ def test_whole_puzzle_by_tapping_matches_the_cli_replay(server, browser, tmp_pat
     assert "You scored" in status and str(score) in status
     page.click("#cmp-prev")
     page.wait_for_function('document.getElementById("cmp-label").textContent.startsWith("after roll 29")')
+    page.wait_for_function(f'document.querySelectorAll("#cmp-mine rect.cell.plan-now").length === {len(moves[28].cells)}')
     shot(page, "puzzle-end-phone")
     page.set_viewport_size({"width": 1280, "height": 860})
     shot(page, "puzzle-end-laptop")

@@ -72,7 +72,9 @@ def _child(kind: str, params: dict, out) -> None:
                 out.put(("progress", {"best": ev.objective, "bound": ev.bound, "seconds": round(ev.elapsed, 2)}))
 
             plan = solve(inst, time_limit=params["time_limit"], workers=params.get("workers", 2), progress=progress)
-            out.put(("result", plan.to_json()))
+            data = plan.to_json()
+            data["instance"] = inst.to_json()  # as `nochmal solve --json`
+            out.put(("result", data))
         elif kind == "analyse":
             from nochmal.record import GameRecord
             from nochmal.solver.analyse import analyse

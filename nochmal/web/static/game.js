@@ -166,14 +166,21 @@
     if (sheets) sheets.classList.remove("choosing");
   }
 
-  function pickDie(btn) {
+  // taps and picks are answered in the order they were made: one request at a time, each
+  // built from the selection the previous answer left (a late answer never undoes a newer one)
+  let queue = Promise.resolve();
+  function enqueue(fn) { queue = queue.then(fn, fn); }
+
+  function pickDie(btn) { enqueue(() => pickDieNow(btn)); }
+
+  function pickDieNow(btn) {
     const k = btn.dataset.kind;
     pick[k] = pick[k] === btn.dataset.face ? null : btn.dataset.face;
     document.querySelectorAll(".die." + k).forEach(b => b.classList.remove("picked"));
     if (pick[k]) btn.classList.add("picked");
     selected = [];
     pendingMove = null;
-    query();
+    return query();
   }
 
   function cells() { return document.querySelectorAll("#my-sheet rect.cell"); }
@@ -218,15 +225,16 @@
       (selected.length ? "selected " + selected.join(" ") : "tap the cells to cross (outlined: legal)"), "good");
   }
 
-  function tapCell(name) {
+  function tapCell(name) { enqueue(() => tapCellNow(name)); }
+
+  function tapCellNow(name) {
     if (busy || me() === null) return;
     if (!(pick.colour && pick.number)) { NM.say("pick a colour die and a number die first", "bad"); return; }
     if (selected.includes(name)) {
       selected = selected.filter(c => c !== name);
-      query();
-      return;
+      return query();
     }
-    query(name);
+    return query(name);
   }
 
   async function send(path, body) {
@@ -240,9 +248,9 @@
     busy = false;
   }
 
-  $("cross").addEventListener("click", () => { if (pendingMove) send("/move", { move: pendingMove }); });
-  $("pass").addEventListener("click", () => send("/move", { move: "pass" }));
-  $("undo").addEventListener("click", () => send("/undo"));
+  $("cross").addEventListener("click", () => enqueue(() => { if (pendingMove) return send("/move", { move: pendingMove }); }));
+  $("pass").addEventListener("click", () => enqueue(() => send("/move", { move: "pass" })));
+  $("undo").addEventListener("click", () => enqueue(() => send("/undo")));
   $("hint").addEventListener("click", async () => {
     NM.say("the hint bot is thinking…");
     try {
@@ -336,12 +344,21 @@
           fetch("/api/jobs/" + job.id + "/sheet?after=" + k).then(r => r.text())]);
         $("cmp-mine").innerHTML = a;
         $("cmp-best").innerHTML = b;
+        // the cells crossed in roll k: the player's move and the plan's move
+        const mine = state.log.find(e => e.roll === k);
+        markCells("#cmp-mine", mine ? mine.move : "pass");
+        markCells("#cmp-best", k ? plan.steps[k - 1].move : "pass");
       } catch (e) { NM.say(e.message, "bad"); }
     };
     range.oninput = show;
     $("cmp-prev").onclick = () => { range.value = Math.max(0, Number(range.value) - 1); show(); };
     $("cmp-next").onclick = () => { range.value = Math.min(plan.steps.length, Number(range.value) + 1); show(); };
     show();
+  }
+
+  function markCells(box, move) {
+    const cells = new Set(move === "pass" ? [] : move.split(" ").slice(1));
+    document.querySelectorAll(box + " rect.cell").forEach(r => r.classList.toggle("plan-now", cells.has(r.dataset.cell)));
   }
 
   function esc(s) { const d = document.createElement("div"); d.textContent = s; return d.innerHTML; }
