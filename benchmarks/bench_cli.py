@@ -5,8 +5,10 @@ and min / median / p95 wall seconds are printed per command. Give several trees 
 ``--tree LABEL=PATH`` (PATH: a ``nochmal`` console script, e.g. of an old checkout's own
 venv); the runs of the trees are interleaved (old, new, old, new, ...), so a change of the
 machine's load hits all trees alike and the ratio of medians in one run is the figure to
-compare. The load average (``os.getloadavg``) is printed before and after: the machine is
-shared, so absolute figures vary with it. Prints figures, asserts nothing.
+compare. Beside wall time the CPU time of each process (user + system, from
+``getrusage(RUSAGE_CHILDREN)``) is given: on a shared machine it is the figure less
+disturbed by other processes. The load average (``os.getloadavg``) is printed before and
+after. Prints figures, asserts nothing.
 
 Usage:
     nice python benchmarks/bench_cli.py --runs 15
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -54,11 +57,16 @@ def quantile(values: list[float], q: float) -> float:
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
-def run_once(exe: str, args: list[str], cwd: str) -> tuple[float, int]:
+def run_once(exe: str, args: list[str], cwd: str) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of the child: user + system, exit code) of one process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([exe, *args], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                           env={**os.environ, "COLUMNS": "100"})
-    return time.perf_counter() - start, done.returncode
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.returncode
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,28 +93,32 @@ def main(argv: list[str] | None = None) -> int:
         files = {"sheet": str(Path(tmp, "sheet.txt")), "cells": str(Path(tmp, "cells.txt"))}
         print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
               f"{opts.runs} runs after {opts.warmup} warm-up runs; wall seconds")
-        print(f"{'command':<34} {'tree':<8} {'min':>6} {'median':>7} {'p95':>6}  exit code")
+        print(f"{'command':<34} {'tree':<6} {'wall: min':>9} {'median':>7} {'p95':>6}   "
+              f"{'CPU: min':>8} {'median':>7}  exit code")
         for name, template in COMMANDS:
             if opts.only and opts.only not in name:
                 continue
             args = [a.format(**files) for a in template]
             times: dict[str, list[float]] = {label: [] for label, _ in trees}
+            cpus: dict[str, list[float]] = {label: [] for label, _ in trees}
             codes: dict[str, set[int]] = {label: set() for label, _ in trees}
             for k in range(opts.warmup + opts.runs):
                 for label, exe in trees:
-                    seconds, code = run_once(exe, args, tmp)
+                    seconds, cpu, code = run_once(exe, args, tmp)
                     codes[label].add(code)
                     if k >= opts.warmup:
                         times[label].append(seconds)
-            medians = {}
+                        cpus[label].append(cpu)
+            medians, cpu_medians = {}, {}
             for label, _ in trees:
-                xs = times[label]
-                medians[label] = statistics.median(xs)
-                print(f"{name:<34} {label:<8} {min(xs):6.3f} {medians[label]:7.3f} {quantile(xs, 0.95):6.3f}  "
-                      f"{','.join(map(str, sorted(codes[label])))}")
+                xs, cs = times[label], cpus[label]
+                medians[label], cpu_medians[label] = statistics.median(xs), statistics.median(cs)
+                print(f"{name:<34} {label:<6} {min(xs):9.3f} {medians[label]:7.3f} {quantile(xs, 0.95):6.3f}   "
+                      f"{min(cs):8.3f} {cpu_medians[label]:7.3f}  {','.join(map(str, sorted(codes[label])))}")
             if len(trees) > 1:
                 base = trees[0][0]
-                print(" " * 35 + "; ".join(f"{label}/{base} median {medians[label] / medians[base]:.2f}"
+                print(" " * 35 + "; ".join(f"{label}/{base}: wall median {medians[label] / medians[base]:.2f}, "
+                                          f"CPU median {cpu_medians[label] / cpu_medians[base]:.2f}"
                                           for label, _ in trees[1:]))
         print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0

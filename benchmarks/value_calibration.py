@@ -59,13 +59,13 @@ def play_recorded(board: Board, engine: Engine, seed: int) -> tuple[list[Decisio
         def choose(self, game: Game):
             value, choice = engine.rank(game, False)[0]
             sheet = game.sheets[0]
-            crossed = sheet.crossed | (choice[4] if choice else 0)
+            crossed = sheet.crossed | (choice.mask if choice else 0)
             decisions.append(Decision(
                 rolls_left=estimated_rolls_left(game),
                 value=value,
                 columns_short=sum(1 for m in columns if 0 < (m & ~crossed).bit_count() <= 2),
                 colours_short=sum(1 for m in colours if 0 < (m & ~crossed).bit_count() <= 4),
-                jokers_left=sheet.jokers_left - (choice[5] if choice else 0),
+                jokers_left=sheet.jokers_left - (choice.cost if choice else 0),
             ))
             return choice_move(game, choice)
 

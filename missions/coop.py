@@ -15,9 +15,10 @@ from typing import Sequence
 
 from nochmal.board import load_board
 from nochmal.errors import NochmalError
-from nochmal.game import Game
+from nochmal.game import Game, Mode
 from nochmal.missions.loader import load_mission
-from nochmal.missions.model import DIFFICULTIES, IN_PROGRESS, LOST, WON, Mission, MissionError
+from nochmal.missions.model import (DIFFICULTIES, IN_PROGRESS, LOST, WON, Mission, MissionError, block_slots,
+                                    target_mask)
 from nochmal.missions.objectives import ObjectiveStatus, all_met, evaluate
 from nochmal.placements import MAX_COUNT
 from nochmal.play import play_game
@@ -46,7 +47,7 @@ def coop_game(mission: Mission, difficulty: str, players: int, rules: RuleSettin
     def won(game: Game) -> bool:
         return all_met(objectives, game.sheets)
 
-    return Game(load_board(mission.board), players, rules, mode="coop", roll_limit=budget, stop_after_roll=won)
+    return Game(load_board(mission.board), players, rules, mode=Mode.COOP, roll_limit=budget, stop_after_roll=won)
 
 
 @dataclass
@@ -143,19 +144,21 @@ def mission_status(mission: Mission, difficulty: str, sheets: Sequence[Sheet], r
         return MissionStatus(mission, difficulty, len(sheets), budget, rolls_used, [], impossible)
     statuses = [evaluate(o, list(sheets), with_crosses) for o in mission.objectives]
     won = all(s.met for s in statuses) and rolls_used <= budget
-    lost = [] if won else lost_reasons(statuses, budget, rolls_used, len(sheets))
+    lost = [] if won else lost_reasons(statuses, budget, rolls_used, list(sheets))
     return MissionStatus(mission, difficulty, len(sheets), budget, rolls_used, statuses, impossible, lost)
 
 
-def lost_reasons(statuses: list[ObjectiveStatus], budget: int, rolls_used: int, players: int) -> list[str]:
+def lost_reasons(statuses: list[ObjectiveStatus], budget: int, rolls_used: int, sheets: list[Sheet]) -> list[str]:
     """Why objectives not yet met can no longer be met (empty: the mission can still be won).
 
     The budget is spent; a jokers_left target is missed (jokers never come back); or a sheet
     needs more crosses than it can make in the rolls left (at most MAX_COUNT = 5 per roll,
-    rules.md §3) where that sheet must do it (``each``) or where every sheet would have to
-    (``any``). A ``team`` objective may be split over the sheets, so its per-sheet figures
-    prove nothing.
+    rules.md §3), or its missing cells lie in more blocks than rolls left (one block per
+    roll: missions.model.block_slots), where that sheet must do it (``each``) or where every
+    sheet would have to (``any``). A ``team`` objective may be split over the sheets, so its
+    per-sheet figures prove nothing.
     """
+    players = len(sheets)
     rolls_left = max(0, budget - rolls_used)
     if rolls_left == 0:
         return [f"the budget of {budget} rolls is spent"]
@@ -171,9 +174,19 @@ def lost_reasons(statuses: list[ObjectiveStatus], budget: int, rolls_used: int, 
         short = [(p, est.lower) for p, est in enumerate(status.crosses) if est is not None and est.lower > most]
         scope = status.objective.scope
         if short and (scope == "each" or scope == "any" and len(short) == len(status.crosses)):
-            sheets = ", ".join(f"sheet {p + 1} needs at least {n}" for p, n in short)
-            reasons.append(f"{what}: {sheets} more crosses, but {rolls_left} roll(s) left allow at most "
+            needs = ", ".join(f"sheet {p + 1} needs at least {n}" for p, n in short)
+            reasons.append(f"{what}: {needs} more crosses, but {rolls_left} roll(s) left allow at most "
                            f"{MAX_COUNT} x {rolls_left} = {most}")
+            continue
+        target = target_mask(status.objective, sheets[0].board) if scope in ("each", "any") else None
+        if target is None:
+            continue
+        slow = [(p, block_slots(s.board, target & ~s.crossed)) for p, s in enumerate(sheets)]
+        slow = [(p, r) for p, r in slow if r > rolls_left]
+        if slow and (scope == "each" or len(slow) == len(sheets)):
+            needs = ", ".join(f"sheet {p + 1} needs at least {r}" for p, r in slow)
+            reasons.append(f"{what}: {needs} more rolls (its missing cells lie in blocks of which each roll "
+                           f"crosses at most {MAX_COUNT} cells of one), but {rolls_left} roll(s) are left")
     return reasons
 
 

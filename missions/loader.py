@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 from nochmal.board import BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board, load_board
-from nochmal.errors import NochmalError
+from nochmal.errors import NochmalError, quoted
 from nochmal.fileio import load_toml_text, read_text_file
 from nochmal.missions.model import (DIFFICULTIES, KINDS, PLAYER_COUNTS, SCOPES, SOURCES, Mission, MissionError,
                                     Objective, rolls_lower_bound)
@@ -44,15 +44,9 @@ def _tname(value) -> str:
         type(value), type(value).__name__)
 
 
-def _short(value, limit: int = 40) -> str:
-    """A value for an error line, cut so that a huge value cannot flood the line."""
-    text = repr(value) if not _is_int(value) or abs(value) < 10**30 else f"a {value.bit_length()}-bit number"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _key_text(key: str) -> str:
     """A TOML key inside a dotted key path: escaped (no newline can break the line), cut."""
-    return _short(key)[1:-1] if len(repr(key)) <= 40 else _short(key)[1:]
+    return quoted(key)[1:-1] if len(repr(key)) <= 40 else quoted(key)[1:]
 
 
 def _is_int(value) -> bool:
@@ -84,19 +78,19 @@ def mission_from_dict(data: dict, source: str) -> Mission:
                 problems.append(f"key {key!r} is missing")
             ok[key] = False
         elif not isinstance(data[key], typ):
-            problems.append(f"key {key!r} must be a {_tname(typ())}, got {_tname(data[key])} {_short(data[key])}")
+            problems.append(f"key {key!r} must be a {_tname(typ())}, got {_tname(data[key])} {quoted(data[key])}")
             ok[key] = False
         else:
             ok[key] = True
     for key in sorted(set(data) - set(_TOP_KEYS) - set(_OPTIONAL_TOP)):
-        problems.append(f"unknown key {_short(key)} (known: {', '.join(list(_TOP_KEYS) + list(_OPTIONAL_TOP))})")
+        problems.append(f"unknown key {quoted(key)} (known: {', '.join(list(_TOP_KEYS) + list(_OPTIONAL_TOP))})")
     if ok["id"] and not _ID.match(data["id"]) or ok["id"] and len(data["id"]) > MAX_TEXT:
-        problems.append(f"key 'id': {_short(data['id'])} must be lower-case letters, digits and dashes")
+        problems.append(f"key 'id': {quoted(data['id'])} must be lower-case letters, digits and dashes")
     for key in ("name", "description"):
         if ok[key] and len(data[key]) > (MAX_TEXT if key == "name" else 100 * MAX_TEXT):
             problems.append(f"key {key!r} is too long ({len(data[key])} characters)")
     if ok["source"] and data["source"] not in SOURCES:
-        problems.append(f"key 'source': {_short(data['source'])} is not one of {', '.join(SOURCES)}")
+        problems.append(f"key 'source': {quoted(data['source'])} is not one of {', '.join(SOURCES)}")
     board_name = data["board"] if ok["board"] else "classic"
     board = _mission_board(board_name, source, problems) if "board" not in data or ok["board"] else None
     objectives = []
@@ -161,7 +155,7 @@ def _per_players(value, where: str, problems: list[str]) -> tuple[tuple[int, int
         return tuple((p, value) for p in PLAYER_COUNTS)
     if not isinstance(value, dict):
         problems.append(f"key {where!r} must be an integer or a table of player counts 1-4, "
-                        f"got {_tname(value)} {_short(value)}")
+                        f"got {_tname(value)} {quoted(value)}")
         return None
     out = []
     for key in value:
@@ -172,7 +166,7 @@ def _per_players(value, where: str, problems: list[str]) -> tuple[tuple[int, int
         if v is None:
             problems.append(f"key '{where}.{p}' is missing (one value per player count 1-4)")
         elif not _is_int(v):
-            problems.append(f"key '{where}.{p}' must be an integer, got {_tname(v)} {_short(v)}")
+            problems.append(f"key '{where}.{p}' must be an integer, got {_tname(v)} {quoted(v)}")
         else:
             out.append((p, v))
     return tuple(out)
@@ -189,13 +183,13 @@ def _objective(raw, where: str, board: Board | None, problems: list[str]) -> Obj
         problems.append(f"key '{where}.kind' is missing (kinds: {', '.join(KINDS)})")
         return None
     if kind not in KINDS:
-        problems.append(f"key '{where}.kind': unknown kind {_short(kind)} (kinds: {', '.join(KINDS)})")
+        problems.append(f"key '{where}.kind': unknown kind {quoted(kind)} (kinds: {', '.join(KINDS)})")
         return None
     scope = raw.get("scope")
     if scope is None:
         problems.append(f"key '{where}.scope' is missing (scopes: {', '.join(SCOPES)})")
     elif scope not in SCOPES:
-        problems.append(f"key '{where}.scope': unknown scope {_short(scope)} (scopes: {', '.join(SCOPES)})")
+        problems.append(f"key '{where}.scope': unknown scope {quoted(scope)} (scopes: {', '.join(SCOPES)})")
         scope = None
     allowed = _KIND_KEYS[kind] | {"kind", "scope"}
     for key in sorted(set(raw) - allowed):
@@ -241,10 +235,10 @@ def _check_thresholds(kind: str, scope: str | None, values, where: str, board: B
         low = floor * (p if team else 1)
         if v > top:
             what = "score" if kind == "score" else "number of unused jokers"
-            problems.append(f"key {where!r}: {_short(v)} for {p} player(s) is impossible, the highest "
+            problems.append(f"key {where!r}: {quoted(v)} for {p} player(s) is impossible, the highest "
                             f"{what} {'of the team ' if scope == 'team' else ''}is {top}")
         elif v < low:
-            problems.append(f"key {where!r}: {_short(v)} for {p} player(s) is below the lowest possible {low}")
+            problems.append(f"key {where!r}: {quoted(v)} for {p} player(s) is below the lowest possible {low}")
 
 
 def _columns(value, where: str, board: Board, problems: list[str]) -> tuple[int, ...] | None:
@@ -252,7 +246,7 @@ def _columns(value, where: str, board: Board, problems: list[str]) -> tuple[int,
     if value == "all":
         return tuple(range(board.cols))
     if not isinstance(value, list) or not value:
-        problems.append(f"key {where!r} must be \"all\" or a non-empty list of column letters, got {_tname(value)} {_short(value)}")
+        problems.append(f"key {where!r} must be \"all\" or a non-empty list of column letters, got {_tname(value)} {quoted(value)}")
         return None
     if len(value) > board.cols:
         problems.append(f"key {where!r} lists {len(value)} columns, the board has {board.cols}")
@@ -260,9 +254,9 @@ def _columns(value, where: str, board: Board, problems: list[str]) -> tuple[int,
     out = []
     for item in value:
         if not isinstance(item, str):
-            problems.append(f"key {where!r}: {_short(item)} is a {_tname(item)}, expected a column letter")
+            problems.append(f"key {where!r}: {quoted(item)} is a {_tname(item)}, expected a column letter")
         elif len(item) != 1 or item.upper() not in letters:
-            problems.append(f"key {where!r}: column {_short(item)} is not on the {board.name} board (A..{letters[-1]})")
+            problems.append(f"key {where!r}: column {quoted(item)} is not on the {board.name} board (A..{letters[-1]})")
         elif COLUMN_LETTERS.index(item.upper()) in out:
             problems.append(f"key {where!r}: column {item.upper()!r} is listed twice")
         else:
@@ -274,7 +268,7 @@ def _colours(value, where: str, problems: list[str]) -> tuple[str, ...] | None:
     if value == "all":
         return tuple(COLOURS)
     if not isinstance(value, list) or not value:
-        problems.append(f"key {where!r} must be \"all\" or a non-empty list of colours, got {_tname(value)} {_short(value)}")
+        problems.append(f"key {where!r} must be \"all\" or a non-empty list of colours, got {_tname(value)} {quoted(value)}")
         return None
     if len(value) > len(COLOURS):
         problems.append(f"key {where!r} lists {len(value)} colours, there are {len(COLOURS)}")
@@ -282,11 +276,11 @@ def _colours(value, where: str, problems: list[str]) -> tuple[str, ...] | None:
     out = []
     for item in value:
         if not isinstance(item, str):
-            problems.append(f"key {where!r}: {_short(item)} is a {_tname(item)}, expected a colour")
+            problems.append(f"key {where!r}: {quoted(item)} is a {_tname(item)}, expected a colour")
             continue
         letter = item.lower() if item.lower() in COLOURS else _COLOUR_BY_NAME.get(item.lower())
         if letter is None:
-            problems.append(f"key {where!r}: {_short(item)} is not a colour (y g b r o or yellow green blue red orange)")
+            problems.append(f"key {where!r}: {quoted(item)} is not a colour (y g b r o or yellow green blue red orange)")
         elif letter in out:
             problems.append(f"key {where!r}: colour {COLOUR_NAMES[letter]} is listed twice")
         else:
@@ -298,17 +292,17 @@ def _count(value, where: str, top: int, what: str, problems: list[str]) -> int |
     if value == "all":
         return top
     if not _is_int(value):
-        problems.append(f"key {where!r} must be an integer or \"all\", got {_tname(value)} {_short(value)}")
+        problems.append(f"key {where!r} must be an integer or \"all\", got {_tname(value)} {quoted(value)}")
         return None
     if not 1 <= value <= top:
-        problems.append(f"key {where!r}: {_short(value)} is impossible, the sheet has {top} {what} (use 1..{top})")
+        problems.append(f"key {where!r}: {quoted(value)} is impossible, the sheet has {top} {what} (use 1..{top})")
         return None
     return value
 
 
 def _cells(value, where: str, board: Board, problems: list[str]) -> tuple[str, ...] | None:
     if not isinstance(value, list) or not value:
-        problems.append(f"key {where!r} must be a non-empty list of cells like \"A1\", got {_tname(value)} {_short(value)}")
+        problems.append(f"key {where!r} must be a non-empty list of cells like \"A1\", got {_tname(value)} {quoted(value)}")
         return None
     if len(value) > board.n_cells:
         problems.append(f"key {where!r} lists {len(value)} cells, the board has {board.n_cells}")
@@ -316,12 +310,12 @@ def _cells(value, where: str, board: Board, problems: list[str]) -> tuple[str, .
     out = []
     for item in value:
         if not isinstance(item, str):
-            problems.append(f"key {where!r}: {_short(item)} is a {_tname(item)}, expected a cell name like \"H4\"")
+            problems.append(f"key {where!r}: {quoted(item)} is a {_tname(item)}, expected a cell name like \"H4\"")
             continue
         try:
             board.bit(item)
         except KeyError:
-            problems.append(f"key {where!r}: cell {_short(item)} is not on the {board.name} board "
+            problems.append(f"key {where!r}: cell {quoted(item)} is not on the {board.name} board "
                             f"(A1..{COLUMN_LETTERS[board.cols - 1]}{board.rows})")
             continue
         if item.upper() in out:
@@ -343,7 +337,7 @@ def _budgets(value: dict, problems: list[str]) -> tuple:
             problems.append(f"key {where!r} is missing (a roll budget per player count 1-4)")
             continue
         if not isinstance(row, dict):
-            problems.append(f"key {where!r} must be a table of easy/normal/hard, got {_tname(row)} {_short(row)}")
+            problems.append(f"key {where!r} must be a table of easy/normal/hard, got {_tname(row)} {quoted(row)}")
             continue
         for key in row:
             if key not in DIFFICULTIES:
@@ -354,9 +348,9 @@ def _budgets(value: dict, problems: list[str]) -> tuple:
             if v is None:
                 problems.append(f"key '{where}.{d}' is missing (roll budget for {p} player(s) on {d})")
             elif not _is_int(v):
-                problems.append(f"key '{where}.{d}' must be an integer, got {_tname(v)} {_short(v)}")
+                problems.append(f"key '{where}.{d}' must be an integer, got {_tname(v)} {quoted(v)}")
             elif not 1 <= v <= MAX_BUDGET:
-                problems.append(f"key '{where}.{d}': a roll budget must be 1..{MAX_BUDGET}, got {_short(v)}")
+                problems.append(f"key '{where}.{d}': a roll budget must be 1..{MAX_BUDGET}, got {quoted(v)}")
             else:
                 cells.append((d, v))
         rows.append((p, tuple(cells)))

@@ -206,15 +206,18 @@ def rolls_lower_bound(objectives, board: Board, players: int) -> int:
             bound = max(bound, -(-slots // players))
         else:
             bound = max(bound, slots)
-        if objective.scope == "each" and objective.kind in ("columns", "cells") or (
-                objective.scope == "each" and objective.kind == "colours" and objective.colours is not None):
-            each_mask |= _fixed_mask(objective, board)
+        if objective.scope == "each":
+            each_mask |= target_mask(objective, board) or 0
     return max(bound, block_slots(board, each_mask))
 
 
-def _fixed_mask(objective: Objective, board: Board) -> int:
+def target_mask(objective: Objective, board: Board) -> int | None:
+    """The cells a sheet must cross for the objective on its own; None when not fixed
+    (a count of colours or stars, a score, jokers)."""
     if objective.kind == "columns":
         return sum(board.column_mask[c] for c in objective.columns)
-    if objective.kind == "colours":
+    if objective.kind == "colours" and objective.colours is not None:
         return sum(board.colour_mask[c] for c in objective.colours)
-    return board.mask_of(objective.cells)
+    if objective.kind == "cells":
+        return board.mask_of(objective.cells)
+    return None

@@ -7,7 +7,7 @@ The public API, for scripts and for the other parts of the project::
     sheet = nm.Sheet.from_cells(board, ["H4", "H5"])
     masks = sheet.placements("y", 3)              # legal placements as cell masks
     [board.cells_of(m) for m in masks]            # ... as cell names
-    game = nm.Game(board, players=1, mode="solo")
+    game = nm.Game(board, players=1, mode=nm.Mode.SOLO)
     game.apply_roll(nm.Roll(("b", "y"), ("4", "2")))  # or nm.seeded_roll(seed, index, dice=2)
     game.apply_move(nm.Move.parse("b4 G4 G5 H4 H5"))  # IllegalMoveError says why not
     record = nm.play_solo(board, nm.make_agent("greedy"), seed=7)
@@ -16,11 +16,13 @@ The public API, for scripts and for the other parts of the project::
 
 from nochmal.agents import AGENTS, Agent, GreedyAgent, RandomAgent, make_agent
 from nochmal.board import BUILTIN_BOARDS, COLOURS, Board, load_board, read_board_file
+from nochmal.choice import Choice
 from nochmal.dice import Roll, resolutions, seeded_roll, seeded_rolls
-from nochmal.errors import (BoardError, IllegalMoveError, InvalidMoveError, NochmalError, RecordError,
-                            SheetError)
-from nochmal.game import CHANCE, TERMINAL, Game, rating
+from nochmal.errors import (BoardError, IllegalMoveError, IllegalPositionError, InvalidMoveError, NochmalError,
+                            PositionTextError, RecordError, SheetError)
+from nochmal.game import CHANCE, TERMINAL, Game, Mode, rating
 from nochmal.move import PASS, Move
+from nochmal.position import Position
 from nochmal.play import play_competitive, play_game, play_solo
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
@@ -30,8 +32,9 @@ __all__ = [
     "AGENTS", "Agent", "GreedyAgent", "RandomAgent", "make_agent",
     "BUILTIN_BOARDS", "COLOURS", "Board", "load_board", "read_board_file",
     "Roll", "resolutions", "seeded_roll", "seeded_rolls",
-    "BoardError", "IllegalMoveError", "InvalidMoveError", "NochmalError", "RecordError", "SheetError",
-    "CHANCE", "TERMINAL", "Game", "rating", "PASS", "Move",
+    "BoardError", "IllegalMoveError", "IllegalPositionError", "InvalidMoveError", "NochmalError",
+    "PositionTextError", "RecordError", "SheetError", "Position",
+    "CHANCE", "TERMINAL", "Game", "Mode", "rating", "PASS", "Move", "Choice",
     "play_competitive", "play_game", "play_solo", "GameRecord", "DEFAULT_RULES", "RuleSettings",
     "ScoreBreakdown", "Sheet", "format_typed_sheet", "parse_typed_sheet",
 ]

@@ -10,7 +10,7 @@ import random
 from typing import Callable, Protocol
 
 from nochmal.board import COLOURS
-from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER
+from nochmal.choice import Choice
 from nochmal.errors import NochmalError
 from nochmal.game import Game
 from nochmal.move import PASS, Move
@@ -61,13 +61,13 @@ def immediate_gain(game: Game, player: int, colour: str, mask: int) -> int:
     board = game.board
     new = game.sheets[player].crossed | mask
     gain, cols, ci, cm = _placement_facts(board, mask)
-    race = game.mode == "competitive"
+    claimed_cols, claimed_colours = game.race_claims
     for c, m in cols:
         if new & m == m:
-            later = race and game.claimed_columns >> c & 1
+            later = claimed_cols >> c & 1
             gain += board.column_points_later[c] if later else board.column_points_first[c]
     if new & cm == cm:
-        later = race and game.claimed_colours >> ci & 1
+        later = claimed_colours >> ci & 1
         gain += board.colour_bonus_later if later else board.colour_bonus_first
     return gain
 
@@ -87,24 +87,24 @@ class GreedyAgent:
         player = game.current_player()
         sheet = game.sheets[player]
         bridging = game.rules.bridging
-        cheapest: dict[tuple[str, int], tuple[int, str, str]] = {}
-        for cf, nf, colour, count, cost in game.choices():
-            known = cheapest.get((colour, count))
-            if known is None or cost < known[0]:
-                cheapest[colour, count] = (cost, cf, nf)
+        cheapest: dict[tuple[str, int], Choice] = {}  # (colour, count) -> its cheapest pick
+        for pick in game.choices():
+            known = cheapest.get((pick.colour, pick.count))
+            if known is None or pick.cost < known.cost:
+                cheapest[pick.colour, pick.count] = pick
         # immediate_gain inlined: this loop is the greedy bot's whole cost
         board = game.board
         query = placement_index(board, bridging).query
         facts_cache = board.__dict__.setdefault("_placement_facts", {})
         crossed, anchored = sheet.crossed, sheet.anchored
-        race = game.mode == "competitive"
-        claimed_cols = game.claimed_columns if race else 0
-        claimed_colours = game.claimed_colours if race else 0
+        claimed_cols, claimed_colours = game.race_claims
         first, later = board.column_points_first, board.column_points_later
         best_key = (0, 0, 0)
-        best: tuple | None = None
-        for (colour, count), (cost, cf, nf) in cheapest.items():
-            for mask in query(crossed, anchored, colour, count):
+        best: Choice | None = None  # unplaced: placed on best_mask once, after the search
+        best_mask = 0
+        for pick in cheapest.values():
+            cost, count = pick.cost, pick.count
+            for mask in query(crossed, anchored, pick.colour, count):
                 facts = facts_cache.get(mask) or _placement_facts(board, mask)
                 gain, cols, ci, cm = facts
                 new = crossed | mask
@@ -115,11 +115,10 @@ class GreedyAgent:
                     gain += board.colour_bonus_later if claimed_colours >> ci & 1 else board.colour_bonus_first
                 key = (gain - cost, count, -cost)
                 if key > best_key:
-                    best_key, best = key, (cf, nf, colour, count, mask)
+                    best_key, best, best_mask = key, pick, mask
         if best is None:
             return PASS
-        cf, nf, colour, count, mask = best
-        return Move.of(colour, count, game.board.cells_of(mask), cf == COLOUR_JOKER, nf == NUMBER_JOKER)
+        return best.placed(best_mask).move(board)
 
 
 AGENTS: dict[str, Callable[..., Agent]] = {"random": RandomAgent, "greedy": GreedyAgent}

@@ -15,7 +15,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from nochmal.errors import BoardError
+from nochmal.errors import BoardError, quoted
 from nochmal.fileio import load_toml_text, read_text_file
 
 COLOURS = "ygbro"
@@ -302,9 +302,9 @@ def check_board_data(data: dict, strict: bool = True) -> list[str]:
             if key in _REQUIRED_KEYS:
                 problems.append(f"key {key!r} is missing")
         elif not isinstance(data[key], typ) or (typ is int and isinstance(data[key], bool)):
-            problems.append(f"key {key!r} must be {typ.__name__}, got {_short(data[key])}")
+            problems.append(f"key {key!r} must be {typ.__name__}, got {quoted(data[key])}")
     for key in sorted(set(data) - set(_REQUIRED_KEYS) - set(_OPTIONAL_KEYS)):
-        problems.append(f"unknown key {_short(key)}")
+        problems.append(f"unknown key {quoted(key)}")
 
     def well_typed(key: str) -> bool:
         typ = {**_REQUIRED_KEYS, **_OPTIONAL_KEYS}[key]
@@ -313,14 +313,14 @@ def check_board_data(data: dict, strict: bool = True) -> list[str]:
 
     if well_typed("name") and not _NAME.fullmatch(data["name"]):
         problems.append(f"key 'name' must be 1-{MAX_NAME_LENGTH} letters, digits, '-', '_' or '.', "
-                        f"got {_short(data['name'])}")
+                        f"got {quoted(data['name'])}")
     if well_typed("title") and (len(data["title"]) > MAX_TITLE_LENGTH or not data["title"].isprintable()):
         problems.append(f"key 'title' must be printable text of at most {MAX_TITLE_LENGTH} characters")
     max_jokers = MAX_JOKERS_STRICT if strict else MAX_JOKERS_CUSTOM
     for key, low, high in (("jokers", 0, max_jokers), ("star_penalty", 0, MAX_POINTS),
                            ("colour_bonus_first", 0, MAX_POINTS), ("colour_bonus_later", 0, MAX_POINTS)):
         if well_typed(key) and not low <= data[key] <= high:
-            problems.append(f"key {key!r} must be {low}..{high}, got {_short(data[key])}")
+            problems.append(f"key {key!r} must be {low}..{high}, got {quoted(data[key])}")
 
     grid_ok, cols = False, None
     if well_typed("grid"):
@@ -339,17 +339,10 @@ def check_board_data(data: dict, strict: bool = True) -> list[str]:
         letters = COLUMN_LETTERS[: cols or len(COLUMN_LETTERS)]
         if len(data["start_column"]) != 1 or data["start_column"] not in letters:
             problems.append(f"key 'start_column' must be one column letter A..{letters[-1]}, "
-                            f"got {_short(data['start_column'])}")
+                            f"got {quoted(data['start_column'])}")
     if grid_ok and strict:
         problems += _invariant_problems(data["grid"])
     return problems
-
-
-def _short(value, limit: int = 40) -> str:
-    """A value for an error line: its repr, cut so that a huge value cannot flood the line."""
-    text = repr(value) if not isinstance(value, int) or isinstance(value, bool) or abs(value) < 10**30 \
-        else f"a {value.bit_length()}-bit number"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _grid_problems(grid: list, strict: bool) -> tuple[list[str], int | None]:
@@ -370,7 +363,7 @@ def _grid_problems(grid: list, strict: bool) -> tuple[list[str], int | None]:
             problems.append(f"grid row {r} has {len(row)} cells, expected {want_cols}")
         for c, ch in enumerate(row[: len(COLUMN_LETTERS)]):
             if ch not in _COLOUR_LETTERS:
-                problems.append(f"cell {COLUMN_LETTERS[c]}{r}: unknown colour letter {_short(ch)} "
+                problems.append(f"cell {COLUMN_LETTERS[c]}{r}: unknown colour letter {quoted(ch)} "
                                 "(use y g b r o, upper case for a star)")
     if not problems and not strict:
         big = _largest_block(grid)
@@ -461,6 +454,10 @@ def load_board(name_or_path: str | Path = "classic") -> Board:
     if key in BUILTIN_BOARDS:
         return _builtin(key)
     path = Path(key)
-    if path.suffix or path.exists() or "/" in key:
+    try:
+        exists = path.exists()
+    except (OSError, ValueError):  # a name too long for a path, or with a NUL byte
+        exists = False
+    if path.suffix or exists or "/" in key:
         return read_board_file(path)
     raise BoardError(key, [f"unknown board; built-in boards are {', '.join(BUILTIN_BOARDS)}, or give a file path"])

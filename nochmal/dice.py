@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from itertools import product
+from functools import lru_cache
+from itertools import combinations_with_replacement, product
+from math import factorial
 
 from nochmal.board import COLOURS
+from nochmal.choice import Choice
 from nochmal.errors import NochmalError
+from nochmal.move import COLOUR_JOKER, NUMBER_JOKER
 
 COLOUR_FACES = ("y", "g", "b", "r", "o", "x")
 NUMBER_FACES = ("1", "2", "3", "4", "5", "?")
-COLOUR_JOKER = "x"
-NUMBER_JOKER = "?"
 _COLOUR_SET = frozenset(COLOUR_FACES)
 _NUMBER_SET = frozenset(NUMBER_FACES)
 
@@ -78,11 +80,15 @@ class Roll:
         """Distinct (colour face, number face) picks from these dice."""
         return sorted(set(product(self.colours, self.numbers)))
 
-    def choices(self, jokers_left: int) -> list[tuple[str, str, str, int, int]]:
-        """(colour face, number face, colour, count, joker cost) for every pick from these
-        dice, jokers resolved as far as ``jokers_left`` marks allow."""
-        return [(cf, nf, colour, count, cost) for cf, nf in self.pairs()
-                for colour, count, cost in resolutions(cf, nf, jokers_left)]
+    def choices(self, jokers_left: int) -> list[Choice]:
+        """Every pick from these dice (not yet placed), jokers resolved as far as
+        ``jokers_left`` marks allow."""
+        out: list[Choice] = []
+        for pair in self.pairs():
+            cost, picks = _PICKS[pair]
+            if cost <= jokers_left:
+                out += picks
+        return out
 
 
 def _faces(digest_source: bytes, count: int) -> list[int]:
@@ -111,6 +117,25 @@ def seeded_rolls(seed: int, count: int, dice: int = 3, start: int = 0) -> list[R
     return [seeded_roll(seed, i, dice) for i in range(start, start + count)]
 
 
+@lru_cache(maxsize=None)
+def roll_classes(dice: int) -> tuple[tuple[Roll, float], ...]:
+    """Every distinct roll of ``dice`` colour and ``dice`` number dice up to die order (a
+    multiset of colour faces with a multiset of number faces, faces in COLOUR_FACES /
+    NUMBER_FACES order) with its exact probability; the probabilities sum to 1. Colour
+    multisets outer, number multisets inner (21 x 21 classes for 2+2 dice, 56 x 56 for 3+3)."""
+    def multisets(faces: tuple[str, ...]) -> list[tuple[tuple[str, ...], float]]:
+        out = []
+        for combo in combinations_with_replacement(range(len(faces)), dice):
+            ways = factorial(dice)
+            for f in set(combo):
+                ways //= factorial(combo.count(f))
+            out.append((tuple(faces[i] for i in combo), ways / len(faces) ** dice))
+        return out
+
+    numbers = multisets(NUMBER_FACES)
+    return tuple((Roll(cols, nums), pc * pn) for cols, pc in multisets(COLOUR_FACES) for nums, pn in numbers)
+
+
 def _resolution_table() -> dict[tuple[str, str], tuple[int, tuple[tuple[str, int, int], ...]]]:
     table = {}
     for cf in COLOUR_FACES:
@@ -123,6 +148,9 @@ def _resolution_table() -> dict[tuple[str, str], tuple[int, tuple[tuple[str, int
 
 
 _RESOLUTIONS = _resolution_table()
+# the same as unplaced Choice values, built once (Roll.choices is in every bot's loop)
+_PICKS = {(cf, nf): (cost, tuple(Choice(cf, nf, colour, count, cost) for colour, count, cost in options))
+          for (cf, nf), (cost, options) in _RESOLUTIONS.items()}
 
 
 def resolutions(colour_face: str, number_face: str, jokers_left: int) -> tuple[tuple[str, int, int], ...]:

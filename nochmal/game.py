@@ -5,11 +5,16 @@ terminal. Everything that plays (bots, CLI, replays, missions, the planner's val
 drives this one class:
 
     current_player()  -> player id, CHANCE or TERMINAL
+    chance_outcomes() at a chance node: the distinct rolls with their probabilities
     apply_roll(roll)  at a chance node
     available_dice()  the dice the deciding player may pick from
     legal_moves()     every legal Move, pass included
     apply_move(move)  raises IllegalMoveError with the reason
+    push(roll or move), pop()   the same with undo (python-chess style): every applied roll
+                      and move saves the state before it, pop() restores it
     is_terminal(), scores(), winners(), returns()
+    Game.from_position(position), position()   set up / read a whole position, validated
+                      (nochmal/position.py has its one-line text form)
 
 Modes: ``solo`` (rules.md §5: 2+2 dice, 30 rolls, upper values), ``competitive``
 (rules.md §4: 1-6 players, first/later values, two-colour end) and ``coop``
@@ -19,39 +24,56 @@ supplied by the mission).
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from nochmal.board import COLOURS, Board
-from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll
-from nochmal.errors import IllegalMoveError, NochmalError
+from nochmal.choice import Choice
+from nochmal.dice import Roll, roll_classes
+from nochmal.errors import IllegalMoveError, IllegalPositionError, NochmalError
+from nochmal.modes import MODES, Mode
+from nochmal.position import CHANCE_TEXT, OVER_TEXT, Position, player_text
 from nochmal.move import PASS, Move
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 from nochmal.sheet import Sheet
 
 CHANCE = -1
 TERMINAL = -2
-MODES = ("solo", "competitive", "coop")
 FREE_ROLLS = 3  # rules.md §4: in rolls 1-3 everybody picks from all six dice
+
+
+class Claims(NamedTuple):
+    """Columns (bit c) and colours (bit i of COLOURS) someone scored in an earlier roll."""
+
+    columns: int
+    colours: int
+
+
+NO_CLAIMS = Claims(0, 0)
 
 
 class Game:
     def __init__(self, board: Board, players: int = 1, rules: RuleSettings = DEFAULT_RULES,
-                 mode: str | None = None, roll_limit: int | None = None,
+                 mode: Mode | str | None = None, roll_limit: int | None = None,
                  stop_after_roll: Callable[["Game"], bool] | None = None):
-        mode = mode or ("solo" if players == 1 else "competitive")
-        if mode not in MODES:
-            raise NochmalError(f"unknown mode {mode!r}; modes are {', '.join(MODES)}")
-        if mode == "solo" and players != 1:
+        """``mode``: a Mode or its text; default solo for 1 player, else competitive."""
+        if mode is None:
+            mode = Mode.SOLO if players == 1 else Mode.COMPETITIVE
+        try:
+            mode = Mode(mode)
+        except ValueError:
+            raise NochmalError(f"unknown mode {mode!r}; modes are {', '.join(MODES)}") from None
+        if mode is Mode.SOLO and players != 1:
             raise NochmalError("a solo game has exactly 1 player")
-        if not 1 <= players <= (4 if mode == "coop" else 6):
-            raise NochmalError(f"a {mode} game has 1-{4 if mode == 'coop' else 6} players, not {players}")
+        most = 4 if mode is Mode.COOP else 6
+        if not 1 <= players <= most:
+            raise NochmalError(f"a {mode} game has 1-{most} players, not {players}")
         self.board = board
         self.rules = rules
         self.mode = mode
         self.n_players = players
-        self.roll_limit = rules.solo_rolls if mode == "solo" and roll_limit is None else roll_limit
+        self.roll_limit = rules.solo_rolls if mode is Mode.SOLO and roll_limit is None else roll_limit
         self.stop_after_roll = stop_after_roll
-        self.dice_per_kind = 2 if (mode == "solo" or (mode == "coop" and players == 1)) else 3
+        self.dice_per_kind = 2 if (mode is Mode.SOLO or (mode is Mode.COOP and players == 1)) else 3
         self.sheets: list[Sheet] = [Sheet.empty(board) for _ in range(players)]
         self.rolls_done = 0  # completed rolls
         self.roll: Roll | None = None  # the roll being decided
@@ -63,6 +85,9 @@ class Game:
         self._after_active: Roll | None = None
         self._ended = False
         self._roll_masks: list[tuple[int, int]] = []  # (player, cells) crossed in this roll
+        # the state before each applied roll and move, for pop(): Sheet and Roll are immutable,
+        # so a saved state is a small tuple (see _save)
+        self._undo: list[tuple] = []
 
     # --- whose turn ------------------------------------------------------------------------
     @property
@@ -83,6 +108,15 @@ class Game:
         return self._ended
 
     @property
+    def race_claims(self) -> Claims:
+        """What the race has taken: the columns and colours someone scored in an earlier roll,
+        worth only their later value to everybody else (rules.md §4). Solo and co-op score
+        first values always: NO_CLAIMS."""
+        if self.mode is Mode.COMPETITIVE:
+            return Claims(self.claimed_columns, self.claimed_colours)
+        return NO_CLAIMS
+
+    @property
     def free_choice(self) -> bool:
         """Whether every player picks from all dice in this roll (solo, or rolls 1-3)."""
         return self.n_players == 1 or self.rolls_done < FREE_ROLLS
@@ -93,12 +127,19 @@ class Game:
             raise NochmalError("the dice are not to be rolled now")
         if len(roll.colours) != self.dice_per_kind or len(roll.numbers) != self.dice_per_kind:
             raise NochmalError(f"this game rolls {self.dice_per_kind} colour and {self.dice_per_kind} number dice")
+        self._save()
         self.roll = roll
         self.history.append((roll, []))
         a = self.active_player
         self._order = [(a + k) % self.n_players for k in range(self.n_players)]
         self._pos = 0
         self._after_active = None
+
+    def chance_outcomes(self) -> tuple[tuple[Roll, float], ...]:
+        """At a chance node: the distinct rolls (up to die order) with their probabilities."""
+        if self.current_player() != CHANCE:
+            raise NochmalError("the dice are not to be rolled now")
+        return roll_classes(self.dice_per_kind)
 
     # --- decisions -------------------------------------------------------------------------
     def available_dice(self) -> Roll:
@@ -109,8 +150,8 @@ class Game:
             return self.roll
         return self._after_active
 
-    def choices(self) -> list[tuple[str, str, str, int, int]]:
-        """(colour face, number face, colour, count, joker cost) open to the deciding player."""
+    def choices(self) -> list[Choice]:
+        """The dice picks open to the deciding player, jokers resolved (not yet placed)."""
         return self.available_dice().choices(self.sheets[self.current_player()].jokers_left)
 
     def legal_moves(self) -> list[Move]:
@@ -119,13 +160,12 @@ class Game:
         seen: set[tuple[int, int]] = set()
         moves = [PASS]
         bridging = self.rules.bridging
-        for cf, nf, colour, count, cost in sorted(self.choices(), key=lambda c: c[4]):
-            for mask in sheet.placements(colour, count, bridging):
-                if (mask, cost) in seen:
+        for pick in sorted(self.choices(), key=lambda c: c.cost):
+            for mask in sheet.placements(pick.colour, pick.count, bridging):
+                if (mask, pick.cost) in seen:
                     continue
-                seen.add((mask, cost))
-                moves.append(Move.of(colour, count, self.board.cells_of(mask),
-                                     cf == COLOUR_JOKER, nf == NUMBER_JOKER))
+                seen.add((mask, pick.cost))
+                moves.append(pick.placed(mask).move(self.board))
         return moves
 
     def check_move(self, move: Move) -> int:
@@ -157,11 +197,8 @@ class Game:
         mask = self.check_move(move)
         self._apply(move, mask)
 
-    def apply_unchecked(self, move: Move, mask: int) -> None:
-        """Apply a move a caller has taken from this position's own enumeration."""
-        self._apply(move, mask)
-
     def _apply(self, move: Move, mask: int) -> None:
+        self._save()
         player = self._order[self._pos]
         if mask:
             self.sheets[player] = self.sheets[player].cross(mask, move.joker_cost)
@@ -179,7 +216,7 @@ class Game:
         Only the cells crossed in this roll can complete something, so only the columns and
         the colour each move touched are examined.
         """
-        race = self.mode == "competitive"
+        claimed_cols, claimed_colours = self.race_claims
         board = self.board
         new_cols, new_colours = 0, 0
         for p, mask in self._roll_masks:
@@ -197,11 +234,8 @@ class Game:
             if crossed & cm == cm and not (sheet.colours_upper | sheet.colours_lower) >> ci & 1:
                 colours = 1 << ci
             if cols or colours:
-                if race:
-                    self.sheets[p] = sheet.award(cols & ~self.claimed_columns, cols & self.claimed_columns,
-                                                 colours & ~self.claimed_colours, colours & self.claimed_colours)
-                else:
-                    self.sheets[p] = sheet.award(cols, 0, colours, 0)
+                self.sheets[p] = sheet.award(cols & ~claimed_cols, cols & claimed_cols,
+                                             colours & ~claimed_colours, colours & claimed_colours)
                 new_cols |= cols
                 new_colours |= colours
         self._roll_masks = []
@@ -209,13 +243,18 @@ class Game:
         self.claimed_colours |= new_colours
         self.rolls_done += 1
         self.roll = None
+        if self._over_after_roll():
+            self._ended = True
+
+    def _over_after_roll(self) -> bool:
+        """Whether the game ends at this roll boundary: the roll limit, the second colour
+        (the race; solo with that option), or the mission's stop condition."""
         if self.roll_limit is not None and self.rolls_done >= self.roll_limit:
-            self._ended = True
-        if self.mode == "competitive" or (self.mode == "solo" and self.rules.solo_ends_on_second_colour):
+            return True
+        if self.mode is Mode.COMPETITIVE or (self.mode is Mode.SOLO and self.rules.solo_ends_on_second_colour):
             if any((s.colours_upper | s.colours_lower).bit_count() >= 2 for s in self.sheets):
-                self._ended = True
-        if self.stop_after_roll is not None and self.stop_after_roll(self):
-            self._ended = True
+                return True
+        return self.stop_after_roll is not None and self.stop_after_roll(self)
 
     # --- results ---------------------------------------------------------------------------
     def scores(self) -> list[int]:
@@ -229,10 +268,107 @@ class Game:
 
     def returns(self) -> list[float]:
         """Per player: 1 for a (shared) win, 0 otherwise; for solo the score itself."""
-        if self.mode == "solo":
+        if self.mode is Mode.SOLO:
             return [float(self.sheets[0].score())]
         win = set(self.winners())
         return [1.0 if p in win else 0.0 for p in range(self.n_players)]
+
+    # --- positions (python-chess's FEN, OpenSpiel's new_initial_state(state)) --------------
+    @classmethod
+    def from_position(cls, position: Position, rules: RuleSettings = DEFAULT_RULES,
+                      stop_after_roll: Callable[["Game"], bool] | None = None) -> "Game":
+        """A game set up at ``position``, validated: IllegalPositionError says what the rules
+        cannot reach. The roll in progress and its moves are applied through the engine, so
+        pop() can take them back (not further: a set-up game has no earlier history)."""
+        board = position.board
+        try:
+            game = cls(board, len(position.sheets), rules, position.mode, position.roll_limit, stop_after_roll)
+        except NochmalError as exc:
+            raise IllegalPositionError(f"position: {exc}") from None
+        _check_position(game, position)
+        game.sheets = list(position.sheets)
+        game.rolls_done = position.rolls_done
+        game.claimed_columns, game.claimed_colours = position.scored()
+        game._ended = game._over_after_roll()
+        if position.roll is not None:
+            if game._ended:
+                raise IllegalPositionError("position: the game is over, so no roll can be in progress")
+            try:
+                game.apply_roll(position.roll)
+            except NochmalError as exc:
+                raise IllegalPositionError(f"position: roll {position.roll.text()}: {exc}") from None
+            for i, move in enumerate(position.moves, 1):
+                if game.current_player() < 0:
+                    raise IllegalPositionError(f"position: {len(position.moves)} moves made in a roll of "
+                                               f"{game.n_players} player(s); at most {game.n_players - 1}")
+                try:
+                    game.apply_move(move)
+                except NochmalError as exc:
+                    raise IllegalPositionError(f"position: move {i} ({move}): {exc}") from None
+            if game.roll is None:
+                raise IllegalPositionError(f"position: {len(position.moves)} moves made in a roll of "
+                                           f"{game.n_players} player(s); at most {game.n_players - 1}")
+        elif position.moves:
+            raise IllegalPositionError("position: moves given but no roll in progress")
+        if position.to_move is not None and position.to_move != game._to_move_text():
+            raise IllegalPositionError(f"position: says {position.to_move} to move, "
+                                       f"but the facts give {game._to_move_text()}")
+        return game
+
+    def position(self) -> Position:
+        """This game's position (Position.text() for its text form)."""
+        sheets = list(self.sheets)
+        moves: tuple[Move, ...] = ()
+        if self.roll is not None:  # the roll's moves are given, the sheets as at its start
+            moves = tuple(m for _, m in self.history[-1][1])
+            for p, move in self.history[-1][1]:
+                if not move.is_pass:
+                    s = sheets[p]
+                    sheets[p] = Sheet(self.board, s.crossed & ~self.board.mask_of(move.cells),
+                                      s.jokers_used - move.joker_cost, s.cols_upper, s.cols_lower,
+                                      s.colours_upper, s.colours_lower)
+        return Position(self.mode, tuple(sheets), self.rolls_done, self.roll_limit, self.claimed_columns,
+                        self.claimed_colours, self.roll, moves, self._to_move_text())
+
+    def _to_move_text(self) -> str:
+        player = self.current_player()
+        if player == TERMINAL:
+            return OVER_TEXT
+        return CHANCE_TEXT if player == CHANCE else player_text(player)
+
+    # --- undo --------------------------------------------------------------------------------
+    def push(self, action: Roll | Move) -> None:
+        """Apply a roll (at a chance node) or a move (at a decision); ``pop`` takes it back.
+        The same as apply_roll / apply_move, which save the state just as well."""
+        if isinstance(action, Roll):
+            self.apply_roll(action)
+        else:
+            self.apply_move(action)
+
+    def pop(self) -> Roll | Move:
+        """Take back the last applied roll or move and return it; NochmalError if there is
+        none (a fresh game, or a position set up without its history)."""
+        if not self._undo:
+            raise NochmalError("nothing to take back")
+        (sheets, self.rolls_done, self.roll, self.claimed_columns, self.claimed_colours, self._order,
+         self._pos, self._after_active, self._ended, roll_masks) = self._undo.pop()
+        self.sheets = list(sheets)
+        self._roll_masks = list(roll_masks)
+        if self.roll is None:  # the state before was a chance node: the roll is undone
+            return self.history.pop()[0]
+        return self.history[-1][1].pop()[1]
+
+    @property
+    def undo_depth(self) -> int:
+        """How many rolls and moves ``pop`` can take back."""
+        return len(self._undo)
+
+    def _save(self) -> None:
+        """Push the state an apply is about to change (everything but the history, which
+        pop trims itself)."""
+        self._undo.append((tuple(self.sheets), self.rolls_done, self.roll, self.claimed_columns,
+                           self.claimed_colours, self._order, self._pos, self._after_active, self._ended,
+                           tuple(self._roll_masks)))
 
     def clone(self) -> "Game":
         other = Game.__new__(Game)
@@ -241,7 +377,29 @@ class Game:
         other.history = [(r, list(ms)) for r, ms in self.history]
         other._order = list(self._order)
         other._roll_masks = list(self._roll_masks)
+        other._undo = list(self._undo)
         return other
+
+
+def _check_position(game: Game, position: Position) -> None:
+    """The facts a set-up position must have at its roll start (IllegalPositionError)."""
+    board = game.board
+    if position.rolls_done < 0:
+        raise IllegalPositionError(f"position: {position.rolls_done} rolls done")
+    if game.roll_limit is not None and position.rolls_done > game.roll_limit:
+        raise IllegalPositionError(f"position: {position.rolls_done} rolls done of a limit of {game.roll_limit}")
+    for p, sheet in enumerate(position.sheets, 1):
+        if sheet.board is not board and sheet.board.name != board.name:
+            raise IllegalPositionError(f"position: sheet {p} is for board {sheet.board.name}, not {board.name}")
+        problems = sheet.scoring_problems()
+        if problems:  # every completion is scored when its roll ends
+            raise IllegalPositionError(f"position: sheet {p}: {problems[0]}")
+    scored = position.scored()
+    if position.claims() != scored:
+        raise IllegalPositionError("position: the claims must be exactly the columns and colours the sheets "
+                                   "have scored")
+    # Later values are not checked against the other sheets: a position may stand for a table
+    # whose other sheets it leaves out (the hint command sets up one player's race sheet).
 
 
 def rating(score: int) -> str:

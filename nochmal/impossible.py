@@ -1,39 +1,217 @@
-"""Why a sheet cannot come from a legal game: the checks that need no search.
+"""Why a sheet cannot come from a legal game, and from how few rolls it can (rules.md §3).
 
-Used by ``mission status`` (missions/coop.py) before it evaluates a group's sheets.
+Used by ``score``, ``render``, ``mission status`` (missions/coop.py) and the rooms' sheet
+editing (nochmal/web/rooms/status.py).
+
+A roll puts at most one placement on a sheet: 1..MAX_COUNT cells of one colour, in one block,
+connected among themselves (OPTION ``bridging`` off), anchored (a cell in the start column or
+next to a cell crossed on an earlier roll); each placement may use up to two jokers.
+
+The key fact that makes the question cheap: take any partition of the crossed cells into
+placement-shaped pieces (connected, one block, at most 5 cells). If every connected piece of
+the crossed cells (across colours) touches the start column, the pieces can always be put in
+an anchored order: a breadth-first order from the pieces in the start column, since each
+later piece touches an earlier one. So, with bridging off,
+
+    a sheet comes from k rolls  <=>  every crossed component touches the start column,
+                                     sum over blocks of the fewest pieces <= k,
+                                     jokers used <= 2 * min(k, crossed cells).
+
+(A piece of 2+ cells can always be split in two placement-shaped pieces, so any count of
+pieces from the fewest up to the number of cells is reachable: that gives the joker term.)
+The fewest pieces of a block's crossed cells is a small exact search per connected part of
+them (printed blocks have at most 6 cells, custom ones at most MAX_BLOCK_SIZE).
+
+With bridging on, new cells may connect through crossed cells of their block, which can
+save pieces in blocks larger than 6 cells (custom boards only). There the figure is given as
+bounds (``lower``: parts of one block never merge; ``upper``: the bridging-off figure, which
+stays legal); on the printed boards they always coincide.
+
+``rolls_needed_cpsat`` decides the same question with a small CP-SAT model: a second,
+independent implementation for tests and the benchmark (OR-Tools is imported lazily).
 """
 
 from __future__ import annotations
 
-from nochmal.bitsets import components
-from nochmal.board import COLUMN_LETTERS
+from dataclasses import dataclass
+from functools import lru_cache
+
+from nochmal.bitsets import bit_list, component_of, components
+from nochmal.board import COLUMN_LETTERS, Board
+from nochmal.placements import MAX_COUNT
 from nochmal.sheet import Sheet
 
+MAX_JOKERS_PER_ROLL = 2  # a colour joker and a number joker (rules.md §2)
 
-def impossible_sheet_reasons(sheet: Sheet, rolls: int | None = None) -> list[str]:
-    """Every reason no legal game can produce ``sheet`` (empty: it can be produced).
 
-    Every crossed piece must contain a start-column cell (the first cross of a piece is
-    anchored only by the start column), jokers must be in range, scored columns/colours
-    must be complete and complete ones scored. With ``rolls`` (rolls played so far): at most
-    5 crosses and 2 jokers per roll.
+@dataclass(frozen=True)
+class RollsNeeded:
+    """The fewest rolls that cross exactly a set of cells: exact when lower == upper.
+
+    ``reachable`` is False when no number of rolls will do (a crossed piece not connected to
+    the start column); the bounds are then meaningless.
+    """
+
+    reachable: bool
+    lower: int
+    upper: int
+    unanchored: tuple[int, ...] = ()  # the crossed components that miss the start column
+
+    @property
+    def exact(self) -> bool:
+        return self.lower == self.upper
+
+
+def rolls_needed(board: Board, crossed: int, bridging: bool = False) -> RollsNeeded:
+    """The fewest rolls that cross exactly ``crossed`` (board bit order) on an empty sheet."""
+    unanchored = tuple(c for c in components(crossed, board.neighbour_mask) if not c & board.start_mask)
+    lower = upper = 0
+    for block in board.blocks:
+        local = (crossed & block.mask) >> block.offset
+        if not local:
+            continue
+        for part in components(local, block.local_neighbours):
+            size = part.bit_count()
+            low = -(-size // MAX_COUNT)
+            lower += low
+            upper += low if size <= MAX_COUNT + 1 else _fewest_pieces(part, block.local_neighbours)
+    if not bridging:
+        lower = upper
+    return RollsNeeded(not unanchored, lower, upper, unanchored)
+
+
+def _fewest_pieces(part: int, neighbours: tuple[int, ...]) -> int:
+    """Fewest connected pieces of at most MAX_COUNT cells that partition ``part`` (connected)."""
+
+    @lru_cache(maxsize=None)
+    def best(rest: int) -> int:
+        if not rest:
+            return 0
+        floor = -(-rest.bit_count() // MAX_COUNT)
+        found = rest.bit_count()
+        low = rest & -rest
+        # every partition has a piece holding the lowest cell: try each such piece first
+        for piece in _connected_sets(low, rest, neighbours):
+            found = min(found, 1 + best(rest & ~piece))
+            if found == floor:
+                break
+        return found
+
+    return best(part)
+
+
+def _connected_sets(start: int, within: int, neighbours: tuple[int, ...]) -> list[int]:
+    """The connected subsets of ``within`` that hold ``start``, of 1..MAX_COUNT cells, largest first."""
+    seen = {start}
+    frontier = [start]
+    for _ in range(MAX_COUNT - 1):
+        grown = []
+        for piece in frontier:
+            border = 0
+            for bit in bit_list(piece):
+                border |= neighbours[bit]
+            border &= within & ~piece
+            for bit in bit_list(border):
+                bigger = piece | 1 << bit
+                if bigger not in seen:
+                    seen.add(bigger)
+                    grown.append(bigger)
+        frontier = grown
+    return sorted(seen, key=lambda m: -m.bit_count())
+
+
+def impossible_sheet_reasons(sheet: Sheet, rolls: int | None = None, bridging: bool = False) -> list[str]:
+    """Every reason no legal game gives ``sheet`` in ``rolls`` rolls (None: in any number).
+
+    Empty means the sheet can be produced. With bridging on and a custom board's large
+    block, a sheet between the bounds is given the benefit of the doubt.
     """
     board = sheet.board
     reasons = []
+    need = rolls_needed(board, sheet.crossed, bridging)
     start = COLUMN_LETTERS[board.start_column]
-    for comp in components(sheet.crossed, board.neighbour_mask):
-        if not comp & board.start_mask:
-            cells = board.cells_of(comp)
-            shown = " ".join(cells[:8]) + (" ..." if len(cells) > 8 else "")
-            reasons.append(f"crossed cells {shown} are not connected to column {start} through crossed cells "
-                           f"(no legal cross could have started them)")
+    for comp in need.unanchored:
+        cells = board.cells_of(comp)
+        shown = " ".join(cells[:8]) + (" ..." if len(cells) > 8 else "")
+        reasons.append(f"crossed cells {shown} are not connected to column {start} through crossed cells "
+                       f"(no legal cross could have started them)")
     if not 0 <= sheet.jokers_used <= board.jokers:
         reasons.append(f"jokers_used is {sheet.jokers_used}, must be 0..{board.jokers}")
+    n_crossed = sheet.crossed.bit_count()
+    if sheet.jokers_used > MAX_JOKERS_PER_ROLL * n_crossed:
+        reasons.append(f"{sheet.jokers_used} jokers used but only {n_crossed} cell(s) crossed; "
+                       f"a roll uses at most {MAX_JOKERS_PER_ROLL} jokers and crosses at least one cell")
     reasons.extend(sheet.scoring_problems())
     if rolls is not None:
-        n = sheet.crossed.bit_count()
-        if n > 5 * rolls:
-            reasons.append(f"{n} crossed cells after {rolls} roll(s); at most 5 crosses per roll are possible")
-        if sheet.jokers_used > 2 * rolls:
-            reasons.append(f"{sheet.jokers_used} jokers used after {rolls} roll(s); at most 2 per roll are possible")
+        if need.lower > rolls:
+            how = "" if need.exact and need.reachable else "at least "
+            reasons.append(f"{n_crossed} crossed cells after {rolls} roll(s), but they take {how}{need.lower} rolls "
+                           f"(each roll crosses 1-{MAX_COUNT} connected cells in one block)")
+        if sheet.jokers_used > MAX_JOKERS_PER_ROLL * rolls:
+            reasons.append(f"{sheet.jokers_used} jokers used after {rolls} roll(s); at most "
+                           f"{MAX_JOKERS_PER_ROLL} per roll are possible")
     return reasons
+
+
+# --- a second implementation: CP-SAT -----------------------------------------------------------
+
+def rolls_needed_cpsat(board: Board, crossed: int, rolls: int, time_limit: float = 10.0) -> bool | None:
+    """Whether ``crossed`` can be crossed in at most ``rolls`` rolls (bridging off), by CP-SAT.
+
+    Model: per crossed cell its roll T (1..rolls). Each roll's cells form one tree: every
+    cell has a parent (a neighbour of the same block crossed on the same roll, lower rank)
+    or is the roll's single root, so the cells of a roll are connected and in one block.
+    A root is anchored: in the start column or next to a cell crossed on an earlier roll.
+    At most MAX_COUNT cells per roll. None when the time limit ends the search undecided.
+    """
+    from ortools.sat.python import cp_model
+
+    cells = bit_list(crossed)
+    if not cells:
+        return True
+    model = cp_model.CpModel()
+    when = {c: model.NewIntVar(1, rolls, f"t{c}") for c in cells}
+    rank = {c: model.NewIntVar(0, MAX_COUNT - 1, f"r{c}") for c in cells}
+    root = {c: model.NewBoolVar(f"root{c}") for c in cells}
+    on = {(c, t): model.NewBoolVar(f"x{c}_{t}") for c in cells for t in range(1, rolls + 1)}
+    for c in cells:
+        model.AddExactlyOne(on[c, t] for t in range(1, rolls + 1))
+        model.Add(when[c] == sum(t * on[c, t] for t in range(1, rolls + 1)))
+        parents = []
+        anchors = []
+        for d in bit_list(board.neighbour_mask[c] & crossed):
+            if board.block_of_bit[d] == board.block_of_bit[c]:
+                p = model.NewBoolVar(f"p{c}_{d}")
+                model.Add(when[d] == when[c]).OnlyEnforceIf(p)
+                model.Add(rank[d] < rank[c]).OnlyEnforceIf(p)
+                parents.append(p)
+            a = model.NewBoolVar(f"a{c}_{d}")
+            model.Add(when[d] < when[c]).OnlyEnforceIf(a)
+            anchors.append(a)
+        model.AddExactlyOne([root[c], *parents])
+        if not board.start_mask >> c & 1:
+            model.AddBoolOr(anchors).OnlyEnforceIf(root[c])
+    # redundant cuts that let the solver prove "too few rolls" quickly: one root per roll,
+    # and a roll's cells lie in one connected part of a block's crossed cells, 5 at most
+    model.Add(sum(root.values()) <= rolls)
+    for block in board.blocks:
+        for part in components(crossed & block.mask, board.neighbour_mask):
+            model.Add(sum(root[c] for c in bit_list(part)) >= -(-part.bit_count() // MAX_COUNT))
+    for t in range(1, rolls + 1):
+        model.Add(sum(on[c, t] for c in cells) <= MAX_COUNT)
+        roots_here = []
+        for c in cells:
+            both = model.NewBoolVar(f"rt{c}_{t}")
+            model.AddBoolAnd([root[c], on[c, t]]).OnlyEnforceIf(both)
+            model.AddBoolOr([root[c].Not(), on[c, t].Not()]).OnlyEnforceIf(both.Not())
+            roots_here.append(both)
+        model.AddAtMostOne(roots_here)
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = time_limit
+    solver.parameters.num_workers = 1
+    status = solver.Solve(model)
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return True
+    if status == cp_model.INFEASIBLE:
+        return False
+    return None

@@ -13,6 +13,9 @@ from dataclasses import dataclass
 
 from nochmal.errors import InvalidMoveError
 
+COLOUR_JOKER = "x"  # the colour die's joker face (any colour, one joker mark)
+NUMBER_JOKER = "?"  # the number die's joker face (any count 1-5, one joker mark)
+
 _HEAD = re.compile(r"^(x?)([ygbro])(\??)([1-5])$")
 _CELL = re.compile(r"^[A-Z][1-9][0-9]?$")
 
@@ -35,11 +38,11 @@ class Move:
 
     @property
     def colour_face(self) -> str:
-        return "x" if self.colour_joker else self.colour
+        return COLOUR_JOKER if self.colour_joker else self.colour
 
     @property
     def number_face(self) -> str:
-        return "?" if self.number_joker else str(self.count)
+        return NUMBER_JOKER if self.number_joker else str(self.count)
 
     @classmethod
     def parse(cls, text: str) -> "Move":
@@ -68,7 +71,7 @@ class Move:
     def __str__(self) -> str:
         if self.is_pass:
             return "pass"
-        head = ("x" if self.colour_joker else "") + self.colour + ("?" if self.number_joker else "") + str(self.count)
+        head = (COLOUR_JOKER if self.colour_joker else "") + self.colour + (NUMBER_JOKER if self.number_joker else "") + str(self.count)
         return " ".join((head, *self.cells))
 
     def to_json(self) -> str:

@@ -7,7 +7,7 @@ from typing import Sequence
 from nochmal.agents import Agent
 from nochmal.board import Board
 from nochmal.dice import seeded_roll
-from nochmal.game import Game
+from nochmal.game import Game, Mode
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 
@@ -28,11 +28,11 @@ def play_game(game: Game, agents: Sequence[Agent], seed: int) -> Game:
 
 def play_solo(board: Board, agent: Agent, seed: int, rules: RuleSettings = DEFAULT_RULES) -> GameRecord:
     """A seeded solo game played by ``agent``, as a record."""
-    game = play_game(Game(board, 1, rules, "solo"), [agent], seed)
+    game = play_game(Game(board, 1, rules, Mode.SOLO), [agent], seed)
     return GameRecord.from_game(game, [agent.name], seed)
 
 
 def play_competitive(board: Board, agents: Sequence[Agent], seed: int,
                      rules: RuleSettings = DEFAULT_RULES) -> GameRecord:
-    game = play_game(Game(board, len(agents), rules, "competitive"), agents, seed)
+    game = play_game(Game(board, len(agents), rules, Mode.COMPETITIVE), agents, seed)
     return GameRecord.from_game(game, [a.name for a in agents], seed)

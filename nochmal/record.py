@@ -17,7 +17,7 @@ from nochmal.board import BUILTIN_BOARDS, Board, load_board
 from nochmal.dice import Roll, seeded_roll
 from nochmal.errors import NochmalError, RecordError
 from nochmal.fileio import atomic_write_text, load_json_text, read_text_file
-from nochmal.game import Game
+from nochmal.game import MODES, Game, Mode
 from nochmal.move import Move
 from nochmal.rules import RuleSettings
 
@@ -28,7 +28,7 @@ VERSION = 1
 @dataclass
 class GameRecord:
     board: Board
-    mode: str
+    mode: Mode
     players: list[str]
     rules: RuleSettings
     seed: int | None
@@ -44,12 +44,12 @@ class GameRecord:
         if game.is_terminal():
             result = {"scores": game.scores(), "winners": game.winners(),
                       "sheets": [s.text() for s in game.sheets]}
-        roll_limit = None if game.mode == "solo" else game.roll_limit
+        roll_limit = None if game.mode is Mode.SOLO else game.roll_limit
         return cls(game.board, game.mode, list(players), game.rules, seed,
                    [(r, list(ms)) for r, ms in game.history], roll_limit, result, dict(extra or {}))
 
     def new_game(self) -> Game:
-        if self.mode == "coop" and self.extra.get("mission"):
+        if self.mode == Mode.COOP and self.extra.get("mission"):
             # a co-op mission game stops on the roll that wins it: rebuild that stop condition
             from nochmal.missions.coop import record_game
 
@@ -149,7 +149,11 @@ class GameRecord:
         extra = data.get("extra", {})
         if not isinstance(extra, dict):
             raise RecordError(f"{source}: key 'extra' must be an object")
-        mode = need("mode", str)
+        try:
+            mode = Mode(need("mode", str))
+        except ValueError:
+            raise RecordError(f"{source}: key 'mode': unknown mode {data['mode']!r}; "
+                              f"modes are {', '.join(MODES)}") from None
         record = cls(board, mode, players, rules, seed, rolls, roll_limit, result, extra)
         try:
             record.new_game()

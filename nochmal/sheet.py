@@ -18,6 +18,24 @@ from nochmal.errors import IllegalMoveError, SheetError
 from nochmal.placements import placement_index
 
 
+def mask_letters(mask: int, alphabet: str) -> str:
+    """The letters of the set bits (bit i = alphabet[i]), ``-`` for none: the text of a set
+    of columns or colours."""
+    return "".join(ch for i, ch in enumerate(alphabet) if mask >> i & 1) or "-"
+
+
+def letters_mask(field: str, alphabet: str) -> int:
+    """The inverse of mask_letters; ValueError(letter) for a letter not in ``alphabet``."""
+    if field == "-":
+        return 0
+    mask = 0
+    for ch in field:
+        if ch not in alphabet:
+            raise ValueError(ch)
+        mask |= 1 << alphabet.index(ch)
+    return mask
+
+
 def neighbours_of(board: Board, mask: int) -> int:
     """Union of the orthogonal neighbours of the cells in ``mask``."""
     nb = board.neighbour_mask
@@ -205,15 +223,11 @@ class Sheet:
             if self.crossed >> bit & 1:
                 grid_mask |= 1 << b.index_of_bit[bit]
         width = (b.n_cells + 3) // 4
-
-        def letters(mask: int, alphabet: str) -> str:
-            return "".join(ch for i, ch in enumerate(alphabet) if mask >> i & 1) or "-"
-
         cols = COLUMN_LETTERS[: b.cols]
         return "/".join([
             b.name, f"{grid_mask:0{width}x}", str(self.jokers_used),
-            letters(self.cols_upper, cols), letters(self.cols_lower, cols),
-            letters(self.colours_upper, COLOURS), letters(self.colours_lower, COLOURS),
+            mask_letters(self.cols_upper, cols), mask_letters(self.cols_lower, cols),
+            mask_letters(self.colours_upper, COLOURS), mask_letters(self.colours_lower, COLOURS),
         ])
 
     @classmethod
@@ -233,14 +247,10 @@ class Sheet:
             raise SheetError(f"sheet text {text!r}: crossed mask or joker count out of range")
 
         def parse_letters(field: str, alphabet: str, what: str) -> int:
-            if field == "-":
-                return 0
-            mask = 0
-            for ch in field:
-                if ch not in alphabet:
-                    raise SheetError(f"sheet text {text!r}: {ch!r} is not a {what}")
-                mask |= 1 << alphabet.index(ch)
-            return mask
+            try:
+                return letters_mask(field, alphabet)
+            except ValueError as exc:
+                raise SheetError(f"sheet text {text!r}: {exc.args[0]!r} is not a {what}") from None
 
         cols = COLUMN_LETTERS[: board.cols]
         crossed = 0
@@ -317,7 +327,7 @@ def parse_typed_sheet(text: str, board: Board, source: str = "<sheet>") -> Sheet
     jokers_used = 0
     if "jokers_used" in opts:
         lineno, value = opts["jokers_used"]
-        if not (value.isascii() and value.isdigit()) or int(value) > board.jokers:
+        if not (value.isascii() and value.isdigit() and len(value) <= 3) or int(value) > board.jokers:
             raise SheetError(f"{source}, line {lineno}: jokers_used must be a whole number 0..{board.jokers}, got {value!r}")
         jokers_used = int(value)
     sheet = Sheet(board, crossed, jokers_used)

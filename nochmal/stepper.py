@@ -51,12 +51,11 @@ def show_turn(console: Console, record: GameRecord, states: list[Game], t: int) 
         for p, m in moves:
             console.print(f"  {seat_name(record.players, p)}: {m}", highlight=False, markup=False)
             moved[p] = game.board.mask_of(m.cells) if not m.is_pass else 0
-    race = game.mode == "competitive"
+    claims = game.race_claims
     for p, sheet in enumerate(game.sheets):
         console.print(render_sheet(sheet, f"{seat_name(record.players, p)}: {sheet.score()} points",
                                    highlight=moved.get(p, 0),
-                                   claimed_columns=game.claimed_columns if race else 0,
-                                   claimed_colours=game.claimed_colours if race else 0))
+                                   claimed_columns=claims.columns, claimed_colours=claims.colours))
     if game.is_terminal():
         console.print("game over: scores " + ", ".join(map(str, game.scores())), style="bold", highlight=False)
 

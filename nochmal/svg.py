@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
 from nochmal.board import COLOURS, COLUMN_LETTERS
+from nochmal.seats import seat_name
 from nochmal.sheet import Sheet
 from nochmal.sheetview import colour_states, column_states
 
@@ -199,18 +200,6 @@ def sheets_svg(sheets: list[tuple[str, Sheet]], claimed_columns: int = 0, claime
     return pictures_svg([SheetPicture(t, s, claimed_columns, claimed_colours) for t, s in sheets], heading)
 
 
-def seat_name(players: list[str], seat: int) -> str:
-    """A seat as people read it: 'seat 2: Anna', 'seat 1: human', 'seat 3: greedy (bot)'."""
-    spec = players[seat]
-    if spec.startswith("human:"):
-        who = spec[len("human:"):]
-    elif spec == "human":
-        who = "human"
-    else:
-        who = f"{spec} (bot)"
-    return f"seat {seat + 1}: {who}"
-
-
 def record_heading(record: "GameRecord", game: "Game", drawn: str | None = None,
                    outcome: str | None = None) -> list[str]:
     """What a picture of a record says above the sheets: board, seed, mode, date, outcome.
@@ -245,12 +234,15 @@ def _today() -> str:
 
 def record_pictures(record: "GameRecord", game: "Game") -> list[SheetPicture]:
     """Every seat's sheet of ``game`` (a replay of ``record``), titled with the seat name."""
-    race = game.mode == "competitive"
-    cc, ck = (game.claimed_columns, game.claimed_colours) if race else (0, 0)
+    cc, ck = game.race_claims
     unfinished = not game.is_terminal()
-    return [SheetPicture(f"{seat_name(record.players, p)} \u2014 {s.score()} points"
-                         + (" so far" if unfinished else ""), s, cc, ck, unfinished)
+    return [SheetPicture(sheet_title(record.players, p, s, unfinished), s, cc, ck, unfinished)
             for p, s in enumerate(game.sheets)]
+
+
+def sheet_title(players: list[str], seat: int, sheet: Sheet, unfinished: bool = False) -> str:
+    """The title over a seat's sheet: 'Anna: 23 points' (' so far' while the game runs)."""
+    return f"{seat_name(players, seat)}: {sheet.score()} points" + (" so far" if unfinished else "")
 
 
 def record_svg(record: "GameRecord", game: "Game | None" = None, drawn: str | None = None,

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 from nochmal.errors import NochmalError
+from nochmal.game import Mode
 from nochmal.record import GameRecord
 
 from nochmal.solver.cpsat import DEFAULT_FEATURES, Progress, solve
@@ -71,7 +72,7 @@ def analyse(record: GameRecord, time_limit: float = 10.0, workers: int = 2, sour
             on_solve: Callable[[int, Plan], None] | None = None,
             progress: Callable[[Progress], None] | None = None) -> Analysis:
     """Analyse a finished solo record; ``time_limit`` is per solve (one per roll)."""
-    if record.mode != "solo":
+    if record.mode != Mode.SOLO:
         raise InstanceError(f"{source}: analysis needs a solo record, this one is {record.mode!r}")
     game = record.verify(source)
     if not game.is_terminal():

@@ -25,9 +25,9 @@ from ortools.sat.python import cp_model
 from nochmal.bitsets import bit_list
 from nochmal.agents import GreedyAgent
 from nochmal.board import COLOURS, Board
-from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll, resolutions
+from nochmal.choice import Choice
+from nochmal.dice import Roll, resolutions
 from nochmal.errors import NochmalError
-from nochmal.move import Move
 from nochmal.placements import placement_index
 from nochmal.sheet import Sheet
 
@@ -45,24 +45,6 @@ HINT_BOTS = ("greedy", "heuristic", "hard")  # fast registered bots tried by "bo
 
 class SolverError(NochmalError):
     """The planner cannot handle this instance (e.g. an unsupported rule option)."""
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One way to use a roll: a cell mask and the dice pair that allows it."""
-
-    t: int
-    mask: int
-    colour: str
-    count: int
-    cost: int
-    colour_face: str
-    number_face: str
-
-    def move(self, board: Board) -> Move:
-        """The printable Move of this candidate."""
-        return Move.of(self.colour, self.count, board.cells_of(self.mask), self.colour_face == COLOUR_JOKER,
-                       self.number_face == NUMBER_JOKER)
 
 
 @dataclass
@@ -147,8 +129,9 @@ def roll_capacity(rolls: list[Roll], jokers_left: int) -> list[int]:
 
 
 def roll_candidates(board: Board, start: Sheet, rolls: list[Roll], jokers_left: int, prune: bool = True,
-                    per_dice_pair: bool = False) -> list[list[Candidate]]:
-    """Per roll, every cell mask its dice allow on the start sheet's open cells. Solo
+                    per_dice_pair: bool = False) -> list[list[Choice]]:
+    """Per roll, the candidates: every cell mask its dice allow on the start sheet's open
+    cells, as a placed Choice (nochmal/choice.py). Solo
     (``per_dice_pair`` False): each mask once, with the cheapest dice pair (fewest jokers).
     Co-op (True): each (mask, dice pair) once, since which dice a player takes matters
     there (solver/team.py). Anchoring is left to the model; with ``prune`` a mask that
@@ -156,17 +139,17 @@ def roll_candidates(board: Board, start: Sheet, rolls: list[Roll], jokers_left: 
     index = placement_index(board, False)
     dist = anchor_distance(board, start) if prune else None
     caps = roll_capacity(rolls, jokers_left)
-    out: list[list[Candidate]] = []
+    out: list[list[Choice]] = []
     before = 0  # most cells crossable before roll t
     for t, roll in enumerate(rolls):
-        best: dict[tuple, Candidate] = {}
+        best: dict[tuple, Choice] = {}
         for cf, nf in roll.pairs():
             for colour, count, cost in resolutions(cf, nf, jokers_left):
                 for mask in index.query(start.crossed, board.full_mask, colour, count):
                     key = (mask, cf, nf) if per_dice_pair else mask
                     old = best.get(key)
                     if old is None or cost < old.cost:
-                        best[key] = Candidate(t, mask, colour, count, cost, cf, nf)
+                        best[key] = Choice(cf, nf, colour, count, cost, mask)
         cands = list(best.values())
         if prune:
             cands = [c for c in cands if min_distance(c.mask, dist) <= before]
@@ -176,7 +159,7 @@ def roll_candidates(board: Board, start: Sheet, rolls: list[Roll], jokers_left: 
     return out
 
 
-def enumerate_candidates(instance: Instance, prune: bool = True) -> list[list[Candidate]]:
+def enumerate_candidates(instance: Instance, prune: bool = True) -> list[list[Choice]]:
     """The solo candidates of an instance (roll_candidates, cheapest dice pair per mask)."""
     start = instance.start_sheet()
     return roll_candidates(instance.board, start, instance.rolls, start.jokers_left, prune)
@@ -201,7 +184,7 @@ class PlannerModel:
     board: Board
     start: Sheet  # the sheet the rolls start from
     model: cp_model.CpModel
-    candidates: list[list[Candidate]]
+    candidates: list[list[Choice]]  # per roll: the placed choices the model may pick
     x: list[list[cp_model.IntVar]]
     crossed_before: dict[tuple[int, int], cp_model.IntVar]  # (bit, t) -> crossed before roll t
     final: dict[int, cp_model.LinearExprT]  # bit -> crossed at the end (0/1 expression)
@@ -533,12 +516,7 @@ def plan_from_choice(instance: Instance, pm: PlannerModel, chosen: list[int | No
     steps = []
     board = instance.board
     for t, (roll, k) in enumerate(zip(instance.rolls, chosen)):
-        if k is None:
-            steps.append(Step(t, roll.text()))
-            continue
-        c = pm.candidates[t][k]
-        steps.append(Step(t, roll.text(), c.colour_face, c.number_face, c.colour, c.count, c.cost,
-                          board.cells_of(c.mask)))
+        steps.append(Step.of(t, roll, None if k is None else pm.candidates[t][k], board))
     return steps
 
 

@@ -14,11 +14,15 @@ from nochmal.board import BUILTIN_BOARDS, Board, load_board
 from nochmal.dice import Roll, seeded_rolls
 from nochmal.errors import NochmalError
 from nochmal.fileio import load_json_text, read_text_file
+from nochmal.game import Mode
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 from nochmal.sheet import Sheet
 
 SOLO_DICE = 2
+
+# the most rolls an instance may hold: a solo game has 30, the longest co-op budget 126
+MAX_ROLLS = 200
 
 
 class InstanceError(NochmalError):
@@ -62,7 +66,7 @@ class Instance:
                     count: int | None = None) -> "Instance":
         """The rolls of a solo record from turn ``after_turn + 1`` on, starting from the
         sheet the record's moves reached after ``after_turn`` turns (replayed and checked)."""
-        if record.mode != "solo":
+        if record.mode != Mode.SOLO:
             raise InstanceError(f"{source}: the planner handles solo records, this one is {record.mode!r}")
         rolls = [roll for roll, _ in record.rolls]
         if not 0 <= after_turn <= len(rolls):
@@ -89,6 +93,8 @@ class Instance:
         if not isinstance(data, list) or not data:
             raise InstanceError(f"{source}: expected a non-empty JSON list of rolls "
                                 '[{"colours": ["y", "x"], "numbers": ["3", "?"]}, ...]')
+        if len(data) > MAX_ROLLS:
+            raise InstanceError(f"{source}: {len(data)} rolls, the planner takes at most {MAX_ROLLS}")
         rolls = []
         for i, item in enumerate(data, 1):
             try:
@@ -135,6 +141,8 @@ class Instance:
             rules = RuleSettings.from_dict(data.get("rules", {}))
             inst = cls.from_rolls_json(data["rolls"], source, board, rules)
             start = data.get("start")
+            if start is not None and not isinstance(start, str):
+                raise InstanceError(f"{source}: key 'start' must be a sheet text or null")
             inst.start = Sheet.from_text(start, board) if start else None
         except KeyError as exc:
             raise InstanceError(f"{source}: key {exc.args[0]!r} is missing") from None
@@ -142,9 +150,13 @@ class Instance:
             raise
         except NochmalError as exc:
             raise InstanceError(f"{source}: {exc}") from None
-        inst.solo = bool(data.get("solo", True))
-        inst.first_roll = int(data.get("first_roll", 0))
-        inst.source = str(data.get("source", source))
-        inst.seed = data.get("seed")
+        for key, kind, default in (("solo", bool, True), ("first_roll", int, 0), ("source", str, source),
+                                   ("seed", int, None)):
+            value = data.get(key, default)
+            if value is not None and (not isinstance(value, kind) or kind is int and isinstance(value, bool)):
+                raise InstanceError(f"{source}: key {key!r} must be {kind.__name__}")
+            if kind is int and value is not None and not 0 <= value <= MAX_ROLLS * 10**6:
+                raise InstanceError(f"{source}: key {key!r} is out of range")
+            setattr(inst, key, value)
         return inst
 

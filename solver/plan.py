@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
+from nochmal.choice import Choice
+from nochmal.dice import Roll
 from nochmal.errors import NochmalError
 from nochmal.fileio import load_json_text
-from nochmal.move import PASS, Move
+from nochmal.move import COLOUR_JOKER, NUMBER_JOKER, PASS, Move
 
 # The planners' statuses, one set for the solo plan and team planning (solver/team.py)
 OPTIMAL = "optimal"  # the figure is proven best (solo: objective == bound; team: fewest rolls)
@@ -28,7 +30,12 @@ class PlanError(NochmalError):
 
 @dataclass
 class Step:
-    """One roll of the plan. ``colour_face``/``number_face`` are the dice picked ('' = pass)."""
+    """One roll of the plan. ``colour_face``/``number_face`` are the dice picked ('' = pass).
+
+    The fields are a placed nochmal.choice.Choice written out board-independently (cells by
+    name instead of the mask), so a plan file reads without its board; ``Step.of`` builds
+    one from a Choice.
+    """
 
     roll: int  # index in the instance's rolls (0-based)
     dice: str  # the roll, e.g. "yx/3?"
@@ -40,6 +47,14 @@ class Step:
     cells: list[str] = field(default_factory=list)
     points: int | None = None  # score change over this roll (filled in by the validator)
 
+    @classmethod
+    def of(cls, roll_index: int, roll: Roll, choice: Choice | None, board) -> "Step":
+        """The step playing ``choice`` (None: pass) on roll ``roll_index``."""
+        if choice is None:
+            return cls(roll_index, roll.text())
+        return cls(roll_index, roll.text(), choice.colour_face, choice.number_face, choice.colour,
+                   choice.count, choice.cost, board.cells_of(choice.mask))
+
     @property
     def is_pass(self) -> bool:
         return self.count == 0
@@ -47,7 +62,8 @@ class Step:
     def move(self) -> Move:
         if self.is_pass:
             return PASS
-        return Move.of(self.colour, self.count, self.cells, self.colour_face == "x", self.number_face == "?")
+        return Move.of(self.colour, self.count, self.cells, self.colour_face == COLOUR_JOKER,
+                       self.number_face == NUMBER_JOKER)
 
     def choice_text(self) -> str:
         return "pass" if self.is_pass else str(self.move()).split()[0]

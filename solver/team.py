@@ -36,6 +36,7 @@ from ortools.sat.python import cp_model
 from nochmal.agents import make_agent
 from nochmal.bitsets import bit_list
 from nochmal.board import COLOURS, Board, load_board
+from nochmal.choice import Choice
 from nochmal.dice import Roll, seeded_roll
 from nochmal.errors import NochmalError
 from nochmal.game import FREE_ROLLS
@@ -45,7 +46,7 @@ from nochmal.missions.model import Mission
 from nochmal.missions.objectives import all_met, items_needed, objective_items
 from nochmal.move import PASS, Move
 from nochmal.sheet import Sheet
-from nochmal.solver.cpsat import (Candidate, PlannerModel, SolverError, add_anchoring, add_cell_timeline,
+from nochmal.solver.cpsat import (PlannerModel, SolverError, add_anchoring, add_cell_timeline,
                                   add_choice_vars, all_crossed, hint_choices, new_solver, read_choices,
                                   roll_candidates)
 from nochmal.solver.interrupt import SigintStop
@@ -156,7 +157,7 @@ def build_team_model(board: Board, mission: Mission, rolls: list[Roll], n: int,
     return TeamModel(board, model, pms, list(rolls), spent)
 
 
-def _took_single_faces(model: cp_model.CpModel, roll: Roll, cands: list[Candidate], x: list, tag: str) -> dict:
+def _took_single_faces(model: cp_model.CpModel, roll: Roll, cands: list[Choice], x: list, tag: str) -> dict:
     """Per face shown by only one die of the roll (key ("c", face) or ("n", face)): a literal
     "the active player took that die" (the active player's choices are at most one, so the
     sum of the choices using the face is 0 or 1). One literal per face keeps the passive

@@ -8,8 +8,9 @@ PlanValidationError: a wrong plan is never returned silently.
 
 from __future__ import annotations
 
-from nochmal.errors import NochmalError
-from nochmal.game import Game
+from nochmal.errors import IllegalPositionError, NochmalError
+from nochmal.game import Game, Mode
+from nochmal.position import Position
 
 from nochmal.solver.instance import Instance
 from nochmal.solver.plan import OPTIMAL, Plan
@@ -21,10 +22,11 @@ class PlanValidationError(NochmalError):
 
 def new_game(instance: Instance) -> Game:
     """A solo game at the instance's start: its start sheet, exactly its rolls to come."""
-    game = Game(instance.board, 1, instance.rules, "solo", roll_limit=len(instance.rolls))
-    if instance.start is not None:
-        game.sheets[0] = instance.start
-    return game
+    start = Position(Mode.SOLO, (instance.start_sheet(),), 0, len(instance.rolls))
+    try:
+        return Game.from_position(start, instance.rules)
+    except IllegalPositionError as exc:
+        raise PlanValidationError(f"the instance's start sheet: {exc}") from None
 
 
 def replay(instance: Instance, plan: Plan) -> Game:

@@ -11,7 +11,7 @@ from nochmal.board import load_board
 from nochmal.bots.hints import hint
 from nochmal.cli import app
 from nochmal.dice import Roll
-from nochmal.game import Game
+from nochmal.game import Game, Mode
 from nochmal.move import Move
 
 runner = CliRunner()
@@ -51,11 +51,10 @@ def test_hint_json_fields_and_legality(sheet_file):
     values = [h["value"] for h in hints]
     assert values == sorted(values, reverse=True)
     # one joker left: each hint is legal in the position (checked by the engine)
-    game = Game(BOARD, 1, mode="solo")
-    game.rolls_done = 19
+    from nochmal.position import Position
     from nochmal.sheet import parse_typed_sheet
-    game.sheets[0] = parse_typed_sheet(SHEET, BOARD, "t")
-    game.apply_roll(Roll(("y", "x"), ("3", "?")))
+    game = Game.from_position(Position(Mode.SOLO, (parse_typed_sheet(SHEET, BOARD, "t"),), 19, 30,
+                                       roll=Roll(("y", "x"), ("3", "?"))))
     legal = {str(m) for m in game.legal_moves()}
     for h in hints:
         assert h["move"] in legal
@@ -129,7 +128,7 @@ def test_bench_bots_json():
     (["--seeds", "5..1"], "--seeds"),
     (["--mode", "table", "--players", "7"], "2..4"),
 ])
-def test_bench_bad_input_exits_1(args, needle):
+def test_bench_bad_option_values_exit_2(args, needle):
     r = run("bench", "bots", "--seeds", "1..1", *args) if "--seeds" not in args else run("bench", "bots", *args)
-    assert r.exit_code == 1
+    assert r.exit_code == 2
     assert needle in r.stderr

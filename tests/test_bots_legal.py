@@ -14,7 +14,8 @@ import pytest
 from nochmal.agents import make_agent
 from nochmal.board import load_board
 from nochmal.dice import Roll, seeded_roll
-from nochmal.game import Game
+from nochmal.game import Game, Mode
+from nochmal.position import Position
 from nochmal.move import PASS
 from nochmal.sheet import Sheet
 
@@ -94,6 +95,7 @@ def play_checked(name: str, players: int, seed: int) -> Game:
     ("lookahead", 2, range(1, 2)),
     ("lookahead", 3, range(2, 3)),
 ])
+@pytest.mark.slow
 def test_whole_games_are_legal(name, players, seeds):
     jokers_exhausted = False
     for seed in seeds:
@@ -109,13 +111,10 @@ def test_whole_games_are_legal(name, players, seeds):
 
 
 def _position(jokers_used: int, roll: Roll, rolls_done: int = 12, players: int = 1) -> Game:
-    game = Game(BOARD, players, mode="solo" if players == 1 else "competitive")
-    game.rolls_done = rolls_done
     cells = ["H1", "H2", "H3", "H4", "G3", "G4", "I4", "I5"]
-    for p in range(players):
-        game.sheets[p] = Sheet(BOARD, BOARD.mask_of(cells), jokers_used)
-    game.apply_roll(roll)
-    return game
+    sheets = tuple(Sheet(BOARD, BOARD.mask_of(cells), jokers_used) for _ in range(players))
+    mode = Mode.SOLO if players == 1 else Mode.COMPETITIVE
+    return Game.from_position(Position(mode, sheets, rolls_done, 30 if players == 1 else None, roll=roll))
 
 
 @pytest.mark.parametrize("name", STRONG)
@@ -162,6 +161,7 @@ def test_passive_player_after_roll_3_picks_from_the_dice_left(name):
 @pytest.mark.parametrize("name,players,start", [("heuristic", 1, 0), ("heuristic", 2, 0), ("lookahead1", 1, 0),
                                                 ("hard", 1, 6), ("medium", 2, 0), ("lookahead", 2, 0),
                                                 ("ntuple", 1, 0)])
+@pytest.mark.slow
 def test_deterministic_for_a_seed(name, players, start):
     def moves(seed):
         game = Game(BOARD, players, mode="solo" if players == 1 else "competitive")

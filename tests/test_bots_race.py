@@ -9,7 +9,8 @@ from nochmal.agents import make_agent
 from nochmal.board import COLOURS, load_board
 from nochmal.bots.heuristic import Engine
 from nochmal.dice import Roll
-from nochmal.game import Game
+from nochmal.game import Game, Mode
+from nochmal.position import Position
 from nochmal.sheet import Sheet
 
 BOARD = load_board("classic")
@@ -22,14 +23,9 @@ def _cells_of_colour(colour: str) -> list[str]:
 
 def _race_position(opponent_cells: list[str]) -> Game:
     """Player 0 (active, roll 7) has yellow and all green but H1; a g1 on H1 ends the game."""
-    game = Game(BOARD, 2, mode="competitive")
-    game.rolls_done = 6
     mine = _cells_of_colour("y") + [c for c in _cells_of_colour("g") if c != "H1"]
-    game.sheets[0] = Sheet.from_cells(BOARD, mine)
-    game.sheets[1] = Sheet.from_cells(BOARD, opponent_cells)
-    game.claimed_columns = game.sheets[0].complete_columns() | game.sheets[1].complete_columns()
-    game.claimed_colours = game.sheets[0].complete_colours() | game.sheets[1].complete_colours()
-    game.apply_roll(Roll(("g", "r", "o"), ("1", "2", "3")))
+    sheets = (Sheet.from_cells(BOARD, mine), Sheet.from_cells(BOARD, opponent_cells))
+    game = Game.from_position(Position(Mode.COMPETITIVE, sheets, 6, roll=Roll(("g", "r", "o"), ("1", "2", "3"))))
     assert game.current_player() == 0 and game.active_player == 0
     return game
 
@@ -67,8 +63,10 @@ def test_claimed_column_counts_at_later_value():
     engine = Engine()
     ev = engine.evaluator(game)
     before = ev.context(game, 0, 10)
-    game.claimed_columns = 1 << 0  # someone else completed column A
-    game.claimed_colours = 1 << COLOURS.index("y")
+    # someone else completed column A and yellow in an earlier roll
+    other = Sheet.from_cells(BOARD, BOARD.cells_of(BOARD.column_mask[0] | BOARD.colour_mask["y"]))
+    game = Game.from_position(Position(Mode.COMPETITIVE, (Sheet.empty(BOARD), other), 6))
+    assert game.claimed_columns == 1 << 0 and game.claimed_colours == 1 << COLOURS.index("y")
     after = ev.context(game, 0, 10)
     assert before.col_value[0] == BOARD.column_points_first[0] == 5
     assert after.col_value[0] == BOARD.column_points_later[0] == 3
@@ -80,9 +78,8 @@ def test_claimed_column_counts_at_later_value():
 
 def test_active_player_is_charged_for_the_dice_it_leaves():
     # roll 7 of a 2-player race: the active player's pick decides the passive player's dice
-    game = Game(BOARD, 2, mode="competitive")
-    game.rolls_done = 6
-    game.apply_roll(Roll(("y", "b", "g"), ("3", "2", "1")))
+    empty = Sheet.empty(BOARD)
+    game = Game.from_position(Position(Mode.COMPETITIVE, (empty, empty), 6, roll=Roll(("y", "b", "g"), ("3", "2", "1"))))
     engine = Engine()
     plain = {c: v for v, c in engine.rank(game, race=False)}
     raced = {c: v for v, c in engine.rank(game, race=True)}

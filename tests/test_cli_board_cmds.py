@@ -107,7 +107,7 @@ def _crosses(svg_path: Path) -> list[ET.Element]:
 
 
 def test_render_typed_sheet(tmp_path):
-    rows = ["xxxyyyyxbbbOyyy", "ogYgYyoxrBboogg", "BgrgggGxrryyogg", "brrgoObxggyyoRb",
+    rows = ["xxxxxxxxbbbOyyy", "ogYgYyoxrBboogg", "BgrgggGxrryyogg", "brrgoObxggyyoRb",
             "roooorbxooorrrr", "rBbRrrrxYoRbbbO", "yybbbbrxyyggGoo"]
     sheet = tmp_path / "s.txt"
     sheet.write_text("\n".join(rows) + "\njokers_used: 3\n")
@@ -191,3 +191,20 @@ def test_a_huge_joker_count_is_one_error_line_for_every_command(tmp_path):
         assert res.exit_code == 1, (args, res.output)
         assert "key 'jokers' must be 0..8, got 800000000000" in res.output
         assert "Traceback" not in res.output
+
+
+def test_score_and_render_refuse_a_sheet_no_game_can_produce(tmp_path):
+    """A1 B1 C1 crossed, not connected to column H: exit 1 with the reason, unless allowed."""
+    rows = list(load_board("classic").printed)
+    rows[0] = "xxx" + rows[0][3:]
+    sheet = tmp_path / "s.txt"
+    sheet.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "s.svg"
+    for args in (["score", str(sheet)], ["render", str(sheet), "--svg", str(out)]):
+        res = run(args)
+        assert res.exit_code == 1, res.output
+        assert "impossible sheet: crossed cells A1 B1 C1 are not connected to column H" in flat(res.output)
+        res = run(args + ["--allow-impossible"])
+        assert res.exit_code == 0, res.output
+        assert "warning: " in res.output
+    assert out.exists()

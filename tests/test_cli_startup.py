@@ -1,7 +1,8 @@
 """The command line starts without the heavy libraries (benchmarks/bench_cli.py measures the time).
 
 OR-Tools, numpy, pandas and networkx together take most of a second to import; only the
-commands that plan, play bots or measure graphs may load them. Each check runs in a fresh
+commands that plan, play bots or measure graphs may load them. ssl (0.1-0.3 s) comes with
+xml.sax.saxutils (it imports urllib.request), which only the SVG pictures need. Each check runs in a fresh
 interpreter (a subprocess), so modules loaded by other tests cannot hide an import.
 """
 
@@ -13,7 +14,7 @@ import sys
 
 import pytest
 
-HEAVY = ("ortools", "numpy", "pandas", "networkx")
+HEAVY = ("ortools", "numpy", "pandas", "networkx", "ssl")  # ssl: via xml.sax.saxutils -> urllib
 
 PROBE = """
 import json, sys

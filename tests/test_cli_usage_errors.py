@@ -53,6 +53,10 @@ CASES = [
     (["mission", "status", "star-hunt", "-d", "normal", "-k", "-1", "{cells}", "{cells}"], "--rolls-used -1"),
     (["solo", "--bot", "nobot"], "unknown bot 'nobot'"),
     (["board", "show", "nosuchpad"], "nosuchpad: unknown board"),
+    (["bench", "bots", "--bots", "greedy,nobot"], "unknown bot 'nobot'"),
+    (["bench", "bots", "--mode", "xx"], "unknown mode 'xx'"),
+    (["bench", "bots", "--mode", "table", "--players", "9"], "--players 9"),
+    (["bench", "bots", "--seeds", "5..1"], "--seeds '5..1'"),
 ]
 
 

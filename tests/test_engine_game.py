@@ -4,6 +4,8 @@ values, rating table, the solo_ends_on_second_colour option). Totals computed by
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 import nochmal as nm
@@ -26,9 +28,12 @@ def cells_of_colour(colour: str) -> set[str]:
     return {f"{LETTERS[c]}{r + 1}" for r in range(7) for c in range(15) if GRID[r][c].lower() == colour}
 
 
-def preset(game: Game, player: int, cells, jokers_used: int = 0) -> None:
-    """Give a player crosses before the game's first roll (nothing scored yet)."""
-    game.sheets[player] = Sheet(CLASSIC, CLASSIC.mask_of(cells), jokers_used)
+def preset(game: Game, player: int, cells, jokers_used: int = 0) -> Game:
+    """The game set up with these crosses for ``player`` (a position between rolls)."""
+    position = game.position()
+    sheets = list(position.sheets)
+    sheets[player] = Sheet(CLASSIC, CLASSIC.mask_of(cells), jokers_used)
+    return Game.from_position(replace(position, sheets=tuple(sheets)), game.rules, game.stop_after_roll)
 
 
 def roll_all(game: Game, roll: Roll, moves: list[str]) -> None:
@@ -45,7 +50,7 @@ COLUMN_A_BUT_A1 = ["A2", "A3", "A4", "A5", "A6", "A7", "B1"]  # B1 (green) ancho
 def test_same_roll_tie_for_a_column_and_a_later_completer():
     game = Game(CLASSIC, 3)
     for p in range(3):
-        preset(game, p, COLUMN_A_BUT_A1)
+        game = preset(game, p, COLUMN_A_BUT_A1)
     roll_all(game, G1, ["g1 A1", "g1 A1", "pass"])  # players 0 and 1 complete column A together
     roll_all(game, G1, ["pass", "g1 A1", "pass"])    # roll 2: player 1 active, player 2 later
     assert [s.cols_upper for s in game.sheets] == [1, 1, 0]
@@ -57,7 +62,7 @@ def test_same_roll_tie_for_a_column_and_a_later_completer():
 
 def test_a_column_scores_once():
     game = Game(CLASSIC, 2)
-    preset(game, 0, COLUMN_A_BUT_A1)
+    game = preset(game, 0, COLUMN_A_BUT_A1)
     roll_all(game, G1, ["g1 A1", "pass"])
     roll_all(game, G1, ["pass", "pass"])
     assert game.sheets[0].cols_upper == 1 and game.sheets[0].cols_lower == 0
@@ -76,8 +81,8 @@ def test_by_hand_the_two_colour_position():
 
 def test_two_colour_end_finishes_the_roll_tie_break_by_jokers():
     game = Game(CLASSIC, 2)
-    preset(game, 0, TWO_COLOURS_BUT)
-    preset(game, 1, TWO_COLOURS_BUT | {"A3"}, jokers_used=2)  # one more star, two jokers fewer
+    game = preset(game, 0, TWO_COLOURS_BUT)
+    game = preset(game, 1, TWO_COLOURS_BUT | {"A3"}, jokers_used=2)  # one more star, two jokers fewer
     roll_all(game, G1, ["g1 A1", "g1 A1"])  # both complete green in the same roll: 5 each
     assert not game.is_terminal()
     assert [s.colours_upper for s in game.sheets] == [0b10, 0b10]
@@ -102,7 +107,7 @@ def test_two_colour_end_finishes_the_roll_tie_break_by_jokers():
 def test_shared_win_and_later_colour_bonus():
     game = Game(CLASSIC, 3)
     for p in range(3):
-        preset(game, p, TWO_COLOURS_BUT)
+        game = preset(game, p, TWO_COLOURS_BUT)
     roll_all(game, G1, ["g1 A1", "g1 A1", "pass"])
     roll_all(game, G1, ["pass", "g1 A1", "pass"])  # roll 2: player 1 active, player 2 completes green later
     assert [s.colours_upper for s in game.sheets] == [0b10, 0b10, 0]
@@ -124,7 +129,7 @@ def test_shared_win_and_later_colour_bonus():
 
 def test_passive_player_may_trigger_the_end():
     game = Game(CLASSIC, 2)
-    preset(game, 1, TWO_COLOURS_BUT)
+    game = preset(game, 1, TWO_COLOURS_BUT)
     roll_all(game, G1, ["pass", "g1 A1"])
     roll_all(game, G1, ["pass", "pass"])
     assert not game.is_terminal()
@@ -135,7 +140,7 @@ def test_passive_player_may_trigger_the_end():
 
 def test_one_colour_does_not_end_the_game():
     game = Game(CLASSIC, 2)
-    preset(game, 0, cells_of_colour("g") - {"A1"})
+    game = preset(game, 0, cells_of_colour("g") - {"A1"})
     roll_all(game, G1, ["g1 A1", "pass"])
     assert game.sheets[0].complete_colours() == 0b10 and not game.is_terminal()
 
@@ -163,7 +168,7 @@ SOLO_Y = Roll(("y", "r"), ("1", "4"))
 
 def test_solo_scores_upper_values_and_5_per_colour():
     game = Game(CLASSIC, 1, mode="solo")
-    preset(game, 0, TWO_COLOURS_BUT | set(COLUMN_A_BUT_A1))
+    game = preset(game, 0, TWO_COLOURS_BUT | set(COLUMN_A_BUT_A1))
     roll_all(game, SOLO_G, ["g1 A1"])   # completes green and column A
     roll_all(game, SOLO_Y, ["y1 H6"])   # a second colour: the solo game goes on by default
     assert not game.is_terminal()
@@ -174,7 +179,7 @@ def test_solo_scores_upper_values_and_5_per_colour():
 
 def test_solo_option_ends_on_second_colour():
     game = Game(CLASSIC, 1, RuleSettings(solo_ends_on_second_colour=True), mode="solo")
-    preset(game, 0, TWO_COLOURS_BUT)
+    game = preset(game, 0, TWO_COLOURS_BUT)
     roll_all(game, SOLO_G, ["g1 A1"])
     assert not game.is_terminal()
     roll_all(game, SOLO_Y, ["y1 H6"])

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 import nochmal as nm
 from nochmal.board import COLUMN_LETTERS
 from nochmal.dice import Roll
-from nochmal.game import Game
+from nochmal.game import Game, Mode
+from nochmal.position import Position
 from nochmal.move import Move
 from nochmal.placements import PlacementIndex
 from nochmal.sheet import Sheet
@@ -206,6 +207,7 @@ def small_boards(draw):
 
 @settings(max_examples=200, deadline=None)
 @given(data=small_boards(), bridging=st.booleans())
+@pytest.mark.slow
 def test_small_board_enumerator_equals_brute_force_over_all_cells(data, bridging):
     grid, start, crossed = data
     board = nm.Board.from_grid(grid, start_column=COLUMN_LETTERS[start])
@@ -302,6 +304,7 @@ def draw_candidate(data, crossed_cells: set[Cell]) -> tuple[set[Cell], str]:
 @settings(max_examples=300, deadline=None)
 @given(crossed=st.sets(st.integers(0, 104), max_size=40), data=st.data(),
        colour_pick=st.integers(0, 9), bridging=st.booleans())
+@pytest.mark.slow
 def test_check_placement_accepts_exactly_the_legal_ones(crossed, data, colour_pick, bridging):
     crossed_cells = {divmod(i, 15) for i in crossed}
     cells, first_colour = draw_candidate(data, crossed_cells)
@@ -330,6 +333,14 @@ def test_check_placement_accepts_exactly_the_legal_ones(crossed, data, colour_pi
 
 # --- Game.check_move: dice and jokers --------------------------------------------------------
 
+def with_jokers_used(jokers_used: int, roll: Roll, sheet: Sheet | None = None) -> Game:
+    """A solo game at its first decision on ``roll`` with this many joker marks used."""
+    sheet = Sheet.empty(CLASSIC) if sheet is None else sheet
+    start = Sheet(CLASSIC, sheet.crossed, jokers_used, sheet.cols_upper, sheet.cols_lower,
+                  sheet.colours_upper, sheet.colours_lower)
+    return Game.from_position(Position(Mode.SOLO, (start,), 0, 30, roll=roll))
+
+
 def test_check_move_die_not_available_and_no_jokers_left():
     game = Game(CLASSIC, 1, mode="solo")
     game.apply_roll(Roll(("b", "x"), ("4", "?")))
@@ -340,11 +351,11 @@ def test_check_move_die_not_available_and_no_jokers_left():
     assert game.check_move(Move.parse("b4 G4 G5 H4 H5")) == CLASSIC.mask_of(["G4", "G5", "H4", "H5"])
     assert game.check_move(Move.parse("xy?1 H6")) == CLASSIC.mask_of(["H6"])
     # spend all but one joker: the double joker (cost 2) is refused, a single one is fine
-    game.sheets[0] = game.sheets[0].cross(0, CLASSIC.jokers - 1)
+    game = with_jokers_used(CLASSIC.jokers - 1, game.roll)
     with pytest.raises(nm.IllegalMoveError, match="^no jokers left"):
         game.check_move(Move.parse("xy?1 H6"))
     assert game.check_move(Move.parse("xy4 H6 H7 I7 J7")) == CLASSIC.mask_of(["H6", "H7", "I7", "J7"])
-    game.sheets[0] = game.sheets[0].cross(0, 1)
+    game = with_jokers_used(CLASSIC.jokers, game.roll)
     assert game.sheets[0].jokers_left == 0
     for text in ("xy4 H6 H7 I7 J7", "b?1 H4", "xy?1 H6"):
         with pytest.raises(nm.IllegalMoveError, match="^no jokers left"):
@@ -380,8 +391,6 @@ def test_check_placement_out_of_range_count_and_colour():
     with pytest.raises(nm.IllegalMoveError, match="^wrong colour"):
         sheet.check_placement("q", 1, CLASSIC.mask_of(["H2"]))
     # through the game API a hand-built move with 6 crosses is an IllegalMoveError too
-    game = Game(CLASSIC, 1, mode="solo")
-    game.sheets[0] = sheet
-    game.apply_roll(Roll(("y", "b"), ("?", "1")))
+    game = with_jokers_used(0, Roll(("y", "b"), ("?", "1")), sheet)
     with pytest.raises(nm.IllegalMoveError, match="^wrong count"):
         game.check_move(Move.of("y", 6, CLASSIC.cells_of(six), number_joker=True))

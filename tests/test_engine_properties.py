@@ -7,6 +7,7 @@ when complete and at most once; every game ends; its record verifies."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -73,6 +74,7 @@ def play_checked(game: Game, agents, seed: int) -> Game:
 @settings(max_examples=60, deadline=None)
 @given(players=st.integers(1, 6), kinds=st.lists(st.sampled_from(["random", "greedy"]), min_size=6, max_size=6),
        seed=st.integers(0, 10 ** 6), board=st.sampled_from(nm.BUILTIN_BOARDS), bridging=st.booleans())
+@pytest.mark.slow
 def test_random_competitive_games_keep_every_invariant(players, kinds, seed, board, bridging):
     b = nm.load_board(board)
     rules = RuleSettings(bridging=bridging)

@@ -238,7 +238,7 @@ def test_impossible_sheet_reasons():
     assert len(reasons) == 1 and "A1 B1" in reasons[0] and "column H" in reasons[0]
     bad_jokers = Sheet(CLASSIC, ok.crossed, jokers_used=9).with_all_completions_scored()
     assert any("jokers_used" in r for r in impossible_sheet_reasons(bad_jokers))
-    assert any("at most 5 crosses" in r for r in impossible_sheet_reasons(Sheet.from_cells(
+    assert any("they take 5 rolls" in r for r in impossible_sheet_reasons(Sheet.from_cells(
         CLASSIC, ["H1", "H2", "H3", "H4", "H5", "H6"]), rolls=1))
     unscored = Sheet(CLASSIC, CLASSIC.column_mask[7])
     assert any("not scored" in r for r in impossible_sheet_reasons(unscored))

@@ -57,21 +57,49 @@ def test_an_impossible_sheet_is_never_met():
     assert st.met and st.state == WON
 
 
+def rolls_for(cells: set[str]) -> int:
+    """One roll crosses at most 5 cells of one block: sum over blocks of ceil(cells / 5), the
+    blocks found by a flood fill over the printed grid written here."""
+    grid = [row.lower() for row in BOARD.printed]
+    block_of, seen = {}, {}
+    for r in range(7):
+        for c in range(15):
+            if (r, c) in seen:
+                continue
+            stack, seen[(r, c)] = [(r, c)], len(block_of)
+            while stack:
+                y, x = stack.pop()
+                block_of[f"{'ABCDEFGHIJKLMNO'[x]}{y + 1}"] = seen[(r, c)]
+                for ny, nx in ((y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)):
+                    if 0 <= ny < 7 and 0 <= nx < 15 and (ny, nx) not in seen and grid[ny][nx] == grid[y][x]:
+                        seen[(ny, nx)] = seen[(r, c)]
+                        stack.append((ny, nx))
+    per_block: dict[int, int] = {}
+    for cell in cells:
+        per_block[block_of[cell]] = per_block.get(block_of[cell], 0) + 1
+    return sum(-(-n // 5) for n in per_block.values())
+
+
 def test_lockstep_is_lost_when_the_crosses_no_longer_fit_in_the_rolls_left():
     lockstep = load_mission("lockstep")
     budget = lockstep.budget(1, "normal")
     crossed = {"H1", "H2", "H3"}
-    open_cells = len(column_cells("G") | column_cells("H") | column_cells("I")) - len(crossed)
-    rolls_needed = -(-open_cells // 5)  # 18 crosses: 4 rolls at 5 crosses a roll
+    missing = (column_cells("G") | column_cells("H") | column_cells("I")) - crossed
+    open_cells = len(missing)
+    # 18 crosses: 4 rolls at 5 crosses a roll, more since a roll crosses in one block only
+    rolls_needed = max(-(-open_cells // 5), rolls_for(missing))
     sheet = sheet_of(crossed)
     just_enough = mission_status(lockstep, "normal", [sheet], budget - rolls_needed)
     assert just_enough.state == IN_PROGRESS and just_enough.lost_reasons == []
     too_few = mission_status(lockstep, "normal", [sheet], budget - rolls_needed + 1)
     assert too_few.state == LOST
     [reason] = too_few.lost_reasons
-    assert f"needs at least {open_cells} more crosses" in reason
-    assert f"at most 5 x {rolls_needed - 1} = {5 * (rolls_needed - 1)}" in reason
+    assert f"needs at least {rolls_needed} more rolls" in reason
     assert too_few.to_dict()["state"] == LOST and too_few.to_dict()["lost_reasons"] == [reason]
+    # with 3 rolls left the crosses alone do not fit: 18 > 5 x 3
+    crosses = mission_status(lockstep, "normal", [sheet], budget - 3)
+    assert f"needs at least {open_cells} more crosses" in crosses.lost_reasons[0]
+    assert "at most 5 x 3 = 15" in crosses.lost_reasons[0]
     spent = mission_status(lockstep, "normal", [sheet], budget)
     assert spent.state == LOST and "is spent" in spent.lost_reasons[0]
 
@@ -83,9 +111,9 @@ kind = "jokers_left"
 at_least = 4
 scope = "each"
 """))
-    keeps = mission_status(mission, "easy", [sheet_of({"H4"}, 4), sheet_of({"H4"}, 0)], 3)
+    keeps = mission_status(mission, "easy", [sheet_of(column_cells("H"), 4), sheet_of({"H4"}, 0)], 5)
     assert keeps.state == WON
-    short = mission_status(mission, "easy", [sheet_of({"H4"}, 5), sheet_of({"H4"}, 0)], 3)
+    short = mission_status(mission, "easy", [sheet_of(column_cells("H"), 5), sheet_of({"H4"}, 0)], 5)
     assert short.state == LOST and "jokers never come back" in short.lost_reasons[0]
 
 
@@ -99,7 +127,7 @@ scope = "{scope}"
 """))
         return mission_status(mission, "easy", sheets, rolls_used)
 
-    near = sheet_of(column_cells("G") | column_cells("H") | {"I1", "I2", "I3"})  # 4 open cells
+    near = sheet_of(column_cells("G") | column_cells("H") | column_cells("I") - {"I7"})  # 1 open cell
     far = sheet_of({"H4"})  # 14 open cells
     # 1 roll left: 5 crosses. 'any': the near sheet can still do it; 'each': the far one cannot
     assert status("any", [near, far], 29).state == IN_PROGRESS
@@ -111,3 +139,24 @@ scope = "{scope}"
 
 def test_the_vocabulary_is_one_tuple():
     assert STATES == (WON, LOST, IN_PROGRESS) == ("won", "lost", "in progress")
+
+
+def test_lost_when_the_missing_cells_lie_in_more_blocks_than_rolls_left():
+    """Four missing cells of four colours: few crosses, but one block (so one cell) per roll."""
+    lockstep = load_mission("lockstep")
+    budget = lockstep.budget(1, "normal")
+    target = column_cells("G") | column_cells("H") | column_cells("I")
+    missing, colours = [], set()
+    for cell in sorted(target):
+        colour = BOARD.colour_of_bit(BOARD.bit(cell))
+        if colour not in colours and len(missing) < 4:
+            colours.add(colour)
+            missing.append(cell)
+    assert len(missing) == 4  # four colours: four different blocks
+    sheet = sheet_of(target - set(missing))
+    in_time = mission_status(lockstep, "normal", [sheet], budget - 4)
+    assert in_time.state == IN_PROGRESS
+    late = mission_status(lockstep, "normal", [sheet], budget - 3)
+    assert late.state == LOST
+    [reason] = late.lost_reasons
+    assert "sheet 1 needs at least 4 more rolls" in reason and "3 roll(s) are left" in reason

@@ -93,3 +93,42 @@ def test_equal_moves_go_to_the_seats_own_bot():
     assert again[0] == (top_value, tied[-1])
     worse = next(m for v, m in ranked if v < top_value)
     assert rank_moves(mission, game, preferred=worse)[0][0] == top_value  # never over a better move
+
+
+def test_play_hint_in_a_coop_game_is_the_mission_hint():
+    """`hint` at the terminal in a co-op game gives the mission-aware ranking."""
+    from typer.testing import CliRunner
+
+    from nochmal.cli import app
+
+    res = CliRunner().invoke(app, ["play", "--mission", "star-hunt", "--difficulty", "easy", "--seat", "human:Ann",
+                                   "--seat", "greedy", "--seed", "3"], input="hint\nquit\n")
+    assert "Traceback" not in res.output
+    game = coop_game(STAR_HUNT, "easy", 2)
+    game.apply_roll(seeded_roll(3, 0, 3))
+    assert game.current_player() == 0
+    best = mission_hint(STAR_HUNT, game, top=1)[0][0]
+    assert _crosses_open_star(game, best)  # a star is crossable on this roll
+    line = next(x for x in res.output.splitlines() if "hint 1:" in x)
+    assert str(best) in line
+
+
+def test_mission_hint_needs_a_decision():
+    from nochmal.errors import NochmalError
+
+    with pytest.raises(NochmalError, match="no decision"):
+        mission_hint(STAR_HUNT, coop_game(STAR_HUNT, "normal", 2))
+
+
+def test_web_hint_in_a_coop_game_is_the_mission_hint(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from nochmal.web import create_app
+
+    with TestClient(create_app(tmp_path)) as client:
+        state = client.post("/api/games", json={"kind": "play", "seats": ["human", "greedy"], "mission": "star-hunt",
+                                                "difficulty": "easy", "seed": 3}).json()
+        hints = client.get(f"/api/games/{state['id']}/hint").json()["hints"]
+    game = coop_game(STAR_HUNT, "easy", 2)
+    game.apply_roll(seeded_roll(3, 0, 3))
+    assert hints[0]["move"] == str(mission_hint(STAR_HUNT, game, top=1)[0][0])

@@ -161,6 +161,7 @@ def test_instance_from_record_mid_game_matches_replay():
 
 
 @pytest.mark.parametrize("seed", range(1, 21))
+@pytest.mark.slow
 def test_optimum_never_below_bots(seed):
     """Every registered bot: none may beat the proven optimum on the same rolls."""
     from nochmal.agents import agent_names, make_agent

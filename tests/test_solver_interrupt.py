@@ -37,6 +37,7 @@ def _interrupted_run(args: list[str], cwd, after: float) -> tuple[int, str, str,
     return proc.returncode, out, err, time.monotonic() - t0
 
 
+@pytest.mark.slow
 def test_solo_solve_interrupted_returns_best_plan(tmp_path):
     code, out, err, secs = _interrupted_run(["solve", "--seed", "1", "--time-limit", "120", "--json"],
                                             tmp_path, after=6.0)
@@ -53,6 +54,7 @@ def test_solo_solve_interrupted_returns_best_plan(tmp_path):
     assert validate(instance, plan).total == plan.total == plan.breakdown["total"]
 
 
+@pytest.mark.slow
 def test_team_solve_interrupted_returns_best_so_far(tmp_path):
     # column-relay with 2 players is not settled within a minute (benchmarks/RESULTS.md)
     code, out, err, secs = _interrupted_run(
@@ -153,3 +155,39 @@ def test_a_tiny_time_limit_is_never_below_the_greedy_hint():
         inst = Instance.from_seed(seed)
         plan = solve(inst, time_limit=0.01)
         assert plan.total >= _greedy_total(seed)
+
+
+# --- the puzzle's last word: an interrupted planner says so, with the time it ran ----------
+def test_puzzle_planner_result_carries_interrupted_and_elapsed():
+    import os
+    import threading
+
+    from nochmal.board import load_board
+    from nochmal.rules import RuleSettings
+    from nochmal.terminal.planner import planner_best
+
+    timer = threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    result = planner_best(load_board("classic"), 1, RuleSettings(), 60)
+    timer.join()
+    assert result["interrupted"] is True
+    assert 1.5 <= result["elapsed"] < 30 and result["seconds"] == 60
+    assert result["proven"] is False
+    quiet = planner_best(load_board("classic"), 1, RuleSettings(), 1)
+    assert quiet["interrupted"] is False and quiet["elapsed"] >= 0.5
+
+
+def test_puzzle_prints_that_the_planner_was_interrupted(monkeypatch):
+    from typer.testing import CliRunner
+
+    import nochmal.cli.play_cmds as play_cmds
+    from nochmal.cli import app
+
+    def interrupted(board, seed, rules, seconds):
+        return {"score": 28, "bound": 40, "proven": False, "seconds": seconds, "interrupted": True, "elapsed": 3.2}
+
+    monkeypatch.setattr(play_cmds, "planner_best", interrupted)
+    res = CliRunner().invoke(app, ["puzzle", "--seed", "12", "--planner-time", "20"], input="pass\n" * 30)
+    assert res.exit_code == 0, res.output
+    line = next(x for x in res.output.splitlines() if "the planner" in x and "28 points" in x)
+    assert "interrupted after 3.2 s" in line and "in 20 s" not in line

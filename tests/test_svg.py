@@ -49,7 +49,7 @@ def test_record_heading_names_seats_board_seed_mode_date_and_formula():
     assert "competitive" in heading and "seed 3" in heading and "2026-12-01" in heading
     assert rec.board.title in heading and "winner" in heading
     titles = [t.text for t in root.iter(SVG + "text") if t.get("class") == "title"]
-    assert titles[0].startswith("seat 1: Anna") and titles[1].startswith("seat 2: random (bot)")
+    assert titles[0].startswith("Anna: ") and titles[1].startswith("random (seat 2): ")
     final = rec.verify()
     scores = [t.text for t in root.iter(SVG + "text") if t.get("class") == "score"]
     for line, sheet in zip(scores, final.sheets):

@@ -166,10 +166,10 @@ def test_tap_answers_extensions_and_the_engines_refusal(client):
 def test_undo_reload_and_restart_keep_the_game(client, tmp_path):
     state = client.post("/api/games", json={"kind": "play", "seats": ["human:Anna", "greedy"], "seed": 4}).json()
     gid = state["id"]
-    assert state["names"] == ["seat 1: Anna", "seat 2: greedy (bot)"]
+    assert state["names"] == ["Anna", "greedy (seat 2)"]
     first = state["dice"]
     state = client.post(f"/api/games/{gid}/move", json={"move": "pass"}).json()
-    assert state["rolls"] == 1 and state["log"][-1]["name"] == "seat 2: greedy (bot)"  # the bot answered
+    assert state["rolls"] == 1 and state["log"][-1]["name"] == "greedy (seat 2)"  # the bot answered
     again = client.get(f"/api/games/{gid}").json()
     assert again["sheets"] == state["sheets"] and again["rolls"] == state["rolls"]
     state = client.post(f"/api/games/{gid}/undo").json()
@@ -304,3 +304,25 @@ def test_jobs_cancel_abandon_and_bad_inputs(client, tmp_path):
     rid = client.post("/api/records", files={"file": ("g.json", _record_bytes(), "application/json")}).json()["id"]
     assert_error(client.post("/api/jobs/analyse", json={"record_id": rid}), 400, "record_id", "solo")
     assert_error(client.get(f"/api/jobs/{cancelled['id']}/sheet", params={"after": 1}), 409, "job")
+
+
+def test_mission_status_matches_the_cli(client, tmp_path):
+    board = nm.load_board("classic")
+    texts = [nm.format_typed_sheet(nm.Sheet.from_cells(board, cells)) for cells in (["H1", "H2", "H3"], ["H4"])]
+    for i, text in enumerate(texts):
+        (tmp_path / f"sheets.{i}").write_text(text)
+    got = client.post("/api/missions/lockstep/status", json={"difficulty": "normal", "rolls_used": 3, "sheets": texts,
+                                                            "crosses": True}).json()
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(tmp_path)  # the CLI names the sheets by their file names: sheets.0, sheets.1
+    try:
+        want = cli_json(["mission", "status", "lockstep", "-d", "normal", "-k", "3", "sheets.0", "sheets.1"])
+    finally:
+        os.chdir(cwd)
+    assert got == want
+    assert_error(client.post("/api/missions/lockstep/status", json={"difficulty": "normal", "rolls_used": 3,
+                                                                   "sheets": ["xx"]}), 400, "sheets.0")
+    assert_error(client.post("/api/missions/lockstep/status", json={"difficulty": "mild", "rolls_used": 3,
+                                                                   "sheets": texts}), 422, "difficulty")

@@ -59,7 +59,11 @@ def new_page(browser, width: str = "laptop"):
 
 
 def shot(page, name: str) -> None:
+    """Save a screenshot; on a phone-wide page, nothing may stick out sideways."""
     ARTIFACTS.mkdir(exist_ok=True)
+    width = page.viewport_size["width"]
+    if width <= 400:
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, f"{name}: wider than {width} px"
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
@@ -68,8 +72,9 @@ def pick_and_cross(page, move) -> None:
     if move.is_pass:
         page.click("#pass")
         return
-    page.locator(f'.die.colour[data-face="{move.colour_face}"]:not([disabled])').first.click()
-    page.locator(f'.die.number[data-face="{move.number_face}"]:not([disabled])').first.click()
+    for kind, face in (("colour", move.colour_face), ("number", move.number_face)):
+        if not page.locator(f'.die.{kind}.picked[data-face="{face}"]').count():  # a second click unpicks
+            page.locator(f'.die.{kind}[data-face="{face}"]:not([disabled])').first.click()
     for cell in move.cells:
         before = page.locator("#my-sheet rect.cell.picked").count()
         page.locator(f'#my-sheet rect.cell[data-cell="{cell}"]').click(force=True)
@@ -164,6 +169,21 @@ def test_illegal_tap_is_refused_with_the_engines_reason(server, browser):
     assert page.locator(f'#my-sheet rect.cell[data-cell="{cell}"]').get_attribute("class").count("refused") == 1
     assert page.locator("#my-sheet rect.cell.picked").count() == 0
     shot(page, "puzzle-refused-laptop")
+    # a legal move, then Undo: back at roll 1 with an empty sheet
+    game = Game(board, 1, mode="solo")
+    game.apply_roll(roll)
+    pick_and_cross(page, next(m for m in game.legal_moves() if not m.is_pass))
+    wait_roll(page, "roll 2 of 30")
+    assert page.locator('#my-sheet rect.cell[data-crossed="1"]').count() > 0
+    page.click("#undo")
+    wait_roll(page, "roll 1 of 30")
+    assert page.locator('#my-sheet rect.cell[data-crossed="1"]').count() == 0
+    # the open-information switch shows every roll of the seed
+    page.check("#open-switch")
+    page.wait_for_selector("#all-rolls:not(.hidden) span")
+    shown = page.locator("#all-rolls span").all_inner_texts()
+    assert shown == [f"{k + 1}: {seeded_roll(42, k, 2).text()}" for k in range(30)]
+    shot(page, "puzzle-open-laptop")
 
 
 def test_two_seat_game_against_a_bot_runs_to_its_end(server, browser):
@@ -190,7 +210,7 @@ def test_two_seat_game_against_a_bot_runs_to_its_end(server, browser):
         pytest.fail("the game did not end")
     text = page.locator("#final-score").inner_text()
     assert "winner" in text and "greedy" in text
-    assert page.locator("#log li").count() > 0 and "greedy (bot)" in page.locator("#log").inner_text()
+    assert page.locator("#log li").count() > 0 and "greedy (seat 2)" in page.locator("#log").inner_text()
     shot(page, "play-end-phone")
     assert page.js_errors == []
 
@@ -247,7 +267,7 @@ def test_record_upload_and_stepping_with_the_arrow_keys(server, browser, tmp_pat
     assert page.locator("#losses tbody tr").count() == 8
     page.locator("#losses tbody tr").nth(2).click()
     page.wait_for_function('document.getElementById("turn-label").textContent === "turn 3 of 8"')
-    page.wait_for_function('document.getElementById("message").textContent.startsWith("roll 3: played")')
+    page.wait_for_function('document.getElementById("turn-note").textContent.startsWith("roll 3: played")')
     shot(page, "replay-analysis-laptop")
     page.set_viewport_size({"width": 360, "height": 760})
     shot(page, "replay-analysis-phone")

@@ -19,7 +19,7 @@ from __future__ import annotations
 from nochmal.bitsets import components
 from nochmal.board import COLOURS, Board
 from nochmal.bots.tuples import TupleResidual
-from nochmal.game import Game
+from nochmal.game import Game, Mode
 from nochmal.placements import placement_index
 
 N_BASE = 76  # features per position, before the phase basis
@@ -136,14 +136,14 @@ class Evaluator:
         """Points at stake for ``player`` (first or later values in the race) and the phase."""
         board = self.board
         sheet = game.sheets[player]
-        race = game.mode == "competitive"
+        claimed_cols, claimed_colours = game.race_claims
         col_value = []
         for c in range(board.cols):
             if sheet.cols_upper >> c & 1:
                 col_value.append(board.column_points_first[c])
             elif sheet.cols_lower >> c & 1:
                 col_value.append(board.column_points_later[c])
-            elif race and game.claimed_columns >> c & 1:
+            elif claimed_cols >> c & 1:
                 col_value.append(board.column_points_later[c])
             else:
                 col_value.append(board.column_points_first[c])
@@ -153,13 +153,13 @@ class Evaluator:
                 colour_value.append(board.colour_bonus_first)
             elif sheet.colours_lower >> i & 1:
                 colour_value.append(board.colour_bonus_later)
-            elif race and game.claimed_colours >> i & 1:
+            elif claimed_colours >> i & 1:
                 colour_value.append(board.colour_bonus_later)
             else:
                 colour_value.append(board.colour_bonus_first)
         if rolls_left is None:
             rolls_left = estimated_rolls_left(game)
-        solo = game.mode == "solo" and not game.rules.solo_ends_on_second_colour
+        solo = game.mode is Mode.SOLO and not game.rules.solo_ends_on_second_colour
         return Context(col_value, colour_value, rolls_left, self.phase_weights(rolls_left),
                        self.tuples if solo else None)
 
@@ -279,7 +279,7 @@ def estimated_rolls_left(game: Game) -> int:
     left = None
     if game.roll_limit is not None:
         left = max(game.roll_limit - game.rolls_done - 1, 0)
-    if game.mode == "competitive":
+    if game.mode is Mode.COMPETITIVE:
         board = game.board
         need = None
         for sheet in game.sheets:

@@ -22,8 +22,8 @@ from typing import Callable, Sequence
 from nochmal.agents import make_agent
 from nochmal.board import Board
 from nochmal.dice import seeded_roll
-from nochmal.errors import NochmalError
-from nochmal.game import Game
+from nochmal.errors import NochmalError, OptionError
+from nochmal.game import Game, Mode
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 
 _T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
@@ -153,21 +153,21 @@ def run_bench(board: Board, names: Sequence[str], mode: str, seeds: tuple[int, i
     """Play the paired benchmark and summarise it (``progress(done, total)`` after each game)."""
     first, last = seeds
     if first < 0 or last < first:
-        raise NochmalError(f"seeds {first}..{last}: need 0 <= first <= last")
+        raise OptionError(f"seeds {first}..{last}: need 0 <= first <= last")
     names = list(names)
     if not names:
-        raise NochmalError("no bots given")
+        raise OptionError("no bots given")
     for n in set(names):
         make_agent(n)  # unknown names fail here, before any game
     if mode == "solo":
         players = 1
     elif mode == "table":
         if not 2 <= players <= 4:
-            raise NochmalError(f"--players {players}: a table has 2..4 players")
+            raise OptionError(f"--players {players}: a table has 2..4 players")
         if len(names) > players:
-            raise NochmalError(f"{len(names)} bots do not fit a table of {players}")
+            raise OptionError(f"{len(names)} bots do not fit a table of {players}")
     else:
-        raise NochmalError(f"unknown mode {mode!r}: use solo or table")
+        raise OptionError(f"unknown mode {mode!r}: use solo or table")
     distinct = list(dict.fromkeys(names))
     scores = {n: [] for n in distinct}
     wins = {n: [] for n in distinct} if mode == "table" else None
@@ -180,7 +180,7 @@ def run_bench(board: Board, names: Sequence[str], mode: str, seeds: tuple[int, i
         if mode == "solo":
             for n in distinct:
                 agent = _Timed(make_agent(n, seed), tally, n)
-                game = _play(Game(board, 1, rules, "solo"), [agent], seed)
+                game = _play(Game(board, 1, rules, Mode.SOLO), [agent], seed)
                 scores[n].append(float(game.scores()[0]))
                 games[n] += 1
                 done += 1
@@ -192,7 +192,7 @@ def run_bench(board: Board, names: Sequence[str], mode: str, seeds: tuple[int, i
         for rot in range(players):
             seats = [lineup[(s + rot) % players] for s in range(players)]
             agents = [_Timed(make_agent(n, seed * 10 + s), tally, n) for s, n in enumerate(seats)]
-            game = _play(Game(board, players, rules, "competitive"), agents, seed)
+            game = _play(Game(board, players, rules, Mode.COMPETITIVE), agents, seed)
             win = game.winners()
             for s, n in enumerate(seats):
                 acc = sums[n]
@@ -224,7 +224,7 @@ def parse_seed_range(text: str) -> tuple[int, int]:
         else:
             raise ValueError
     except ValueError:
-        raise NochmalError(f"--seeds {text!r}: expected A..B, e.g. 100000..100199") from None
+        raise OptionError(f"--seeds {text!r}: expected A..B, e.g. 100000..100199") from None
     if a < 0 or b < a:
-        raise NochmalError(f"--seeds {text!r}: need 0 <= A <= B")
+        raise OptionError(f"--seeds {text!r}: need 0 <= A <= B")
     return a, b

@@ -21,23 +21,21 @@ from nochmal.board import COLOURS
 from nochmal.bots.evaluation import N_BASE, Context, Evaluator, estimated_rolls_left
 from nochmal.bots.tuples import TupleResidual, shipped_residual
 from nochmal.bots.weights import WEIGHTS
-from nochmal.dice import COLOUR_JOKER, NUMBER_JOKER, Roll, resolutions
-from nochmal.game import Game
+from nochmal.choice import Choice, tie_key
+from nochmal.dice import Roll, resolutions
+from nochmal.game import Game, Mode
 from nochmal.move import PASS, Move
 
-# (value, choice) where choice is (colour face, number face, colour, count, mask, cost) or None
-Ranked = list[tuple[float, tuple | None]]
+# (value, placed choice), None for the pass
+Ranked = list[tuple[float, Choice | None]]
 
 END_BONUS = 1000.0  # ending the race while ahead beats any score estimate
 LEAVE_WEIGHT = 1.0  # share of the best opponent's gain from the dice left to them
 
 
-def choice_move(game: Game, choice: tuple | None) -> Move:
+def choice_move(game: Game, choice: Choice | None) -> Move:
     """The Move for a ranked choice (None = pass)."""
-    if choice is None:
-        return PASS
-    cf, nf, colour, count, mask, _cost = choice
-    return Move.of(colour, count, game.board.cells_of(mask), cf == COLOUR_JOKER, nf == NUMBER_JOKER)
+    return PASS if choice is None else choice.move(game.board)
 
 
 class Engine:
@@ -67,7 +65,7 @@ class Engine:
         if rolls_left is None:
             rolls_left = estimated_rolls_left(game)
         ctx = ev.context(game, player, rolls_left)
-        if rolls_left == 0 and game.roll_limit is not None and game.mode != "competitive":
+        if rolls_left == 0 and game.roll_limit is not None and game.mode is not Mode.COMPETITIVE:
             ctx.weights = [0.0] * N_BASE
         return ctx
 
@@ -78,7 +76,7 @@ class Engine:
         ev = self.evaluator(game)
         ctx = self.context(game, player)
         ranked = choice_values(ev, ctx, sheet.crossed, sheet.anchored, sheet.jokers_left, game.choices())
-        if race and game.mode == "competitive" and game.n_players > 1:
+        if race and game.mode is Mode.COMPETITIVE and game.n_players > 1:
             ranked = self._race_adjust(game, player, ev, ranked)
         ranked.sort(key=rank_key, reverse=True)
         return ranked
@@ -98,18 +96,18 @@ class Engine:
         out: Ranked = []
         for value, choice in ranked:
             if choice is not None:
-                new = sheet.crossed | choice[4]
+                new = sheet.crossed | choice.mask
                 done = sum(1 for m in colour_masks if new & m == m)
                 if done >= 2:
                     ctx = self.context(game, player, 0)
                     ctx.weights = [0.0] * N_BASE
-                    final = ev.base_value(new, sheet.anchored, ctx) + sheet.jokers_left - choice[5]
+                    final = ev.base_value(new, sheet.anchored, ctx) + sheet.jokers_left - choice.cost
                     value = (END_BONUS if final > opp_now else -END_BONUS) + final
             if active:
-                key = None if choice is None else (choice[0], choice[1])
+                key = None if choice is None else (choice.colour_face, choice.number_face)
                 pen = leave_cache.get(key)
                 if pen is None:
-                    dice = game.roll if choice is None else game.roll.without(choice[0], choice[1])
+                    dice = game.roll if choice is None else game.roll.without(choice.colour_face, choice.number_face)
                     pen = leave_cache[key] = max(self._dice_gain(game, o, ev, dice) for o in others)
                 value -= LEAVE_WEIGHT * pen
             out.append((value, choice))
@@ -139,44 +137,43 @@ class Engine:
 
 def choice_values(ev: Evaluator, ctx: Context, crossed: int, anchored: int, jokers_left: int,
                   choices) -> Ranked:
-    """Pass and every distinct placement open to ``choices`` ((colour face, number face,
-    colour, count, joker cost) as from Game.choices), each with the evaluation of the sheet
-    after it; a placement reachable by several choices keeps its best (cheapest) one. Unsorted.
-    Works on raw masks, so the trainers can call it without a Game."""
+    """Pass and every distinct placement open to ``choices`` (unplaced picks, as from
+    Game.choices), each with the evaluation of the sheet after it; a placement reachable by
+    several picks keeps its best (cheapest) one. Unsorted. Works on raw masks, so the
+    trainers can call it without a Game."""
     X, A, jl = crossed, anchored, jokers_left
     index = ev.index
     base_cache: dict[int, float] = {}
-    best_by_mask: dict[int, tuple[float, tuple]] = {}
-    for cf, nf, colour, count, cost in choices:
-        jv = ev.joker_value(ctx, jl - cost)
-        for mask in index.query(X, A, colour, count):
+    best_by_mask: dict[int, tuple[float, Choice]] = {}  # mask -> (value, unplaced pick)
+    for pick in choices:
+        jv = ev.joker_value(ctx, jl - pick.cost)
+        for mask in index.query(X, A, pick.colour, pick.count):
             b = base_cache.get(mask)
             if b is None:
                 b = base_cache[mask] = ev.base_value(X | mask, A | ev.neighbours(mask), ctx)
             v = b + jv
             old = best_by_mask.get(mask)
             if old is None or v > old[0]:
-                best_by_mask[mask] = (v, (cf, nf, colour, count, mask, cost))
+                best_by_mask[mask] = (v, pick)
     ranked: Ranked = [(ev.base_value(X, A, ctx) + ev.joker_value(ctx, jl), None)]
-    ranked += best_by_mask.values()
+    ranked += [(v, pick.placed(mask)) for mask, (v, pick) in best_by_mask.items()]
     return ranked
 
 
 def after_choice(ev: Evaluator, crossed: int, anchored: int, jokers_left: int,
-                 choice: tuple | None) -> tuple[int, int, int]:
+                 choice: Choice | None) -> tuple[int, int, int]:
     """(crossed, anchored, jokers left) after a ranked choice (None = pass)."""
     if choice is None:
         return crossed, anchored, jokers_left
-    mask = choice[4]
-    return crossed | mask, anchored | ev.neighbours(mask), jokers_left - choice[5]
+    mask = choice.mask
+    return crossed | mask, anchored | ev.neighbours(mask), jokers_left - choice.cost
 
 
-def rank_key(item: tuple[float, tuple | None]) -> tuple:
+def rank_key(item: tuple[float, Choice | None]) -> tuple:
+    """Sort key of a ranked (value, choice): the value (rounded, so float noise cannot
+    decide), then the one tie-break of nochmal.choice.tie_key."""
     value, choice = item
-    # deterministic tie-break: value, then fewer jokers, then more crosses, then the mask
-    if choice is None:
-        return (round(value, 9), 1, 0, 0)
-    return (round(value, 9), -choice[5], choice[3], choice[4])
+    return (round(value, 9),) + tie_key(choice)
 
 
 def pick_explored(ranked: Ranked, rng: random.Random, explore: float) -> tuple[float, tuple | None]:

@@ -26,18 +26,16 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
-from itertools import combinations_with_replacement
-from math import factorial
 
 import numpy as np
 
 from nochmal.agents import register_agent
 from nochmal.board import COLOURS
 from nochmal.bots.evaluation import Context, Evaluator
-from nochmal.bots.heuristic import END_BONUS, Engine, Ranked, after_choice, choice_move
+from nochmal.bots.heuristic import END_BONUS, Engine, Ranked, after_choice, choice_move, rank_key
 from nochmal.bots.tuples import TupleResidual
-from nochmal.dice import COLOUR_FACES, NUMBER_FACES
-from nochmal.game import Game
+from nochmal.dice import COLOUR_FACES, NUMBER_FACES, roll_classes
+from nochmal.game import Game, Mode
 from nochmal.move import Move
 
 NEG = float("-inf")
@@ -45,26 +43,19 @@ NEG = float("-inf")
 
 @lru_cache(maxsize=None)
 def outcome_classes(dice: int) -> tuple[np.ndarray, np.ndarray]:
-    """(pair indices per class, probability per class) for ``dice`` colour and number dice.
+    """(pair indices per class, probability per class) of the engine's roll classes
+    (nochmal.dice.roll_classes, what Game.chance_outcomes gives) for ``dice`` colour and
+    number dice.
 
     Pair index = colour face index * 6 + number face index; every die pick of the class is
     listed (repeats are harmless for a max). Probabilities sum to 1.
     """
-    def multisets():
-        out = []
-        for combo in combinations_with_replacement(range(6), dice):
-            ways = factorial(dice)
-            for f in set(combo):
-                ways //= factorial(combo.count(f))
-            out.append((combo, ways / 6 ** dice))
-        return out
-
-    ms = multisets()
+    col_index = {f: i for i, f in enumerate(COLOUR_FACES)}
+    num_index = {f: i for i, f in enumerate(NUMBER_FACES)}
     idx, prob = [], []
-    for cols, pc in ms:
-        for nums, pn in ms:
-            idx.append([c * 6 + n for c in cols for n in nums])
-            prob.append(pc * pn)
+    for roll, p in roll_classes(dice):
+        idx.append([col_index[c] * 6 + num_index[n] for c in roll.colours for n in roll.numbers])
+        prob.append(p)
     return np.asarray(idx, dtype=np.intp), np.asarray(prob, dtype=float)
 
 
@@ -181,8 +172,8 @@ class LookaheadAgent:
             plain = ev.base_value(X, A, ctx_now) + ev.joker_value(ctx_now, jl)
             look = expected_next_value(ev, X, A, jl, ctx, game.dice_per_kind)
             out.append((look + (value - plain), choice))
-        out.sort(key=lambda item: (round(item[0], 9),) + _tie(item[1]), reverse=True)
-        if self.deep and game.mode != "competitive" and game.roll_limit is not None and ctx_now.rolls_left >= 2:
+        out.sort(key=rank_key, reverse=True)
+        if self.deep and game.mode is not Mode.COMPETITIVE and game.roll_limit is not None and ctx_now.rolls_left >= 2:
             out = self._deepen(game, ev, ctx_now, out)
         return out + ranked[self.width:]
 
@@ -196,17 +187,11 @@ class LookaheadAgent:
         for _value, choice in out[: self.deep]:
             X, A, jl = after_choice(ev, sheet.crossed, sheet.anchored, sheet.jokers_left, choice)
             deep.append((expected_two_ply(ev, X, A, jl, ctx1, ctx2, game.dice_per_kind), choice))
-        deep.sort(key=lambda item: (round(item[0], 9),) + _tie(item[1]), reverse=True)
+        deep.sort(key=rank_key, reverse=True)
         return deep + out[self.deep:]
 
     def choose(self, game: Game) -> Move:
         return choice_move(game, self.rank(game)[0][1])
-
-
-def _tie(choice: tuple | None) -> tuple:
-    if choice is None:
-        return (1, 0, 0)
-    return (-choice[5], choice[3], choice[4])
 
 
 # in solo the leaf is the evaluation plus the n-tuple residual (nochmal.bots.tuples); the

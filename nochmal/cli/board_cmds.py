@@ -8,13 +8,13 @@ from typing import Optional
 import typer
 
 from nochmal.board import BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, load_board, read_board_file
-from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
+from nochmal.cli.common import (board_arg, console, emit_json, err_console, guarded, read_sheet_file,
+                                refuse_impossible)
 from nochmal.errors import BoardError, NochmalError, OptionError
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.record import GameRecord
 from nochmal.sheet import Sheet
 from nochmal.sheetview import render_sheet
-from nochmal.svg import SheetPicture, pictures_svg, record_heading, record_pictures
 
 board_app = typer.Typer(help="Sheet layouts: draw one, list the built-in ones, check a custom one.",
                         no_args_is_help=True)
@@ -103,8 +103,11 @@ def check(
         raise typer.Exit(1)
 
 
-def _load_pictures(file: Path, board: Optional[str]) -> tuple[list[SheetPicture], list[str]]:
-    """The sheets to draw and the heading, from a typed sheet or a game record."""
+def _load_pictures(file: Path, board: Optional[str], allow_impossible: bool = False) -> tuple[list, list[str]]:
+    """The sheets to draw (``nochmal.svg.SheetPicture``) and the heading, from a typed sheet
+    or a game record."""
+    from nochmal.svg import SheetPicture, record_heading, record_pictures  # see render
+
     text = read_text_file(file, lambda reason: NochmalError(f"{file}: {reason}"))
     if text.lstrip().startswith("{"):
         if board is not None:
@@ -118,6 +121,7 @@ def _load_pictures(file: Path, board: Optional[str]) -> tuple[list[SheetPicture]
         return record_pictures(record, game), record_heading(record, game, outcome=mission_outcome_line(record, game))
     b = board_arg(board or "classic")
     sheet = read_sheet_file(file, b)
+    refuse_impossible(sheet, str(file), allow_impossible)
     return [SheetPicture(f"{file.name}: {sheet.score()} points", sheet)], [f"{file.name} · {b.title} board"]
 
 
@@ -127,12 +131,15 @@ def render(
     svg: Path = typer.Option(..., "--svg", help="Write the picture here (SVG)."),
     board: Optional[str] = typer.Option(None, "--board", "-b", help="Board of a typed sheet (default classic; a record names its own)."),
     as_json: bool = typer.Option(False, "--json", help="Print what was drawn as JSON."),
+    allow_impossible: bool = typer.Option(False, "--allow-impossible", help="Draw a typed sheet no legal game can produce (warn instead of exit 1)."),
 ):
     """Draw a typed sheet, or the final sheets of a game record, as an SVG picture.
 
     Example: nochmal render game.json --svg game.svg
     """
-    items, heading = _load_pictures(file, board)
+    from nochmal.svg import pictures_svg  # xml.sax.saxutils loads urllib, http and ssl: only to draw
+
+    items, heading = _load_pictures(file, board, allow_impossible)
     atomic_write_text(svg, pictures_svg(items, heading))
     if as_json:
         emit_json({"file": str(file), "svg": str(svg),

@@ -9,11 +9,13 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from nochmal.agents import agent_names
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
 from nochmal.dice import Roll
 from nochmal.errors import NochmalError, OptionError
 from nochmal.fileio import load_json_text
-from nochmal.game import Game
+from nochmal.game import Game, Mode
+from nochmal.position import Position
 from nochmal.rules import RuleSettings
 
 bench_app = typer.Typer(help="Benchmarks with paired seeds and confidence intervals.", no_args_is_help=True)
@@ -41,18 +43,18 @@ def build_hint_game(board, sheet, roll: Roll, solo: bool, rolls_left: int | None
     if rolls_left is not None and not 0 <= rolls_left <= rules.solo_rolls - 1:
         raise OptionError(f"--rolls-left {rolls_left}: must be 0..{rules.solo_rolls - 1}")
     if solo:
-        game = Game(board, 1, rules, "solo")
         left = 15 if rolls_left is None else rolls_left
-        game.rolls_done = game.roll_limit - 1 - left
+        position = Position(Mode.SOLO, (sheet,), rules.solo_rolls - 1 - left, rules.solo_rolls)
     else:
         limit = None if rolls_left is None else FREE_ROLL_GUARD + rolls_left + 1
-        game = Game(board, 1, rules, "competitive", roll_limit=limit)
-        game.rolls_done = FREE_ROLL_GUARD
+        position = Position(Mode.COMPETITIVE, (sheet,), FREE_ROLL_GUARD, limit)
+    game = Game.from_position(position, rules)
+    if game.is_terminal():
+        raise NochmalError("the sheet has two colours complete: the race is over, there is nothing to choose")
     if len(roll.colours) != game.dice_per_kind:
         raise OptionError(f"--roll has {len(roll.colours)} colour and {len(roll.numbers)} number dice; "
                            f"{'solo' if solo else 'the race'} rolls {game.dice_per_kind} of each"
                            f"{'' if solo else ' (use --solo for 2+2)'}")
-    game.sheets[0] = sheet
     game.apply_roll(roll)
     return game
 
@@ -130,10 +132,14 @@ def bench_bots(
     from nochmal.bots.harness import parse_seed_range, run_bench
 
     names = [n.strip() for n in bots.split(",") if n.strip()]
+    unknown = [n for n in names if n not in agent_names()]
+    if unknown:
+        raise OptionError(f"--bots: unknown bot {unknown[0]!r}; known bots: {', '.join(agent_names())}")
     rng = parse_seed_range(seeds)
     b = board_arg(board)
     with Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err_console, transient=True) as prog:
+                  console=err_console, transient=True,
+                  disable=not err_console.is_terminal) as prog:  # no bar in a pipe or a log
         task = prog.add_task("games", total=None)
 
         def progress(done: int, total: int) -> None:

@@ -66,3 +66,16 @@ def board_arg(name: str, option: str = "--board") -> Board:
 def read_sheet_file(path: Path, board: Board) -> Sheet:
     text = read_text_file(path, lambda reason: SheetError(f"{path}: {reason}"))
     return parse_typed_sheet(text, board, str(path))
+
+
+def refuse_impossible(sheet: Sheet, source: str, allow: bool) -> None:
+    """A sheet no legal game can produce (nochmal/impossible.py): exit 1 with the reasons,
+    or with ``allow`` (--allow-impossible) warn and go on."""
+    from nochmal.impossible import impossible_sheet_reasons
+
+    reasons = impossible_sheet_reasons(sheet)
+    if reasons:
+        err_console.print(f"{'warning' if allow else 'error'}: {source}: impossible sheet: {'; '.join(reasons)}",
+                          markup=False, soft_wrap=True)
+    if reasons and not allow:
+        raise typer.Exit(1)

@@ -9,7 +9,8 @@ import typer
 
 from nochmal.agents import make_agent
 from nochmal.board import COLOUR_NAMES, COLOURS
-from nochmal.cli.common import board_arg, check_seed, console, emit_json, guarded, read_sheet_file
+from nochmal.cli.common import (board_arg, check_seed, console, emit_json, guarded, read_sheet_file,
+                                refuse_impossible)
 from nochmal.dice import seeded_rolls
 from nochmal.errors import NochmalError, OptionError
 from nochmal.game import rating
@@ -147,6 +148,7 @@ def score(
     sheet: Path = typer.Argument(..., help="Typed sheet: 7 lines of 15, x = crossed; optional 'jokers_used: N'."),
     board: str = typer.Option("classic", "--board", "-b", help="Built-in board name or a board file."),
     as_json: bool = typer.Option(False, "--json", help="Print the breakdown as JSON."),
+    allow_impossible: bool = typer.Option(False, "--allow-impossible", help="Score a sheet no legal game can produce (warn instead of exit 1)."),
 ):
     """Score a typed sheet with its breakdown (complete columns at first value unless listed in later_columns).
 
@@ -154,6 +156,7 @@ def score(
     """
     b = board_arg(board)
     state = read_sheet_file(sheet, b)
+    refuse_impossible(state, str(sheet), allow_impossible)
     bd = state.score_breakdown()
     if as_json:
         emit_json({"board": b.name, "sheet": state.text(), **bd.to_dict(),

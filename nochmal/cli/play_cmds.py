@@ -138,7 +138,9 @@ def puzzle(
             ui.print(f"best possible score for seed {seed_}: {planner['score']} (proven by the planner)", highlight=False, soft_wrap=True)
         else:
             bound = f"; no play can beat {planner['bound']}" if planner["bound"] is not None else ""
-            ui.print(f"the planner found {planner['score']} points in {planner_time:g} s{bound} "
+            found = (f"the planner was interrupted after {planner['elapsed']:g} s; it had found {planner['score']} points"
+                     if planner["interrupted"] else f"the planner found {planner['score']} points in {planner['elapsed']:g} s")
+            ui.print(f"{found}{bound} "
                      f"(not proven best; a longer search: nochmal solve --seed {seed_} --time-limit 300)", highlight=False, soft_wrap=True)
     if as_json:
         data = session.result()

@@ -198,7 +198,9 @@ def _solve_mission(mission_ref: str, players: int, seed: int, difficulty: str, t
         emit_json(plan.to_json())
         return
     if plan.moves:
-        table = Table(title=f"team plan: {mission.id}, {players} player(s), seed {seed}, {difficulty}")
+        # the heading on its own line: a table title would wrap to the table's width
+        console.print(f"team plan: {mission.id}, {players} player(s), seed {seed}, {difficulty}", soft_wrap=True)
+        table = Table()
         table.add_column("roll", justify="right")
         table.add_column("dice")
         table.add_column("active", justify="right")

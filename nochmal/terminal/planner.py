@@ -13,7 +13,8 @@ from nochmal.rules import RuleSettings
 
 def planner_best(board: Board, seed: int, rules: RuleSettings, seconds: float) -> dict | None:
     """What the planner finds for a seeded solo game within ``seconds``: its best score, the
-    proven upper bound and whether the score is proven optimal. None when ``seconds`` is 0
+    proven upper bound, whether the score is proven optimal, whether Ctrl-C stopped it
+    (``interrupted``) and how long it ran (``elapsed``, seconds). None when ``seconds`` is 0
     or the planner cannot handle this game."""
     if seconds <= 0:
         return None
@@ -24,4 +25,5 @@ def planner_best(board: Board, seed: int, rules: RuleSettings, seconds: float) -
         plan = solve(Instance.from_seed(seed, board, rules), time_limit=seconds)
     except NochmalError:
         return None
-    return {"score": plan.total, "bound": plan.bound, "proven": bool(plan.proven), "seconds": seconds}
+    return {"score": plan.total, "bound": plan.bound, "proven": bool(plan.proven), "seconds": seconds,
+            "interrupted": plan.interrupted, "elapsed": round(plan.wall_time, 1)}

@@ -263,6 +263,10 @@ class Session:
         g = self.game
         first = not g.history[-1][1]
         agent = make_agent(self.seats[p], bot_seed(self.seed, g.rolls_done, p))
+        if self.mission is not None:  # a co-op bot serves the mission; its own bot breaks ties
+            from nochmal.missions.tactics import MissionAgent
+
+            agent = MissionAgent(self.mission, agent)
         move = agent.choose(g.clone())
         try:
             g.apply_move(move)
@@ -410,18 +414,24 @@ class Session:
             self.say("no placement matches" if filters else "no placement is possible: pass (0)")
 
     def show_hint(self) -> None:
-        from nochmal.bots.hints import hint  # numpy and the tuple weights: loaded on first use
-
+        """The three best choices: for the mission in a co-op game (missions/tactics.py),
+        else by the hint bot's estimated final score (nochmal/bots/hints.py)."""
         try:
-            tips = hint(self.game.clone(), top=3)
+            if self.mission is not None:
+                from nochmal.missions.tactics import mission_hint
+
+                tips, what = mission_hint(self.mission, self.game.clone(), top=3), "value for the mission"
+            else:
+                from nochmal.bots.hints import hint  # numpy and the tuple weights: loaded on first use
+
+                tips, what = hint(self.game.clone(), top=3), "estimated final score"
         except NochmalError as exc:
             self.say(f"no hint here: {exc}")
             return
         if not tips:
-            self.say("the hint bot has no suggestion")
+            self.say("no suggestion")
         for k, (move, value) in enumerate(tips, 1):
-            self.say(f" hint {k}: {move}   (value {value:.2f})" if isinstance(value, float) else
-                     f" hint {k}: {move}   (value {value})")
+            self.say(f" hint {k}: {move}   ({what} {value:.2f})")
 
     def undo(self) -> bool:
         """Take back the last human choice of the current roll (or, when no human has chosen in

@@ -28,8 +28,9 @@ from nochmal.game import Game
 from nochmal.missions.coop import mission_outcome_line
 from nochmal.move import Move
 from nochmal.record import GameRecord
+from nochmal.seats import seat_name
 from nochmal.sheet import Sheet, parse_typed_sheet
-from nochmal.svg import SheetPicture, pictures_svg, record_svg, seat_name
+from nochmal.svg import SheetPicture, pictures_svg, record_svg, sheet_title
 from nochmal.terminal.setup import daily_seed
 from nochmal.web.games import WebError, builtin_board, builtin_mission, check_id, new_id, parse_seat_list
 
@@ -38,6 +39,7 @@ router = APIRouter(prefix="/api", tags=["api"])
 MAX_SEED = 2 ** 62
 SOLVE_TIME_DEFAULT = 30.0
 ANALYSE_TIME_DEFAULT = 2.0  # seconds per solve (one per roll)
+ANALYSE_CAP = 600.0  # seconds of one analysis job at most
 
 
 def version() -> str:
@@ -190,6 +192,37 @@ def hint_for_sheet(body: HintBody):
             "hints": hint_items(best_choices(game, body.top))}
 
 
+class MissionStatusBody(BaseModel):
+    difficulty: Literal["easy", "normal", "hard"]
+    rolls_used: int = Field(..., ge=0, le=200)
+    sheets: list[str] = Field(..., min_length=1, max_length=4, description="One typed sheet per player.")
+    crosses: bool = Field(False, description="Also the fewest further crosses per sheet and the team's split of "
+                          "the missing work, as the CLI prints them (CP-SAT, seconds).")
+
+
+@router.post("/missions/{mission_id}/status", summary="A team's progress (as `nochmal mission status --json`)")
+def mission_status_(mission_id: str, body: MissionStatusBody):
+    from nochmal.missions.coop import mission_status
+
+    m = builtin_mission(mission_id)
+    b = load_board(m.board)
+    sheets = []
+    for i, text in enumerate(body.sheets):
+        try:
+            sheets.append(parse_typed_sheet(text, b, f"sheets.{i}"))
+        except NochmalError as exc:
+            raise WebError(str(exc), f"sheets.{i}") from None
+    st = mission_status(m, body.difficulty, sheets, body.rolls_used, with_crosses=body.crosses)
+    plan = None
+    if body.crosses and not any(st.impossible):
+        from nochmal.missions.split import team_plan
+
+        plan = team_plan(m, sheets, st.rolls_left)
+    from nochmal.missions.split import status_document
+
+    return status_document(st, [f"sheets.{p}" for p in range(len(sheets))], plan)
+
+
 # --- games -------------------------------------------------------------------------------
 class NewGame(BaseModel):
     kind: Literal["puzzle", "play"] = "play"
@@ -302,6 +335,11 @@ def hint(game_id: str, request: Request):
         if web.human_to_move() is None:
             raise WebError("no human is to move in this game now", "hint", 409)
         game = web.game.clone()
+        mission = web.session.mission
+    if mission is not None:  # a co-op game: ranked by the mission (nochmal.missions.tactics)
+        from nochmal.missions.tactics import mission_hint
+
+        return {"hints": hint_items(mission_hint(mission, game, top=3))}
     return {"hints": hint_items(best_choices(game, top=3))}
 
 
@@ -340,7 +378,7 @@ def game_sheet(game_id: str, request: Request, after: int = Query(..., ge=0, le=
     if seat >= game.n_players:
         raise WebError(f"seat {seat} is not in this game (seats 0-{game.n_players - 1})", "seat")
     sheet = game.sheets[seat]
-    title = f"{seat_name(record.players, seat)} after roll {min(after, game.rolls_done)} \u2014 {sheet.score()} points"
+    title = f"{seat_name(record.players, seat)} after roll {min(after, game.rolls_done)}: {sheet.score()} points"
     return Response(pictures_svg([SheetPicture(title, sheet)]), media_type="image/svg+xml")
 
 
@@ -450,7 +488,7 @@ def record_turn(rec_id: str, turn: int, request: Request, svg: bool = True):
         game = states[turn]
         race = game.mode == "competitive"
         data["sheets_svg"] = [pictures_svg([SheetPicture(
-            f"{seat_name(record.players, p)} \u2014 {s.score()} points", s,
+            sheet_title(record.players, p, s), s,
             game.claimed_columns if race else 0, game.claimed_colours if race else 0)])
             for p, s in enumerate(game.sheets)]
     return data
@@ -522,8 +560,13 @@ def start_analyse(body: AnalyseJob, request: Request):
         raise WebError(f"the analysis needs a solo record; this one is {record.mode}", "record_id")
     if not final.is_terminal():
         raise WebError("the analysis needs a finished game", "record_id")
-    per_solve = min(body.time_limit, state.jobs.time_cap / max(1, len(record.rolls)))
-    job = state.jobs.submit("analyse", {"record": record.to_json(), "time_limit": per_solve})
+    # one solve per roll, each with the asked time (the planner needs about 2 s a solve to
+    # keep its hinted plan on a loaded machine); the job's cap covers them all, up to a limit
+    cap = max(state.jobs.time_cap, len(record.rolls) * body.time_limit)
+    if cap > ANALYSE_CAP:
+        raise WebError(f"{len(record.rolls)} solves of {body.time_limit:g} s exceed the limit of {ANALYSE_CAP:g} s; "
+                       "ask for less time per solve", "time_limit")
+    job = state.jobs.submit("analyse", {"record": record.to_json(), "time_limit": body.time_limit}, time_cap=cap)
     return JSONResponse(job.to_json(), status_code=202)
 
 
@@ -551,5 +594,5 @@ def job_sheet(job_id: str, request: Request, after: int = Query(..., ge=0, le=60
         if not move.is_pass:
             sheet = sheet.cross(board.mask_of(move.cells), move.joker_cost)
     sheet = sheet.with_all_completions_scored()
-    title = f"best plan after roll {len(steps)} \u2014 {sheet.score()} points"
+    title = f"best plan after roll {len(steps)}: {sheet.score()} points"
     return Response(pictures_svg([SheetPicture(title, sheet)]), media_type="image/svg+xml")

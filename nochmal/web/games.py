@@ -24,13 +24,13 @@ from nochmal.dice import resolutions, seeded_roll, seeded_rolls
 from nochmal.errors import IllegalMoveError, NochmalError
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.game import CHANCE, rating
+from nochmal.seats import is_human, seat_name
+from nochmal.terminal.session import Session
+from nochmal.terminal.setup import parse_seats
 from nochmal.move import Move
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
-from nochmal.seats import is_human
-from nochmal.svg import SheetPicture, pictures_svg, seat_name
-from nochmal.terminal.session import Session
-from nochmal.terminal.setup import parse_seats
+from nochmal.svg import SheetPicture, pictures_svg, sheet_title
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{16,32}$")
 LOG_LIMIT = 60  # moves shown in the game's log
@@ -96,6 +96,8 @@ class WebGame:
             extra = {"puzzle": True, "open": open_rolls}
         if mission is not None:
             extra = {"mission": mission.id, "difficulty": difficulty}
+        if open_rolls:
+            extra["open"] = True  # the record says so, and a reload keeps the rolls shown
         session = Session(board, seats, seed, RuleSettings(), console=_quiet_console(), reader=_no_input,
                           mission=mission, difficulty=difficulty, extra=extra, open_rolls=open_rolls)
         web = cls(game_id, session, kind, path)
@@ -161,8 +163,7 @@ class WebGame:
     def open_rolls(self) -> None:
         """The open-information switch: every roll is shown from now on (the record says so)."""
         self.session.open_rolls = True
-        if self.kind == "puzzle":
-            self.session.extra["open"] = True
+        self.session.extra["open"] = True
 
     def tap(self, colour_face: str, number_face: str, cells: list[str]) -> dict:
         """What the selected cells allow with this pick of dice: the cells that may be added,
@@ -228,8 +229,7 @@ class WebGame:
     def sheet_svg(self, p: int, game=None) -> str:
         game = game or self.game
         race = game.mode == "competitive"
-        pic = SheetPicture(f"{seat_name(self.session.seats, p)} \u2014 {game.sheets[p].score()} points",
-                           game.sheets[p], game.claimed_columns if race else 0, game.claimed_colours if race else 0)
+        pic = SheetPicture(sheet_title(self.session.seats, p, game.sheets[p]), game.sheets[p], game.claimed_columns if race else 0, game.claimed_colours if race else 0)
         return pictures_svg([pic])
 
     def state(self, with_svg: bool = True) -> dict:

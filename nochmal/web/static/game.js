@@ -38,11 +38,18 @@
 
   function me() { return state.human_to_move; }
 
+  let lastHuman = null;
   function render() {
     resetPick();
+    // pass-and-play: say so when the device goes to another human
+    const humans = state.humans.filter(Boolean).length;
+    if (humans > 1 && me() !== null && lastHuman !== null && me() !== lastHuman)
+      NM.say("pass the device to " + state.names[me()], "good");
+    lastHuman = me();
     const over = state.over;
     const limit = state.roll_limit ? " of " + state.roll_limit : "";
     let info = over ? "game over after " + state.rolls + " rolls" : "roll " + state.roll + limit;
+    if (!over && state.roll_limit) info += " (" + (state.roll_limit - state.roll) + " left after this one)";
     if (!over && state.players.length > 1 && me() !== null) {
       info += " · " + state.names[me()] + " to choose";
       if (me() === state.active_player) info += " (active: pick first)";
@@ -52,6 +59,8 @@
     $("roll-info").textContent = info;
     if ($("game-title")) $("game-title").textContent = (state.mode === "coop" ? "Co-op mission" :
       state.mode === "solo" ? "Solo game" : "Game") + " · seed " + state.seed + " · " + state.board;
+    const seedLabel = document.querySelector("h1 .seed");
+    if (seedLabel) seedLabel.textContent = "seed " + state.seed;  // a saved game may be of another day
     drawDice();
     drawSheets();
     drawMission();
@@ -108,6 +117,11 @@
         esc(o.description) + "</li>";
     }
     box.innerHTML = html + "</ul>" + (state.over ? "<strong>" + esc(m.text) + "</strong>" : "");
+    // the short form stays in view with the dice while the player scrolls the sheets
+    const line = $("mission-line");
+    line.textContent = "rolls left " + left + " · " + m.objectives.map(o => (o.met ? "✔" : o.progress + "/" + o.total) +
+      " " + o.kind).join(" · ");
+    line.classList.remove("hidden");
   }
 
   function drawLog() {

@@ -62,6 +62,7 @@
 
   function markAnalysis() {
     document.querySelectorAll("#losses tbody tr").forEach(tr => tr.classList.toggle("now", Number(tr.dataset.roll) === turn));
+    $("turn-note").textContent = "";
     if (!analysis || turn < 1) return;
     const loss = analysis.losses[turn - 1];
     if (!loss) return;
@@ -72,7 +73,7 @@
       r.classList.toggle("picked", actual.has(r.dataset.cell));
       r.classList.toggle("legal", best.has(r.dataset.cell) && !actual.has(r.dataset.cell));
     });
-    NM.say("roll " + turn + ": played " + loss.actual + " · best " + loss.best + " · lost " +
+    $("turn-note").textContent = ("roll " + turn + ": played " + loss.actual + " · best " + loss.best + " · lost " +
       (loss.proven ? loss.loss : loss.loss_low + "–" + loss.loss_high) + " (white: played, black outline: best)");
   }
 

@@ -1,0 +1,138 @@
+"""A longer fuzz campaign than CI runs: mutated inputs for every reader, crashes counted.
+
+Readers and mutations: tests/fuzz_cases.py (the same as tests/test_fuzz_readers.py, many
+more inputs). A crash is anything but a one-line NochmalError: another exception, a
+message of several lines, more than --timeout seconds for one input, or memory beyond the
+process limit (--memory-mb, set with RLIMIT_AS so a runaway input raises MemoryError).
+Crashing inputs are written to --out for replay.
+
+Usage:  nice -n 10 python benchmarks/fuzz.py [--seconds 60] [--seed 1] [--out fuzz-crashes]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import signal
+import sys
+import time
+import traceback
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+import fuzz_cases  # noqa: E402  (tests/ is not a package)
+
+
+class Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise Timeout()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60.0, help="wall time per reader")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--timeout", type=int, default=10, help="seconds one input may take")
+    parser.add_argument("--memory-mb", type=int, default=3000, help="address-space limit of this process")
+    parser.add_argument("--reader", action="append", help="only these readers (default: all)")
+    parser.add_argument("--out", type=Path, default=Path("fuzz-crashes"), help="folder for crashing inputs")
+    parser.add_argument("--cli", type=int, default=0, help="then this many mutated command lines per command "
+                                                             "(in process, through the CLI app)")
+    args = parser.parse_args()
+    limit = args.memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    signal.signal(signal.SIGALRM, _alarm)
+    seeds = fuzz_cases.seeds()
+    names = args.reader or list(fuzz_cases.READERS)
+    print(f"{'reader':<18} {'inputs':>7} {'accepted':>8} {'refused':>8} {'crashes':>7} {'slowest s':>9}")
+    total_crashes = 0
+    for name in names:
+        reader = fuzz_cases.READERS[name]
+        rng = random.Random(f"{args.seed}:{name}")
+        tried = accepted = refused = 0
+        crashes: Counter[str] = Counter()
+        slowest = 0.0
+        end = time.monotonic() + args.seconds
+        while time.monotonic() < end:
+            text = fuzz_cases.mutate(rng.choice(seeds[name]), rng, name)
+            tried += 1
+            start = time.monotonic()
+            signal.alarm(args.timeout)
+            try:
+                outcome = fuzz_cases.check(reader, text)
+                accepted += outcome is None
+                refused += outcome is not None
+            except Timeout:
+                crashes[f"timeout > {args.timeout}s"] += 1
+                _save(args.out, name, tried, text, "timeout")
+            except BaseException as exc:  # the point: anything that is not a NochmalError
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                kind = f"{type(exc).__name__}: {str(exc)[:80]}"
+                if crashes[kind] == 0:
+                    _save(args.out, name, tried, text, traceback.format_exc())
+                crashes[kind] += 1
+            finally:
+                signal.alarm(0)
+            slowest = max(slowest, time.monotonic() - start)
+        total_crashes += sum(crashes.values())
+        print(f"{name:<18} {tried:>7} {accepted:>8} {refused:>8} {sum(crashes.values()):>7} {slowest:>9.2f}",
+              flush=True)
+        for kind, n in crashes.most_common():
+            print(f"    {n} x {kind}", flush=True)
+    if args.cli:
+        total_crashes += _fuzz_cli(args)
+    print(f"crashes in all: {total_crashes}")
+
+
+def _fuzz_cli(args) -> int:
+    """Mutated files through every command (tests/fuzz_cases.py cli_cases): crashes per command."""
+    import tempfile
+
+    from typer.testing import CliRunner
+
+    from nochmal.cli import app
+
+    runner = CliRunner()
+    rng = random.Random(f"{args.seed}:cli")
+    tried: Counter[str] = Counter()
+    crashed: Counter[str] = Counter()
+    with tempfile.TemporaryDirectory() as folder:
+        for argv in fuzz_cases.cli_cases(rng, Path(folder), args.cli):
+            command = " ".join(argv[:2]) if argv[0] in ("board", "mission") else argv[0]
+            tried[command] += 1
+            signal.alarm(args.timeout * 6)
+            try:
+                res = runner.invoke(app, argv)
+                if res.exception is not None and not isinstance(res.exception, SystemExit):
+                    raise res.exception
+                fuzz_cases.assert_clean_exit(argv, res.exit_code, res.stdout, res.stderr)
+            except BaseException as exc:
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                crashed[command] += 1
+                _save(args.out, "cli-" + command.replace(" ", "-"), tried[command], " ".join(argv),
+                      "".join(traceback.format_exception(exc)))
+            finally:
+                signal.alarm(0)
+    print(f"{'command':<18} {'runs':>7} {'crashes':>7}")
+    for command in tried:
+        print(f"{command:<18} {tried[command]:>7} {crashed[command]:>7}")
+    return sum(crashed.values())
+
+
+def _save(folder: Path, name: str, index: int, text: str, why: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = folder / f"{name.replace(' ', '_')}-{index}"
+    stem.with_suffix(".input").write_text(text, encoding="utf-8", errors="surrogatepass")
+    stem.with_suffix(".why").write_text(why, encoding="utf-8", errors="backslashreplace")
+
+
+if __name__ == "__main__":
+    main()
