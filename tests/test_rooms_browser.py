@@ -57,9 +57,11 @@ def test_two_seats_live(server, browser):
     # Ben sees Anna's (empty) sheet among the others
     ben.wait_for_selector('.other[data-seat="0"] h3:has-text("Anna")')
 
-    # the rolls are shared (and a sheet with crosses after 0 rolls would be impossible)
-    anna.click("#rolls-plus")
-    ben.wait_for_function("() => document.querySelector('#rolls-used').textContent === '1'")
+    # the rolls are shared (and a sheet with more placements than rolls would be impossible)
+    for n in range(1, 7):
+        anna.click("#rolls-plus")
+        anna.wait_for_function(f"() => document.querySelector('#rolls-used').textContent === '{n}'")
+    ben.wait_for_function("() => document.querySelector('#rolls-used').textContent === '6'")
 
     # a tap on Anna's phone appears on Ben's page
     cell(anna, "#mine", "H4").click()
