@@ -74,6 +74,16 @@ def start_server(data_dir: Path, port: int) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def stop_server(proc: subprocess.Popen) -> None:
+    """Ctrl-C, as a person stops it; killed if it has not stopped within 30 s."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
 def wait_up(url: str, seconds: float = 30) -> None:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
@@ -300,11 +310,7 @@ async def kill_and_restart(kill_after: float) -> tuple[int, int, int]:
             extra += max(0, held - acked[seat])
         return sum(a + 1 for a in acked), found_acked, extra
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_server(proc)
 
 
 def main() -> None:
@@ -377,11 +383,7 @@ def load_part(args) -> None:
         server_cpu = process_cpu(proc.pid) - server_cpu
         client_cpu = r["client_cpu"]
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_server(proc)
     print(f"  {r['edits']} edits acknowledged in {r['elapsed']:.1f} s; deliveries to the other 3 clients missing: "
           f"{r['missing']}; client errors: {len(r['errors'])} {sorted(set(r['errors']))}")
     print(f"  CPU seconds: server {server_cpu:.1f} ({server_cpu / max(1, r['edits']) * 1000:.1f} ms per edit, "

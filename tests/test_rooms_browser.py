@@ -57,9 +57,11 @@ def test_two_seats_live(server, browser):
     # Ben sees Anna's (empty) sheet among the others
     ben.wait_for_selector('.other[data-seat="0"] h3:has-text("Anna")')
 
-    # the rolls are shared (and a sheet with crosses after 0 rolls would be impossible)
-    anna.click("#rolls-plus")
-    ben.wait_for_function("() => document.querySelector('#rolls-used').textContent === '1'")
+    # the rolls are shared (and a sheet with more placements than rolls would be impossible)
+    for n in range(1, 7):
+        anna.click("#rolls-plus")
+        anna.wait_for_function(f"() => document.querySelector('#rolls-used').textContent === '{n}'")
+    ben.wait_for_function("() => document.querySelector('#rolls-used').textContent === '6'")
 
     # a tap on Anna's phone appears on Ben's page
     cell(anna, "#mine", "H4").click()
@@ -116,10 +118,13 @@ def test_competitive_room_and_pages(server, browser):
     ctx = browser.new_context(viewport={"width": 360, "height": 780})
     page = ctx.new_page()
     join(page, f"{server.url}/r/{code}", "Cleo")
+    page.click("#rolls-plus")
+    page.wait_for_function("() => document.querySelector('#rolls-used').textContent === '1'")
     cell(page, "#mine", "H1").click()
     page.wait_for_selector('#mine rect[data-cell="H1"][data-crossed="1"]')
     page.wait_for_selector("table.scores")
     assert "Cleo" in page.inner_text("table.scores")
+    assert page.locator(".impossible-flag").count() == 0
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "room-competitive-360.png"), full_page=True)
     for width, height in ((360, 780), (1280, 900)):

@@ -13,6 +13,7 @@ import io
 import json
 import os
 import re
+import signal
 import time
 import zipfile
 from collections import defaultdict, deque
@@ -352,18 +353,30 @@ async def _stream(rooms: Rooms, code: str, last_seen: int | None, base_url: str,
             yield sse_message("sync", doc, room.version)
         loop = asyncio.get_running_loop()
         end = loop.time() + STREAM_SECONDS
+        quiet_since = loop.time()
         while True:
             left = end - loop.time()
-            if left <= 0 or await request.is_disconnected():
+            if left <= 0 or server_exiting() or await request.is_disconnected():
                 break
             try:
-                message = await asyncio.wait_for(queue.get(), min(left, KEEPALIVE_SECONDS))
+                message = await asyncio.wait_for(queue.get(), min(left, 1.0))
             except asyncio.TimeoutError:
-                yield ": keep-alive\n\n"
+                if loop.time() - quiet_since >= KEEPALIVE_SECONDS:
+                    quiet_since = loop.time()
+                    yield ": keep-alive\n\n"
                 continue
+            quiet_since = loop.time()
             yield message
     finally:
         rooms.hub.unsubscribe(code, queue)
+
+
+def server_exiting() -> bool:
+    """Whether uvicorn is shutting down (Ctrl-C): its SIGINT handler is a bound method of the
+    Server, whose ``should_exit`` is then set. Open streams end within a second, so the
+    server does not wait for them to time out."""
+    server = getattr(signal.getsignal(signal.SIGINT), "__self__", None)
+    return bool(getattr(server, "should_exit", False))
 
 
 def qr_svg(url: str) -> str:

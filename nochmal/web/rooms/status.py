@@ -155,6 +155,9 @@ class StatusWorker:
 
             self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_watch_parent, initargs=(os.getpid(),))
+            # at interpreter exit (Ctrl-C) concurrent.futures would wait for a running search;
+            # threading's exit hooks run newest first, so this one ends the child before that
+            threading._register_atexit(self._end_child)
         try:
             return self._pool.submit(full_status, room, self.time_limit).result()
         except Exception:
@@ -163,6 +166,14 @@ class StatusWorker:
             self._pool.shutdown(wait=False, cancel_futures=True)  # a dead child: start a fresh one next time
             self._pool = None
             raise
+
+    def _end_child(self) -> None:
+        self._stop = True
+        pool = self._pool
+        if pool is not None:
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def cached(self, room: Room) -> dict | None:
         key = state_key(room)
@@ -208,7 +219,7 @@ class StatusWorker:
                 status = self.cached(room)
                 if status is None:
                     start = time.perf_counter()
-                    status = self._compute(room)
+                    status = self._compute(room) if room.spec.mode == "mission" else full_status(room)
                     self.timings.append(time.perf_counter() - start)
                     with self._cv:
                         self._cache[state_key(room)] = status
