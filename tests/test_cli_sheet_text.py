@@ -19,6 +19,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 import nochmal as nm
+from nochmal.bots import make_agent
 from nochmal.cli import app
 from nochmal.sheetview import render_sheet
 
@@ -70,7 +71,7 @@ def test_no_joker_left_is_not_a_row_of_dots(tmp_path):
 
 
 def test_solo_replay_play_and_board_show_draw_the_same_text(tmp_path):
-    record = nm.play_solo(nm.load_board("classic"), nm.make_agent("greedy", 5), 5)
+    record = nm.play_solo(nm.load_board("classic"), make_agent("greedy", 5), 5)
     final = nm.Sheet.from_text(record.result["sheets"][0], nm.load_board("classic"))
     crossed = set(final.board.cells_of(final.crossed))
     solo = runner.invoke(app, ["solo", "--seed", "5", "--save", str(tmp_path / "g.json")]).stdout
