@@ -9,7 +9,6 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from nochmal.bots.registry import agent_names
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
 from nochmal.dice import Roll
 from nochmal.errors import NochmalError, OptionError
@@ -132,6 +131,7 @@ def bench_bots(
     from nochmal.bots.harness import parse_seed_range, run_bench
 
     names = [n.strip() for n in bots.split(",") if n.strip()]
+    from nochmal.bots.registry import agent_names  # the bots load numpy: imported on use
     unknown = [n for n in names if n not in agent_names()]
     if unknown:
         raise OptionError(f"--bots: unknown bot {unknown[0]!r}; known bots: {', '.join(agent_names())}")

@@ -7,7 +7,6 @@ from typing import Optional
 
 import typer
 
-from nochmal.bots.registry import make_agent
 from nochmal.board import COLOUR_NAMES, COLOURS
 from nochmal.cli.common import (board_arg, check_seed, console, emit_json, guarded, read_sheet_file,
                                 refuse_impossible)
@@ -47,6 +46,7 @@ def solo(
     """
     check_seed(seed)
     b = board_arg(board)
+    from nochmal.bots.registry import make_agent  # the bots load numpy: imported on use
     try:
         agent = make_agent(bot, seed)
     except NochmalError as exc:  # the only reason: an unknown name

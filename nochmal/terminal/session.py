@@ -15,7 +15,6 @@ from rich.console import Console
 from rich.text import Text
 
 from nochmal.agents import immediate_gain
-from nochmal.bots.registry import make_agent
 from nochmal.board import COLOURS, Board
 from nochmal.dice import seeded_roll, seeded_rolls
 from nochmal.errors import NochmalError, RecordError
@@ -265,6 +264,7 @@ class Session:
     def bot_turn(self, p: int) -> None:
         g = self.game
         first = not g.history[-1][1]
+        from nochmal.bots.registry import make_agent  # the bots load numpy: imported on use
         agent = make_agent(self.seats[p], bot_seed(self.seed, g.rolls_done, p))
         if self.mission is not None:  # a co-op bot serves the mission; its own bot breaks ties
             from nochmal.missions.tactics import MissionAgent

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import date, datetime, timezone
 
-from nochmal.bots.registry import agent_names
 from nochmal.errors import OptionError
 from nochmal.seats import HUMAN, is_human
 
@@ -15,6 +14,7 @@ def parse_seats(specs: list[str]) -> list[str]:
     """Validate seat specs: ``human``, ``human:NAME`` or a registered bot name."""
     if not 1 <= len(specs) <= MAX_SEATS:
         raise OptionError(f"--seat: a game has 1-{MAX_SEATS} seats, got {len(specs)}")
+    from nochmal.bots.registry import agent_names  # the bots load numpy: imported on use
     known = agent_names()
     out = []
     for spec in specs:
