@@ -231,4 +231,6 @@ class StatusWorker:
                     return
                 log.exception("room status for %s failed", code)
             except Exception:  # a room that expired meanwhile, or a search that failed: log, go on
+                if self._stop:  # the child was ended at exit
+                    return
                 log.exception("room status for %s failed", code)
