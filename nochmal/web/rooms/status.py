@@ -226,9 +226,11 @@ class StatusWorker:
                         while len(self._cache) > 512:
                             self._cache.popitem(last=False)
                 self._publish(code, {"version": room.version, "status": status})
-            except RuntimeError as exc:
-                if "after shutdown" in str(exc):  # the interpreter is exiting: the pool is gone
+            except RuntimeError as exc:  # (BrokenProcessPool is one too)
+                if self._stop or "after shutdown" in str(exc):  # exiting: the pool or its child is gone
                     return
                 log.exception("room status for %s failed", code)
             except Exception:  # a room that expired meanwhile, or a search that failed: log, go on
+                if self._stop:  # the child was ended at exit
+                    return
                 log.exception("room status for %s failed", code)
