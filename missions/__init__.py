@@ -1,4 +1,4 @@
-"""Co-op missions (missions.md): missions as TOML data, one generic checker, team play.
+"""Co-op missions (docs/missions.md): missions as TOML data, one generic checker, team play.
 
     from nochmal.missions import load_mission, coop_game, mission_result
     mission = load_mission("star-hunt")            # or a path to your own .toml file

@@ -153,7 +153,7 @@ def lost_reasons(statuses: list[ObjectiveStatus], budget: int, rolls_used: int, 
 
     The budget is spent; a jokers_left target is missed (jokers never come back); or a sheet
     needs more crosses than it can make in the rolls left (at most MAX_COUNT = 5 per roll,
-    rules.md §3), or its missing cells lie in more blocks than rolls left (one block per
+    docs/rules.md §3), or its missing cells lie in more blocks than rolls left (one block per
     roll: missions.model.block_slots), where that sheet must do it (``each``) or where every
     sheet would have to (``any``). A ``team`` objective may be split over the sheets, so its
     per-sheet figures prove nothing.

@@ -30,7 +30,7 @@ _KIND_KEYS = {
     "score": {"at_least"},
     "jokers_left": {"at_least"},
 }
-# caps that keep every figure computed from a mission file bounded (missions.md: 1-4 players,
+# caps that keep every figure computed from a mission file bounded (docs/missions.md: 1-4 players,
 # a budget of rolls; the calibrated budgets are below 130)
 MAX_BUDGET = 1000
 MAX_OBJECTIVES = 50

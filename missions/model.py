@@ -1,4 +1,4 @@
-"""What a co-op mission is, as plain immutable data (missions.md).
+"""What a co-op mission is, as plain immutable data (docs/missions.md).
 
 A mission is data, not code: objectives in a small vocabulary (kinds ``columns``,
 ``colours``, ``stars``, ``cells``, ``score``, ``jokers_left``; scopes ``team``, ``each``,
@@ -150,7 +150,7 @@ class Mission:
 
 # --- a cheap lower bound on the rolls a mission needs ----------------------------------------
 #
-# On each roll every sheet crosses at most MAX_COUNT (5) cells, all in one block (rules.md §3).
+# On each roll every sheet crosses at most MAX_COUNT (5) cells, all in one block (docs/rules.md §3).
 # So crossing a set of cells on one sheet takes at least sum over blocks of
 # ceil(cells in the block / 5) rolls ("block slots"); and splitting such a set over several
 # sheets never needs fewer slots in total, so a team of p sheets needs ceil(slots / p) rolls.

@@ -1,6 +1,6 @@
 """One generic checker: any objective on any list of sheets.
 
-Scopes (missions.md): ``team`` pools the sheets (a column, colour, star or cell counts when
+Scopes (docs/missions.md): ``team`` pools the sheets (a column, colour, star or cell counts when
 it is done on at least one sheet; scores and jokers are summed; a colour *count* counts
 distinct colours over all sheets), ``each`` needs every sheet on its own, ``any`` needs one
 sheet on its own. Scores are team-rule scores: every complete column at its first value,

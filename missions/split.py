@@ -42,7 +42,7 @@ from nochmal.missions.objectives import items_needed, objective_items, team_scor
 from nochmal.sheet import Sheet
 from nochmal.sheetgraph import CrossesEstimate, cross_distances, fewest_crosses
 
-CROSSES_PER_ROLL = 5  # rules.md: a roll's placement is at most 5 cells (a number die shows 1-5 or '?')
+CROSSES_PER_ROLL = 5  # docs/rules.md: a roll's placement is at most 5 cells (a number die shows 1-5 or '?')
 SUBSET_LIMIT = 64  # subsets of one sheet's units up to which the subsets model runs (2^6)
 SPLIT_SECONDS = 3.0  # CP-SAT time limit of one split
 _FIGURE_EXACT_LIMIT = 8  # Dreyfus-Wagner terminals for the per-subset figures (3^8 work, milliseconds)

@@ -28,7 +28,7 @@ COLUMN_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # sheets have 1..6)
 MAX_BLOCK_SIZE = 16
 
-# Caps on every number a board file holds: rules.md §1 gives 8 jokers and one-digit points;
+# Caps on every number a board file holds: docs/rules.md §1 gives 8 jokers and one-digit points;
 # a custom (non-strict) board may differ, but never so much that drawing the joker boxes or
 # enumerating a block's subsets (nochmal.placements) runs without bound.
 MAX_JOKERS_STRICT = 8
@@ -76,7 +76,7 @@ class Block:
 class Board:
     """An immutable sheet layout plus everything derived from it.
 
-    ``strict`` boards satisfy every invariant of rules.md §1; tests and the planner may build
+    ``strict`` boards satisfy every invariant of docs/rules.md §1; tests and the planner may build
     small non-strict boards (any size, any blocks) with ``Board.from_grid(..., strict=False)``.
     """
 
@@ -370,7 +370,7 @@ def _grid_problems(grid: list, strict: bool) -> tuple[list[str], int | None]:
 
 
 def _invariant_problems(grid: list[str]) -> list[str]:
-    """The invariants of rules.md §1 for a grid of the right shape and letters."""
+    """The invariants of docs/rules.md §1 for a grid of the right shape and letters."""
     problems: list[str] = []
     rows, cols = len(grid), len(grid[0])
     board = Board(name="check", grid=grid, column_points_first=[0] * cols,

@@ -1,7 +1,7 @@
 """Dice: faces, rolls, seeded rolls that never change, and what a player may pick.
 
-rules.md §2: 3 colour dice (y g b r o, ``x`` = colour joker) and 3 number dice (1-5,
-``?`` = number joker); solo rolls 2 + 2. rules.md §6: a seed gives the same rolls on every
+docs/rules.md §2: 3 colour dice (y g b r o, ``x`` = colour joker) and 3 number dice (1-5,
+``?`` = number joker); solo rolls 2 + 2. docs/rules.md §6: a seed gives the same rolls on every
 machine forever, so faces come from SHA-256 of (seed, dice count, roll index) with rejection
 sampling of bytes (no modulo bias) and nothing from a library's random stream.
 """

@@ -35,7 +35,7 @@ class NochmalError(Exception):
 
 
 class BoardError(NochmalError):
-    """A sheet layout file breaks the format or an invariant of rules.md §1.
+    """A sheet layout file breaks the format or an invariant of docs/rules.md §1.
 
     ``problems`` lists every broken invariant, so `board check` can show them all.
     """

@@ -16,9 +16,9 @@ drives this one class:
     Game.from_position(position), position()   set up / read a whole position, validated
                       (nochmal/position.py has its one-line text form)
 
-Modes: ``solo`` (rules.md §5: 2+2 dice, 30 rolls, upper values), ``competitive``
-(rules.md §4: 1-6 players, first/later values, two-colour end) and ``coop``
-(missions.md: competitive dice flow, upper values, a roll limit and a stop condition
+Modes: ``solo`` (docs/rules.md §5: 2+2 dice, 30 rolls, upper values), ``competitive``
+(docs/rules.md §4: 1-6 players, first/later values, two-colour end) and ``coop``
+(docs/missions.md: competitive dice flow, upper values, a roll limit and a stop condition
 supplied by the mission).
 """
 
@@ -38,7 +38,7 @@ from nochmal.sheet import Sheet
 
 CHANCE = -1
 TERMINAL = -2
-FREE_ROLLS = 3  # rules.md §4: in rolls 1-3 everybody picks from all six dice
+FREE_ROLLS = 3  # docs/rules.md §4: in rolls 1-3 everybody picks from all six dice
 
 
 class Claims(NamedTuple):
@@ -110,7 +110,7 @@ class Game:
     @property
     def race_claims(self) -> Claims:
         """What the race has taken: the columns and colours someone scored in an earlier roll,
-        worth only their later value to everybody else (rules.md §4). Solo and co-op score
+        worth only their later value to everybody else (docs/rules.md §4). Solo and co-op score
         first values always: NO_CLAIMS."""
         if self.mode is Mode.COMPETITIVE:
             return Claims(self.claimed_columns, self.claimed_colours)
@@ -261,7 +261,7 @@ class Game:
         return [s.score() for s in self.sheets]
 
     def winners(self) -> list[int]:
-        """Highest score; ties go to more unused jokers; still tied, all share (rules.md §4)."""
+        """Highest score; ties go to more unused jokers; still tied, all share (docs/rules.md §4)."""
         key = [(s.score(), s.jokers_left) for s in self.sheets]
         best = max(key)
         return [p for p, k in enumerate(key) if k == best]
@@ -403,7 +403,7 @@ def _check_position(game: Game, position: Position) -> None:
 
 
 def rating(score: int) -> str:
-    """The solo rating line of the rulebook (rules.md §5, verdicts paraphrased)."""
+    """The solo rating line of the rulebook (docs/rules.md §5, verdicts paraphrased)."""
     table = [(41, "superhero"), (37, "exceptional"), (33, "professional"), (29, "super"),
              (25, "excellent"), (21, "great"), (17, "experienced"), (13, "good"),
              (9, "getting there"), (5, "not bad"), (1, "needs practice"), (0, "taking part counts")]

@@ -1,4 +1,4 @@
-"""Why a sheet cannot come from a legal game, and from how few rolls it can (rules.md §3).
+"""Why a sheet cannot come from a legal game, and from how few rolls it can (docs/rules.md §3).
 
 Used by ``score``, ``render``, ``mission status`` (missions/coop.py) and the rooms' sheet
 editing (nochmal/web/rooms/status.py).
@@ -41,7 +41,7 @@ from nochmal.board import COLUMN_LETTERS, Board
 from nochmal.placements import MAX_COUNT
 from nochmal.sheet import Sheet
 
-MAX_JOKERS_PER_ROLL = 2  # a colour joker and a number joker (rules.md §2)
+MAX_JOKERS_PER_ROLL = 2  # a colour joker and a number joker (docs/rules.md §2)
 
 
 @dataclass(frozen=True)

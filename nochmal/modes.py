@@ -9,9 +9,9 @@ class Mode(StrEnum):
     """How a game is played. A str enum: it prints and serialises as its value ("solo"), so
     records and JSON keep their text; compare with the members, not with strings."""
 
-    SOLO = "solo"  # rules.md §5: 1 player, 2+2 dice, a fixed number of rolls, upper values
-    COMPETITIVE = "competitive"  # rules.md §4: the race, first/later values, two-colour end
-    COOP = "coop"  # missions.md: the race's dice flow, upper values, the mission's limit and stop
+    SOLO = "solo"  # docs/rules.md §5: 1 player, 2+2 dice, a fixed number of rolls, upper values
+    COMPETITIVE = "competitive"  # docs/rules.md §4: the race, first/later values, two-colour end
+    COOP = "coop"  # docs/missions.md: the race's dice flow, upper values, the mission's limit and stop
 
 
 MODES = tuple(m.value for m in Mode)

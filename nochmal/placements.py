@@ -1,6 +1,6 @@
 """Legal placements, enumerated from per-block tables.
 
-rules.md §3: N new cells of one colour, inside one block, connected among themselves (or,
+docs/rules.md §3: N new cells of one colour, inside one block, connected among themselves (or,
 with the ``bridging`` option, through crossed cells of the same block), anchored in the
 start column or next to a cell crossed earlier.
 

@@ -1,4 +1,4 @@
-"""Named rule settings: every OPTION of rules.md lives here, with its default.
+"""Named rule settings: every OPTION of docs/rules.md lives here, with its default.
 
 A settings object is saved with every game record, so a replay uses the same rules.
 """
@@ -14,9 +14,9 @@ from nochmal.errors import NochmalError
 class RuleSettings:
     """Switchable rules.
 
-    bridging: rules.md §3 OPTION; new cells may connect through already crossed cells of the
+    bridging: docs/rules.md §3 OPTION; new cells may connect through already crossed cells of the
         same block (default off).
-    solo_ends_on_second_colour: rules.md §5 OPTION; a solo game also ends after the roll in
+    solo_ends_on_second_colour: docs/rules.md §5 OPTION; a solo game also ends after the roll in
         which a second colour is completed (default off: always 30 rolls).
     solo_rolls: length of a solo game (the 30 letter boxes of the sheet).
     """

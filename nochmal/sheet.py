@@ -65,7 +65,7 @@ class ScoreBreakdown:
 
 def score_parts(board: Board, columns_first, colours_first, stars_open, jokers_left,
                 columns_later=(), colours_later=()) -> ScoreBreakdown:
-    """The scoring rule, written once (rules.md §4, §5): each column scored at its first or
+    """The scoring rule, written once (docs/rules.md §4, §5): each column scored at its first or
     later value, each colour at its first or later bonus, one point per unused joker, the
     penalty per uncrossed star. ``columns_*`` and ``colours_*`` are per column / per colour
     0/1 indicators, ``stars_open`` indicators (or counts) whose sum is the number of
@@ -198,7 +198,7 @@ class Sheet:
         """Raise IllegalMoveError saying exactly why ``mask`` is not a legal placement."""
         b = self.board
         cells = b.cells_of(mask)
-        if not 1 <= count <= 5:  # rules.md §3: N is never more than 5 (the enumerator agrees)
+        if not 1 <= count <= 5:  # docs/rules.md §3: N is never more than 5 (the enumerator agrees)
             raise IllegalMoveError(f"wrong count: a choice is 1 to 5 crosses, not {count}")
         if colour not in COLOUR_NAMES:
             raise IllegalMoveError(f"wrong colour: {colour!r} is not a colour (y g b r o)")

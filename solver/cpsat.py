@@ -1,6 +1,6 @@
 """The clairvoyant solo optimum as a CP-SAT model.
 
-Shape (issue 5): every roll's candidate placements are enumerated once over the whole sheet
+Shape: every roll's candidate placements are enumerated once over the whole sheet
 with the engine's placement tables (every connected same-block subset of each (colour,
 count) the roll's dice allow, jokers resolved at their cost). One Boolean per (roll,
 candidate), at most one per roll (none = pass). Per cell and roll a literal "crossed before

@@ -1,7 +1,7 @@
 """Every bot only makes legal moves and is deterministic for a seed.
 
 Legality is checked twice per decision: against an independent brute-force oracle written
-here from rules.md §3 (colour, one block, connected among themselves, anchored, uncrossed,
+here from docs/rules.md §3 (colour, one block, connected among themselves, anchored, uncrossed,
 dice available, jokers affordable), and by the engine's own apply_move, over whole seeded
 games (solo and tables of 2-4 to their end) and hand-built corner positions (jokers
 exhausted, last roll, only joker dice).
@@ -24,7 +24,7 @@ STRONG = ["heuristic", "ntuple", "lookahead", "lookahead1", "easy", "medium", "h
 
 
 def oracle_legal(game: Game, move) -> bool:
-    """rules.md §3 from scratch on cell names (no engine placement code)."""
+    """docs/rules.md §3 from scratch on cell names (no engine placement code)."""
     if move.is_pass:
         return True
     b = game.board

@@ -1,4 +1,4 @@
-"""Board files: every built-in sheet matches rules.md §1 and its invariants; broken files are
+"""Board files: every built-in sheet matches docs/rules.md §1 and its invariants; broken files are
 rejected with a BoardError naming the file, the row/column or colour, and the invariant.
 
 The invariant checks here are an independent oracle written from the rules text (grid
@@ -17,7 +17,7 @@ from nochmal.board import BUILTIN_BOARDS, parse_board_text, read_board_file
 
 BOARDS_DIR = Path(__file__).resolve().parent.parent / "boards"
 
-# The layouts exactly as printed in rules.md §1 (rows 1..7, upper case = star).
+# The layouts exactly as printed in docs/rules.md §1 (rows 1..7, upper case = star).
 SPEC_GRIDS = {
     "classic": ["gggyyyyGbbbOyyy", "ogYgYyoorBboogg", "BgrgggGrrryyogg", "brrgoObbggyyoRb",
                 "roooorbbooorrrr", "rBbRrrryYoRbbbO", "yybbbbryyyggGoo"],

@@ -87,7 +87,7 @@ def test_replay_rejects_a_tampered_record(tmp_path):
 def test_moves_json_on_empty_and_typed_sheet(tmp_path):
     data = ok_json("moves", "--board", "classic", "--colour", "y", "--count", 3)
     assert data["colour"] == "y" and data["count"] == 3
-    assert len(data["placements"]) == 5  # rules.md §1: yellow 3 has 5 openings
+    assert len(data["placements"]) == 5  # docs/rules.md §1: yellow 3 has 5 openings
     for cells in data["placements"]:
         assert len(cells) == 3 and any(c[0] == "H" for c in cells)
     sheet = tmp_path / "s.txt"

@@ -1,5 +1,5 @@
 """Dice: seeded rolls (golden values, re-derived from hashlib), joker resolution, and the
-dice flow of rules.md §4-5 (who may pick from which dice)."""
+dice flow of docs/rules.md §4-5 (who may pick from which dice)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def test_seeded_rolls_follow_the_documented_scheme(seed):
             assert seeded_roll(seed, index, dice).text() == derive(seed, index, dice)
 
 
-# Pinned forever (rules.md §6): published puzzle seeds depend on these exact faces.
+# Pinned forever (docs/rules.md §6): published puzzle seeds depend on these exact faces.
 GOLDEN_6 = {
     0: ["bbg/351", "xyx/53?", "rgo/542", "yrg/552", "gxr/122"],
     1: ["rxr/2?3", "xyb/542", "byx/43?", "xxx/1?4", "rrg/5??"],
@@ -246,7 +246,7 @@ def picks(game: Game) -> set:
 
 
 def expected_choices(colour_dice, number_dice, jokers_left) -> set:
-    """rules.md §2: any colour die with any number die; x = any of the five colours, ? = any
+    """docs/rules.md §2: any colour die with any number die; x = any of the five colours, ? = any
     of 1..5; each joker die used costs one mark; with too few marks the joker is unusable."""
     out = set()
     for cf in colour_dice:

@@ -1,4 +1,4 @@
-"""Legal placements (rules.md §3) against an independent brute-force oracle.
+"""Legal placements (docs/rules.md §3) against an independent brute-force oracle.
 
 The oracle works on grid coordinates (row, column) straight from the rules text: a flood
 fill finds blocks, every k-subset of cells is filtered by colour, one block, connected
@@ -142,7 +142,7 @@ CLASSIC_ORACLE = Oracle(CLASSIC_GRID, 7)
 # --- opening ---------------------------------------------------------------------------------
 
 OPENING = {"g": [1, 0, 0, 0, 0], "y": [2, 3, 5, 4, 1], "b": [2, 3, 4, 1, 0],
-           "r": [1, 1, 2, 1, 0], "o": [1, 1, 0, 0, 0]}  # rules.md §1
+           "r": [1, 1, 2, 1, 0], "o": [1, 1, 0, 0, 0]}  # docs/rules.md §1
 
 
 @pytest.mark.parametrize("colour", "gybro")
@@ -378,7 +378,7 @@ def test_check_move_illegal_placement_and_off_board_cell():
 
 
 def test_check_placement_out_of_range_count_and_colour():
-    """rules.md §3: N is 1..5. The validator must agree with the enumerator (which never
+    """docs/rules.md §3: N is 1..5. The validator must agree with the enumerator (which never
     lists 0 or 6 crosses) and must answer with IllegalMoveError, not crash."""
     sheet = Sheet.from_cells(CLASSIC, ["H1"])
     six = CLASSIC.mask_of(["D1", "E1", "F1", "G1", "E2", "F2"])  # the whole yellow 6-block, anchored at G1

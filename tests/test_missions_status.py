@@ -3,7 +3,7 @@ certain (issue 17).
 
 Oracles: the crosses a sheet still needs are counted here from the board's columns (for
 lockstep's columns G H I, reachable from column H, the fewest crosses are exactly the open
-cells), and the rolls they take from rules.md §3's 5 crosses per roll.
+cells), and the rolls they take from docs/rules.md §3's 5 crosses per roll.
 """
 
 from __future__ import annotations
