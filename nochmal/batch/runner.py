@@ -75,14 +75,19 @@ def default_threads(workers: int) -> int:
 def connect(scheduler: str | None, workers: int | None):
     """(client, cluster or None, worker count). An unreachable scheduler: SchedulerError
     after CONNECT_TIMEOUT seconds."""
+    import dask
     from dask.distributed import Client, LocalCluster
 
     if scheduler is None:
         count = workers or os.cpu_count() or 1
         if count < 1:
             raise OptionError(f"--workers {count}: must be at least 1")
-        cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.CRITICAL)
+        # every task goes to a worker at once (no queue on the scheduler): a worker starts its
+        # next task without a round trip to the scheduler, which halves the cost of short tasks
+        # (benchmarks/RESULTS.md, "Batch runner"); work stealing still balances long ones
+        with dask.config.set({"distributed.scheduler.worker-saturation": float("inf")}):
+            cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.CRITICAL)
         return Client(cluster), cluster, count
     if workers is not None:
         raise OptionError("--workers sizes the local cluster; with --scheduler start as many `dask worker`s as you like")
@@ -132,18 +137,17 @@ def run_tasks(tasks: list[Task], fn: Callable[[dict, int], dict], store_path: Pa
 
         if on_start:
             on_start(len(todo), count, summary.threads)
-        by_key = {}
-        for task in todo:
-            future = client.submit(execute, fn, task.settings, summary.threads, pure=False)
-            by_key[future.key] = task
-            futures.append(future)
-            pending.add(future)
-        for future in as_completed(futures):
+        # one map call submits all (a submit per task costs a round trip to the client's loop)
+        futures = client.map(execute, [fn] * len(todo), [t.settings for t in todo], [summary.threads] * len(todo),
+                             pure=False)
+        pending.update(futures)
+        by_key = {future.key: task for future, task in zip(futures, todo)}
+        # results are gathered in the background, in batches: no round trip per task
+        for future, out in as_completed(futures, with_results=True, raise_errors=False):
             pending.discard(future)
             task = by_key[future.key]
-            try:
-                out = future.result()
-            except Exception as exc:  # KilledWorker, a task that cannot be unpickled, ...
+            if not isinstance(out, dict):  # KilledWorker, a task that cannot be unpickled, ...
+                exc = out[1] if isinstance(out, tuple) else out  # (type, exception, traceback)
                 out = {"status": FAILED, "result": None, "error": f"{type(exc).__name__}: {exc}",
                        "seconds": 0.0, "worker": "?"}
             future.release()
