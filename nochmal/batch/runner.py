@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable
 
@@ -72,6 +75,21 @@ def default_threads(workers: int) -> int:
     return max(1, (os.cpu_count() or 1) // workers)
 
 
+@contextmanager
+def _workers_ignore_sigint():
+    """Worker processes started inside inherit an ignored SIGINT: Ctrl-C in a terminal
+    reaches the whole process group, and only the client should act on it (it cancels and
+    closes the cluster); a worker would print a traceback as it dies."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 def connect(scheduler: str | None, workers: int | None):
     """(client, cluster or None, worker count). An unreachable scheduler: SchedulerError
     after CONNECT_TIMEOUT seconds."""
@@ -85,7 +103,7 @@ def connect(scheduler: str | None, workers: int | None):
         # every task goes to a worker at once (no queue on the scheduler): a worker starts its
         # next task without a round trip to the scheduler, which halves the cost of short tasks
         # (benchmarks/RESULTS.md, "Batch runner"); work stealing still balances long ones
-        with dask.config.set({"distributed.scheduler.worker-saturation": float("inf")}):
+        with dask.config.set({"distributed.scheduler.worker-saturation": float("inf")}), _workers_ignore_sigint():
             cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
                                    dashboard_address=None, silence_logs=logging.CRITICAL)
         return Client(cluster), cluster, count
