@@ -60,7 +60,10 @@ class SigintStop:
         """
         self.watch(solver)
         try:
-            if not self._installed:  # not the main thread: no signal reaches us anyway
+            if not self._installed:  # not the main thread: the process's SIGINT is not ours
+                # (CP-SAT's own handler, run in a worker thread, e.g. a `nochmal batch`
+                # worker's task, ends the process with std::bad_function_call)
+                solver.parameters.catch_sigint_signal = False
                 return solver.Solve(model, callback)
             solver.parameters.catch_sigint_signal = False  # the signal is ours (module docstring)
             result: list[int] = []

@@ -93,6 +93,7 @@ COMMAND_MODULES = [
     "nochmal.cli.play_cmds",
     "nochmal.cli.board_cmds",
     "nochmal.cli.web_cmds",
+    "nochmal.cli.batch_cmds",
 ]
 
 for _name in COMMAND_MODULES:

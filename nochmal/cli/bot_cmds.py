@@ -149,8 +149,13 @@ def bench_bots(
     if as_json:
         emit_json(result.to_dict())
         return
+    print_bench(result, f"board {b.name}, seeds {rng[0]}..{rng[1]} ({rng[1] - rng[0] + 1} seeds)")
+
+
+def print_bench(result, where: str) -> None:
+    """The benchmark's table and paired differences (also ``nochmal batch report`` of a bots store)."""
     what = "solo (2+2 dice, 30 rolls)" if result.mode == "solo" else f"table of {result.players}, seats rotated"
-    table = Table(title=f"{what}, board {b.name}, seeds {rng[0]}..{rng[1]} ({rng[1] - rng[0] + 1} seeds)")
+    table = Table(title=f"{what}, {where}")
     for col in ("bot", "games", "mean score (95% CI)", "win rate (95% CI)", "s/decision", "CPU s/decision"):
         table.add_column(col)
     for f in result.bots:

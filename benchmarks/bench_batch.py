@@ -1,0 +1,96 @@
+"""The batch runner's own cost (nochmal/batch/runner.py): overhead per task and scaling.
+
+- ``overhead``: N trivial tasks (they return at once) through the runner and the store; the
+  wall time from the cluster being up to the last row committed, per task. The SQLite
+  commit per row (the part the client pays) is timed alone too.
+- ``scaling``: a CPU-bound campaign (each task spins a fixed pure-Python loop, no I/O) with
+  1 and then 2 worker processes; the throughput ratio. Cluster start-up is left out of the
+  rates (it is printed).
+
+Run niced and small on a shared machine, and note the load (``uptime``):
+
+    nice -n 10 python benchmarks/bench_batch.py overhead --tasks 300
+    nice -n 10 python benchmarks/bench_batch.py scaling --tasks 16 --spin 3000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from nochmal.batch.runner import Task, run_tasks
+from nochmal.batch.store import OK, Store
+
+
+def trivial(settings: dict, threads: int) -> dict:  # noqa: ARG001
+    return {"seed": settings["seed"]}
+
+
+def spin(settings: dict, threads: int) -> dict:  # noqa: ARG001
+    """A fixed amount of pure-Python work (the same for every task)."""
+    total = 0
+    for i in range(settings["spin"]):
+        total += i * i % 7
+    return {"total": total}
+
+
+def timed_run(fn, tasks: list[Task], workers: int, folder: Path, name: str) -> tuple[float, float]:
+    """(seconds from cluster up to last row, seconds in all)."""
+    marks: dict[str, float] = {}
+    start = time.perf_counter()
+    run_tasks(tasks, fn, folder / f"{name}.sqlite", "solve", {"bench": name}, workers=workers, threads=1,
+              on_start=lambda *_: marks.setdefault("up", time.perf_counter()))
+    end = time.perf_counter()
+    return end - marks["up"], end - start
+
+
+def overhead(args) -> None:
+    tasks = [Task(f"seed={s}", {"seed": s}) for s in range(args.tasks)]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for workers in args.workers:
+            run, total = timed_run(trivial, tasks, workers, folder, f"trivial{workers}")
+            print(f"overhead: {args.tasks} trivial tasks, {workers} worker(s): {run:.2f} s after start-up "
+                  f"({1000 * run / args.tasks:.2f} ms/task wall), start-up {total - run:.2f} s")
+        store = Store.open(folder / "commits.sqlite", "solve", {"bench": "commits"})
+        start = time.perf_counter()
+        for s in range(args.tasks):
+            store.record(f"seed={s}", {"seed": s}, OK, {"best": s}, None, 0.0, "local", 1)
+        per = (time.perf_counter() - start) / args.tasks
+        store.close()
+        print(f"store: {1000 * per:.2f} ms per committed row ({args.tasks} rows)")
+
+
+def scaling(args) -> None:
+    tasks = [Task(f"seed={s}", {"seed": s, "spin": args.spin}) for s in range(args.tasks)]
+    start = time.process_time()
+    spin(tasks[0].settings, 1)
+    print(f"one task in this process: {time.process_time() - start:.2f} CPU s")
+    rates = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for workers in args.workers:
+            run, total = timed_run(spin, tasks, workers, Path(tmp), f"spin{workers}")
+            rates[workers] = args.tasks / run
+            print(f"scaling: {args.tasks} tasks, {workers} worker(s): {run:.2f} s after start-up "
+                  f"({rates[workers] * 60:.1f} tasks/min), start-up {total - run:.2f} s")
+    if 1 in rates and 2 in rates:
+        print(f"2 workers / 1 worker throughput: {rates[2] / rates[1]:.2f}x")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", choices=["overhead", "scaling"])
+    ap.add_argument("--tasks", type=int, default=200)
+    ap.add_argument("--spin", type=int, default=3_000_000, help="loop steps per task (scaling)")
+    ap.add_argument("--workers", default="1,2", help="worker counts to run, e.g. 1,2")
+    args = ap.parse_args()
+    args.workers = [int(w) for w in args.workers.split(",")]
+    print(f"load: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores")
+    {"overhead": overhead, "scaling": scaling}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+"""The batch runner: independent tasks on Dask (``dask.distributed``), each result stored
+the moment it reaches the client.
+
+By default a LocalCluster of worker processes, one task at a time each (``workers``,
+default one per core); with ``scheduler`` (``tcp://HOST:8786``) the same run goes to an
+existing cluster (``dask scheduler`` and ``dask worker`` started by the user, README).
+
+A task that raises comes back as a failed row with its message (caught on the worker, so
+the others go on); a task whose worker died more often than Dask allows (KilledWorker) is
+stored failed too. Ctrl-C or a killed client loses only the tasks in flight: every row is
+committed when it arrives (nochmal/batch/store.py), and the next run skips stored keys.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Callable
+
+from pathlib import Path
+
+from nochmal.batch.store import FAILED, OK, Store, check_store
+from nochmal.errors import NochmalError, OptionError
+
+CONNECT_TIMEOUT = 5.0  # seconds: an unreachable scheduler is an error, never a hang
+
+
+class SchedulerError(NochmalError):
+    """The scheduler given cannot be reached."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One independent unit: its store key and its settings (plain data, seed included)."""
+
+    key: str
+    settings: dict
+
+
+@dataclass
+class RunSummary:
+    total: int  # tasks asked for
+    skipped: int  # already in the store
+    ok: int  # finished in this run
+    failed: int
+    seconds: float  # wall clock of this run (cluster start included)
+    workers: int
+    threads: int  # CP-SAT threads per task
+
+
+def execute(fn: Callable[[dict, int], dict], settings: dict, threads: int) -> dict:
+    """Run one task on a worker: its result or its error, the seconds it took, where it ran."""
+    from distributed import get_worker
+
+    start = time.perf_counter()
+    try:
+        result, status, error = fn(settings, threads), OK, None
+    except Exception as exc:  # a failing task is a result too (a failed row); the rest go on
+        result, status, error = None, FAILED, f"{type(exc).__name__}: {exc}"
+    try:
+        worker = get_worker().address
+    except ValueError:  # not on a worker (a direct call)
+        worker = "local"
+    return {"status": status, "result": result, "error": error,
+            "seconds": time.perf_counter() - start, "worker": worker}
+
+
+def default_threads(workers: int) -> int:
+    """CP-SAT threads per task so that ``workers`` tasks at once fill this machine's cores."""
+    return max(1, (os.cpu_count() or 1) // workers)
+
+
+@contextmanager
+def _workers_ignore_sigint():
+    """Worker processes started inside inherit an ignored SIGINT: Ctrl-C in a terminal
+    reaches the whole process group, and only the client should act on it (it cancels and
+    closes the cluster); a worker would print a traceback as it dies."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def connect(scheduler: str | None, workers: int | None):
+    """(client, cluster or None, worker count). An unreachable scheduler: SchedulerError
+    after CONNECT_TIMEOUT seconds."""
+    import dask
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler is None:
+        count = workers or os.cpu_count() or 1
+        if count < 1:
+            raise OptionError(f"--workers {count}: must be at least 1")
+        # every task goes to a worker at once (no queue on the scheduler): a worker starts its
+        # next task without a round trip to the scheduler, which halves the cost of short tasks
+        # (benchmarks/RESULTS.md, "Batch runner"); work stealing still balances long ones
+        with dask.config.set({"distributed.scheduler.worker-saturation": float("inf")}), _workers_ignore_sigint():
+            cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.CRITICAL)
+        return Client(cluster), cluster, count
+    if workers is not None:
+        raise OptionError("--workers sizes the local cluster; with --scheduler start as many `dask worker`s as you like")
+    try:
+        client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise SchedulerError(f"--scheduler {scheduler}: cannot connect ({' '.join(str(exc).split()) or type(exc).__name__})") from None
+    count = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
+    return client, None, count
+
+
+def run_tasks(tasks: list[Task], fn: Callable[[dict, int], dict], store_path: Path, kind: str,
+              campaign: dict, *, workers: int | None = None, scheduler: str | None = None,
+              threads: int | None = None, retry_failed: bool = False,
+              progress: Callable[[int, int], None] | None = None,
+              on_start: Callable[[int, int, int], None] | None = None) -> RunSummary:
+    """Run the tasks not yet stored in ``store_path`` and store each as it finishes.
+
+    The store is checked first and created only once the cluster is up, so a refused
+    store or an unreachable scheduler writes nothing. ``progress(done, todo)`` after each
+    stored row; ``on_start(todo, workers, threads)`` once the cluster is up. Ctrl-C
+    (KeyboardInterrupt) cancels what is in flight and re-raises; what was stored stays.
+    """
+    start = time.perf_counter()
+    if len({t.key for t in tasks}) != len(tasks):
+        raise ValueError("task keys must be unique")
+    check_store(store_path, kind, campaign)
+    done_keys: set[str] = set()
+    if store_path.exists():
+        existing = Store.read(store_path)
+        done_keys = existing.done_keys(retry_failed)
+        existing.close()
+    todo = [t for t in tasks if t.key not in done_keys]
+    summary = RunSummary(len(tasks), len(tasks) - len(todo), 0, 0, 0.0, 0, 0)
+    if not todo:
+        summary.seconds = time.perf_counter() - start
+        return summary
+    client, cluster, count = connect(scheduler, workers)
+    summary.workers = count
+    summary.threads = threads or (default_threads(count) if scheduler is None else 1)
+    futures, pending = [], set()
+    store = None
+    try:
+        from dask.distributed import as_completed
+
+        store = Store.open(store_path, kind, campaign)
+
+        if on_start:
+            on_start(len(todo), count, summary.threads)
+        # one map call submits all (a submit per task costs a round trip to the client's loop)
+        futures = client.map(execute, [fn] * len(todo), [t.settings for t in todo], [summary.threads] * len(todo),
+                             pure=False)
+        pending.update(futures)
+        by_key = {future.key: task for future, task in zip(futures, todo)}
+        # results are gathered in the background, in batches: no round trip per task
+        for future, out in as_completed(futures, with_results=True, raise_errors=False):
+            pending.discard(future)
+            task = by_key[future.key]
+            if not isinstance(out, dict):  # KilledWorker, a task that cannot be unpickled, ...
+                exc = out[1] if isinstance(out, tuple) else out  # (type, exception, traceback)
+                out = {"status": FAILED, "result": None, "error": f"{type(exc).__name__}: {exc}",
+                       "seconds": 0.0, "worker": "?"}
+            future.release()
+            store.record(task.key, task.settings, out["status"], out["result"], out["error"],
+                         out["seconds"], out["worker"], summary.threads)
+            if out["status"] == OK:
+                summary.ok += 1
+            else:
+                summary.failed += 1
+            if progress:
+                progress(summary.ok + summary.failed, len(todo))
+    finally:
+        if pending:
+            client.cancel(list(pending))  # nothing left in flight on the cluster after us
+        client.close()
+        if cluster is not None:
+            cluster.close()
+        if store is not None:
+            store.close()
+    summary.seconds = time.perf_counter() - start
+    return summary

@@ -1,0 +1,49 @@
+"""The task functions the workers run: ``fn(settings, threads) -> result``, plain data in
+and out (JSON-ready dicts), so a task pickles small and its row stores as it is.
+
+``settings`` is the campaign's shared settings plus the task's own (its seed); ``threads``
+is the number of CP-SAT threads the task may use (the runner sets it so that tasks running
+at once times threads matches the cores).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+
+def solve_task(settings: dict, threads: int) -> dict:
+    """The planner on one seed's first ``rolls_count`` solo rolls: best, bound, proven, the plan."""
+    from nochmal.rules import RuleSettings
+    from nochmal.solver.cpsat import solve
+    from nochmal.solver.instance import Instance
+
+    count = settings["rolls_count"]
+    instance = Instance.from_seed(settings["seed"], settings["board"], RuleSettings(solo_rolls=count), count)
+    plan = solve(instance, time_limit=settings["time_limit"], workers=threads)
+    return {"best": plan.total, "bound": plan.bound, "proven": plan.proven, "status": plan.status,
+            "solve_seconds": plan.wall_time, "plan": plan.to_json()}
+
+
+def bots_task(settings: dict, threads: int) -> dict:  # noqa: ARG001 (the bots use no CP-SAT)
+    """The paired bot benchmark on one seed (nochmal/bots/harness.py's run_bench on the
+    range seed..seed): per bot the seed's score (and win share at a table) and the decision
+    tally that the report adds up over seeds."""
+    from nochmal.board import load_board
+    from nochmal.bots.harness import run_bench
+
+    seed = settings["seed"]
+    bench = run_bench(load_board(settings["board"]), settings["bots"], settings["mode"], (seed, seed),
+                      settings["players"])
+    per_bot = {}
+    for fig in bench.bots:
+        per_bot[fig.bot] = {
+            "score": bench.per_seed["score"][fig.bot][0],
+            "win": bench.per_seed["win"][fig.bot][0] if "win" in bench.per_seed else None,
+            "games": fig.games, "decisions": fig.decisions,
+            "seconds": fig.seconds_per_decision * fig.decisions if fig.decisions else 0.0,
+            "cpu_seconds": fig.cpu_seconds_per_decision * fig.decisions if fig.decisions else 0.0,
+        }
+    return {"bots": per_bot}
+
+
+TASK_FUNCTIONS: dict[str, Callable[[dict, int], dict]] = {"solve": solve_task, "bots": bots_task}

@@ -1,0 +1,218 @@
+"""``nochmal batch``: campaigns of independent tasks on Dask with a resumable SQLite store
+(nochmal/batch): ``solve`` (the planner per seed), ``bots`` (the paired bot benchmark per
+seed) and ``report`` (the figures of a store).
+
+Dask, OR-Tools and the bots are imported inside the commands (tests/test_cli_startup.py).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
+                           TimeElapsedColumn, TimeRemainingColumn)
+from rich.table import Table
+from rich.text import Text
+
+from nochmal.agents import agent_names
+from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded
+from nochmal.errors import OptionError
+from nochmal.fileio import atomic_write_text
+from nochmal.rules import RuleSettings
+
+batch_app = typer.Typer(help="Campaigns on Dask with a resumable result store: solve, bots, report.",
+                        no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(batch_app, name="batch")
+    batch_app.command("solve")(batch_solve)
+    batch_app.command("bots")(batch_bots)
+    batch_app.command("report")(batch_report)
+
+
+STORE_HELP = "SQLite file of results: created if missing; the same command again resumes it."
+WORKERS_HELP = "Local worker processes (default: one per core)."
+SCHEDULER_HELP = ("An existing Dask cluster, e.g. tcp://HOST:8786 (started with `dask scheduler` and "
+                  "`dask worker tcp://HOST:8786 --nthreads 1`); default: a local cluster.")
+
+
+class RateColumn(ProgressColumn):
+    """Tasks per minute (rich's own speed column counts bytes)."""
+
+    def render(self, task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("-/min" if speed is None else f"{speed * 60:.1f}/min")
+
+
+def _run(kind: str, tasks, campaign: dict, store: Path, workers: Optional[int], scheduler: Optional[str],
+         threads: Optional[int], retry_failed: bool, as_json: bool) -> None:
+    """Run a campaign with a progress bar (rate, time left) and a one-line outcome."""
+    from nochmal.batch.runner import run_tasks
+    from nochmal.batch.tasks import TASK_FUNCTIONS
+
+    if workers is not None and workers < 1:
+        raise OptionError(f"--workers {workers}: must be at least 1")
+    with Progress(TextColumn(f"batch {kind}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
+                  TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                  console=err_console, transient=True, disable=not err_console.is_terminal) as prog:
+        bar = prog.add_task("tasks", total=None)
+
+        def on_start(todo: int, count: int, per_task: int) -> None:
+            prog.update(bar, total=todo)
+            prog.console.print(f"{todo} task(s) to run on {count} worker(s), {per_task} CP-SAT thread(s) each",
+                               markup=False)
+
+        try:
+            summary = run_tasks(tasks, TASK_FUNCTIONS[kind], store, kind, campaign, workers=workers,
+                                scheduler=scheduler, threads=threads, retry_failed=retry_failed,
+                                progress=lambda done, todo: prog.update(bar, completed=done), on_start=on_start)
+        except KeyboardInterrupt:
+            err_console.print(f"interrupted: the finished tasks are in {store}; run the same command again to resume",
+                              markup=False, soft_wrap=True)
+            raise typer.Exit(130) from None
+    if as_json:
+        emit_json({"store": str(store), "tasks": summary.total, "skipped": summary.skipped, "ok": summary.ok,
+                   "failed": summary.failed, "seconds": round(summary.seconds, 3), "workers": summary.workers,
+                   "threads": summary.threads})
+        return
+    console.print(f"{summary.ok + summary.failed} task(s) run ({summary.failed} failed), {summary.skipped} already "
+                  f"stored, {summary.seconds:.1f}s; see: nochmal batch report {store}", markup=False, soft_wrap=True)
+
+
+def _seed_tasks(seeds: str, campaign: dict):
+    from nochmal.batch.runner import Task
+    from nochmal.bots.harness import parse_seed_range
+
+    first, last = parse_seed_range(seeds)
+    return [Task(f"seed={seed}", {**campaign, "seed": seed}) for seed in range(first, last + 1)]
+
+
+@guarded
+def batch_solve(
+    seeds: str = typer.Option(..., "--seeds", help="Seed range A..B (inclusive) or one seed."),
+    store: Path = typer.Option(..., "--store", help=STORE_HELP),
+    rolls_count: int = typer.Option(30, "--rolls-count", "-k", help="Plan the first K solo rolls (1..30)."),
+    time_limit: float = typer.Option(60.0, "--time-limit", "-t", help="Seconds per seed."),
+    board: str = typer.Option("classic", "--board", "-b", help="Built-in board name."),
+    workers: Optional[int] = typer.Option(None, "--workers", help=WORKERS_HELP),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    threads: Optional[int] = typer.Option(None, "--threads", min=1, help="CP-SAT threads per task (default: cores / workers locally, 1 on a cluster)."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Run the stored failed tasks again."),
+    as_json: bool = typer.Option(False, "--json", help="Print the run's outcome as JSON."),
+):
+    """The planner on every seed (best, bound, proven, time, the plan), one stored row per seed.
+
+    Example: nochmal batch solve --seeds 1..100 --rolls-count 30 --time-limit 60 --store puzzles.sqlite
+    """
+    game_length = RuleSettings().solo_rolls
+    if not 1 <= rolls_count <= game_length:
+        raise OptionError(f"--rolls-count {rolls_count}: must be 1..{game_length} (the solo game length)")
+    if time_limit <= 0:
+        raise OptionError(f"--time-limit {time_limit}: must be positive")
+    board_arg(board)
+    campaign = {"board": board, "rolls_count": rolls_count, "time_limit": time_limit}
+    _run("solve", _seed_tasks(seeds, campaign), campaign, store, workers, scheduler, threads, retry_failed, as_json)
+
+
+@guarded
+def batch_bots(
+    store: Path = typer.Option(..., "--store", help=STORE_HELP),
+    bots: str = typer.Option("greedy,heuristic", "--bots", help="Comma-separated bot names; the first is the baseline."),
+    mode: str = typer.Option("solo", "--mode", help="solo, or table (the race, seats rotated)."),
+    players: int = typer.Option(2, "--players", help="Table size 2..4 (table mode)."),
+    seeds: str = typer.Option("100000..100099", "--seeds", help="Seed range A..B (1..1000 is for tuning; publish held-out seeds)."),
+    board: str = typer.Option("classic", "--board", "-b", help="Built-in board name."),
+    workers: Optional[int] = typer.Option(None, "--workers", help=WORKERS_HELP),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Run the stored failed tasks again."),
+    as_json: bool = typer.Option(False, "--json", help="Print the run's outcome as JSON."),
+):
+    """The paired-seed bot benchmark (as `nochmal bench bots`), one stored row per seed.
+
+    Example: nochmal batch bots --bots greedy,heuristic --seeds 100000..100999 --store bots.sqlite
+    """
+    names = [n.strip() for n in bots.split(",") if n.strip()]
+    unknown = [n for n in names if n not in agent_names()]
+    if unknown or not names:
+        raise OptionError(f"--bots: unknown bot {unknown[0]!r}; known bots: {', '.join(agent_names())}" if unknown
+                          else "--bots: no bot given")
+    if mode not in ("solo", "table"):
+        raise OptionError(f"--mode {mode!r}: use solo or table")
+    if mode == "table" and not 2 <= players <= 4:
+        raise OptionError(f"--players {players}: a table has 2..4 players")
+    if mode == "table" and len(names) > players:
+        raise OptionError(f"--bots: {len(names)} bots do not fit a table of {players}")
+    board_arg(board)
+    campaign = {"board": board, "bots": names, "mode": mode, "players": 1 if mode == "solo" else players}
+    _run("bots", _seed_tasks(seeds, campaign), campaign, store, workers, scheduler, 1, retry_failed, as_json)
+
+
+def _fmt(mean, ci, digits: int = 1, scale: float = 1.0, unit: str = "") -> str:
+    if mean is None:
+        return "-"
+    if ci is None:
+        return f"{mean * scale:.{digits}f}{unit}"
+    return f"{mean * scale:.{digits}f} ± {ci * scale:.{digits}f}{unit}"
+
+
+@guarded
+def batch_report(
+    store: Path = typer.Argument(..., help="A store written by nochmal batch solve or bots."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+    svg: Optional[Path] = typer.Option(None, "--svg", help="Write a histogram of the scores to this SVG file."),
+):
+    """The figures of a store: counts, means with 95 % CIs, proof rate, time percentiles.
+
+    Example: nochmal batch report puzzles.sqlite --svg scores.svg
+    """
+    from nochmal.batch.report import histogram_svg, summary
+    from nochmal.batch.store import Store
+
+    st = Store.read(store)
+    try:
+        data = summary(st)
+    finally:
+        st.close()
+    if svg is not None:
+        title = (f"{data['kind']} campaign, {data['ok']} task(s): "
+                 + ("best score per seed" if data["kind"] == "solve" else "score per seed and bot"))
+        atomic_write_text(svg, histogram_svg(data["scores"], title))
+    if as_json:
+        data.pop("scores")
+        emit_json(data)
+        return
+    console.print(f"{store}: {data['kind']} campaign {json.dumps(data['settings'])}", markup=False, soft_wrap=True)
+    console.print(f"{data['tasks']} task(s): {data['ok']} ok, {data['failed']} failed", markup=False)
+    for failure in data["failures"][:5]:
+        console.print(f"  failed {failure['key']}: {failure['error']}", markup=False, soft_wrap=True)
+    if data["kind"] == "solve":
+        table = Table(title="planner per seed")
+        table.add_column("figure")
+        table.add_column("value", justify="right")
+        best, bound, proven = data["best"], data["bound"], data["proven"]
+        table.add_row("best score, mean (95% CI)", _fmt(best["mean"], best["ci"], 2))
+        table.add_row("best score, min..max", f"{best['min']}..{best['max']}" if best["min"] is not None else "-")
+        table.add_row("bound, mean (95% CI)", _fmt(bound["mean"], bound["ci"], 2))
+        table.add_row("proven optimal", f"{proven['count']} ({_fmt(proven['rate'], proven['ci'], 1, 100, ' %')})")
+        for name, value in data["solve_seconds"].items():
+            table.add_row(f"solve seconds {name}", "-" if value is None else f"{value:.2f}")
+        console.print(table)
+    else:
+        from nochmal.batch.report import bots_bench
+        from nochmal.cli.bot_cmds import print_bench
+
+        st = Store.read(store)
+        try:
+            bench, _ = bots_bench(st)
+        finally:
+            st.close()
+        print_bench(bench, f"board {data['settings']['board']}, {data['ok']} seed(s) stored")
+    times = data["task_seconds"]
+    console.print("task seconds: " + ", ".join(f"{k} {'-' if v is None else f'{v:.2f}'}" for k, v in times.items()),
+                  markup=False)
+    if svg is not None:
+        console.print(f"histogram written to {svg}", markup=False)

@@ -1,0 +1,390 @@
+"""`nochmal batch` (issue 21): the Dask runner and its resumable SQLite store.
+
+The slow tests start real clusters: a LocalCluster of worker processes (the default) and a
+`dask scheduler` with two `dask worker` processes on loopback, and interrupt a client with a
+real SIGINT. Campaigns are tiny (4 rolls a seed: CP-SAT proves each in well under a second,
+so the stored rows do not depend on the machine's load) and run on one CP-SAT thread.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import cloudpickle
+import pytest
+from typer.testing import CliRunner
+
+from nochmal.batch import report as report_module
+from nochmal.batch.runner import Task, run_tasks
+from nochmal.batch.store import FAILED, OK, Store, StoreError, check_store
+from nochmal.cli import app
+from nochmal.rules import RuleSettings
+from nochmal.solver.instance import Instance
+from nochmal.solver.plan import Plan
+from nochmal.solver.validate import validate
+
+cli = CliRunner()
+SEEDS = "1..6"
+COUNT = 6
+SOLVE_ARGS = ["--seeds", SEEDS, "--rolls-count", "4", "--time-limit", "20", "--threads", "1"]
+
+
+def nochmal_cmd(*args: str) -> list[str]:
+    """The installed console script (a subprocess gets real signals and its own cluster)."""
+    script = Path(sys.executable).with_name("nochmal")
+    if script.exists():
+        return [str(script), *args]
+    return [sys.executable, "-c", "from nochmal.cli import main; main()", *args]
+
+
+def comparable(store_path: Path) -> list[tuple]:
+    """The stored rows without what depends on timing or placement (seconds, worker)."""
+    con = sqlite3.connect(store_path)
+    try:
+        rows = con.execute("SELECT key, settings, status, result, error FROM tasks ORDER BY key").fetchall()
+    finally:
+        con.close()
+    out = []
+    for key, settings, status, result, error in rows:
+        data = json.loads(result) if result else None
+        if data is not None:
+            data.pop("solve_seconds")
+            data["plan"].pop("wall_time")
+            data["plan"].pop("note")
+        out.append((key, json.loads(settings), status, data, error))
+    return out
+
+
+def check_plans(store_path: Path) -> None:
+    """Every stored plan replays through the solver-free validator to its stored best."""
+    st = Store.read(store_path)
+    try:
+        for row in st.rows():
+            assert row.status == OK, row.error
+            inst = Instance.from_seed(row.settings["seed"], "classic", RuleSettings(solo_rolls=4), 4)
+            plan = validate(inst, Plan.from_json(row.result["plan"]))
+            assert plan.total == row.result["best"]
+            assert row.result["proven"] == (row.result["bound"] == row.result["best"])
+    finally:
+        st.close()
+
+
+def run_cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
+    return subprocess.run(nochmal_cmd(*args), capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def local_store(tmp_path_factory) -> Path:
+    """The small campaign, uninterrupted, on the default local cluster (2 worker processes)."""
+    path = tmp_path_factory.mktemp("local") / "local.sqlite"
+    done = run_cli("batch", "solve", *SOLVE_ARGS, "--workers", "2", "--store", str(path), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["ok"] == COUNT
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def dask_cluster(tmp_path):
+    """`dask scheduler` and two `dask worker` processes on loopback; yields the address."""
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+    procs = [subprocess.Popen([*dask, "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)]
+    try:
+        for _ in range(2):
+            procs.append(subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-dashboard",
+                 "--local-directory", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                cwd=tmp_path))
+        from dask.distributed import Client
+
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=120)
+        yield address
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@pytest.mark.slow
+def test_an_existing_cluster_stores_the_same_rows_as_the_local_runner(local_store, dask_cluster, tmp_path):
+    remote = tmp_path / "remote.sqlite"
+    done = run_cli("batch", "solve", *SOLVE_ARGS, "--scheduler", dask_cluster, "--store", str(remote), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["workers"] == 2
+    assert len(comparable(local_store)) == COUNT
+    assert comparable(remote) == comparable(local_store)
+    check_plans(remote)
+    con = sqlite3.connect(remote)
+    workers = {w for (w,) in con.execute("SELECT worker FROM tasks")}
+    con.close()
+    assert all(w.startswith("tcp://127.0.0.1:") for w in workers)
+
+
+def stored_count(path: Path) -> int:
+    if not path.exists():
+        return 0
+    try:
+        con = sqlite3.connect(path)
+        try:
+            return con.execute("SELECT count(*) FROM tasks").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.OperationalError:  # the tables are not made yet
+        return 0
+
+
+@pytest.mark.slow
+def test_a_campaign_interrupted_by_sigint_resumes_to_the_rows_of_an_uninterrupted_run(local_store, tmp_path):
+    path = tmp_path / "resumed.sqlite"
+    for _attempt in range(3):  # the interrupt must land while tasks remain (they take 0.03-3 s each)
+        path.unlink(missing_ok=True)
+        # one worker: the seeds run one after another, so Ctrl-C lands between them
+        # SIGINT as in a terminal even when pytest runs in the background (where it is ignored
+        # and children inherit that)
+        proc = subprocess.Popen(nochmal_cmd("batch", "solve", *SOLVE_ARGS, "--workers", "1", "--store", str(path)),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+                                start_new_session=True)
+        deadline = time.monotonic() + 180
+        while stored_count(path) < 1 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the client and its workers
+        _, err = proc.communicate(timeout=60)
+        first = stored_count(path)
+        if first < COUNT:
+            break
+    assert proc.returncode == 130, err
+    assert "run the same command again to resume" in err
+    assert "Traceback" not in err and "terminate called" not in err, err  # workers end quietly
+    assert 1 <= first < COUNT, "the interrupt came too late to test anything"
+    resumed = run_cli("batch", "solve", *SOLVE_ARGS, "--workers", "1", "--store", str(path), "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    outcome = json.loads(resumed.stdout)
+    assert (outcome["skipped"], outcome["ok"]) == (first, COUNT - first)
+    assert comparable(path) == comparable(local_store)
+    again = run_cli("batch", "solve", *SOLVE_ARGS, "--store", str(path), "--json")
+    assert json.loads(again.stdout)["skipped"] == COUNT and json.loads(again.stdout)["ok"] == 0
+
+
+def raise_on_two(settings: dict, threads: int) -> dict:
+    """A task that fails for seed 2 and answers for the others."""
+    if settings["seed"] == 2:
+        raise ValueError("no luck with seed 2")
+    return {"double": 2 * settings["seed"], "threads": threads}
+
+
+@pytest.mark.slow
+def test_a_task_that_raises_is_stored_failed_with_its_message_and_the_others_finish(tmp_path):
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import tests/
+    path = tmp_path / "failing.sqlite"
+    tasks = [Task(f"seed={s}", {"kind": "test", "seed": s}) for s in range(1, 5)]
+    try:
+        summary = run_tasks(tasks, raise_on_two, path, "solve", {"kind": "test"}, workers=2, threads=1)
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    assert (summary.ok, summary.failed) == (3, 1)
+    st = Store.read(path)
+    rows = {r.key: r for r in st.rows()}
+    st.close()
+    assert rows["seed=2"].status == FAILED and rows["seed=2"].error == "ValueError: no luck with seed 2"
+    assert rows["seed=2"].result is None
+    for s in (1, 3, 4):
+        assert rows[f"seed={s}"].status == OK and rows[f"seed={s}"].result == {"double": 2 * s, "threads": 1}
+    # the same run again skips everything (failed included); --retry-failed would rerun seed 2 only
+    assert run_tasks(tasks, raise_on_two, path, "solve", {"kind": "test"}).skipped == 4
+    st = Store.read(path)
+    assert st.done_keys(retry_failed=True) == {"seed=1", "seed=3", "seed=4"}
+    st.close()
+
+
+def die_once(settings: dict, threads: int) -> dict:
+    """Seed 3 kills its worker process the first time it runs (as a crash or an OOM kill would)."""
+    marker = Path(settings["marker"])
+    if settings["seed"] == 3 and not marker.exists():
+        marker.write_text("killed\n", encoding="utf-8")
+        os._exit(1)
+    return {"seed": settings["seed"]}
+
+
+@pytest.mark.slow
+def test_a_killed_worker_costs_only_its_task_which_runs_again(tmp_path):
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    marker = tmp_path / "killed.txt"
+    tasks = [Task(f"seed={s}", {"seed": s, "marker": str(marker)}) for s in range(1, 6)]
+    try:
+        summary = run_tasks(tasks, die_once, tmp_path / "k.sqlite", "solve", {"kind": "test"}, workers=2, threads=1)
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    assert marker.exists(), "no worker was killed"
+    assert (summary.ok, summary.failed) == (5, 0)
+    st = Store.read(tmp_path / "k.sqlite")
+    assert [r.result for r in st.rows()] == [{"seed": s} for s in range(1, 6)]
+    st.close()
+
+
+@pytest.mark.slow
+def test_batch_bots_reports_the_figures_of_bench_bots(tmp_path):
+    path = tmp_path / "bots.sqlite"
+    args = ["--bots", "greedy,random", "--mode", "table", "--players", "2", "--seeds", "7..10"]
+    done = run_cli("batch", "bots", *args, "--workers", "2", "--store", str(path))
+    assert done.returncode == 0, done.stderr
+    ours = json.loads(run_cli("batch", "report", str(path), "--json").stdout)["bench"]
+    theirs = json.loads(run_cli("bench", "bots", *args, "--json").stdout)
+    for a, b in zip(ours["bots"], theirs["bots"], strict=True):
+        assert (a["bot"], a["games"], a["decisions"]) == (b["bot"], b["games"], b["decisions"])
+        assert a["mean_score"] == pytest.approx(b["mean_score"]) and a["score_ci"] == pytest.approx(b["score_ci"])
+        assert a["win_rate"] == pytest.approx(b["win_rate"]) and a["win_ci"] == pytest.approx(b["win_ci"])
+    assert [(d["metric"], d["mean"], d["ci"]) for d in ours["paired"]] == pytest.approx(
+        [(d["metric"], d["mean"], d["ci"]) for d in theirs["paired"]])
+
+
+# --- bad input: one line, exit 1 or 2, nothing written -------------------------------------
+
+
+@pytest.mark.parametrize("args, code, words", [
+    (["--seeds", "5..1"], 2, "--seeds '5..1'"),
+    (["--seeds", "a..b"], 2, "--seeds 'a..b'"),
+    (["--seeds", "1..2", "--rolls-count", "31"], 2, "--rolls-count 31"),
+    (["--seeds", "1..2", "--time-limit", "0"], 2, "--time-limit"),
+    (["--seeds", "1..2", "--workers", "0"], 2, "--workers 0"),
+    (["--seeds", "1..2", "--board", "nope"], 2, "--board"),
+    (["--seeds", "1..2", "--scheduler", "tcp://127.0.0.1:9", "--workers", "2"], 2, "--workers"),
+])
+def test_bad_solve_options_are_one_line_and_write_nothing(tmp_path, args, code, words):
+    store = tmp_path / "s.sqlite"
+    result = cli.invoke(app, ["batch", "solve", *args, "--store", str(store)])
+    assert result.exit_code == code, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], result.stderr
+    assert not store.exists()
+
+
+def test_an_unreachable_scheduler_fails_in_seconds_and_writes_nothing(tmp_path):
+    store = tmp_path / "s.sqlite"
+    start = time.monotonic()
+    result = cli.invoke(app, ["batch", "solve", "--seeds", "1..2", "--scheduler", f"tcp://127.0.0.1:{free_port()}",
+                              "--store", str(store)])
+    assert time.monotonic() - start < 30
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("error: --scheduler tcp://127.0.0.1:") and "cannot connect" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not store.exists()
+
+
+def test_bad_bots_options(tmp_path):
+    store = tmp_path / "b.sqlite"
+    for args, words in ((["--bots", "greedy,nobody"], "unknown bot 'nobody'"),
+                        (["--mode", "race"], "--mode 'race'"),
+                        (["--mode", "table", "--players", "5"], "--players 5"),
+                        (["--mode", "table", "--players", "2", "--bots", "greedy,random,heuristic"], "do not fit")):
+        result = cli.invoke(app, ["batch", "bots", "--store", str(store), *args])
+        assert result.exit_code == 2 and words in result.stderr, (args, result.stderr)
+    assert not store.exists()
+
+
+def make_store(path: Path, kind: str = "solve", campaign: dict | None = None) -> Store:
+    return Store.open(path, kind, campaign or {"board": "classic", "rolls_count": 4, "time_limit": 1.0})
+
+
+def test_a_store_refuses_another_kind_version_campaign_or_a_foreign_file(tmp_path):
+    campaign = {"board": "classic", "rolls_count": 4, "time_limit": 1.0}
+    make_store(tmp_path / "s.sqlite").close()
+    check_store(tmp_path / "s.sqlite", "solve", campaign)  # its own campaign is fine
+    before = (tmp_path / "s.sqlite").read_bytes()
+    with pytest.raises(StoreError, match="a 'solve' store, not a 'bots' one"):
+        check_store(tmp_path / "s.sqlite", "bots", campaign)
+    with pytest.raises(StoreError, match="another campaign's settings"):
+        check_store(tmp_path / "s.sqlite", "solve", {**campaign, "time_limit": 2.0})
+    con = sqlite3.connect(tmp_path / "s.sqlite")
+    with con:
+        con.execute("UPDATE meta SET value = '0' WHERE key = 'settings_version'")
+    con.close()
+    with pytest.raises(StoreError, match="settings version 0"):
+        check_store(tmp_path / "s.sqlite", "solve", campaign)
+    (tmp_path / "notes.txt").write_text("hello\n", encoding="utf-8")
+    with pytest.raises(StoreError, match="not a nochmal batch store"):
+        check_store(tmp_path / "notes.txt", "solve", campaign)
+    other = tmp_path / "other.sqlite"
+    con = sqlite3.connect(other)
+    with con:
+        con.execute("CREATE TABLE meta (key TEXT, value TEXT)")
+    con.close()
+    with pytest.raises(StoreError, match="not a nochmal batch store"):
+        check_store(other, "solve", campaign)
+    assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "hello\n"
+    assert len(before) > 0
+    result = cli.invoke(app, ["batch", "solve", "--seeds", "1..2", "--rolls-count", "4", "--time-limit", "2",
+                              "--store", str(tmp_path / "s.sqlite")])
+    assert result.exit_code == 1 and result.stderr.startswith("error: ") and "settings" in result.stderr
+
+
+# --- the report: figures against a second computation -------------------------------------
+
+
+def test_report_figures_and_histogram_match_the_stored_rows(tmp_path):
+    path = tmp_path / "r.sqlite"
+    st = make_store(path)
+    bests = [12, 15, 15, 9, 20, 15, 11]
+    for seed, best in enumerate(bests, 1):
+        proven = seed % 3 != 0
+        st.record(f"seed={seed}", {"seed": seed}, OK,
+                  {"best": best, "bound": best if proven else best + 4, "proven": proven, "status": "x",
+                   "solve_seconds": seed / 10, "plan": {}}, None, seed / 5, "w", 1)
+    st.record("seed=99", {"seed": 99}, FAILED, None, "RuntimeError: out of luck", 0.5, "w", 1)
+    st.close()
+    result = cli.invoke(app, ["batch", "report", str(path), "--json", "--svg", str(tmp_path / "h.svg")])
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert (data["tasks"], data["ok"], data["failed"]) == (8, 7, 1)
+    assert data["failures"] == [{"key": "seed=99", "error": "RuntimeError: out of luck"}]
+    assert data["best"]["mean"] == pytest.approx(statistics.mean(bests))
+    # 95 % CI half-width: t(6) = 2.447 times the standard error
+    assert data["best"]["ci"] == pytest.approx(2.447 * statistics.stdev(bests) / math.sqrt(len(bests)))
+    assert data["proven"]["count"] == 5 and data["proven"]["rate"] == pytest.approx(5 / 7)
+    assert data["solve_seconds"]["max"] == pytest.approx(0.7)
+    assert data["solve_seconds"]["p50"] == pytest.approx(0.4)
+    svg = (tmp_path / "h.svg").read_text(encoding="utf-8")
+    import re
+
+    counts = {int(s): int(n) for s, n in re.findall(r'data-score="(-?\d+)" data-count="(\d+)"', svg)}
+    assert counts == {b: bests.count(b) for b in set(bests)}
+    table = cli.invoke(app, ["batch", "report", str(path)])
+    assert table.exit_code == 0 and "5 (71.4" in table.stdout and "failed seed=99" in table.stdout
+
+
+def test_percentiles_against_sorting():
+    values = [5.0, 1.0, 3.0, 2.0, 4.0]
+    assert report_module.percentile(values, 0.5) == 3.0
+    assert report_module.percentile(values, 1.0) == 5.0
+    assert report_module.percentile(values, 0.9) == pytest.approx(4.6)
+
+
+def test_report_of_a_missing_or_foreign_file_is_one_line(tmp_path):
+    (tmp_path / "x.txt").write_text("x", encoding="utf-8")
+    for name in ("missing.sqlite", "x.txt"):
+        result = cli.invoke(app, ["batch", "report", str(tmp_path / name)])
+        assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert not (tmp_path / "missing.sqlite").exists()
