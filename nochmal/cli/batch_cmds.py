@@ -17,7 +17,6 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColu
 from rich.table import Table
 from rich.text import Text
 
-from nochmal.agents import agent_names
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded
 from nochmal.errors import OptionError
 from nochmal.fileio import atomic_write_text
@@ -136,6 +135,8 @@ def batch_bots(
     Example: nochmal batch bots --bots greedy,heuristic --seeds 100000..100999 --store bots.sqlite
     """
     names = [n.strip() for n in bots.split(",") if n.strip()]
+    from nochmal.bots.registry import agent_names  # the bots load numpy: imported on use
+
     unknown = [n for n in names if n not in agent_names()]
     if unknown or not names:
         raise OptionError(f"--bots: unknown bot {unknown[0]!r}; known bots: {', '.join(agent_names())}" if unknown
