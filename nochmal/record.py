@@ -37,6 +37,9 @@ class GameRecord:
     result: dict | None = None
     extra: dict = field(default_factory=dict)  # e.g. the mission of a co-op game
 
+    def __post_init__(self) -> None:
+        self.mode = Mode(self.mode)  # a Mode even when given as text: compared with `is`
+
     # --- building --------------------------------------------------------------------------
     @classmethod
     def from_game(cls, game: Game, players: list[str], seed: int | None, extra: dict | None = None) -> "GameRecord":

@@ -95,11 +95,10 @@ def replay(
                    "winners": game.winners() if game.is_terminal() else None,
                    "sheets": [s.text() for s in game.sheets]})
         return
-    race = game.mode == "competitive"
+    claims = game.race_claims
     for p, sheet in enumerate(game.sheets):
         console.print(render_sheet(sheet, f"{seat_name(record.players, p)}: {sheet.score()} points",
-                                   claimed_columns=game.claimed_columns if race else 0,
-                                   claimed_colours=game.claimed_colours if race else 0))
+                                   claimed_columns=claims.columns, claimed_colours=claims.colours))
     if verify:
         console.print(f"verified: {len(record.rolls)} turns, every roll and move legal, result matches")
 
