@@ -29,7 +29,7 @@ from nochmal.sheetview import colour_states, column_states
 
 if TYPE_CHECKING:  # the record layer is only needed by record_svg's signature
     from nochmal.game import Game
-    from nochmal.record import GameRecord
+    from nochmal.record import GameFactory, GameRecord
 
 FILL = {"y": "#f4cf1d", "g": "#5aae4a", "b": "#3d7bd6", "r": "#e2467c", "o": "#f08a24"}
 CELL = 28
@@ -247,11 +247,11 @@ def sheet_title(players: list[str], seat: int, sheet: Sheet, unfinished: bool = 
 
 
 def record_svg(record: "GameRecord", game: "Game | None" = None, drawn: str | None = None,
-               outcome: str | None = None) -> str:
+               outcome: str | None = None, game_factory: "GameFactory | None" = None) -> str:
     """The picture of a record: heading plus every seat's sheet at ``game`` (default: the
-    final position of the replay)."""
+    final position of the replay, built by ``game_factory``: see GameRecord.new_game)."""
     if game is None:
-        game = record.new_game()
-        for _, game in record.replay():
+        game = record.new_game(game_factory)
+        for _, game in record.replay("record", game_factory):
             pass
     return pictures_svg(record_pictures(record, game), record_heading(record, game, drawn, outcome))

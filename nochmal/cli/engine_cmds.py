@@ -81,10 +81,11 @@ def replay(
     Example: nochmal replay game.json --verify   (or: nochmal replay game.json --step --to 10)
     """
     record = GameRecord.load(record_file)
-    game = record.verify(str(record_file)) if verify else _replay_last(record, str(record_file))
-    if step or to is not None:
-        from nochmal.stepper import run_replay
+    from nochmal.stepper import game_factory, replayed, run_replay
 
+    game = (record.verify(str(record_file), game_factory(record)) if verify
+            else replayed(record, str(record_file)))
+    if step or to is not None:
         run_replay(record, str(record_file), to, step, as_json, console)
         return
     if as_json:
@@ -101,13 +102,6 @@ def replay(
                                    claimed_columns=claims.columns, claimed_colours=claims.colours))
     if verify:
         console.print(f"verified: {len(record.rolls)} turns, every roll and move legal, result matches")
-
-
-def _replay_last(record: GameRecord, source: str):
-    game = record.new_game()
-    for _, game in record.replay(source):
-        pass
-    return game
 
 
 @guarded

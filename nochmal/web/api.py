@@ -384,12 +384,9 @@ def game_sheet(game_id: str, request: Request, after: int = Query(..., ge=0, le=
 
 
 def _after(record: GameRecord, turns: int) -> Game:
-    game = record.new_game()
-    for t, g in record.replay():
-        game = g
-        if t >= turns:
-            break
-    return game
+    from nochmal.stepper import replayed
+
+    return replayed(record, turns=turns)
 
 
 # --- uploaded records ----------------------------------------------------------------------
