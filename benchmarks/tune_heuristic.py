@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from nochmal.board import load_board
-from nochmal.bots.evaluation import N_BASE, PHASE_TERMS, phase_basis
+from nochmal.bots.evaluation import FEATURE_NAMES, N_BASE, PHASE_TERMS, check_weight_names, phase_basis
 from nochmal.bots.heuristic import HeuristicAgent, choice_move, pick_explored
 from nochmal.bots.lookahead import LookaheadAgent, expected_next_value, expected_two_ply
 from nochmal.bots.weights import WEIGHTS
@@ -148,14 +148,32 @@ def read_weights_module(path: Path) -> list[float]:
     raise SystemExit(f"{path}: no WEIGHTS list")
 
 
+def read_weights_names(path: Path) -> list[str] | None:
+    """The FEATURES list of a weights module (None for an old module without one)."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "FEATURES" for t in node.targets):
+            return [str(x) for x in ast.literal_eval(node.value)]
+    return None
+
+
 def write_weights(weights: list[float], note: str, out: Path = WEIGHTS_FILE) -> None:
     lines = [
         '"""Tuned evaluation weights (data). Written by benchmarks/tune_heuristic.py; do not edit by hand.',
         "",
         "Layout: PHASE_TERMS blocks of N_BASE weights, block k multiplied by phase_basis(rolls left)[k]",
-        "(see nochmal.bots.evaluation: FEATURE_NAMES for the order within a block, phase_basis).",
+        "(FEATURES names the order within a block: nochmal.bots.evaluation.FEATURE_NAMES; phase_basis).",
         '"""',
         "",
+        "# the feature of each weight within a block, checked against the evaluation's FEATURE_NAMES on use",
+        "FEATURES = [",
+    ]
+    row: list[str] = []
+    for name in FEATURE_NAMES:
+        if row and len("    " + " ".join(row + [repr(name) + ","])) > 100:
+            lines.append("    " + " ".join(row))
+            row = []
+        row.append(repr(name) + ",")
+    lines += ["    " + " ".join(row), "]", "",
         f"# {note}",
         "WEIGHTS = [",
     ]
@@ -192,6 +210,12 @@ def main() -> None:
     start = WEIGHTS
     if args.start:
         start = read_weights_module(Path(args.start))
+        names = read_weights_names(Path(args.start))
+        if names is not None:
+            try:
+                check_weight_names(names, args.start)
+            except ValueError as exc:
+                raise SystemExit(str(exc)) from None
     weights = list(start) + [0.0] * (N_BASE * PHASE_TERMS - len(start))
     best_w, best_mean = weights, evaluate(weights, eval_seeds, args.select, args.jobs)
     print(f"start: eval mean {best_mean:.2f} on seeds {eval_seeds[0]}..{eval_seeds[-1]}", file=sys.stderr)

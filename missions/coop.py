@@ -233,7 +233,7 @@ def play_mission(mission: Mission, difficulty: str, agents: Sequence, seed: int,
 def mission_outcome_line(record: GameRecord, game: Game) -> str | None:
     """The verdict line a picture of a co-op record shows (None for other records):
     ``mission star-hunt (easy): WON on roll 17 of 30``."""
-    ref = record.extra.get("mission") if record.mode == "coop" else None
+    ref = record.extra.get("mission") if record.mode is Mode.COOP else None
     if not ref:
         return None
     difficulty = record.extra.get("difficulty", "")

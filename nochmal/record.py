@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from nochmal.board import BUILTIN_BOARDS, Board, load_board
 from nochmal.dice import Roll, seeded_roll
@@ -25,8 +25,14 @@ FORMAT = "nochmal-record"
 VERSION = 1
 
 
+GameFactory = Callable[["GameRecord"], Game]  # builds the fresh game a record replays into
+
+
 @dataclass
 class GameRecord:
+    """A game as data (see the module doc). A co-op mission record replays only with the
+    mission layer's game factory: ``replay(source, nochmal.missions.coop.record_game)``."""
+
     board: Board
     mode: Mode
     players: list[str]
@@ -36,6 +42,9 @@ class GameRecord:
     roll_limit: int | None = None
     result: dict | None = None
     extra: dict = field(default_factory=dict)  # e.g. the mission of a co-op game
+
+    def __post_init__(self) -> None:
+        self.mode = Mode(self.mode)  # a Mode even when given as text: compared with `is`
 
     # --- building --------------------------------------------------------------------------
     @classmethod
@@ -48,12 +57,24 @@ class GameRecord:
         return cls(game.board, game.mode, list(players), game.rules, seed,
                    [(r, list(ms)) for r, ms in game.history], roll_limit, result, dict(extra or {}))
 
-    def new_game(self) -> Game:
-        if self.mode == Mode.COOP and self.extra.get("mission"):
-            # a co-op mission game stops on the roll that wins it: rebuild that stop condition
-            from nochmal.missions.coop import record_game
+    @property
+    def needs_mission(self) -> bool:
+        """Whether this is a co-op mission record: its game stops on the roll that wins the
+        mission, a condition only the mission layer can rebuild (``game_factory`` below)."""
+        return self.mode is Mode.COOP and bool(self.extra.get("mission"))
 
-            return record_game(self)
+    def new_game(self, game_factory: GameFactory | None = None) -> Game:
+        """The fresh game the record replays into: ``game_factory(record)`` when given (the
+        mission layer's ``nochmal.missions.coop.record_game`` for a co-op mission record;
+        the core does not import the mission layer), else a plain game of the record's mode."""
+        if game_factory is not None:
+            return game_factory(self)
+        if self.needs_mission:
+            raise RecordError("a co-op mission record replays through its mission: pass "
+                              "game_factory=nochmal.missions.coop.record_game")
+        return self._plain_game()
+
+    def _plain_game(self) -> Game:
         return Game(self.board, len(self.players), self.rules, self.mode, self.roll_limit)
 
     # --- JSON ------------------------------------------------------------------------------
@@ -156,15 +177,22 @@ class GameRecord:
                               f"modes are {', '.join(MODES)}") from None
         record = cls(board, mode, players, rules, seed, rolls, roll_limit, result, extra)
         try:
-            record.new_game()
+            record._plain_game()  # players, mode and limit fit; a mission is checked when replayed
         except NochmalError as exc:
             raise RecordError(f"{source}: {exc}") from None
         return record
 
     # --- replay ----------------------------------------------------------------------------
-    def replay(self, source: str = "record") -> Iterator[tuple[int, Game]]:
-        """Yield (turn, game after that turn) for every recorded roll, checking as it goes."""
-        game = self.new_game()
+    def replay(self, source: str = "record",
+               game_factory: GameFactory | None = None) -> Iterator[tuple[int, Game]]:
+        """Yield (turn, game after that turn) for every recorded roll, checking as it goes
+        (``game_factory``: see new_game)."""
+        try:
+            game = self.new_game(game_factory)
+        except RecordError:
+            raise
+        except NochmalError as exc:
+            raise RecordError(f"{source}: {exc}") from None
         dice = game.dice_per_kind
         for t, (roll, moves) in enumerate(self.rolls, 1):
             where = f"{source}: turn {t}"
@@ -192,11 +220,14 @@ class GameRecord:
                 raise RecordError(f"{where}: {len(moves)} decision(s) recorded, the roll needs {game.n_players}")
             yield t, game
 
-    def verify(self, source: str = "record") -> Game:
-        """Replay everything and check the stored result; return the final game."""
-        game = self.new_game()
-        for _, game in self.replay(source):
+    def verify(self, source: str = "record", game_factory: GameFactory | None = None) -> Game:
+        """Replay everything and check the stored result; return the final game
+        (``game_factory``: see new_game)."""
+        game = None
+        for _, game in self.replay(source, game_factory):
             pass
+        if game is None:  # no rolls: replay built the game without error
+            game = self.new_game(game_factory)
         if self.result is not None:
             if not game.is_terminal():
                 raise RecordError(f"{source}: the record has a result but the game is not over after {len(self.rolls)} turns")

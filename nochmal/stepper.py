@@ -13,15 +13,37 @@ from rich.console import Console
 from nochmal.errors import OptionError
 from nochmal.game import Game
 from nochmal.terminal.reader import default_reader
-from nochmal.record import GameRecord
+from nochmal.record import GameFactory, GameRecord
 from nochmal.seats import seat_name
 from nochmal.sheetview import render_sheet
 
 
+def game_factory(record: GameRecord) -> GameFactory | None:
+    """What a front end passes to ``record.replay``/``verify``/``new_game``: the mission
+    layer's game for a co-op mission record (it stops on the winning roll; imported only
+    then, it loads the graph measures), else None (a plain game of the record's mode)."""
+    if not record.needs_mission:
+        return None
+    from nochmal.missions.coop import record_game
+
+    return record_game
+
+
+def replayed(record: GameRecord, source: str = "record", turns: int | None = None) -> Game:
+    """The game after ``turns`` turns of the record (default: all), replayed and checked."""
+    factory = game_factory(record)
+    game = record.new_game(factory)
+    for t, game in record.replay(source, factory):
+        if turns is not None and t >= turns:
+            break
+    return game
+
+
 def replay_states(record: GameRecord, source: str) -> list[Game]:
     """states[t] is the game after turn t (states[0]: before the first roll)."""
-    states = [record.new_game()]
-    for _, game in record.replay(source):
+    factory = game_factory(record)
+    states = [record.new_game(factory)]
+    for _, game in record.replay(source, factory):
         states.append(game.clone())
     return states
 

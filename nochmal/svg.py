@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
 from nochmal.board import COLOURS, COLUMN_LETTERS
+from nochmal.modes import Mode
 from nochmal.seats import seat_name
 from nochmal.sheet import Sheet
 from nochmal.sheetview import colour_states, column_states
 
 if TYPE_CHECKING:  # the record layer is only needed by record_svg's signature
     from nochmal.game import Game
-    from nochmal.record import GameRecord
+    from nochmal.record import GameFactory, GameRecord
 
 FILL = {"y": "#f4cf1d", "g": "#5aae4a", "b": "#3d7bd6", "r": "#e2467c", "o": "#f08a24"}
 CELL = 28
@@ -43,7 +44,7 @@ COLOURS_BAND = 26
 JOKERS_BAND = 26
 SCORE_BAND = 26
 SHEET_GAP = 14
-MODE_TEXT = {"solo": "solo game", "competitive": "competitive game", "coop": "co-op game"}
+MODE_TEXT = {Mode.SOLO: "solo game", Mode.COMPETITIVE: "competitive game", Mode.COOP: "co-op game"}
 
 
 def _star(cx: float, cy: float, r: float) -> str:
@@ -208,7 +209,7 @@ def record_heading(record: "GameRecord", game: "Game", drawn: str | None = None,
     ``nochmal.missions.coop.mission_outcome_line`` (the core cannot import the mission layer).
     """
     mode = MODE_TEXT.get(record.mode, record.mode)
-    if record.mode == "solo" and record.extra.get("puzzle"):
+    if record.mode is Mode.SOLO and record.extra.get("puzzle"):
         mode = "solo puzzle" + (" (open)" if record.extra.get("open") else "")
     seed = f"seed {record.seed}" if record.seed is not None else "no seed"
     lines = [f"Noch mal! {mode}", f"{record.board.title} board · {seed} · drawn {drawn or _today()}"]
@@ -216,10 +217,10 @@ def record_heading(record: "GameRecord", game: "Game", drawn: str | None = None,
     played = f"{game.rolls_done} of {limit} rolls" if limit else f"{game.rolls_done} rolls"
     if not game.is_terminal():
         lines.append(f"UNFINISHED: {played} played")
-    elif record.mode == "competitive":
+    elif record.mode is Mode.COMPETITIVE:
         names = " and ".join(seat_name(record.players, p) for p in game.winners())
         lines.append(f"finished after {played}; winner {names}")
-    elif record.mode == "solo":
+    elif record.mode is Mode.SOLO:
         from nochmal.game import rating
 
         lines.append(f"finished after {played}; rating: {rating(game.sheets[0].score())}")
@@ -246,11 +247,11 @@ def sheet_title(players: list[str], seat: int, sheet: Sheet, unfinished: bool = 
 
 
 def record_svg(record: "GameRecord", game: "Game | None" = None, drawn: str | None = None,
-               outcome: str | None = None) -> str:
+               outcome: str | None = None, game_factory: "GameFactory | None" = None) -> str:
     """The picture of a record: heading plus every seat's sheet at ``game`` (default: the
-    final position of the replay)."""
+    final position of the replay, built by ``game_factory``: see GameRecord.new_game)."""
     if game is None:
-        game = record.new_game()
-        for _, game in record.replay():
+        game = record.new_game(game_factory)
+        for _, game in record.replay("record", game_factory):
             pass
     return pictures_svg(record_pictures(record, game), record_heading(record, game, drawn, outcome))

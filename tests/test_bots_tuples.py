@@ -186,3 +186,38 @@ def test_trainer_rejects_bad_options(argv, message, capsys, tmp_path):
     tt = load_trainer()
     assert tt.main(argv + ["--out", str(tmp_path / "w.npz")]) == 2
     assert message in capsys.readouterr().err
+
+
+def _cut_board(keep_rows: int, extra: list[str] = ()):
+    """The classic sheet with only its first ``keep_rows`` rows (plus ``extra`` rows), unchecked."""
+    from nochmal.board import parse_board_text
+
+    text = (Path(__file__).resolve().parent.parent / "boards" / "classic.toml").read_text()
+    start, end = text.index("grid = [\n") + len("grid = [\n"), text.index("]\n", text.index("grid = ["))
+    rows = [line for line in text[start:end].splitlines() if line.strip()][:keep_rows]
+    rows += [f'    "{r}",' for r in extra]
+    return parse_board_text(text[:start] + "\n".join(rows) + "\n" + text[end:], f"{keep_rows}-rows.toml", strict=False)
+
+
+def test_layout_sizes_follow_the_board_rows():
+    """The column groups are named from the board's height (no 7-row constants): on a 6-row
+    sheet a column has 64 patterns, and every entry matches a direct reading of the cells."""
+    board = _cut_board(6)
+    lay = tuples.TupleLayout(board)
+    assert (lay.rows, lay.column_entries, lay.pair_entries) == (6, 64, 64 * 64)
+    rng = random.Random(4)
+    for _ in range(30):
+        crossed = rng.getrandbits(board.n_cells)
+        want = [sum(1 << r for r in range(6) if crossed >> board.bit_of[r * board.cols + c] & 1)
+                for c in range(board.cols)]
+        assert lay.column_patterns(crossed) == want
+        idx = lay.indices(crossed, 0, 0)
+        assert idx[:board.cols] == [c * 64 + p for c, p in enumerate(want)]
+        assert idx[-1] == lay.pair_base + (board.cols - 2) * 64 * 64 + want[-2] + 64 * want[-1]
+        assert max(idx) < lay.size
+
+
+def test_layout_refuses_a_sheet_taller_than_its_packing_in_one_line():
+    board = _cut_board(7, ["gggyyyygbbboyyy", "ogygyyoorbboogg"])
+    with pytest.raises(NochmalError, match=r"^n-tuple layout: a column packs into 8 bits, so boards of 1\.\.8 rows; this one has 9$"):
+        tuples.TupleLayout(board)

@@ -214,7 +214,7 @@ def test_coop_mission_session_and_resume(tmp_path):
     # the mission outcome printed equals the mission module's verdict on the replayed record
     record = GameRecord.load(full)
     assert record.extra == {"mission": "star-hunt", "difficulty": "easy"}
-    game = record.verify()
+    game = record.verify(str(full), coop.record_game)
     assert data["mission"] == coop.mission_result(coop.load_mission("star-hunt"), game).to_dict()
     assert coop.mission_result(coop.load_mission("star-hunt"), game).text() in flat(res.stderr)
     # save after six lines, resume, and the end is the same

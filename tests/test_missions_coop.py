@@ -7,12 +7,18 @@ the first roll after which it holds.
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from typer.testing import CliRunner
 
 import nochmal as nm
 from nochmal.bots.registry import make_agent
+from nochmal.cli import app
 from nochmal.missions import (coop_game, load_mission, mission_record, mission_result, play_mission)
+from nochmal.missions.coop import record_game
 from nochmal.missions.model import MissionError
+from nochmal.errors import RecordError
 from nochmal.record import GameRecord
 
 MISSION = """
@@ -64,11 +70,19 @@ def test_won_game_stops_on_the_winning_roll_and_replays(tmp_path):
     assert record.extra["mission"] == "two-stars" and record.extra["difficulty"] == "normal"
     path = tmp_path / "won.json"
     record.save(path)
-    loaded = GameRecord.load(path)  # the engine record replays mission games (stop condition rebuilt)
-    replayed = loaded.verify(str(path))
+    loaded = GameRecord.load(path)  # the mission layer rebuilds the stop condition for the core's replay
+    assert loaded.needs_mission
+    with pytest.raises(RecordError, match="replays through its mission"):
+        loaded.verify(str(path))  # the core alone cannot know the mission's stop condition
+    replayed = loaded.verify(str(path), record_game)
     assert [s.text() for s in replayed.sheets] == [s.text() for s in game.sheets]
     again = mission_result(mission, replayed)
     assert (again.won, again.won_on) == (True, want)
+    # the front end (`nochmal replay --verify`) passes the mission's game: it stops on that roll
+    res = CliRunner().invoke(app, ["replay", str(path), "--verify", "--json"])
+    assert res.exit_code == 0, res.output
+    shown = json.loads(res.output)
+    assert shown["turns"] == want and shown["sheets"] == [s.text() for s in game.sheets]
     # a second seeded game gives the same record, byte for byte
     game2, _ = play_mission(mission, "normal", [make_agent("greedy", s) for s in (1, 2)], seed=5)
     assert mission_record(mission, "normal", game2, ["greedy", "greedy"], 5).dumps() == record.dumps()
@@ -92,7 +106,7 @@ def test_lost_game_runs_out_of_rolls_and_says_what_is_missing(tmp_path):
     record = mission_record(mission, "hard", game, ["greedy"] * 3, 11)
     path = tmp_path / "lost.json"
     record.save(path)
-    replayed = GameRecord.load(path).verify()
+    replayed = GameRecord.load(path).verify(str(path), record_game)
     assert [s.text() for s in replayed.sheets] == [s.text() for s in game.sheets]
     assert not mission_result(mission, replayed).won
 

@@ -76,13 +76,13 @@ def test_unfinished_record_is_drawn_as_unfinished():
 
 def test_coop_picture_names_the_mission_and_the_outcome():
     from nochmal.missions import load_mission, mission_record, play_mission
-    from nochmal.missions.coop import mission_outcome_line
+    from nochmal.missions.coop import mission_outcome_line, record_game
 
     mission = load_mission("star-hunt")
     game, result = play_mission(mission, "easy", [make_agent("greedy"), make_agent("greedy", 1)], seed=1)
     rec = mission_record(mission, "easy", game, ["human:Anna", "greedy"], 1)
     outcome = mission_outcome_line(rec, game)
-    heading = [t.text for t in _root(record_svg(rec, outcome=outcome)).iter(SVG + "text") if t.get("class") == "heading"]
+    heading = [t.text for t in _root(record_svg(rec, outcome=outcome, game_factory=record_game)).iter(SVG + "text") if t.get("class") == "heading"]
     verdict = f"WON on roll {result.won_on}" if result.won else f"LOST after {result.rolls_used}"
     assert any(h.startswith("mission star-hunt (easy): " + verdict) for h in heading)
 

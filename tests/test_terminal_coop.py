@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from nochmal.bots.registry import make_agent
 from nochmal.cli import app
+from nochmal.missions.coop import record_game
 from nochmal.missions.loader import load_mission
 from nochmal.missions.tactics import MissionAgent, mission_hint
 from nochmal.record import GameRecord
@@ -28,7 +29,7 @@ def test_coop_hint_and_bot_teammate_serve_the_mission(tmp_path):
     assert len(shown) == 3
     record = GameRecord.load(path)
     mission = load_mission("star-hunt")
-    game = record.new_game()
+    game = record.new_game(record_game)
     hints_checked = bots_checked = 0
     for t, (roll, moves) in enumerate(record.rolls):
         game.apply_roll(roll)

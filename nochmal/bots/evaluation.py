@@ -23,9 +23,7 @@ from nochmal.game import Game, Mode
 from nochmal.placements import placement_index
 from nochmal.sheet import neighbours_of
 
-N_BASE = 76  # features per position, before the phase basis
 PHASE_TERMS = 5  # weight = sum of w_k * phase_basis(rolls left)[k]
-JOKER_FEATURE = 67  # one-hot jokers left 0..8 at 67..75
 PER_COLUMN = 15  # columns with their own weights (the classic width; wider boards share none)
 FEATURE_NAMES = (
     [f"column_missing_{m}" for m in range(1, 8)]
@@ -40,6 +38,42 @@ FEATURE_NAMES = (
     + [f"missing_share_colour_{c}" for c in COLOURS]
     + [f"jokers_left_{j}" for j in range(9)]
 )
+N_BASE = len(FEATURE_NAMES)  # features per position, before the phase basis
+FEATURE_INDEX = {name: i for i, name in enumerate(FEATURE_NAMES)}
+# where each feature (or the first of a group) sits: features are addressed by name, so
+# reordering FEATURE_NAMES moves these with it (and the weights check below catches the data)
+COLUMN_MISSING = FEATURE_INDEX["column_missing_1"]  # + missing cells - 1 (1..7)
+COLUMN_NEAR_UNANCHORED = FEATURE_INDEX["column_near_unanchored"]
+COLOUR_MISSING = FEATURE_INDEX["colour_missing_1"]  # + _COLOUR_BUCKET[missing cells]
+STARS_OPEN_ANCHORED = FEATURE_INDEX["stars_open_anchored"]
+STARS_OPEN_FAR = FEATURE_INDEX["stars_open_far"]
+FRONTIER = FEATURE_INDEX["frontier"]
+PLACEABLE_COUNTS = FEATURE_INDEX["placeable_counts"]
+DEAD_COLOURS = FEATURE_INDEX["dead_colours"]
+STRANDED_SINGLETONS = FEATURE_INDEX["stranded_singletons"]
+OPEN_IN_PARTIAL_BLOCKS = FEATURE_INDEX["open_in_partial_blocks"]
+CROSSED = FEATURE_INDEX["crossed"]
+COLUMN_PIECES = FEATURE_INDEX["column_pieces_1"]  # + min(pieces, 4) - 1
+COLOUR_OPEN_BLOCKS = FEATURE_INDEX["colour_open_blocks_1"]  # + min(blocks, 4) - 1
+MISSING_SHARE_COLUMN = FEATURE_INDEX["missing_share_column_A"]  # + column (< PER_COLUMN)
+AT_MOST_2_MISSING_COLUMN = FEATURE_INDEX["at_most_2_missing_column_A"]  # + column
+MISSING_SHARE_COLOUR = FEATURE_INDEX["missing_share_colour_" + COLOURS[0]]  # + colour index
+JOKER_FEATURE = FEATURE_INDEX["jokers_left_0"]  # + jokers left (0..8); the last block
+assert JOKER_FEATURE + 9 == N_BASE, "the jokers one-hot must close FEATURE_NAMES (features() stops before it)"
+
+
+def check_weight_names(names, source: str) -> None:
+    """Fail loudly, in one line, when weights were fitted for other features than these
+    (a reordered or changed FEATURE_NAMES would otherwise silently scramble them)."""
+    names = list(names)
+    if names == list(FEATURE_NAMES):
+        return
+    for i, (have, want) in enumerate(zip(names, FEATURE_NAMES)):
+        if have != want:
+            raise ValueError(f"{source}: weight feature {i} is {have!r}, the evaluation's is {want!r}; "
+                             f"refit the weights (benchmarks/tune_heuristic.py)")
+    raise ValueError(f"{source}: weights name {len(names)} features, the evaluation has {N_BASE}; "
+                     f"refit the weights (benchmarks/tune_heuristic.py)")
 _COLOUR_BUCKET = [0, 0, 1, 2, 3, 3, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 7]
 
 
@@ -175,6 +209,10 @@ class Evaluator:
     def features(self, crossed: int, anchored: int, ctx: Context) -> tuple[float, list[float]]:
         """(score if the game ended now without jokers, feature list without the joker part)."""
         f = [0.0] * JOKER_FEATURE
+        # the group starts as locals: read in the per-column and per-colour loops
+        col_missing, near_unanchored, col_pieces = COLUMN_MISSING, COLUMN_NEAR_UNANCHORED, COLUMN_PIECES
+        share_col, two_missing = MISSING_SHARE_COLUMN, AT_MOST_2_MISSING_COLUMN
+        colour_missing, share_colour = COLOUR_MISSING, MISSING_SHARE_COLOUR
         score = 0
         not_crossed = ~crossed
         col_value = ctx.col_value
@@ -186,32 +224,32 @@ class Evaluator:
                 continue
             m = miss.bit_count()
             v = col_value[c]
-            f[m - 1] += v
+            f[col_missing + m - 1] += v
             if m <= 3:
-                f[7] += v * (miss & ~anchored).bit_count()
+                f[near_unanchored] += v * (miss & ~anchored).bit_count()
             pieces = 0
             for run in col_runs[c]:
                 if run & miss:
                     pieces += 1
-            f[24 + (pieces if pieces < 4 else 4) - 1] += v
+            f[col_pieces + (pieces if pieces < 4 else 4) - 1] += v
             if c < PER_COLUMN:
-                f[32 + c] = m / 7.0
+                f[share_col + c] = m / 7.0
                 if m <= 2:
-                    f[47 + c] = 1.0
+                    f[two_missing + c] = 1.0
         colour_value = ctx.colour_value
         for i, km in enumerate(self.colour_masks):
             k = (km & not_crossed).bit_count()
             if k == 0:
                 score += colour_value[i]
             else:
-                f[8 + _COLOUR_BUCKET[k]] += colour_value[i]
-                f[62 + i] = k / 21.0
+                f[colour_missing + _COLOUR_BUCKET[k]] += colour_value[i]
+                f[share_colour + i] = k / 21.0
         open_stars = self.star_mask & not_crossed
         score -= self.star_penalty * open_stars.bit_count()
         near = (open_stars & anchored).bit_count()
-        f[16] = near
-        f[17] = open_stars.bit_count() - near
-        f[18] = (anchored & not_crossed).bit_count()
+        f[STARS_OPEN_ANCHORED] = near
+        f[STARS_OPEN_FAR] = open_stars.bit_count() - near
+        f[FRONTIER] = (anchored & not_crossed).bit_count()
         best = [0] * N_COLOURS
         done = [True] * N_COLOURS
         open_blocks = [0] * N_COLOURS
@@ -232,15 +270,15 @@ class Evaluator:
             if lx:
                 singles += st[1]
                 open_partial += st[2]
-        f[19] = sum(best)
-        f[20] = sum(1 for i in range(N_COLOURS) if not done[i] and best[i] == 0)
-        f[21] = singles
-        f[22] = open_partial
-        f[23] = crossed.bit_count()
+        f[PLACEABLE_COUNTS] = sum(best)
+        f[DEAD_COLOURS] = sum(1 for i in range(N_COLOURS) if not done[i] and best[i] == 0)
+        f[STRANDED_SINGLETONS] = singles
+        f[OPEN_IN_PARTIAL_BLOCKS] = open_partial
+        f[CROSSED] = crossed.bit_count()
         for i in range(N_COLOURS):
             n = open_blocks[i]
             if n:
-                f[28 + (n if n < 4 else 4) - 1] += colour_value[i]
+                f[COLOUR_OPEN_BLOCKS + (n if n < 4 else 4) - 1] += colour_value[i]
         return score, f
 
     def value(self, crossed: int, anchored: int, jokers_left: int, ctx: Context) -> float:

@@ -17,9 +17,9 @@ from __future__ import annotations
 import random
 
 from nochmal.board import COLOURS
-from nochmal.bots.evaluation import N_BASE, Context, Evaluator, estimated_rolls_left
+from nochmal.bots.evaluation import N_BASE, Context, Evaluator, check_weight_names, estimated_rolls_left
 from nochmal.bots.tuples import TupleResidual, shipped_residual
-from nochmal.bots.weights import WEIGHTS
+from nochmal.bots.weights import FEATURES, WEIGHTS
 from nochmal.choice import Choice, tie_key
 from nochmal.dice import Roll, resolutions
 from nochmal.game import Game, Mode
@@ -43,6 +43,8 @@ class Engine:
     def __init__(self, weights: list[float] | None = None, tuples: TupleResidual | bool = False):
         """``tuples``: add an n-tuple residual in solo (True: the shipped tables, where they
         fit the board)."""
+        if weights is None:
+            check_weight_names(FEATURES, "nochmal/bots/weights.py")  # fitted for these features
         self.weights = list(WEIGHTS if weights is None else weights)
         self.tuples = tuples
         self._evaluators: dict[tuple[int, bool], Evaluator] = {}

@@ -8,9 +8,9 @@ express that. An n-tuple network can (the approach that made 2048 agents strong)
 entry per pattern of a small group of cells, and the residual of a sheet is the sum of its
 entries. The groups here:
 
-- each column's 7 cells (128 patterns),
+- each column's cells (2^rows patterns: 128 on the 7 rows of the shipped boards),
 - each block's cells plus one bit "one of its open cells is anchored" (at most 128),
-- each pair of neighbouring columns (14 cells, 16 384 patterns),
+- each pair of neighbouring columns (2 x rows cells, 16 384 patterns on 7 rows),
 - the jokers left (9 entries),
 
 each in one of six game phases (rolls left after the decision: 1-5, 6-10, ..., 26 and
@@ -37,6 +37,10 @@ PHASES = 6
 PHASE_ROLLS = 5  # rolls per phase
 WEIGHTS_RESOURCE = "tuple_weights.npz"
 FORMAT = 1
+FIELD_BITS = 8  # a column's crossed cells are packed into one byte-wide field: rows <= 8
+BLOCK_CELLS = 6  # a block's pattern: its cells (<= 6) plus the anchored bit, 2^7 entries
+BLOCK_ENTRIES = 1 << (BLOCK_CELLS + 1)
+BLOCK_ANCHORED = 1 << BLOCK_CELLS  # the "an open cell is anchored" bit of a block's entry
 
 
 def sheet_key(board: Board) -> str:
@@ -53,13 +57,23 @@ class TupleLayout:
     """Where each group's entries live in a phase table, and how a sheet picks them."""
 
     def __init__(self, board: Board):
-        if board.rows != 7:
-            raise NochmalError(f"n-tuple layout: boards of 7 rows only, not {board.rows}")
+        if not 1 <= board.rows <= FIELD_BITS:
+            raise NochmalError(f"n-tuple layout: a column packs into {FIELD_BITS} bits, "
+                               f"so boards of 1..{FIELD_BITS} rows; this one has {board.rows}")
+        big = [b for b in board.blocks if b.size > BLOCK_CELLS]
+        if big:
+            raise NochmalError(f"n-tuple layout: blocks of at most {BLOCK_CELLS} cells; "
+                               f"this board has one of {big[0].size}")
         self.grid = sheet_key(board)
         self.cols = board.cols
+        self.rows = board.rows
+        self.column_entries = 1 << board.rows  # patterns of one column's cells (128 on 7 rows)
+        self.column_field = self.column_entries - 1  # the mask of a column's packed field
+        self.pair_entries = self.column_entries * self.column_entries  # two neighbouring columns
         self.n_bytes = (board.n_cells + 7) // 8
         # per byte of the crossed mask: its cells' bits packed into one field per column
-        # (column c's rows in bits 8c..8c+6), so a sheet's column patterns cost one lookup a byte
+        # (column c's rows in bits FIELD_BITS*c + row), so a sheet's column patterns cost one
+        # lookup a byte
         where = {board.bit_of[r * board.cols + c]: (c, r) for c in range(board.cols) for r in range(board.rows)}
         self.byte_tables = []
         for k in range(self.n_bytes):
@@ -69,42 +83,47 @@ class TupleLayout:
                 for i in range(8):
                     if v >> i & 1 and 8 * k + i in where:
                         c, r = where[8 * k + i]
-                        packed |= 1 << (8 * c + r)
+                        packed |= 1 << (FIELD_BITS * c + r)
                 table.append(packed)
             self.byte_tables.append(table)
         self.blocks = tuple((b.offset, (1 << b.size) - 1) for b in board.blocks)
-        self.block_base = board.cols * 128
-        self.joker_base = self.block_base + len(self.blocks) * 128
+        ce, pe = self.column_entries, self.pair_entries
+        self.block_base = board.cols * ce
+        self.joker_base = self.block_base + len(self.blocks) * BLOCK_ENTRIES
         self.pair_base = self.joker_base + 9
-        self.size = self.pair_base + (board.cols - 1) * 16384  # entries per phase table
+        self.size = self.pair_base + (board.cols - 1) * pe  # entries per phase table
         # per column: (its table start, the start of its pair with the column before, shift)
-        self.column_slots = tuple((c * 128, self.pair_base + (c - 1) * 16384, 8 * c) for c in range(board.cols))
-        self.block_slots = tuple((off, full, self.block_base + i * 128) for i, (off, full) in enumerate(self.blocks))
+        self.column_slots = tuple((c * ce, self.pair_base + (c - 1) * pe, FIELD_BITS * c) for c in range(board.cols))
+        self.block_slots = tuple((off, full, self.block_base + i * BLOCK_ENTRIES)
+                                 for i, (off, full) in enumerate(self.blocks))
 
     def column_patterns(self, crossed: int) -> list[int]:
-        """Per column, which of its 7 cells are crossed (bit r = row r + 1)."""
+        """Per column, which of its cells are crossed (bit r = row r + 1)."""
         packed = 0
         tables = self.byte_tables
         x = crossed
         for k in range(self.n_bytes):
             packed |= tables[k][x & 255]
             x >>= 8
-        return [(packed >> (8 * c)) & 127 for c in range(self.cols)]
+        field = self.column_field
+        return [(packed >> (FIELD_BITS * c)) & field for c in range(self.cols)]
 
     def indices(self, crossed: int, anchored: int, jokers_left: int) -> list[int]:
         """The entries of a sheet in its phase table (one per group)."""
         cols = self.column_patterns(crossed)
-        out = [c * 128 + p for c, p in enumerate(cols)]
+        ce = self.column_entries
+        out = [c * ce + p for c, p in enumerate(cols)]
         open_anchored = anchored & ~crossed
         base = self.block_base
         for i, (off, full) in enumerate(self.blocks):
             idx = (crossed >> off) & full
             if (open_anchored >> off) & full:
-                idx += 64
-            out.append(base + i * 128 + idx)
+                idx += BLOCK_ANCHORED
+            out.append(base + i * BLOCK_ENTRIES + idx)
         out.append(self.joker_base + min(jokers_left, 8))
         pb = self.pair_base
-        out += [pb + c * 16384 + cols[c] + 128 * cols[c + 1] for c in range(self.cols - 1)]
+        pe = self.pair_entries
+        out += [pb + c * pe + cols[c] + ce * cols[c + 1] for c in range(self.cols - 1)]
         return out
 
 
@@ -135,16 +154,17 @@ class TupleResidual:
             x >>= 8
         total = 0.0
         prev = -1
+        field, ce = lay.column_field, lay.column_entries
         for col_off, pair_off, shift in lay.column_slots:
-            p = (packed >> shift) & 127
+            p = (packed >> shift) & field
             total += t[col_off + p]
             if prev >= 0:
-                total += t[pair_off + prev + 128 * p]
+                total += t[pair_off + prev + ce * p]
             prev = p
         open_anchored = anchored & ~crossed
         for off, full, entry in lay.block_slots:
             if (open_anchored >> off) & full:
-                total += t[entry + 64 + ((crossed >> off) & full)]
+                total += t[entry + BLOCK_ANCHORED + ((crossed >> off) & full)]
             else:
                 total += t[entry + ((crossed >> off) & full)]
         return total

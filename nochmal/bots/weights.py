@@ -1,8 +1,34 @@
 """Tuned evaluation weights (data). Written by benchmarks/tune_heuristic.py; do not edit by hand.
 
 Layout: PHASE_TERMS blocks of N_BASE weights, block k multiplied by phase_basis(rolls left)[k]
-(see nochmal.bots.evaluation: FEATURE_NAMES for the order within a block, phase_basis).
+(FEATURES names the order within a block: nochmal.bots.evaluation.FEATURE_NAMES; phase_basis).
 """
+
+# the feature of each weight within a block, checked against the evaluation's FEATURE_NAMES on use
+FEATURES = [
+    'column_missing_1', 'column_missing_2', 'column_missing_3', 'column_missing_4',
+    'column_missing_5', 'column_missing_6', 'column_missing_7', 'column_near_unanchored',
+    'colour_missing_1', 'colour_missing_2', 'colour_missing_3', 'colour_missing_4-5',
+    'colour_missing_6-8', 'colour_missing_9-12', 'colour_missing_13-16', 'colour_missing_17-21',
+    'stars_open_anchored', 'stars_open_far', 'frontier', 'placeable_counts', 'dead_colours',
+    'stranded_singletons', 'open_in_partial_blocks', 'crossed', 'column_pieces_1',
+    'column_pieces_2', 'column_pieces_3', 'column_pieces_4+', 'colour_open_blocks_1',
+    'colour_open_blocks_2', 'colour_open_blocks_3', 'colour_open_blocks_4+',
+    'missing_share_column_A', 'missing_share_column_B', 'missing_share_column_C',
+    'missing_share_column_D', 'missing_share_column_E', 'missing_share_column_F',
+    'missing_share_column_G', 'missing_share_column_H', 'missing_share_column_I',
+    'missing_share_column_J', 'missing_share_column_K', 'missing_share_column_L',
+    'missing_share_column_M', 'missing_share_column_N', 'missing_share_column_O',
+    'at_most_2_missing_column_A', 'at_most_2_missing_column_B', 'at_most_2_missing_column_C',
+    'at_most_2_missing_column_D', 'at_most_2_missing_column_E', 'at_most_2_missing_column_F',
+    'at_most_2_missing_column_G', 'at_most_2_missing_column_H', 'at_most_2_missing_column_I',
+    'at_most_2_missing_column_J', 'at_most_2_missing_column_K', 'at_most_2_missing_column_L',
+    'at_most_2_missing_column_M', 'at_most_2_missing_column_N', 'at_most_2_missing_column_O',
+    'missing_share_colour_y', 'missing_share_colour_g', 'missing_share_colour_b',
+    'missing_share_colour_r', 'missing_share_colour_o', 'jokers_left_0', 'jokers_left_1',
+    'jokers_left_2', 'jokers_left_3', 'jokers_left_4', 'jokers_left_5', 'jokers_left_6',
+    'jokers_left_7', 'jokers_left_8',
+]
 
 # fitted value iteration: 8 rounds x 600 games, seeds 1..1000 only; heuristic play mean 24.98 on tuning seeds 801..1000
 WEIGHTS = [

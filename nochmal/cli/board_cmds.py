@@ -113,9 +113,9 @@ def _load_pictures(file: Path, board: Optional[str], allow_impossible: bool = Fa
         if board is not None:
             raise OptionError(f"--board {board}: {file} is a game record, drawn on its own board; leave out --board")
         record = GameRecord.loads(text, str(file))
-        game = record.new_game()
-        for _, game in record.replay(str(file)):
-            pass
+        from nochmal.stepper import replayed  # a co-op mission record replays through its mission
+
+        game = replayed(record, str(file))
         from nochmal.missions.coop import mission_outcome_line  # the mission layer, only here
 
         return record_pictures(record, game), record_heading(record, game, outcome=mission_outcome_line(record, game))

@@ -81,10 +81,11 @@ def replay(
     Example: nochmal replay game.json --verify   (or: nochmal replay game.json --step --to 10)
     """
     record = GameRecord.load(record_file)
-    game = record.verify(str(record_file)) if verify else _replay_last(record, str(record_file))
-    if step or to is not None:
-        from nochmal.stepper import run_replay
+    from nochmal.stepper import game_factory, replayed, run_replay
 
+    game = (record.verify(str(record_file), game_factory(record)) if verify
+            else replayed(record, str(record_file)))
+    if step or to is not None:
         run_replay(record, str(record_file), to, step, as_json, console)
         return
     if as_json:
@@ -95,20 +96,12 @@ def replay(
                    "winners": game.winners() if game.is_terminal() else None,
                    "sheets": [s.text() for s in game.sheets]})
         return
-    race = game.mode == "competitive"
+    claims = game.race_claims
     for p, sheet in enumerate(game.sheets):
         console.print(render_sheet(sheet, f"{seat_name(record.players, p)}: {sheet.score()} points",
-                                   claimed_columns=game.claimed_columns if race else 0,
-                                   claimed_colours=game.claimed_colours if race else 0))
+                                   claimed_columns=claims.columns, claimed_colours=claims.colours))
     if verify:
         console.print(f"verified: {len(record.rolls)} turns, every roll and move legal, result matches")
-
-
-def _replay_last(record: GameRecord, source: str):
-    game = record.new_game()
-    for _, game in record.replay(source):
-        pass
-    return game
 
 
 @guarded

@@ -20,6 +20,7 @@ from nochmal.dice import seeded_roll, seeded_rolls
 from nochmal.errors import NochmalError, RecordError
 from nochmal.fileio import check_writable
 from nochmal.game import CHANCE, Game, rating
+from nochmal.modes import Mode
 from nochmal.move import PASS, Move
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
@@ -98,7 +99,7 @@ class Session:
             from nochmal.missions.coop import coop_game  # loads the graph measures: only for missions
 
             return coop_game(self.mission, self.difficulty, n, self.rules)
-        return Game(self.board, n, self.rules, "solo" if n == 1 else "competitive")
+        return Game(self.board, n, self.rules, Mode.SOLO if n == 1 else Mode.COMPETITIVE)
 
     def rebuild(self, history, source: str = "history") -> None:
         """Replace the game by a fresh one with ``history`` replayed through the engine (to
@@ -179,11 +180,10 @@ class Session:
 
     def sheet_text(self, p: int, title: str | None = None) -> SheetDrawing:
         g = self.game
-        race = g.mode == "competitive"
+        claims = g.race_claims
         return render_sheet(g.sheets[p], title if title is not None else self.label(p),
                             highlight=self.last_mask(p),
-                            claimed_columns=g.claimed_columns if race else 0,
-                            claimed_colours=g.claimed_colours if race else 0)
+                            claimed_columns=claims.columns, claimed_colours=claims.colours)
 
     def scores_line(self) -> str:
         return "scores: " + " · ".join(f"{self.label(p)} {s}" for p, s in enumerate(self.game.scores()))
@@ -200,7 +200,7 @@ class Session:
     def intro(self) -> None:
         g = self.game
         who = ", ".join(f"{self.label(p)}" + ("" if is_human(s) else " [bot]") for p, s in enumerate(self.seats))
-        what = "co-op mission" if g.mode == "coop" else ("solo game" if g.mode == "solo" else "game")
+        what = {Mode.COOP: "co-op mission", Mode.SOLO: "solo game"}.get(g.mode, "game")
         self.say(f"Noch mal! {what} on the {self.board.name} sheet, seed {self.seed}: {who}", style="bold")
         if self.mission is not None:
             self.say(f"mission {self.mission.name} ({self.mission.id}, {self.difficulty}): "
@@ -471,10 +471,10 @@ class Session:
         self.say("game over", style="bold")
         for p in range(g.n_players):
             self.say(self.sheet_text(p, f"{self.label(p)}: {g.sheets[p].score()} points"))
-        if g.mode == "solo":
+        if g.mode is Mode.SOLO:
             s = g.sheets[0].score()
             self.say(f"score {s}: {rating(s)}", style="bold")
-        elif g.mode == "competitive":
+        elif g.mode is Mode.COMPETITIVE:
             names = " and ".join(self.label(p) for p in g.winners())
             self.say(f"{self.scores_line()}  ->  winner: {names}", style="bold")
         res = self.mission_outcome()
@@ -494,8 +494,8 @@ class Session:
         data = {"mode": g.mode, "board": self.board.name, "seed": self.seed, "players": self.seats,
                 "names": [self.label(p) for p in range(g.n_players)],
                 "over": g.is_terminal(), "rolls": g.rolls_done, "scores": g.scores(),
-                "winners": g.winners() if g.is_terminal() and g.mode == "competitive" else None,
+                "winners": g.winners() if g.is_terminal() and g.mode is Mode.COMPETITIVE else None,
                 "sheets": [s.text() for s in g.sheets], "saved": self.save_path}
-        if g.mode == "solo":
+        if g.mode is Mode.SOLO:
             data["rating"] = rating(g.sheets[0].score())
         return data

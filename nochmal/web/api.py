@@ -25,6 +25,7 @@ from nochmal.dice import Roll, seeded_rolls
 from nochmal.errors import NochmalError
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.game import Game
+from nochmal.modes import Mode
 from nochmal.missions.coop import mission_outcome_line
 from nochmal.move import Move
 from nochmal.record import GameRecord
@@ -383,12 +384,9 @@ def game_sheet(game_id: str, request: Request, after: int = Query(..., ge=0, le=
 
 
 def _after(record: GameRecord, turns: int) -> Game:
-    game = record.new_game()
-    for t, g in record.replay():
-        game = g
-        if t >= turns:
-            break
-    return game
+    from nochmal.stepper import replayed
+
+    return replayed(record, turns=turns)
 
 
 # --- uploaded records ----------------------------------------------------------------------
@@ -486,10 +484,9 @@ def record_turn(rec_id: str, turn: int, request: Request, svg: bool = True):
     data = turn_data(record, states, turn)
     if svg:
         game = states[turn]
-        race = game.mode == "competitive"
+        claims = game.race_claims
         data["sheets_svg"] = [pictures_svg([SheetPicture(
-            sheet_title(record.players, p, s), s,
-            game.claimed_columns if race else 0, game.claimed_colours if race else 0)])
+            sheet_title(record.players, p, s), s, claims.columns, claims.colours)])
             for p, s in enumerate(game.sheets)]
     return data
 
@@ -518,7 +515,7 @@ def start_solve(body: SolveJob, request: Request):
     seed, board_name = body.seed, body.board
     if body.game_id is not None:
         web = state.games.get(body.game_id)
-        if web.game.mode != "solo":
+        if web.game.mode is not Mode.SOLO:
             raise WebError("the planner plans solo games; this game is " + web.game.mode, "game_id")
         seed, board_name = web.session.seed, web.game.board.name
     if sum(x is not None for x in (body.seed, body.game_id, body.rolls)) != 1:
@@ -556,7 +553,7 @@ def start_analyse(body: AnalyseJob, request: Request):
         web = state.games.get(body.game_id)
         with web.lock:
             record, final = web.record(), web.game.clone()
-    if record.mode != "solo":
+    if record.mode is not Mode.SOLO:
         raise WebError(f"the analysis needs a solo record; this one is {record.mode}", "record_id")
     if not final.is_terminal():
         raise WebError("the analysis needs a finished game", "record_id")

@@ -24,6 +24,7 @@ from nochmal.dice import resolutions, seeded_roll, seeded_rolls
 from nochmal.errors import IllegalMoveError, NochmalError
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.game import CHANCE, rating
+from nochmal.modes import Mode
 from nochmal.seats import is_human, seat_name
 from nochmal.terminal.session import Session
 from nochmal.terminal.setup import parse_seats
@@ -228,8 +229,8 @@ class WebGame:
 
     def sheet_svg(self, p: int, game=None) -> str:
         game = game or self.game
-        race = game.mode == "competitive"
-        pic = SheetPicture(sheet_title(self.session.seats, p, game.sheets[p]), game.sheets[p], game.claimed_columns if race else 0, game.claimed_colours if race else 0)
+        claims = game.race_claims
+        pic = SheetPicture(sheet_title(self.session.seats, p, game.sheets[p]), game.sheets[p], claims.columns, claims.colours)
         return pictures_svg([pic])
 
     def state(self, with_svg: bool = True) -> dict:
@@ -249,7 +250,7 @@ class WebGame:
             "open": s.open_rolls, "upcoming": self._upcoming(), "log": self._log(),
             "can_undo": any(is_human(s.seats[q]) for _, ms in g.history for q, _ in ms),
         })
-        if g.mode == "solo" and g.is_terminal():
+        if g.mode is Mode.SOLO and g.is_terminal():
             data["rating"] = rating(g.sheets[0].score())
         if s.mission is not None:
             res = s.mission_outcome()
