@@ -73,7 +73,7 @@ def analyse(record: GameRecord, time_limit: float = 10.0, workers: int = 2, sour
             progress: Callable[[Progress], None] | None = None) -> Analysis:
     """Analyse a finished solo record; ``time_limit`` is per solve (one per roll)."""
     if record.mode != Mode.SOLO:
-        raise InstanceError(f"{source}: analysis needs a solo record, this one is {record.mode!r}")
+        raise InstanceError(f"{source}: analysis needs a solo record, this one is {str(record.mode)!r}")
     game = record.verify(source)
     if not game.is_terminal():
         raise InstanceError(f"{source}: the game is not finished")

@@ -67,7 +67,7 @@ class Instance:
         """The rolls of a solo record from turn ``after_turn + 1`` on, starting from the
         sheet the record's moves reached after ``after_turn`` turns (replayed and checked)."""
         if record.mode != Mode.SOLO:
-            raise InstanceError(f"{source}: the planner handles solo records, this one is {record.mode!r}")
+            raise InstanceError(f"{source}: the planner handles solo records, this one is {str(record.mode)!r}")
         rolls = [roll for roll, _ in record.rolls]
         if not 0 <= after_turn <= len(rolls):
             raise InstanceError(f"{source}: turn {after_turn} is outside 0..{len(rolls)}")
