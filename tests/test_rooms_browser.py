@@ -10,13 +10,10 @@ from __future__ import annotations
 import shutil
 
 import httpx
+import playwright.sync_api as playwright_api  # a missing install is a failure, never a skip
 import pytest
 
 from rooms_support import ARTIFACTS, ThreadServer, make_app
-
-playwright_api = pytest.importorskip("playwright.sync_api")
-
-pytestmark = pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +25,7 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
+    assert shutil.which("chromium"), "Debian's chromium is not installed (README's test command installs it)"
     with playwright_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
         yield b
