@@ -111,7 +111,7 @@ class Rooms:
         status = self.worker.cached(room)
         if status is None:
             status = quick_status(room)
-            self.worker.request(room.code)
+            self.worker.request(room)
         out = {"id": room.code, "url": room_url(base_url, room.code), "mode": spec.mode, "board": spec.board,
                "players": spec.players, "mission": spec.mission, "difficulty": spec.difficulty,
                "rolls_used": room.rolls_used, "version": room.version,

@@ -183,12 +183,18 @@ class StatusWorker:
                 self._cache.move_to_end(key)
             return hit
 
-    def request(self, code: str) -> None:
-        """Recompute the room's full status once it has been quiet for QUIET_SECONDS (a
-        player taps several cells in a row; only the last state matters)."""
+    def request(self, room: Room) -> None:
+        """Recompute the room's full status once its state has been unchanged for
+        QUIET_SECONDS (a player taps several cells in a row; only the last state matters).
+        A request for the state already waiting keeps its place: readers polling faster
+        than QUIET_SECONDS must not postpone it forever."""
+        key = state_key(room)
         with self._cv:
-            self._todo[code] = time.monotonic()
-            self._todo.move_to_end(code)
+            waiting = self._todo.get(room.code)
+            if waiting is not None and waiting[1] == key:
+                return
+            self._todo[room.code] = (time.monotonic(), key)
+            self._todo.move_to_end(room.code)
             self._cv.notify()
 
     def stop(self) -> None:
@@ -204,12 +210,12 @@ class StatusWorker:
                 code = None
                 while code is None and not self._stop:
                     now = time.monotonic()
-                    due = [c for c, at in self._todo.items() if now - at >= QUIET_SECONDS]
+                    due = [c for c, (at, _) in self._todo.items() if now - at >= QUIET_SECONDS]
                     if due:
                         code = due[0]
                         del self._todo[code]
                     elif self._todo:
-                        self._cv.wait(QUIET_SECONDS - (now - min(self._todo.values())))
+                        self._cv.wait(QUIET_SECONDS - (now - min(at for at, _ in self._todo.values())))
                     else:
                         self._cv.wait()
                 if self._stop:
