@@ -82,17 +82,26 @@ def _run(kind: str, tasks, campaign: dict, store: Path, workers: Optional[int], 
                   f"stored, {summary.seconds:.1f}s; see: nochmal batch report {store}", markup=False, soft_wrap=True)
 
 
-def _seed_tasks(seeds: str, campaign: dict):
+def _seed_tasks(seeds: Optional[str], campaign: dict, daily: Optional[str] = None):
+    """One task per seed: the daily puzzles' seeds first (in date order), then the range."""
     from nochmal.batch.runner import Task
     from nochmal.bots.harness import parse_seed_range
+    from nochmal.puzzles import parse_daily_range
 
-    first, last = parse_seed_range(seeds)
-    return [Task(f"seed={seed}", {**campaign, "seed": seed}) for seed in range(first, last + 1)]
+    if seeds is None and daily is None:
+        raise OptionError("give --seeds A..B, --daily FIRST..LAST (dates), or both")
+    chosen = parse_daily_range(daily) if daily is not None else []
+    if seeds is not None:
+        first, last = parse_seed_range(seeds)
+        chosen += range(first, last + 1)
+    return [Task(f"seed={seed}", {**campaign, "seed": seed}) for seed in dict.fromkeys(chosen)]
 
 
 @guarded
 def batch_solve(
-    seeds: str = typer.Option(..., "--seeds", help="Seed range A..B (inclusive) or one seed."),
+    seeds: Optional[str] = typer.Option(None, "--seeds", help="Seed range A..B (inclusive) or one seed."),
+    daily: Optional[str] = typer.Option(None, "--daily", help="The daily puzzles of the dates FIRST..LAST (inclusive), "
+                                        "e.g. 2026-12-01..2027-12-31: seeds YYYYMMDD."),
     store: Path = typer.Option(..., "--store", help=STORE_HELP),
     rolls_count: int = typer.Option(30, "--rolls-count", "-k", help="Plan the first K solo rolls (1..30)."),
     time_limit: float = typer.Option(60.0, "--time-limit", "-t", help="Seconds per seed."),
@@ -106,6 +115,8 @@ def batch_solve(
     """The planner on every seed (best, bound, proven, time, the plan), one stored row per seed.
 
     Example: nochmal batch solve --seeds 1..100 --rolls-count 30 --time-limit 60 --store puzzles.sqlite
+
+    The daily puzzles' optima: nochmal batch solve --daily 2026-12-01..2027-12-31 --store puzzles.sqlite
     """
     game_length = RuleSettings().solo_rolls
     if not 1 <= rolls_count <= game_length:
@@ -114,7 +125,7 @@ def batch_solve(
         raise OptionError(f"--time-limit {time_limit}: must be positive")
     board_arg(board)
     campaign = {"board": board, "rolls_count": rolls_count, "time_limit": time_limit}
-    _run("solve", _seed_tasks(seeds, campaign), campaign, store, workers, scheduler, threads, retry_failed, as_json)
+    _run("solve", _seed_tasks(seeds, campaign, daily), campaign, store, workers, scheduler, threads, retry_failed, as_json)
 
 
 @guarded
@@ -160,11 +171,26 @@ def _fmt(mean, ci, digits: int = 1, scale: float = 1.0, unit: str = "") -> str:
     return f"{mean * scale:.{digits}f} ± {ci * scale:.{digits}f}{unit}"
 
 
+def _write_optima(path: Path, data: dict, rows) -> None:
+    """The puzzle optima file (nochmal/puzzles.py) of a solve store's finished rows."""
+    from nochmal.puzzles import PuzzleOptimum, optima_document, optima_text
+
+    if data["kind"] != "solve":
+        raise OptionError(f"--optima: {data['kind']!r} store; only a 'nochmal batch solve' store has optima")
+    settings = data["settings"]
+    optima = [PuzzleOptimum(row.settings["seed"], row.result["best"], row.result["bound"], row.result["proven"])
+              for row in rows if row.status == "ok"]
+    doc = optima_document(optima, settings["board"], settings["rolls_count"], settings["time_limit"])
+    atomic_write_text(path, optima_text(doc))
+
+
 @guarded
 def batch_report(
     store: Path = typer.Argument(..., help="A store written by nochmal batch solve or bots."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
     svg: Optional[Path] = typer.Option(None, "--svg", help="Write a histogram of the scores to this SVG file."),
+    optima: Optional[Path] = typer.Option(None, "--optima", help="Write seed -> best, bound, proven as a puzzle "
+                                          "optima file (a solve store; the package ships nochmal/data/puzzle_optima.json)."),
 ):
     """The figures of a store: counts, means with 95 % CIs, proof rate, time percentiles.
 
@@ -176,8 +202,11 @@ def batch_report(
     st = Store.read(store)
     try:
         data = summary(st)
+        rows = st.rows() if optima is not None else []
     finally:
         st.close()
+    if optima is not None:
+        _write_optima(optima, data, rows)
     if svg is not None:
         title = (f"{data['kind']} campaign, {data['ok']} task(s): "
                  + ("best score per seed" if data["kind"] == "solve" else "score per seed and bot"))
@@ -217,3 +246,5 @@ def batch_report(
                   markup=False)
     if svg is not None:
         console.print(f"histogram written to {svg}", markup=False)
+    if optima is not None:
+        console.print(f"optima of {len(rows)} seed(s) written to {optima}", markup=False)

@@ -13,7 +13,8 @@ from nochmal.errors import OptionError
 from nochmal.game import rating
 from nochmal.terminal.planner import planner_best
 from nochmal.terminal.session import Session
-from nochmal.terminal.setup import daily_seed, parse_seats
+from nochmal.puzzles import daily_seed
+from nochmal.terminal.setup import parse_seats
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
 
@@ -135,7 +136,8 @@ def puzzle(
         if planner is None:
             ui.print("(the planner is not available for this game)", highlight=False, soft_wrap=True)
         elif planner["proven"]:
-            ui.print(f"best possible score for seed {seed_}: {planner['score']} (proven by the planner)", highlight=False, soft_wrap=True)
+            how = "the planner's proof, shipped with nochmal" if planner["source"] == "table" else "proven by the planner"
+            ui.print(f"best possible score for seed {seed_}: {planner['score']} ({how})", highlight=False, soft_wrap=True)
         else:
             bound = f"; no play can beat {planner['bound']}" if planner["bound"] is not None else ""
             found = (f"the planner was interrupted after {planner['elapsed']:g} s; it had found {planner['score']} points"

@@ -8,16 +8,23 @@ from __future__ import annotations
 
 from nochmal.board import Board
 from nochmal.errors import NochmalError
+from nochmal.puzzles import known_optimum
 from nochmal.rules import RuleSettings
 
 
 def planner_best(board: Board, seed: int, rules: RuleSettings, seconds: float) -> dict | None:
     """What the planner finds for a seeded solo game within ``seconds``: its best score, the
     proven upper bound, whether the score is proven optimal, whether Ctrl-C stopped it
-    (``interrupted``) and how long it ran (``elapsed``, seconds). None when ``seconds`` is 0
-    or the planner cannot handle this game."""
+    (``interrupted``), how long it ran (``elapsed``, seconds) and where the figure comes from
+    (``source``: "table" for the shipped puzzle optima, nochmal/puzzles.py, else "planner").
+    A seed the table proves is answered at once; an unproven entry still narrows what the
+    planner finds. None when ``seconds`` is 0 or the planner cannot handle this game."""
     if seconds <= 0:
         return None
+    known = known_optimum(board, seed, rules)
+    if known is not None and known.proven:
+        return {"score": known.best, "bound": known.bound, "proven": True, "seconds": 0, "interrupted": False,
+                "elapsed": 0, "source": "table"}
     from nochmal.solver.cpsat import solve
     from nochmal.solver.instance import Instance
 
@@ -25,5 +32,9 @@ def planner_best(board: Board, seed: int, rules: RuleSettings, seconds: float) -
         plan = solve(Instance.from_seed(seed, board, rules), time_limit=seconds)
     except NochmalError:
         return None
-    return {"score": plan.total, "bound": plan.bound, "proven": bool(plan.proven), "seconds": seconds,
-            "interrupted": plan.interrupted, "elapsed": round(plan.wall_time, 1)}
+    score, bound = plan.total, plan.bound
+    if known is not None:
+        score = max(score, known.best)
+        bound = known.bound if bound is None else min(bound, known.bound)
+    return {"score": score, "bound": bound, "proven": bool(plan.proven) or score == bound, "seconds": seconds,
+            "interrupted": plan.interrupted, "elapsed": round(plan.wall_time, 1), "source": "planner"}

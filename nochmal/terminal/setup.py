@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
-
 from nochmal.errors import OptionError
 from nochmal.seats import HUMAN, is_human
 
@@ -35,7 +33,3 @@ def bot_seed(seed: int, turn: int, player: int) -> int:
     return (seed * 1_000_003 + turn * 101 + player) % (2 ** 63)
 
 
-def daily_seed(today: date | None = None) -> int:
-    """Seed of the daily puzzle: the UTC date as the number YYYYMMDD (2026-11-30 -> 20261130)."""
-    today = today or datetime.now(timezone.utc).date()
-    return today.year * 10000 + today.month * 100 + today.day

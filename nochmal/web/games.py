@@ -25,6 +25,7 @@ from nochmal.errors import IllegalMoveError, NochmalError
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.game import CHANCE, rating
 from nochmal.modes import Mode
+from nochmal.puzzles import known_optimum
 from nochmal.seats import is_human, seat_name
 from nochmal.terminal.session import Session
 from nochmal.terminal.setup import parse_seats
@@ -252,6 +253,8 @@ class WebGame:
         })
         if g.mode is Mode.SOLO and g.is_terminal():
             data["rating"] = rating(g.sheets[0].score())
+            known = known_optimum(g.board, s.seed, g.rules)  # the shipped campaign's figure, at once
+            data["known_best"] = known.to_dict() if known is not None else None
         if s.mission is not None:
             res = s.mission_outcome()
             data["mission"] = {"id": s.mission.id, "name": s.mission.name, "difficulty": s.difficulty,

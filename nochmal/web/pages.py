@@ -7,7 +7,7 @@ from fastapi import APIRouter, Path as PathParam, Request
 from fastapi.responses import HTMLResponse
 
 from nochmal.board import BUILTIN_BOARDS
-from nochmal.terminal.setup import daily_seed
+from nochmal.puzzles import daily_seed
 
 router = APIRouter(include_in_schema=False)
 

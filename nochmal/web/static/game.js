@@ -286,7 +286,20 @@
     else text = "Scores: " + state.names.map((n, p) => n + " " + state.scores[p]).join(" · ") +
       " — winner: " + (state.winners || []).map(p => state.names[p]).join(" and ");
     $("final-score").textContent = text;
-    if (kind === "puzzle" && !endShown) { endShown = true; startPlanner(); }
+    if (kind === "puzzle" && !endShown) { endShown = true; showKnownBest(); startPlanner(); }
+  }
+
+  // the shipped campaign's figure for this seed (nochmal/puzzles.py), shown before the planner runs
+  function knownBestText() {
+    const k = state.known_best;
+    if (!k) return null;
+    return k.proven ? "The proven best for this seed is " + k.best + "."
+      : "Best known for this seed: " + k.best + "; no play can beat " + k.bound + ".";
+  }
+
+  function showKnownBest() {
+    const known = knownBestText();
+    if (known) $("planner-status").textContent = known + " You scored " + state.scores[0] + ". The planner looks for a best play to show…";
   }
 
   let job = null;
@@ -304,7 +317,7 @@
     const p = job.progress;
     const cap = job.time_cap;
     if (!job.done) {
-      $("planner-status").textContent = "The planner is searching: best " + (p.best ?? "–") + ", no play beats " +
+      $("planner-status").textContent = (knownBestText() ? knownBestText() + " " : "") + "The planner is searching: best " + (p.best ?? "–") + ", no play beats " +
         (p.bound ?? "–") + " · " + (job.elapsed || 0).toFixed(0) + " s";
       $("planner-bar").style.width = Math.min(100, 100 * (job.elapsed || 0) / Math.min(cap, 20)) + "%";
       setTimeout(pollPlanner, 1000);
@@ -315,9 +328,14 @@
     if (job.state !== "done") { $("planner-status").textContent = "planner " + job.state + (job.error ? ": " + job.error : ""); return; }
     const plan = job.result;
     const mine = state.scores[0];
-    $("planner-status").textContent = plan.status === "optimal"
-      ? "Best possible score for these dice: " + plan.total + " (proven). You scored " + mine + "."
-      : "The planner found " + plan.total + " points; no play can beat " + (plan.bound ?? "?") + " (not proven best). You scored " + mine + ".";
+    const k = state.known_best;
+    if (plan.status === "optimal" || (k && k.proven && plan.total === k.best))
+      $("planner-status").textContent = "Best possible score for these dice: " + plan.total + " (proven). You scored " + mine + ".";
+    else if (k && k.proven)
+      $("planner-status").textContent = "The proven best for this seed is " + k.best + "; the play shown is the planner's best in its time (" +
+        plan.total + "). You scored " + mine + ".";
+    else
+      $("planner-status").textContent = "The planner found " + plan.total + " points; no play can beat " + (plan.bound ?? "?") + " (not proven best). You scored " + mine + ".";
     showCompare(plan);
   }
 
