@@ -110,7 +110,8 @@ class GreedyAgent:
         best: Choice | None = None  # unplaced: placed on best_mask once, after the search
         best_mask = 0
         # placement_gains inlined: this loop is the greedy bot's whole cost, and calling it
-        # (per query or once per decision) made greedy games 8-10 % slower (benchmarks/RESULTS.md)
+        # (per query, once per decision, or as a generator) made greedy games 7-10 % slower
+        # (benchmarks/RESULTS.md); tests/test_bots_greedy_oracle.py holds both to the engine's score
         facts_cache = board.placement_facts
         first, later = board.column_points_first, board.column_points_later
         for pick in cheapest.values():

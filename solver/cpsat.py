@@ -29,7 +29,7 @@ from nochmal.choice import Choice
 from nochmal.dice import Roll, resolutions
 from nochmal.errors import NochmalError
 from nochmal.placements import placement_index
-from nochmal.sheet import Sheet, neighbours_of
+from nochmal.sheet import Sheet, neighbours_of, score_parts
 
 from nochmal.solver.instance import Instance
 from nochmal.solver.interrupt import SigintStop
@@ -189,7 +189,6 @@ class PlannerModel:
     crossed_before: dict[tuple[int, int], cp_model.IntVar]  # (bit, t) -> crossed before roll t
     final: dict[int, cp_model.LinearExprT]  # bit -> crossed at the end (0/1 expression)
     objective: cp_model.LinearExprT = 0
-    constant: int = 0
     features: frozenset = DEFAULT_FEATURES
     stats: dict = field(default_factory=dict)
 
@@ -272,53 +271,31 @@ def all_crossed(model: cp_model.CpModel, lits: list, name: str):
 
 
 def add_objective(pm: PlannerModel) -> None:
-    """Solo scoring: columns at the upper value (start sheet's scored ones as they are),
-    completed colours at the first bonus, +1 per unused joker, -penalty per open star."""
+    """Solo scoring by the engine's rule (nochmal.sheet.score_parts) on the model's literals:
+    a column or colour the start sheet scored keeps its first or later value, one the plan
+    completes scores its first value (solo: no race), +1 per joker left, -penalty per star
+    left open."""
     m = pm.model
     board = pm.board
     start = pm.start
-    const = 0
-    terms = []
 
-    def final(bit: int):
-        return 1 if start.crossed >> bit & 1 else pm.final.get(bit, 0)
+    def done(mask: int, name: str):
+        return all_crossed(m, [1 if start.crossed >> bit & 1 else pm.final.get(bit, 0) for bit in bit_list(mask)],
+                           name)
 
-    for c in range(board.cols):
-        if start.cols_upper >> c & 1:
-            const += board.column_points_first[c]
-            continue
-        if start.cols_lower >> c & 1:
-            const += board.column_points_later[c]
-            continue
-        done = all_crossed(m, [final(bit) for bit in bit_list(board.column_mask[c])], f"col{c}")
-        if not isinstance(done, int) or done:
-            terms.append(board.column_points_first[c] * done)
-    for i, colour in enumerate(COLOURS):
-        if start.colours_upper >> i & 1:
-            const += board.colour_bonus_first
-            continue
-        if start.colours_lower >> i & 1:
-            const += board.colour_bonus_later
-            continue
-        done = all_crossed(m, [final(bit) for bit in bit_list(board.colour_mask[colour])], f"colour{colour}")
-        if not isinstance(done, int) or done:
-            terms.append(board.colour_bonus_first * done)
-    const += start.jokers_left
-    spent = []
-    for t, cands in enumerate(pm.candidates):
-        for k, c in enumerate(cands):
-            if c.cost:
-                spent.append(c.cost * pm.x[t][k])
+    columns_later = [start.cols_lower >> c & 1 for c in range(board.cols)]
+    columns_first = [1 if start.cols_upper >> c & 1 else 0 if columns_later[c] else done(board.column_mask[c], f"col{c}")
+                     for c in range(board.cols)]
+    colours_later = [start.colours_lower >> i & 1 for i in range(len(COLOURS))]
+    colours_first = [1 if start.colours_upper >> i & 1 else 0 if colours_later[i]
+                     else done(board.colour_mask[colour], f"colour{colour}") for i, colour in enumerate(COLOURS)]
+    spent = [c.cost * pm.x[t][k] for t, cands in enumerate(pm.candidates) for k, c in enumerate(cands) if c.cost]
     if spent:
         m.Add(sum(spent) <= start.jokers_left)
-        terms.append(-sum(spent))
-    for bit in bit_list(board.star_mask & ~start.crossed):
-        const -= board.star_penalty
-        v = pm.final.get(bit, 0)
-        if not isinstance(v, int):
-            terms.append(board.star_penalty * v)
-    pm.constant = const
-    pm.objective = sum(terms) + const
+    stars_open = [1 - pm.final.get(bit, 0) for bit in bit_list(board.star_mask & ~start.crossed)]
+    parts = score_parts(board, columns_first, colours_first, stars_open, start.jokers_left - sum(spent),
+                        columns_later, colours_later)
+    pm.objective = parts.total
     m.Maximize(pm.objective)
 
 

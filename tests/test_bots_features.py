@@ -76,3 +76,27 @@ def test_named_features_hold_what_their_names_say(seed):
     jokers = [by[f"jokers_left_{j}"] for j in range(9)]
     assert jokers == [1.0 if j == min(sheet.jokers_left, 8) else 0.0 for j in range(9)]
     assert set(FEATURE_INDEX) == set(FEATURE_NAMES) and len(f) == N_BASE
+
+
+@pytest.mark.parametrize("players", [1, 3])
+def test_the_evaluations_inline_score_is_the_engines(players):
+    # Evaluator.features adds up the sheet's score in its feature loop (one pass over the
+    # masks, for speed); the engine's rule is nochmal.sheet.score_parts behind Sheet.score:
+    # without the jokers (the joker part is valued apart) they must agree on every sheet
+    board = load_board("classic")
+    ev = Evaluator(board, shipped.WEIGHTS)
+    agents = [make_agent("greedy", k) for k in range(players)]
+    checked = 0
+    for seed in range(4):
+        game = Game(board, players, mode=Mode.SOLO if players == 1 else Mode.COMPETITIVE)
+        while not game.is_terminal():
+            p = game.current_player()
+            if p < 0:
+                game.apply_roll(seeded_roll(seed, game.rolls_done, game.dice_per_kind))
+                for q, sheet in enumerate(game.sheets):
+                    score, _ = ev.features(sheet.crossed, sheet.anchored, ev.context(game, q))
+                    assert score == sheet.score() - sheet.jokers_left, (seed, game.rolls_done, q)
+                    checked += 1
+            else:
+                game.apply_move(agents[p].choose(game))
+    assert checked > 50
