@@ -117,17 +117,48 @@ def connect(scheduler: str | None, workers: int | None):
     return client, None, count
 
 
+class Cluster:
+    """A connection to Dask kept open over several ``run_tasks`` calls (a driver that
+    decides the next tasks from the last results, as the mission calibration does), so the
+    local cluster starts once. Opened on first use: a run with nothing to do starts nothing."""
+
+    def __init__(self, scheduler: str | None = None, workers: int | None = None):
+        self.scheduler, self.workers = scheduler, workers
+        self.client = self._cluster = None
+        self.count = 0
+
+    def connect(self):
+        if self.client is None:
+            self.client, self._cluster, self.count = connect(self.scheduler, self.workers)
+        return self.client, self.count
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+        self.client = self._cluster = None
+
+    def __enter__(self) -> "Cluster":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 def run_tasks(tasks: list[Task], fn: Callable[[dict, int], dict], store_path: Path, kind: str,
               campaign: dict, *, workers: int | None = None, scheduler: str | None = None,
               threads: int | None = None, retry_failed: bool = False,
               progress: Callable[[int, int], None] | None = None,
-              on_start: Callable[[int, int, int], None] | None = None) -> RunSummary:
+              on_start: Callable[[int, int, int], None] | None = None,
+              cluster: Cluster | None = None) -> RunSummary:
     """Run the tasks not yet stored in ``store_path`` and store each as it finishes.
 
     The store is checked first and created only once the cluster is up, so a refused
     store or an unreachable scheduler writes nothing. ``progress(done, todo)`` after each
     stored row; ``on_start(todo, workers, threads)`` once the cluster is up. Ctrl-C
     (KeyboardInterrupt) cancels what is in flight and re-raises; what was stored stays.
+    With ``cluster`` the run uses (and leaves open) that connection instead of its own.
     """
     start = time.perf_counter()
     if len({t.key for t in tasks}) != len(tasks):
@@ -143,7 +174,11 @@ def run_tasks(tasks: list[Task], fn: Callable[[dict, int], dict], store_path: Pa
     if not todo:
         summary.seconds = time.perf_counter() - start
         return summary
-    client, cluster, count = connect(scheduler, workers)
+    own = cluster is None
+    if own:
+        cluster = Cluster(scheduler, workers)
+    client, count = cluster.connect()
+    scheduler = cluster.scheduler
     summary.workers = count
     summary.threads = threads or (default_threads(count) if scheduler is None else 1)
     futures, pending = [], set()
@@ -180,8 +215,7 @@ def run_tasks(tasks: list[Task], fn: Callable[[dict, int], dict], store_path: Pa
     finally:
         if pending:
             client.cancel(list(pending))  # nothing left in flight on the cluster after us
-        client.close()
-        if cluster is not None:
+        if own:
             cluster.close()
         if store is not None:
             store.close()

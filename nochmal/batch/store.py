@@ -27,7 +27,7 @@ from nochmal.errors import NochmalError
 
 FORMAT = "nochmal-batch"
 # per kind: bump when a task's settings or result change meaning (old stores are refused)
-SETTINGS_VERSIONS = {"solve": 1, "bots": 1}
+SETTINGS_VERSIONS = {"solve": 1, "bots": 1, "calibrate": 1}
 OK, FAILED = "ok", "failed"
 
 _SCHEMA = """

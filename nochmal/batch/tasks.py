@@ -46,4 +46,12 @@ def bots_task(settings: dict, threads: int) -> dict:  # noqa: ARG001 (the bots u
     return {"bots": per_bot}
 
 
-TASK_FUNCTIONS: dict[str, Callable[[dict, int], dict]] = {"solve": solve_task, "bots": bots_task}
+def calibrate_task(settings: dict, threads: int) -> dict:
+    """One co-op game of the mission calibration (nochmal/batch/calibrate.py)."""
+    from nochmal.batch.calibrate import game_task
+
+    return game_task(settings, threads)
+
+
+TASK_FUNCTIONS: dict[str, Callable[[dict, int], dict]] = {"solve": solve_task, "bots": bots_task,
+                                                          "calibrate": calibrate_task}

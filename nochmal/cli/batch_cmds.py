@@ -22,7 +22,7 @@ from nochmal.errors import OptionError
 from nochmal.fileio import atomic_write_text
 from nochmal.rules import RuleSettings
 
-batch_app = typer.Typer(help="Campaigns on Dask with a resumable result store: solve, bots, report.",
+batch_app = typer.Typer(help="Campaigns on Dask with a resumable result store: solve, bots, calibrate, report.",
                         no_args_is_help=True)
 
 
@@ -30,6 +30,7 @@ def register(app: typer.Typer) -> None:
     app.add_typer(batch_app, name="batch")
     batch_app.command("solve")(batch_solve)
     batch_app.command("bots")(batch_bots)
+    batch_app.command("calibrate")(batch_calibrate)
     batch_app.command("report")(batch_report)
 
 
@@ -161,6 +162,120 @@ def batch_bots(
     board_arg(board)
     campaign = {"board": board, "bots": names, "mode": mode, "players": 1 if mode == "solo" else players}
     _run("bots", _seed_tasks(seeds, campaign), campaign, store, workers, scheduler, 1, retry_failed, as_json)
+
+
+def _id_list(text: str, option: str, known: list, cast=str) -> list:
+    """A comma-separated list of known values (ids, bot names, player counts)."""
+    try:
+        values = [cast(x.strip()) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise OptionError(f"{option} {text!r}: expected a comma-separated list, e.g. {','.join(map(str, known[:2]))}") from None
+    bad = [v for v in values if v not in known]
+    if bad or not values:
+        raise OptionError(f"{option}: {'unknown ' + repr(bad[0]) if bad else 'nothing given'}; "
+                          f"known: {', '.join(map(str, known))}")
+    return list(dict.fromkeys(values))
+
+
+@guarded
+def batch_calibrate(
+    store: Path = typer.Option(..., "--store", help=STORE_HELP),
+    missions: Optional[str] = typer.Option(None, "--missions", help="Comma-separated mission ids (default: every shipped mission)."),
+    players: str = typer.Option("1,2,3,4", "--players", help="Comma-separated player counts."),
+    bots: Optional[str] = typer.Option(None, "--bots", help="Comma-separated team candidates (default: every registered bot "
+                                       "deciding within --max-ms, random excepted)."),
+    max_ms: float = typer.Option(5.0, "--max-ms", help="Speed limit per decision for the default candidates."),
+    seeds: int = typer.Option(40, "--seeds", min=1, max=10_000, help="Seeds 1..N to choose budgets on (N+1..2N check them)."),
+    probe_seeds: int = typer.Option(8, "--probe-seeds", min=1, max=10_000, help="Team target: seeds 1001.. to pick the team's bot."),
+    target_seeds: int = typer.Option(100, "--target-seeds", min=1, max=10_000, help="Team target: seeds 2001.. for the score to reach."),
+    cap: int = typer.Option(200, "--cap", min=2, max=1000, help="The largest budget considered."),
+    workers: Optional[int] = typer.Option(None, "--workers", help=WORKERS_HELP),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    write: bool = typer.Option(False, "--write", help="Write the budgets (and team targets) into the shipped mission files."),
+    as_json: bool = typer.Option(False, "--json", help="Print the calibration as JSON."),
+):
+    """The missions' roll budgets by simulation: the budgets where the strongest bot team wins
+    about 80 % (easy), 50 % (normal) and 20 % (hard), every game a stored task; resumable.
+
+    Example: nochmal batch calibrate --seeds 60 --cap 160 --store calibration.sqlite --write
+    """
+    from nochmal.batch.calibrate import CAMPAIGN, Results, Settings, calibrate, candidate_bots, rewrite_file
+    from nochmal.batch.runner import Cluster, run_tasks
+    from nochmal.batch.store import OK, Store, check_store
+    from nochmal.batch.tasks import calibrate_task
+    from nochmal.bots.registry import agent_names
+    from nochmal.missions.loader import builtin_mission_files, read_mission_file
+    from nochmal.missions.model import PLAYER_COUNTS
+
+    files = {read_mission_file(p).id: p for p in builtin_mission_files()}
+    chosen = _id_list(missions, "--missions", sorted(files)) if missions else sorted(files)
+    counts = _id_list(players, "--players", list(PLAYER_COUNTS), int)
+    if write and len(counts) < len(PLAYER_COUNTS):
+        raise OptionError("--write rewrites whole [budgets] tables: calibrate every player count (--players 1,2,3,4)")
+    if bots:
+        team = _id_list(bots, "--bots", agent_names())
+    else:
+        team, speeds = candidate_bots(max_ms)
+        for name, ms in speeds.items():
+            err_console.print(f"bot {name}: {ms:.1f} ms per decision"
+                              + ("" if ms <= max_ms else " (too slow, left out; name it with --bots)"), markup=False)
+        if not team:
+            raise OptionError(f"--max-ms {max_ms:g}: no bot is that fast; name the bots with --bots")
+    settings = Settings(tuple(team), seeds, probe_seeds, target_seeds, cap)
+    mission_objs = [read_mission_file(files[m]) for m in chosen]
+
+    def stored() -> Results:
+        if not store.exists():
+            return Results()
+        st = Store.read(store)
+        try:
+            return Results({r.key: r.result for r in st.rows() if r.status == OK})
+        finally:
+            st.close()
+
+    check_store(store, "calibrate", CAMPAIGN)  # a wrong store: refused before any bot is timed
+    with Cluster(scheduler, workers) as cluster:
+        def play(tasks):
+            summary = run_tasks(tasks, calibrate_task, store, "calibrate", CAMPAIGN, cluster=cluster, threads=1)
+            if summary.failed:
+                raise OptionError(f"{summary.failed} game(s) failed; see: nochmal batch report {store}")
+            return stored()
+
+        def on_round(k: int, games: int) -> None:
+            err_console.print(f"round {k}: {games} game(s) to play", markup=False)
+
+        try:
+            outcomes = calibrate(mission_objs, counts, settings, stored(), play, on_round)
+        except KeyboardInterrupt:
+            err_console.print(f"interrupted: the games played are in {store}; run the same command again to resume",
+                              markup=False, soft_wrap=True)
+            raise typer.Exit(130) from None
+    if write:
+        for mission in mission_objs:
+            mine = [o for o in outcomes if o.mission == mission.id]
+            budgets = {o.players: o.budgets for o in mine}
+            targets = {o.players: o.target for o in mine} if mine[0].target is not None else None
+            path = files[mission.id]
+            try:
+                text = rewrite_file(path, budgets, targets)
+            except ValueError as exc:
+                raise OptionError(str(exc)) from None
+            atomic_write_text(path, text)
+            read_mission_file(path)  # the written file must load
+    if as_json:
+        emit_json({"store": str(store), "bots": list(team), "seeds": seeds, "cap": cap,
+                   "written": write, "missions": [o.to_dict() for o in outcomes]})
+        return
+    table = Table(title=f"budgets: team of {', '.join(team)}; rate on seeds 1..{seeds} / on {seeds + 1}..{2 * seeds}")
+    for column in ("mission", "players", "target", "easy", "normal", "hard"):
+        table.add_column(column, justify="left" if column == "mission" else "right")
+    for o in outcomes:
+        cells = [f"{o.budgets[d]} ({100 * o.rates[d]:.0f}% / {100 * o.check_rates[d]:.0f}%, {o.best_bot[d]})"
+                 for d in ("easy", "normal", "hard")]
+        table.add_row(o.mission, str(o.players), "-" if o.target is None else str(o.target), *cells)
+    console.print(table)
+    if write:
+        console.print(f"wrote the budgets into {len(mission_objs)} mission file(s)", markup=False)
 
 
 def _fmt(mean, ci, digits: int = 1, scale: float = 1.0, unit: str = "") -> str:
