@@ -334,7 +334,12 @@
     else if (k && k.proven)
       $("planner-status").textContent = "The proven best for this seed is " + k.best + "; the play shown is the planner's best in its time (" +
         plan.total + "). You scored " + mine + ".";
-    else
+    else if (k) {  // an unproven table entry: the better play and the tighter bound of both
+      const bound = plan.bound == null ? k.bound : Math.min(plan.bound, k.bound), best = Math.max(plan.total, k.best);
+      $("planner-status").textContent = best === bound ? "Best possible score for these dice: " + best + " (proven). You scored " + mine + "."
+        : "Best known for this seed: " + best + "; no play can beat " + bound + " (not proven best; the play shown scores " +
+          plan.total + "). You scored " + mine + ".";
+    } else
       $("planner-status").textContent = "The planner found " + plan.total + " points; no play can beat " + (plan.bound ?? "?") + " (not proven best). You scored " + mine + ".";
     showCompare(plan);
   }
