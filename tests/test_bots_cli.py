@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -132,3 +133,14 @@ def test_bench_bad_option_values_exit_2(args, needle):
     r = run("bench", "bots", "--seeds", "1..1", *args) if "--seeds" not in args else run("bench", "bots", *args)
     assert r.exit_code == 2
     assert needle in r.stderr
+
+
+def test_bench_bots_on_a_board_file_equals_the_builtin_board(tmp_path):
+    # bench bots runs on the batch runner: a board file travels to the workers as its text
+    copy = tmp_path / "myred.toml"
+    copy.write_text((Path(__file__).resolve().parent.parent / "boards" / "red.toml").read_text())
+    by_file = run("bench", "bots", "--bots", "greedy", "--seeds", "1..2", "--board", str(copy), "--workers", "1", "--json")
+    builtin = run("bench", "bots", "--bots", "greedy", "--seeds", "1..2", "--board", "red", "--workers", "1", "--json")
+    assert by_file.exit_code == 0 and builtin.exit_code == 0, by_file.stderr + builtin.stderr
+    scores = [json.loads(r.stdout)["per_seed"]["score"]["greedy"] for r in (by_file, builtin)]
+    assert scores[0] == scores[1] and len(scores[0]) == 2

@@ -103,9 +103,11 @@ def connect(scheduler: str | None, workers: int | None):
         # every task goes to a worker at once (no queue on the scheduler): a worker starts its
         # next task without a round trip to the scheduler, which halves the cost of short tasks
         # (benchmarks/RESULTS.md, "Batch runner"); work stealing still balances long ones
+        # dashboard_address None still serves on 8787 and warns when that port is taken
+        # (dask/distributed#8136): a random local port instead, never a warning
         with dask.config.set({"distributed.scheduler.worker-saturation": float("inf")}), _workers_ignore_sigint():
             cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.CRITICAL)
+                                   dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL)
         return Client(cluster), cluster, count
     if workers is not None:
         raise OptionError("--workers sizes the local cluster; with --scheduler start as many `dask worker`s as you like")

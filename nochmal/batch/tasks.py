@@ -28,11 +28,13 @@ def bots_task(settings: dict, threads: int) -> dict:  # noqa: ARG001 (the bots u
     """The paired bot benchmark on one seed (nochmal/bots/harness.py's run_bench on the
     range seed..seed): per bot the seed's score (and win share at a table) and the decision
     tally that the report adds up over seeds."""
-    from nochmal.board import load_board
+    from nochmal.board import load_board, parse_board_text
     from nochmal.bots.harness import run_bench
 
     seed = settings["seed"]
-    bench = run_bench(load_board(settings["board"]), settings["bots"], settings["mode"], (seed, seed),
+    board = (parse_board_text(settings["board_toml"], settings["board"]) if "board_toml" in settings
+             else load_board(settings["board"]))
+    bench = run_bench(board, settings["bots"], settings["mode"], (seed, seed),
                       settings["players"])
     per_bot = {}
     for fig in bench.bots:

@@ -136,7 +136,7 @@ def batch_bots(
     mode: str = typer.Option("solo", "--mode", help="solo, or table (the race, seats rotated)."),
     players: int = typer.Option(2, "--players", help="Table size 2..4 (table mode)."),
     seeds: str = typer.Option("100000..100099", "--seeds", help="Seed range A..B (1..1000 is for tuning; publish held-out seeds)."),
-    board: str = typer.Option("classic", "--board", "-b", help="Built-in board name."),
+    board: str = typer.Option("classic", "--board", "-b", help="Built-in board name or a board file (sent to the workers as its text)."),
     workers: Optional[int] = typer.Option(None, "--workers", help=WORKERS_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run the stored failed tasks again."),
@@ -146,21 +146,9 @@ def batch_bots(
 
     Example: nochmal batch bots --bots greedy,heuristic --seeds 100000..100999 --store bots.sqlite
     """
-    names = [n.strip() for n in bots.split(",") if n.strip()]
-    from nochmal.bots.registry import agent_names  # the bots load numpy: imported on use
+    from nochmal.cli.bot_cmds import bots_campaign
 
-    unknown = [n for n in names if n not in agent_names()]
-    if unknown or not names:
-        raise OptionError(f"--bots: unknown bot {unknown[0]!r}; known bots: {', '.join(agent_names())}" if unknown
-                          else "--bots: no bot given")
-    if mode not in ("solo", "table"):
-        raise OptionError(f"--mode {mode!r}: use solo or table")
-    if mode == "table" and not 2 <= players <= 4:
-        raise OptionError(f"--players {players}: a table has 2..4 players")
-    if mode == "table" and len(names) > players:
-        raise OptionError(f"--bots: {len(names)} bots do not fit a table of {players}")
-    board_arg(board)
-    campaign = {"board": board, "bots": names, "mode": mode, "players": 1 if mode == "solo" else players}
+    campaign = bots_campaign(bots, mode, players, board)
     _run("bots", _seed_tasks(seeds, campaign), campaign, store, workers, scheduler, 1, retry_failed, as_json)
 
 
@@ -330,7 +318,9 @@ def batch_report(
         data.pop("scores")
         emit_json(data)
         return
-    console.print(f"{store}: {data['kind']} campaign {json.dumps(data['settings'])}", markup=False, soft_wrap=True)
+    shown = {k: v for k, v in data["settings"].items() if k != "board_toml"}  # a board file's text: too long to show
+    console.print(f"{store}: {data['kind']} campaign {json.dumps(shown)}"
+                  + (" (the board from a file)" if "board_toml" in data["settings"] else ""), markup=False, soft_wrap=True)
     console.print(f"{data['tasks']} task(s): {data['ok']} ok, {data['failed']} failed", markup=False)
     for failure in data["failures"][:5]:
         console.print(f"  failed {failure['key']}: {failure['error']}", markup=False, soft_wrap=True)

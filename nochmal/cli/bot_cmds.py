@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -115,6 +116,32 @@ def _fmt(m: float | None, ci: float | None, pct: bool = False) -> str:
     return f"{m * k:.1f} ± {ci * k:.1f}{unit}"
 
 
+def bots_campaign(bots: str, mode: str, players: int, board: str) -> dict:
+    """The settings of a paired bot benchmark (`batch bots`, `bench bots`), checked. A board
+    file travels as its TOML text (the workers may be other machines)."""
+    names = [n.strip() for n in bots.split(",") if n.strip()]
+    from nochmal.bots.registry import agent_names  # the bots load numpy: imported on use
+
+    unknown = [n for n in names if n not in agent_names()]
+    if unknown or not names:
+        raise OptionError(f"--bots: unknown bot {unknown[0]!r}; known bots: {', '.join(agent_names())}" if unknown
+                          else "--bots: no bot given")
+    if mode not in ("solo", "table"):
+        raise OptionError(f"--mode {mode!r}: use solo or table")
+    if mode == "table" and not 2 <= players <= 4:
+        raise OptionError(f"--players {players}: a table has 2..4 players")
+    if mode == "table" and len(names) > players:
+        raise OptionError(f"--bots: {len(names)} bots do not fit a table of {players}")
+    from nochmal.board import BUILTIN_BOARDS
+
+    b = board_arg(board)
+    campaign = {"board": board if board in BUILTIN_BOARDS else b.name, "bots": names, "mode": mode,
+                "players": 1 if mode == "solo" else players}
+    if board not in BUILTIN_BOARDS:
+        campaign["board_toml"] = Path(board).read_text(encoding="utf-8")  # board_arg has read and checked it
+    return campaign
+
+
 @guarded
 def bench_bots(
     bots: str = typer.Option("greedy,heuristic", "--bots", help="Comma-separated bot names; the first is the baseline."),
@@ -122,34 +149,49 @@ def bench_bots(
     players: int = typer.Option(2, "--players", help="Table size 2..4 (table mode)."),
     seeds: str = typer.Option("100000..100099", "--seeds", help="Seed range A..B (1..1000 is for tuning; publish held-out seeds)."),
     board: str = typer.Option("classic", "--board", "-b", help="Built-in board name or a board file."),
+    workers: Optional[int] = typer.Option(None, "--workers", help="Worker processes (default: one per core)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
 ):
     """Play bots on paired seeds (same dice for all) and report means, win rates and 95 % CIs.
 
+    Runs on the batch runner's local cluster (one seed per task); for a stored, resumable
+    run or a Dask cluster use `nochmal batch bots --store FILE`.
+
     Example: nochmal bench bots --bots greedy,heuristic --mode table --players 2 --seeds 100000..100099
     """
-    from nochmal.bots.harness import parse_seed_range, run_bench
+    import tempfile
 
-    names = [n.strip() for n in bots.split(",") if n.strip()]
-    from nochmal.bots.registry import agent_names  # the bots load numpy: imported on use
-    unknown = [n for n in names if n not in agent_names()]
-    if unknown:
-        raise OptionError(f"--bots: unknown bot {unknown[0]!r}; known bots: {', '.join(agent_names())}")
+    from nochmal.batch.report import bots_bench
+    from nochmal.batch.runner import Task, run_tasks
+    from nochmal.batch.store import Store
+    from nochmal.batch.tasks import bots_task
+    from nochmal.bots.harness import parse_seed_range
+
+    campaign = bots_campaign(bots, mode, players, board)
     rng = parse_seed_range(seeds)
-    b = board_arg(board)
-    with Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err_console, transient=True,
-                  disable=not err_console.is_terminal) as prog:  # no bar in a pipe or a log
-        task = prog.add_task("games", total=None)
-
-        def progress(done: int, total: int) -> None:
-            prog.update(task, completed=done, total=total)
-
-        result = run_bench(b, names, mode, rng, players, progress=progress)
+    if workers is not None and workers < 1:
+        raise OptionError(f"--workers {workers}: must be at least 1")
+    tasks = [Task(f"seed={seed}", {**campaign, "seed": seed}) for seed in range(rng[0], rng[1] + 1)]
+    with tempfile.TemporaryDirectory(prefix="nochmal-bench-") as tmp, \
+            Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                     console=err_console, transient=True,
+                     disable=not err_console.is_terminal) as prog:  # no bar in a pipe or a log
+        task = prog.add_task("seeds", total=len(tasks))
+        path = Path(tmp) / "bench.sqlite"
+        summary = run_tasks(tasks, bots_task, path, "bots", campaign, workers=workers, threads=1,
+                            progress=lambda done, todo: prog.update(task, completed=done))
+        st = Store.read(path)
+        try:
+            if summary.failed:
+                first = next(r for r in st.rows() if r.status != "ok")
+                raise OptionError(f"{summary.failed} seed(s) failed, e.g. {first.key}: {first.error}")
+            result, _ = bots_bench(st)
+        finally:
+            st.close()
     if as_json:
         emit_json(result.to_dict())
         return
-    print_bench(result, f"board {b.name}, seeds {rng[0]}..{rng[1]} ({rng[1] - rng[0] + 1} seeds)")
+    print_bench(result, f"board {campaign['board']}, seeds {rng[0]}..{rng[1]} ({rng[1] - rng[0] + 1} seeds)")
 
 
 def print_bench(result, where: str) -> None:
