@@ -55,7 +55,7 @@ CASES = [
     (["solo", "--bot", "nobot"], "unknown bot 'nobot'"),
     (["board", "show", "nosuchpad"], "nosuchpad: unknown board"),
     (["bench", "bots", "--bots", "greedy,nobot"], "unknown bot 'nobot'"),
-    (["bench", "bots", "--mode", "xx"], "unknown mode 'xx'"),
+    (["bench", "bots", "--mode", "xx"], "--mode 'xx': use solo or table"),
     (["bench", "bots", "--mode", "table", "--players", "9"], "--players 9"),
     (["bench", "bots", "--seeds", "5..1"], "--seeds '5..1'"),
 ]
