@@ -77,7 +77,13 @@ def test_solve_record_mid_game_and_analyse_json(tmp_path):
     res = run("solve", "--record", str(path), "--after-turn", "2", "--json", "--time-limit", "20")
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
-    assert data["first_roll"] == 2 and len(data["steps"]) == 3
+    # rolls count from 1 (issue 17): after turn 2 the plan starts at roll 3
+    assert data["first_roll"] == 3 and [s["roll"] for s in data["steps"]] == [3, 4, 5]
+    assert data["instance"]["first_roll"] == 3
+    validate(Instance.from_json(data["instance"]), Plan.from_json(data))
+    res = run("solve", "--record", str(path), "--after-turn", "2", "--time-limit", "20")
+    rows = [line.split()[1] for line in res.stdout.splitlines() if line[:1] in "│|" and line.split()[1:2]]
+    assert [r for r in rows if r.isdigit()] == ["3", "4", "5"], res.stdout
     assert data["total"] >= actual
     res = run("analyse", str(path), "--json", "--time-limit", "20")
     assert res.exit_code == 0, res.output

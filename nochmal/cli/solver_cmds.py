@@ -66,7 +66,7 @@ def plan_table(plan: Plan) -> Table:
                       ("points", "right")):
         table.add_column(col, justify=just)
     for step in plan.steps:
-        table.add_row(str(plan.first_roll + step.roll + 1), step.dice, step.choice_text(),
+        table.add_row(str(step.roll), step.dice, step.choice_text(),
                       " ".join(step.cells), f"{step.points:+d}" if step.points else "")
     return table
 
