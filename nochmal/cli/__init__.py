@@ -14,6 +14,8 @@ import sys
 import typer
 from typer.core import TyperGroup
 
+from nochmal.cli.coercion import light_coercion
+
 try:  # typer 0.2x carries its own copy of click; older typers use click itself
     from typer._click import exceptions as click_errors
 except ImportError:  # pragma: no cover
@@ -27,6 +29,7 @@ class OneLineErrors(TyperGroup):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         plain_help(self)
+        light_coercion(self, typer.Context)
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
