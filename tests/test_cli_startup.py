@@ -21,11 +21,11 @@ HEAVY = ("ortools", "numpy", "pandas", "networkx", "ssl", "pydantic")  # ssl: vi
 
 PROBE = """
 import json, sys
-from nochmal.cli import app
+from nochmal.cli import app_for
 args = json.loads(sys.argv[1])
 if args:
     try:
-        app(args, standalone_mode=False)
+        app_for(args)(args, standalone_mode=False)  # as the nochmal script runs them
     except SystemExit:
         pass
 print(json.dumps(sorted(m for m in {heavy!r} if m in sys.modules)))
@@ -40,6 +40,29 @@ def heavy_after(args: list[str], cwd) -> list[str]:
 
 def test_import_of_the_cli_loads_no_heavy_library(tmp_path):
     assert heavy_after([], tmp_path) == []
+
+
+def test_the_command_table_names_what_each_module_registers():
+    """nochmal.cli.COMMAND_MODULES lets `nochmal NAME` load only NAME's module: each entry
+    must be exactly what the module's register() adds, and the whole app is their union."""
+    import typer
+
+    from nochmal.cli import COMMAND_MODULES, app, build_app
+
+    def names(a: typer.Typer) -> list[str]:
+        return sorted([c.name for c in a.registered_commands] + [g.name for g in a.registered_groups])
+
+    for module, registered in COMMAND_MODULES.items():
+        assert names(build_app([module])) == sorted(registered), module
+    assert names(app) == sorted(n for ns in COMMAND_MODULES.values() for n in ns)
+
+
+def test_a_command_loads_only_its_own_module(tmp_path):
+    probe = ("import sys; from nochmal.cli import main; sys.argv = ['nochmal', 'rolls', '--seed', '7']\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "print(sorted(m for m in sys.modules if m.startswith('nochmal.cli.') and m.endswith('_cmds')))")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "['nochmal.cli.engine_cmds']"
 
 
 @pytest.mark.parametrize("args", [
