@@ -4,6 +4,7 @@ engine, readable errors with exit code 1, usage errors with exit code 2."""
 from __future__ import annotations
 
 import json
+import re
 
 from typer.testing import CliRunner
 
@@ -128,3 +129,16 @@ def test_solve_refuses_more_rolls_than_a_game_has():
     with pytest.raises(InstanceError, match="1..30"):
         Instance.from_seed(1, count=31)
     assert len(Instance.from_seed(1, count=30).rolls) == 30
+
+
+def test_planner_headlines_stay_one_line_when_piped():
+    """Issue 17: a status line is one line even past rich's 80 columns when piped (the team
+    headline broke as 'not' / 'proven fewest: time limit); 2.1s')."""
+    res = run("solve", "--mission", "lockstep", "--players", "2", "--seed", "1", "--time-limit", "2")
+    assert res.exit_code == 0, res.output
+    headline = next(line for line in res.stdout.splitlines() if "budget of" in line)
+    assert re.search(r"; \d+\.\ds$", headline), res.stdout
+    res = run("solve", "--seed", "3", "--rolls-count", "20", "--time-limit", "0.5")
+    assert res.exit_code == 0, res.output
+    status = next(line for line in res.stdout.splitlines() if line.startswith(("optimal:", "feasible:", "unknown:")))
+    assert re.search(r"; \d+\.\ds$", status), res.stdout
