@@ -10,6 +10,11 @@ compare. Beside wall time the CPU time of each process (user + system, from
 disturbed by other processes. The load average (``os.getloadavg``) is printed before and
 after. Prints figures, asserts nothing.
 
+Bytecode: the commands run without ``PYTHONDONTWRITEBYTECODE`` (set in some shells here), so
+the warm-up runs write the ``__pycache__`` files a normal install has and every tree is
+measured as people run it; ``--keep-environment`` measures with the environment as it is
+(then a tree without caches compiles every module of the project at each start).
+
 Usage:
     nice python benchmarks/bench_cli.py --runs 15
     nice python benchmarks/bench_cli.py --tree old=/tmp/old-cli/.venv/bin/nochmal \\
@@ -57,12 +62,11 @@ def quantile(values: list[float], q: float) -> float:
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
-def run_once(exe: str, args: list[str], cwd: str) -> tuple[float, float, int]:
+def run_once(exe: str, args: list[str], cwd: str, env: dict[str, str]) -> tuple[float, float, int]:
     """(wall seconds, CPU seconds of the child: user + system, exit code) of one process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([exe, *args], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                          env={**os.environ, "COLUMNS": "100"})
+    done = subprocess.run([exe, *args], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -76,7 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=15, help="Measured runs per command and tree (default 15).")
     ap.add_argument("--warmup", type=int, default=2, help="Unmeasured runs first (default 2).")
     ap.add_argument("--only", default="", help="Measure only the commands whose name contains this text.")
+    ap.add_argument("--keep-environment", action="store_true",
+                    help="Keep PYTHONDONTWRITEBYTECODE if set (default: drop it, so bytecode caches are used).")
     opts = ap.parse_args(argv)
+    env = {**os.environ, "COLUMNS": "100"}
+    if not opts.keep_environment:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     if opts.runs < 1 or opts.warmup < 0:
         print("error: --runs must be at least 1 and --warmup at least 0", file=sys.stderr)
         return 2
@@ -92,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         Path(tmp, "cells.txt").write_text("H4 H5 G4\n", encoding="utf-8")
         files = {"sheet": str(Path(tmp, "sheet.txt")), "cells": str(Path(tmp, "cells.txt"))}
         print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
-              f"{opts.runs} runs after {opts.warmup} warm-up runs; wall seconds")
+              f"{opts.runs} runs after {opts.warmup} warm-up runs; wall seconds; bytecode caches "
+              f"{'not written' if env.get('PYTHONDONTWRITEBYTECODE') else 'written and used'}")
         print(f"{'command':<34} {'tree':<6} {'wall: min':>9} {'median':>7} {'p95':>6}   "
               f"{'CPU: min':>8} {'median':>7}  exit code")
         for name, template in COMMANDS:
@@ -104,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             codes: dict[str, set[int]] = {label: set() for label, _ in trees}
             for k in range(opts.warmup + opts.runs):
                 for label, exe in trees:
-                    seconds, cpu, code = run_once(exe, args, tmp)
+                    seconds, cpu, code = run_once(exe, args, tmp, env)
                     codes[label].add(code)
                     if k >= opts.warmup:
                         times[label].append(seconds)

@@ -261,6 +261,15 @@ class Game:
         return [s.score() for s in self.sheets]
 
     def winners(self) -> list[int]:
+        """Solo and competitive: the top scorers (``top_scorers``). Co-op: the team wins or loses
+        together (docs/missions.md §2): every seat once the game has stopped on its goal (the
+        mission's stop condition), no seat while it runs or when the budget ran out first."""
+        if self.mode is Mode.COOP:
+            won = self._ended and self.stop_after_roll is not None and self.stop_after_roll(self)
+            return list(range(self.n_players)) if won else []
+        return self.top_scorers()
+
+    def top_scorers(self) -> list[int]:
         """Highest score; ties go to more unused jokers; still tied, all share (docs/rules.md §4)."""
         key = [(s.score(), s.jokers_left) for s in self.sheets]
         best = max(key)

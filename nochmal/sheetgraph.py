@@ -23,8 +23,8 @@ sheet: proven 33 in 2-4 s). An interval is never reported as exact.
 
 Dice are ignored on purpose: the figure counts crosses, not rolls. The searches themselves
 live in nochmal/steiner.py, hand-written (its docstring says why networkx's Steiner tree
-does not serve); networkx builds the board as graphs for inspection and the per-cell
-distances. This module sits in the rules core so that missions and the planner both use it
+does not serve); networkx builds the board as graphs for inspection only. numpy and
+networkx load on use, so a command that needs neither starts fast. This module sits in the rules core so that missions and the planner both use it
 from below.
 """
 
@@ -36,16 +36,15 @@ from itertools import combinations
 from math import comb
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from nochmal.bitsets import bit_list
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
-from nochmal.sheet import Sheet
+from nochmal.sheet import Sheet, neighbours_of
 from nochmal.steiner import (INF, Reduced, connected_to_root, cpsat_steiner, crossing_order, dreyfus_wagner,
                              node_dijkstra, nodes_cost, nodes_mask, prune_leaves, reduce_optional, reduce_target)
 
 if TYPE_CHECKING:
     import networkx as nx
+    import numpy as np
 
 EXACT_LIMIT = 12  # terminals up to which the Dreyfus-Wagner search runs (3^k work, ~1 s at 12)
 CPSAT_SECONDS = 5.0  # CP-SAT time limit when the exact DP is out of reach
@@ -108,20 +107,24 @@ def block_graph(board: Board) -> nx.Graph:
 def cross_distances(sheet: Sheet) -> dict[int, int]:
     """Per open cell (bit): the fewest crosses that end with that cell crossed.
 
-    A multi-source node-weighted shortest path from the anchored open cells (distance 1)
-    through open cells; crossed cells are not in the map. networkx does the search.
+    Every open cell weighs one cross, so this is a breadth-first search from the anchored
+    open cells (distance 1) through open cells, a ring of neighbours (bit masks) at a time;
+    crossed cells are not in the map. (tests/test_graph_crosses.py checks it against
+    networkx's multi-source Dijkstra on cell_graph.)
     """
-    import networkx as nx
-
     board = sheet.board
-    g = cell_graph(board)
-    open_cells = [n for n, bit in g.nodes(data="bit") if not sheet.crossed >> bit & 1]
-    sub = g.subgraph(open_cells)
-    sources = [board.cell_name(b) for b in bit_list(sheet.anchored & ~sheet.crossed)]
-    if not sources:
-        return {}
-    dist = nx.multi_source_dijkstra_path_length(sub, sources, weight=lambda u, v, d: 1)
-    return {g.nodes[name]["bit"]: d + 1 for name, d in dist.items()}
+    open_cells = board.full_mask & ~sheet.crossed
+    ring = sheet.anchored & open_cells
+    seen = ring
+    out: dict[int, int] = {}
+    d = 1
+    while ring:
+        for bit in bit_list(ring):
+            out[bit] = d
+        ring = neighbours_of(board, ring) & open_cells & ~seen
+        seen |= ring
+        d += 1
+    return out
 
 
 def reachable(sheet: Sheet, budget: int | None = None) -> int:
@@ -196,6 +199,8 @@ def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float
     weight (any full solution is such a set for Q, its cost minus theirs). Upper bound: that
     tree with the other terminals joined along shortest paths, then pruned.
     """
+    import numpy as np  # loaded on use: a light command (mission status) needs no array
+
     terms = red.terminals
     n = len(red.adj)
     root_init = np.full(n, INF, dtype=np.int64)

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from nochmal.bitsets import bit_list, components
 from nochmal.board import Board
 from nochmal.sheet import Sheet, neighbours_of
+
+if TYPE_CHECKING:
+    import numpy as np
 
 INF = 10**9  # "unreachable" in the integer labels
 
@@ -96,6 +98,8 @@ def reduce_target(sheet: Sheet, target: int) -> Reduced:
 
 def node_dijkstra(adj: list[list[int]], weight: list[int], init: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Node-weighted relaxation: label[v] = min(init[v], label[u] + weight[v]); returns labels, preds."""
+    import numpy as np  # loaded on use (nochmal/sheetgraph.py: light commands need no array)
+
     label = init.copy()
     pred = np.full(len(adj), -1, dtype=np.int64)
     heap = [(int(d), v) for v, d in enumerate(label) if d < INF]
@@ -120,6 +124,8 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tup
 
     Returns dp and a function rebuilding the node set of (S, v).
     """
+    import numpy as np
+
     n = len(red.adj)
     k = len(terminals)
     w = np.array(weight, dtype=np.int64)

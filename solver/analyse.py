@@ -94,7 +94,7 @@ def analyse(record: GameRecord, time_limit: float = 10.0, workers: int = 2, sour
     solves = []
     board = record.board
     for t in range(T - 1, -1, -1):
-        inst = Instance(board, rolls[t:], record.rules, states[t] if t else None, True, t, source, record.seed)
+        inst = Instance(board, rolls[t:], record.rules, states[t] if t else None, True, t + 1, source, record.seed)
         first = None if moves[t].is_pass else board.mask_of(moves[t].cells)
         rest = [None] * (T - t - 1)
         if plans[t + 1] is not None:

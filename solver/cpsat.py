@@ -490,7 +490,7 @@ def plan_from_choice(instance: Instance, pm: PlannerModel, chosen: list[int | No
     steps = []
     board = instance.board
     for t, (roll, k) in enumerate(zip(instance.rolls, chosen)):
-        steps.append(Step.of(t, roll, None if k is None else pm.candidates[t][k], board))
+        steps.append(Step.of(instance.first_roll + t, roll, None if k is None else pm.candidates[t][k], board))
     return steps
 
 

@@ -33,8 +33,9 @@ class InstanceError(NochmalError):
 class Instance:
     """What the planner needs: the sheet state to start from and the rolls still to come.
 
-    ``start`` is None for a fresh sheet. ``first_roll`` is the 0-based index of ``rolls[0]``
-    in the whole game (for display only: "roll 13" of a mid-game instance).
+    ``start`` is None for a fresh sheet. ``first_roll`` is the number of ``rolls[0]`` in the
+    whole game, counted from 1 as people count (a plan's steps are numbered from it: "roll
+    13" of a mid-game instance).
     """
 
     board: Board
@@ -42,7 +43,7 @@ class Instance:
     rules: RuleSettings = DEFAULT_RULES
     start: Sheet | None = None
     solo: bool = True
-    first_roll: int = 0
+    first_roll: int = 1
     source: str = ""
     seed: int | None = None
     extra: dict = field(default_factory=dict)
@@ -84,7 +85,7 @@ class Instance:
             rest = rest[:count]
         if not rest:
             raise InstanceError(f"{source}: no rolls left after turn {after_turn}")
-        return cls(record.board, rest, record.rules, start, True, after_turn, source, record.seed)
+        return cls(record.board, rest, record.rules, start, True, after_turn + 1, source, record.seed)
 
     @classmethod
     def from_rolls_json(cls, data, source: str, board: Board | str = "classic",
@@ -150,13 +151,15 @@ class Instance:
             raise
         except NochmalError as exc:
             raise InstanceError(f"{source}: {exc}") from None
-        for key, kind, default in (("solo", bool, True), ("first_roll", int, 0), ("source", str, source),
-                                   ("seed", int, None)):
+        # (key, type, default, range for ints): first_roll counts from 1; a seed is any
+        # non-negative integer, as the CLI takes it (JSON itself caps an integer's digits)
+        for key, kind, default, low, high in (("solo", bool, True, 0, 0), ("first_roll", int, 1, 1, MAX_ROLLS * 10**6),
+                                              ("source", str, source, 0, 0), ("seed", int, None, 0, None)):
             value = data.get(key, default)
             if value is not None and (not isinstance(value, kind) or kind is int and isinstance(value, bool)):
                 raise InstanceError(f"{source}: key {key!r} must be {kind.__name__}")
-            if kind is int and value is not None and not 0 <= value <= MAX_ROLLS * 10**6:
-                raise InstanceError(f"{source}: key {key!r} is out of range")
+            if kind is int and value is not None and (value < low or high is not None and value > high):
+                raise InstanceError(f"{source}: key {key!r} is {value}, outside {low}..{high or ''}")
             setattr(inst, key, value)
         return inst
 

@@ -28,6 +28,31 @@ class PlanError(NochmalError):
     """A plan's JSON is malformed."""
 
 
+# field -> (accepted types, required): what Plan.from_json accepts (bool is not an int here)
+_STEP_FIELDS = {"roll": ((int,), True), "dice": ((str,), True), "colour_face": ((str,), False),
+                "number_face": ((str,), False), "colour": ((str,), False), "count": ((int,), False),
+                "cost": ((int,), False), "cells": ((list,), False), "points": ((int, type(None)), False)}
+_PLAN_FIELDS = {"total": ((int,), True), "breakdown": ((dict,), True), "status": ((str,), False),
+                "bound": ((int, type(None)), False), "wall_time": ((int, float), False), "board": ((str,), False),
+                "first_roll": ((int,), False), "interrupted": ((bool,), False), "note": ((str,), False)}
+
+
+def _check_fields(data: dict, fields: dict, where: str) -> None:
+    """Raise PlanError naming the first unknown, missing or mistyped field of ``data``."""
+    for key, value in data.items():
+        if key not in fields:
+            raise PlanError(f"{where}: unknown key {key!r}")
+        kinds, _ = fields[key]
+        if not isinstance(value, kinds) or isinstance(value, bool) and bool not in kinds:
+            raise PlanError(f"{where}: key {key!r} must be {' or '.join(k.__name__ for k in kinds)}, "
+                            f"got {type(value).__name__}")
+        if key == "cells" and not all(isinstance(c, str) for c in value):
+            raise PlanError(f"{where}: key 'cells' must be a list of cell names")
+    for key, (_, required) in fields.items():
+        if required and key not in data:
+            raise PlanError(f"{where}: key {key!r} is missing")
+
+
 @dataclass
 class Step:
     """One roll of the plan. ``colour_face``/``number_face`` are the dice picked ('' = pass).
@@ -37,7 +62,7 @@ class Step:
     one from a Choice.
     """
 
-    roll: int  # index in the instance's rolls (0-based)
+    roll: int  # the roll's number in the whole game, counted from 1 (as people count)
     dice: str  # the roll, e.g. "yx/3?"
     colour_face: str = ""
     number_face: str = ""
@@ -48,11 +73,11 @@ class Step:
     points: int | None = None  # score change over this roll (filled in by the validator)
 
     @classmethod
-    def of(cls, roll_index: int, roll: Roll, choice: Choice | None, board) -> "Step":
-        """The step playing ``choice`` (None: pass) on roll ``roll_index``."""
+    def of(cls, number: int, roll: Roll, choice: Choice | None, board) -> "Step":
+        """The step playing ``choice`` (None: pass) on roll ``number`` (counted from 1)."""
         if choice is None:
-            return cls(roll_index, roll.text())
-        return cls(roll_index, roll.text(), choice.colour_face, choice.number_face, choice.colour,
+            return cls(number, roll.text())
+        return cls(number, roll.text(), choice.colour_face, choice.number_face, choice.colour,
                    choice.count, choice.cost, board.cells_of(choice.mask))
 
     @property
@@ -78,7 +103,7 @@ class Plan:
     bound: int | None = None  # proven upper bound on the optimum (None: none proven)
     wall_time: float = 0.0
     board: str = ""
-    first_roll: int = 0
+    first_roll: int = 1  # the number (from 1) of the first step's roll in the whole game
     interrupted: bool = False
     note: str = ""
 
@@ -104,27 +129,30 @@ class Plan:
     def from_json(cls, data, source: str = "<plan>") -> "Plan":
         """A plan from ``to_json``'s data. The "instance" that ``nochmal solve --json`` adds
         alongside is skipped here (read it with Instance.from_json), so that command's output
-        loads as it is."""
-        try:
-            steps = []
-            for i, s in enumerate(data["steps"], 1):
-                s = dict(s)
-                s.pop("move", None)
-                try:
-                    steps.append(Step(**s))
-                except TypeError as exc:
-                    raise PlanError(f"{source}: step {i}: {exc}") from None
-            d = dict(data)
-            d.pop("gap", None)
-            d.pop("instance", None)
-            d["steps"] = steps
-            plan = cls(**d)
-        except PlanError:
-            raise
-        except (KeyError, TypeError) as exc:
-            raise PlanError(f"{source}: not a plan ({exc})") from None
+        loads as it is. Every field is type-checked: a bad one is named in one line."""
+        if not isinstance(data, dict):
+            raise PlanError(f"{source}: not a plan (expected a JSON object)")
+        raw_steps = data.get("steps")
+        if not isinstance(raw_steps, list):
+            raise PlanError(f"{source}: key 'steps' must be a list of steps")
+        steps = []
+        for i, s in enumerate(raw_steps, 1):
+            if not isinstance(s, dict):
+                raise PlanError(f"{source}: step {i}: expected an object")
+            s = {k: v for k, v in s.items() if k != "move"}
+            _check_fields(s, _STEP_FIELDS, f"{source}: step {i}")
+            steps.append(Step(**s))
+        d = {k: v for k, v in data.items() if k not in ("gap", "instance", "steps")}
+        _check_fields(d, _PLAN_FIELDS, source)
+        plan = cls(steps, **d)
         if plan.status not in STATUSES:
             raise PlanError(f"{source}: unknown status {plan.status!r}")
+        if plan.first_roll < 1:
+            raise PlanError(f"{source}: 'first_roll' must be a roll number counted from 1, got {plan.first_roll}")
+        for i, step in enumerate(plan.steps, 1):
+            if step.roll != plan.first_roll + i - 1:
+                raise PlanError(f"{source}: step {i}: 'roll' is {step.roll}, expected {plan.first_roll + i - 1} "
+                                f"(rolls are counted from 1; the steps follow 'first_roll' {plan.first_roll})")
         return plan
 
     @classmethod

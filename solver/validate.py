@@ -36,9 +36,10 @@ def replay(instance: Instance, plan: Plan) -> Game:
             f"the plan has {len(plan.steps)} step(s) for {len(instance.rolls)} roll(s)")
     game = new_game(instance)
     for t, (step, roll) in enumerate(zip(plan.steps, instance.rolls)):
-        where = f"roll {instance.first_roll + t + 1}"
-        if step.roll != t or step.dice != roll.text():
-            raise PlanValidationError(f"{where}: the plan's step is for roll {step.roll + 1} "
+        number = instance.first_roll + t
+        where = f"roll {number}"
+        if step.roll != number or step.dice != roll.text():
+            raise PlanValidationError(f"{where}: the plan's step is for roll {step.roll} "
                                       f"dice {step.dice}, the instance has {roll.text()}")
         if game.is_terminal():
             raise PlanValidationError(f"{where}: the game is already over")

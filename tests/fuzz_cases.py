@@ -33,6 +33,7 @@ from nochmal.play import play_competitive, play_solo
 from nochmal.record import GameRecord
 from nochmal.sheet import Sheet, format_typed_sheet, parse_typed_sheet
 from nochmal.solver.instance import Instance
+from nochmal.solver.plan import Plan, Step
 
 MAX_MESSAGE = 2000  # characters: a message may quote a value, never the whole input
 
@@ -126,6 +127,10 @@ def read_instance_json(text: str):
     return Instance.from_json(_json(text), "<fuzz>")
 
 
+def read_plan_json(text: str):
+    return Plan.loads(text, "<fuzz>")
+
+
 READERS: dict[str, Callable[[str], object]] = {
     "typed sheet": read_typed_sheet,
     "compact sheet": read_compact_sheet,
@@ -139,6 +144,7 @@ READERS: dict[str, Callable[[str], object]] = {
     "record": read_record,
     "rolls json": read_rolls_json,
     "instance json": read_instance_json,
+    "plan json": read_plan_json,
 }
 
 
@@ -152,7 +158,14 @@ def seeds() -> dict[str, list[str]]:
     boards = [(Path(__file__).resolve().parent.parent / "boards" / f"{n}.toml").read_text() for n in ("classic", "red")]
     missions = [p.read_text() for p in sorted(Path(str(resources.files("nochmal.missions"))).glob("*.toml"))]
     rolls = [r.to_json() for r, _ in solo.rolls[:6]]
-    instance = Instance.from_record(solo, after_turn=4, count=5).to_json()
+    mid_game = Instance.from_record(solo, after_turn=4, count=5)
+    instance = mid_game.to_json()
+    # the solo record's own moves as a plan (what `nochmal solve --json` writes, minus "instance")
+    played = [moves[0][1] for _, moves in solo.rolls[4:9]]
+    plan = Plan([Step(mid_game.first_roll + t, roll.text()) if m.is_pass else
+                 Step(mid_game.first_roll + t, roll.text(), m.colour_face, m.number_face, m.colour, m.count,
+                      m.joker_cost, list(m.cells)) for t, (roll, m) in enumerate(zip(mid_game.rolls, played))],
+                final.score(), final.score_breakdown().to_dict(), first_roll=mid_game.first_roll)
     return {
         "typed sheet": [format_typed_sheet(final), "\n".join(CLASSIC.printed) + "\njokers_used: 2\n"],
         "compact sheet": [final.text(), Sheet.empty(CLASSIC).text()],
@@ -168,6 +181,7 @@ def seeds() -> dict[str, list[str]]:
         "record": [solo.dumps(), duel.dumps()],
         "rolls json": [json.dumps(rolls)],
         "instance json": [json.dumps(instance)],
+        "plan json": [plan.dumps()],
     }
 
 

@@ -230,6 +230,27 @@ def test_reachability_and_distances():
     assert reachable(sheet) == CLASSIC.full_mask & ~sheet.crossed
 
 
+@pytest.mark.parametrize("board_name", ["classic", "purple"])
+def test_cross_distances_equal_networkx_dijkstra(board_name):
+    """The breadth-first rings against networkx's multi-source Dijkstra on cell_graph (the
+    search cross_distances ran before issue 17's start-up work), on random sheets."""
+    import networkx as nx
+
+    board = nm.load_board(board_name)
+    g = cell_graph(board)
+    rng = random.Random(17)
+    for _ in range(40):
+        bits = rng.sample(range(board.n_cells), rng.randrange(0, board.n_cells // 2))
+        sheet = Sheet.from_cells(board, [board.cell_name(b) for b in bits])  # any set: distances need no game
+        open_cells = [n for n, bit in g.nodes(data="bit") if not sheet.crossed >> bit & 1]
+        sources = [board.cell_name(b) for b in range(board.n_cells) if (sheet.anchored & ~sheet.crossed) >> b & 1]
+        want = {}
+        if sources:
+            dist = nx.multi_source_dijkstra_path_length(g.subgraph(open_cells), sources)
+            want = {g.nodes[name]["bit"]: d + 1 for name, d in dist.items()}
+        assert cross_distances(sheet) == want
+
+
 def test_impossible_sheet_reasons():
     ok = Sheet.from_cells(CLASSIC, ["H4", "G4", "F4"])
     assert impossible_sheet_reasons(ok) == []

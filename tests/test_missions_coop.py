@@ -76,6 +76,7 @@ def test_won_game_stops_on_the_winning_roll_and_replays(tmp_path):
         loaded.verify(str(path))  # the core alone cannot know the mission's stop condition
     replayed = loaded.verify(str(path), record_game)
     assert [s.text() for s in replayed.sheets] == [s.text() for s in game.sheets]
+    assert loaded.result["winners"] == replayed.winners() == [0, 1]  # the team wins together
     again = mission_result(mission, replayed)
     assert (again.won, again.won_on) == (True, want)
     # the front end (`nochmal replay --verify`) passes the mission's game: it stops on that roll
@@ -106,9 +107,26 @@ def test_lost_game_runs_out_of_rolls_and_says_what_is_missing(tmp_path):
     record = mission_record(mission, "hard", game, ["greedy"] * 3, 11)
     path = tmp_path / "lost.json"
     record.save(path)
-    replayed = GameRecord.load(path).verify(str(path), record_game)
+    loaded = GameRecord.load(path)
+    replayed = loaded.verify(str(path), record_game)
     assert [s.text() for s in replayed.sheets] == [s.text() for s in game.sheets]
     assert not mission_result(mission, replayed).won
+    # issue 17: a lost mission has no winners (the record stored the top scorer, a seat that
+    # lost with everybody else); the replay and `replay --json` agree
+    assert loaded.result["winners"] == replayed.winners() == game.winners() == []
+    assert game.returns() == [0.0, 0.0, 0.0]
+    res = CliRunner().invoke(app, ["replay", str(path), "--verify", "--json"])
+    assert res.exit_code == 0 and json.loads(res.output)["winners"] == [], res.output
+    # a stored winner in a lost game is refused ...
+    top = game.top_scorers()
+    assert top == [0, 1, 2]  # all tied on -16: the old record said all three had won
+    wrong = GameRecord.from_json(dict(record.to_json(), result=dict(record.result, winners=[1])))
+    with pytest.raises(RecordError, match=r"recorded winners \[1\] but the replay gives \[\]"):
+        wrong.verify("wrong", record_game)
+    # ... but a record saved before the fix (top scorers as winners) still verifies, read as today
+    legacy = GameRecord.from_json(dict(record.to_json(), result=dict(record.result, winners=top)))
+    legacy.verify("legacy", record_game)
+    assert legacy.result["winners"] == []
 
 
 def test_shipped_mission_game_uses_budget_and_dice_flow():

@@ -4,6 +4,7 @@ engine, readable errors with exit code 1, usage errors with exit code 2."""
 from __future__ import annotations
 
 import json
+import re
 
 from typer.testing import CliRunner
 
@@ -77,7 +78,13 @@ def test_solve_record_mid_game_and_analyse_json(tmp_path):
     res = run("solve", "--record", str(path), "--after-turn", "2", "--json", "--time-limit", "20")
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
-    assert data["first_roll"] == 2 and len(data["steps"]) == 3
+    # rolls count from 1 (issue 17): after turn 2 the plan starts at roll 3
+    assert data["first_roll"] == 3 and [s["roll"] for s in data["steps"]] == [3, 4, 5]
+    assert data["instance"]["first_roll"] == 3
+    validate(Instance.from_json(data["instance"]), Plan.from_json(data))
+    res = run("solve", "--record", str(path), "--after-turn", "2", "--time-limit", "20")
+    rows = [line.split()[1] for line in res.stdout.splitlines() if line[:1] in "│|" and line.split()[1:2]]
+    assert [r for r in rows if r.isdigit()] == ["3", "4", "5"], res.stdout
     assert data["total"] >= actual
     res = run("analyse", str(path), "--json", "--time-limit", "20")
     assert res.exit_code == 0, res.output
@@ -122,3 +129,16 @@ def test_solve_refuses_more_rolls_than_a_game_has():
     with pytest.raises(InstanceError, match="1..30"):
         Instance.from_seed(1, count=31)
     assert len(Instance.from_seed(1, count=30).rolls) == 30
+
+
+def test_planner_headlines_stay_one_line_when_piped():
+    """Issue 17: a status line is one line even past rich's 80 columns when piped (the team
+    headline broke as 'not' / 'proven fewest: time limit); 2.1s')."""
+    res = run("solve", "--mission", "lockstep", "--players", "2", "--seed", "1", "--time-limit", "2")
+    assert res.exit_code == 0, res.output
+    headline = next(line for line in res.stdout.splitlines() if "budget of" in line)
+    assert re.search(r"; \d+\.\ds$", headline), res.stdout
+    res = run("solve", "--seed", "3", "--rolls-count", "20", "--time-limit", "0.5")
+    assert res.exit_code == 0, res.output
+    status = next(line for line in res.stdout.splitlines() if line.startswith(("optimal:", "feasible:", "unknown:")))
+    assert re.search(r"; \d+\.\ds$", status), res.stdout

@@ -17,7 +17,7 @@ from nochmal.rules import RuleSettings
 from nochmal.sheet import Sheet
 from nochmal.solver.cpsat import SolverError, solve
 from nochmal.solver.instance import Instance, InstanceError
-from nochmal.solver.plan import OPTIMAL, Plan, Step
+from nochmal.solver.plan import OPTIMAL, Plan, PlanError, Step
 from nochmal.solver.validate import PlanValidationError, new_game, validate
 
 SMALL = Board.from_grid(["yYbbg", "ygBrr", "oGgrO", "oobRy"], strict=False, jokers=2)
@@ -96,14 +96,57 @@ def test_plan_json_round_trip():
     validate(inst, back)
 
 
+def test_mid_game_rolls_count_from_1_and_read_back():
+    """Rolls are numbered as people count them: a record's turn 3 is step roll 3 and
+    first_roll 3 (issue 17); what to_json writes, from_json reads back unchanged."""
+    rec = play_solo(load_board("classic"), GreedyAgent(), 6, RuleSettings(solo_rolls=5))
+    inst = Instance.from_record(rec, after_turn=2)
+    assert inst.first_roll == 3 and inst.rolls == [roll for roll, _ in rec.rolls][2:]
+    back = Instance.from_json(json.loads(json.dumps(inst.to_json())))
+    assert back.to_json() == inst.to_json() and back.start == inst.start
+    plan = solve(inst, time_limit=20)
+    assert plan.first_roll == 3 and [s.roll for s in plan.steps] == [3, 4, 5]
+    again = Plan.loads(plan.dumps())
+    assert again == plan
+    validate(back, again)
+    fresh = Instance.from_seed(2**70, count=2)  # any seed the CLI takes reads back
+    assert fresh.first_roll == 1
+    assert Instance.from_json(json.loads(json.dumps(fresh.to_json()))).to_json() == fresh.to_json()
+
+
+def test_plan_json_refuses_rolls_counted_from_0():
+    inst = Instance.from_seed(3, count=2)
+    data = solve(inst, time_limit=20).to_json()
+    assert [s["roll"] for s in data["steps"]] == [1, 2] and data["first_roll"] == 1
+    old = json.loads(json.dumps(data))
+    for s in old["steps"]:
+        s["roll"] -= 1
+    with pytest.raises(PlanError, match="step 1: 'roll' is 0, expected 1 \\(rolls are counted from 1"):
+        Plan.from_json(old)
+    gap = json.loads(json.dumps(data))
+    gap["steps"][1]["roll"] = 5
+    with pytest.raises(PlanError, match="step 2: 'roll' is 5, expected 2"):
+        Plan.from_json(gap)
+    with pytest.raises(PlanError, match="'first_roll' must be a roll number counted from 1, got 0"):
+        Plan.from_json(dict(data, first_roll=0))
+    with pytest.raises(PlanError, match="step 2: key 'cells' must be list, got str"):
+        Plan.from_json(dict(data, steps=[data["steps"][0], dict(data["steps"][1], cells="H1")]))
+    with pytest.raises(InstanceError, match="'first_roll' is 0, outside 1"):
+        Instance.from_json(dict(inst.to_json(), first_roll=0))
+    # the validator holds a plan to the instance's numbering too
+    shifted = Plan.from_json(dict(data, first_roll=4, steps=[dict(s, roll=s["roll"] + 3) for s in data["steps"]]))
+    with pytest.raises(PlanValidationError, match="roll 1: the plan's step is for roll 4"):
+        validate(inst, shifted)
+
+
 # --- the validator -----------------------------------------------------------------------------
 def test_validator_rejects_illegal_and_misscored_plans():
     inst = Instance(SMALL, [Roll(("y", "b"), ("1", "2")), Roll(("y", "b"), ("1", "2"))])
     # C is the start column of a 5-wide board; B1 is not anchored on an empty sheet
-    bad = Plan([Step(0, "yb/12", "y", "1", "y", 1, 0, ["B1"]), Step(1, "yb/12")], 0, {})
+    bad = Plan([Step(1, "yb/12", "y", "1", "y", 1, 0, ["B1"]), Step(2, "yb/12")], 0, {})
     with pytest.raises(PlanValidationError, match="not anchored"):
         validate(inst, bad)
-    good_steps = [Step(0, "yb/12", "b", "1", "b", 1, 0, ["C1"]), Step(1, "yb/12", "y", "1", "y", 1, 0, ["B1"])]
+    good_steps = [Step(1, "yb/12", "b", "1", "b", 1, 0, ["C1"]), Step(2, "yb/12", "y", "1", "y", 1, 0, ["B1"])]
     game = new_game(inst)
     for roll, step in zip(inst.rolls, good_steps):
         game.apply_roll(roll)
@@ -114,7 +157,7 @@ def test_validator_rejects_illegal_and_misscored_plans():
         validate(inst, Plan(good_steps, bd["total"] + 1, bd))
     with pytest.raises(PlanValidationError, match="step"):
         validate(inst, Plan(good_steps[:1], bd["total"], bd))
-    wrong_die = [Step(0, "yb/12", "g", "1", "g", 1, 0, ["C2"]), good_steps[1]]
+    wrong_die = [Step(1, "yb/12", "g", "1", "g", 1, 0, ["C2"]), good_steps[1]]
     with pytest.raises(PlanValidationError, match="no colour die"):
         validate(inst, Plan(wrong_die, 0, {}))
 

@@ -3,7 +3,9 @@ registers itself here; exit codes: 0 success, 1 rule or input error, 2 usage err
 bad option or option value). Every error is one line on stderr, ``error: ...``.
 
 Command modules import the heavy parts (OR-Tools, the graph measures, the bots' numpy)
-inside the commands that need them: ``tests/test_cli_startup.py`` keeps it so.
+inside the commands that need them, and the ``nochmal`` script loads only the module of the
+command it runs (``app_for``; ``app`` is the whole app): ``tests/test_cli_startup.py``
+keeps it so.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import sys
 
 import typer
 from typer.core import TyperGroup
+
+from nochmal.cli.coercion import light_coercion
 
 try:  # typer 0.2x carries its own copy of click; older typers use click itself
     from typer._click import exceptions as click_errors
@@ -27,6 +31,7 @@ class OneLineErrors(TyperGroup):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         plain_help(self)
+        light_coercion(self, typer.Context)
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
@@ -75,30 +80,60 @@ def _usage_of(argument):
     return pieces
 
 
-app = typer.Typer(
-    cls=OneLineErrors,
-    name="nochmal",
-    help="Noch mal! (Encore!) toolkit: rules engine, bots, co-op missions and a proving planner.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+def new_app() -> typer.Typer:
+    """The ``nochmal`` app, no command registered yet."""
+    return typer.Typer(
+        cls=OneLineErrors,
+        name="nochmal",
+        help="Noch mal! (Encore!) toolkit: rules engine, bots, co-op missions and a proving planner.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
 
-# one module per command group; each defines register(app)
-COMMAND_MODULES = [
-    "nochmal.cli.engine_cmds",
-    "nochmal.cli.mission_cmds",
-    "nochmal.cli.solver_cmds",
-    "nochmal.cli.bot_cmds",
-    "nochmal.cli.play_cmds",
-    "nochmal.cli.board_cmds",
-    "nochmal.cli.web_cmds",
-    "nochmal.cli.batch_cmds",
-]
 
-for _name in COMMAND_MODULES:
-    importlib.import_module(_name).register(app)
+# one module per command group; each defines register(app), registering these top-level
+# commands and groups (tests/test_cli_startup.py checks the names against the modules)
+COMMAND_MODULES = {
+    "nochmal.cli.engine_cmds": ("solo", "replay", "moves", "score", "rolls"),
+    "nochmal.cli.mission_cmds": ("mission",),
+    "nochmal.cli.solver_cmds": ("solve", "analyse"),
+    "nochmal.cli.bot_cmds": ("hint", "bench"),
+    "nochmal.cli.play_cmds": ("play", "puzzle"),
+    "nochmal.cli.board_cmds": ("board", "render"),
+    "nochmal.cli.web_cmds": ("serve",),
+    "nochmal.cli.batch_cmds": ("batch",),
+}
+_MODULE_OF = {name: module for module, names in COMMAND_MODULES.items() for name in names}
+
+
+def build_app(modules=COMMAND_MODULES) -> typer.Typer:
+    app = new_app()
+    for module in modules:
+        importlib.import_module(module).register(app)
+    return app
+
+
+def __getattr__(name: str):
+    """``nochmal.cli.app``: the whole app, built on first use (PEP 562), so that importing
+    nochmal.cli.common and friends does not load every command module."""
+    if name == "app":
+        globals()["app"] = built = build_app()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def app_for(args: list[str]) -> typer.Typer:
+    """The app to run ``args`` with: only the module of the command named first (start-up
+    time: the other command modules and their parameters are never loaded), else all."""
+    module = _MODULE_OF.get(args[0]) if args else None
+    if module is not None:
+        partial = build_app([module])
+        # typer turns an app of one command into that command: keep the group
+        if partial.registered_groups or len(partial.registered_commands) > 1:
+            return partial
+    return __getattr__("app")
 
 
 def main() -> None:
-    app()
+    app_for(sys.argv[1:])()

@@ -65,7 +65,7 @@ def solo(
     console.print(render_sheet(sheet))
     console.print(f"seed {seed}, bot {bot}: {score_} points — {rating(score_)}")
     if save:
-        console.print(f"record written to {save}")
+        console.print(f"record written to {save}", markup=False, soft_wrap=True)  # a long path stays whole
 
 
 @guarded

@@ -66,7 +66,7 @@ def plan_table(plan: Plan) -> Table:
                       ("points", "right")):
         table.add_column(col, justify=just)
     for step in plan.steps:
-        table.add_row(str(plan.first_roll + step.roll + 1), step.dice, step.choice_text(),
+        table.add_row(str(step.roll), step.dice, step.choice_text(),
                       " ".join(step.cells), f"{step.points:+d}" if step.points else "")
     return table
 
@@ -142,7 +142,7 @@ def solve(
     bd = plan.breakdown
     console.print(f"score {plan.total} (columns {bd['columns']}, colours {bd['colours']}, "
                   f"jokers {bd['jokers']}, stars {bd['stars']})")
-    console.print(status_text(plan))
+    console.print(status_text(plan), soft_wrap=True)  # one line, never wrapped at 80 when piped
 
 
 @guarded
@@ -179,7 +179,7 @@ def analyse(
     console.print(table)
     opt = (f"{result.optimum} (proven)" if result.optimum_proven
            else f"at least {result.optimum}, at most {result.optimum_bound} (not proven)")
-    console.print(f"actual score {result.actual_score}; best possible with these dice {opt}")
+    console.print(f"actual score {result.actual_score}; best possible with these dice {opt}", soft_wrap=True)
 
 
 def _solve_mission(mission_ref: str, players: int, seed: int, difficulty: str, time_limit: float, workers: int,
@@ -211,4 +211,4 @@ def _solve_mission(mission_ref: str, players: int, seed: int, difficulty: str, t
         for t, row in enumerate(plan.moves):
             table.add_row(str(t + 1), plan.rolls[t].text(), str(t % players + 1), *(str(m) for m in row))
         console.print(table)
-    console.print(describe_status(plan))  # one headline; "fewest" only when proven
+    console.print(describe_status(plan), soft_wrap=True)  # one headline, one line; "fewest" only when proven
