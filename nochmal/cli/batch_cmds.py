@@ -182,8 +182,10 @@ def batch_calibrate(
     write: bool = typer.Option(False, "--write", help="Write the budgets (and team targets) into the shipped mission files."),
     as_json: bool = typer.Option(False, "--json", help="Print the calibration as JSON."),
 ):
-    """The missions' roll budgets by simulation: the budgets where the strongest bot team wins
-    about 80 % (easy), 50 % (normal) and 20 % (hard), every game a stored task; resumable.
+    """The missions' roll budgets by simulation, every game a stored task (resumable).
+
+    Per mission and player count: the budgets where the strongest bot team wins about 80 %
+    (easy), 50 % (normal) and 20 % (hard), chosen on seeds 1..N and checked on N+1..2N.
 
     Example: nochmal batch calibrate --seeds 60 --cap 160 --store calibration.sqlite --write
     """
