@@ -388,3 +388,27 @@ def test_report_of_a_missing_or_foreign_file_is_one_line(tmp_path):
         result = cli.invoke(app, ["batch", "report", str(tmp_path / name)])
         assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert not (tmp_path / "missing.sqlite").exists()
+
+
+def test_report_of_a_calibrate_store_counts_games_per_mission(tmp_path):
+    """A calibrate store (kind 'calibrate') once crashed the report with KeyError 'bots'."""
+    path = tmp_path / "c.sqlite"
+    st = Store.open(path, "calibrate", {"calibration": 1})
+    games = [("lockstep", 2, 1, True, 40), ("lockstep", 2, 2, False, 31), ("lockstep", 3, 1, True, 55),
+             ("star-hunt", 1, 1, False, 12)]
+    for mission, players, seed, met, score in games:
+        settings = {"mission": mission, "players": players, "bot": "greedy", "seed": seed, "budget": 16,
+                    "target": None, "stop": True}
+        st.record(f"{mission}/{players}p/seed={seed}", settings, OK,
+                  {"met": met, "rolls": 16, "team_score": score}, None, 0.1, "w", 1)
+    st.close()
+    result = cli.invoke(app, ["batch", "report", str(path), "--json", "--svg", str(tmp_path / "h.svg")])
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["kind"] == "calibrate"
+    assert data["games"] == [{"mission": "lockstep", "players": 2, "games": 2, "met": 1},
+                             {"mission": "lockstep", "players": 3, "games": 1, "met": 1},
+                             {"mission": "star-hunt", "players": 1, "games": 1, "met": 0}]
+    assert (tmp_path / "h.svg").read_text(encoding="utf-8").count('class="bar"') == 4
+    table = cli.invoke(app, ["batch", "report", str(path)])
+    assert table.exit_code == 0 and "star-hunt" in table.stdout, table.stderr

@@ -301,7 +301,7 @@ def _write_optima(path: Path, data: dict, rows) -> None:
 
 @guarded
 def batch_report(
-    store: Path = typer.Argument(..., help="A store written by nochmal batch solve or bots."),
+    store: Path = typer.Argument(..., help="A store written by nochmal batch solve, bots or calibrate."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
     svg: Optional[Path] = typer.Option(None, "--svg", help="Write a histogram of the scores to this SVG file."),
     optima: Optional[Path] = typer.Option(None, "--optima", help="Write seed -> best, bound, proven as a puzzle "
@@ -323,8 +323,9 @@ def batch_report(
     if optima is not None:
         _write_optima(optima, data, rows)
     if svg is not None:
-        title = (f"{data['kind']} campaign, {data['ok']} task(s): "
-                 + ("best score per seed" if data["kind"] == "solve" else "score per seed and bot"))
+        what = {"solve": "best score per seed", "calibrate": "team score per game"}.get(data["kind"],
+                                                                                        "score per seed and bot")
+        title = f"{data['kind']} campaign, {data['ok']} task(s): {what}"
         atomic_write_text(svg, histogram_svg(data["scores"], title))
     if as_json:
         data.pop("scores")
@@ -345,6 +346,13 @@ def batch_report(
         table.add_row("proven optimal", f"{proven['count']} ({_fmt(proven['rate'], proven['ci'], 1, 100, ' %')})")
         for name, value in data["solve_seconds"].items():
             table.add_row(f"solve seconds {name}", "-" if value is None else f"{value:.2f}")
+        console.print(table)
+    elif data["kind"] == "calibrate":
+        table = Table(title="games played, every budget and bot")
+        for column in ("mission", "players", "games", "met"):
+            table.add_column(column, justify="left" if column == "mission" else "right")
+        for g in data["games"]:
+            table.add_row(g["mission"], str(g["players"]), str(g["games"]), str(g["met"]))
         console.print(table)
     else:
         from nochmal.batch.report import bots_bench
