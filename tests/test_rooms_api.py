@@ -376,3 +376,29 @@ def test_serve_on_the_network_warns_about_room_codes(tmp_path, monkeypatch):
     assert "anyone on the network with a room's code can open that room" in " ".join(res.output.split())
     res = CliRunner().invoke(cli_app, ["serve", "--port", "8999", "--data", str(tmp_path)])
     assert "room's code" not in res.output
+
+
+def test_import_refuses_race_markers_in_a_mission_room_as_an_edit_does(client):
+    """An imported mission room once kept later_columns (a mission has no race) that a sheet
+    edit refuses; both now read a typed sheet through one function (model.typed_sheet_state)."""
+    from nochmal.board import load_board
+    from nochmal.sheet import Sheet, format_typed_sheet
+
+    board = load_board("classic")
+    column_h = board.mask_of([f"H{r}" for r in range(1, board.rows + 1)])
+    text = format_typed_sheet(Sheet(board, column_h)) + "\nlater_columns: H\n"
+    code = new_room(client, mission="lockstep", difficulty="normal", players=1)
+    _, token = sit(client, code)
+    edit = client.put(f"/api/rooms/{code}/seats/0/sheet", json={"text": text}, headers=auth(token))
+    assert edit.status_code == 422 and edit.json()["field"] == "text"
+    doc = {"format": "nochmal-room", "version": 1, "mode": "mission", "mission": "lockstep", "difficulty": "normal",
+           "board": "classic", "players": 1, "rolls_used": 3, "seats": [{"name": "Anna", "text": text}]}
+    res = client.post("/api/rooms/import", content=json.dumps(doc).encode())
+    assert res.status_code == 422 and res.json()["field"] == "seats[0].text", res.text
+    doc["seats"][0]["text"] = format_typed_sheet(Sheet(board, column_h))
+    assert client.post("/api/rooms/import", content=json.dumps(doc).encode()).status_code == 201
+    competitive = {**doc, "mode": "competitive", "seats": [{"name": "Anna", "text": text}]}
+    del competitive["mission"], competitive["difficulty"]
+    res = client.post("/api/rooms/import", content=json.dumps(competitive).encode())
+    assert res.status_code == 201, res.text
+    assert client.get(f"/api/rooms/{res.json()['id']}").json()["seats"][0]["later_columns"] == ["H"]

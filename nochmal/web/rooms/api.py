@@ -24,13 +24,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from nochmal.errors import NochmalError
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
-from nochmal.sheet import format_typed_sheet, parse_typed_sheet
+from nochmal.sheet import format_typed_sheet
 from nochmal.svg import sheets_svg
 from nochmal.web.rooms.hub import Hub, sse_message
 from nochmal.web.rooms.model import (RequestProblem, RoomSpec, SheetState, board_of, parse_name, parse_rolls,
-                                     parse_room_spec, parse_sheet_edit, shipped_mission, valid_code)
+                                     parse_room_spec, parse_sheet_edit, shipped_mission, typed_sheet_state,
+                                     valid_code)
 from nochmal.web.rooms.status import StatusWorker, claimed_by_others, quick_status, room_sheets
 from nochmal.web.rooms.store import Room, RoomStore
 
@@ -450,14 +450,7 @@ def parse_export(raw: bytes) -> tuple[RoomSpec, int, list[tuple[str, SheetState]
         if not isinstance(s, dict):
             raise RequestProblem(422, f"seats[{k}] must be an object", f"seats[{k}]")
         name = parse_name({"name": s.get("name")})
-        text = s.get("text")
-        if not isinstance(text, str):
-            raise RequestProblem(422, f"seats[{k}].text must be the typed sheet", f"seats[{k}].text")
-        try:
-            sheet = parse_typed_sheet(text, board, f"seats[{k}].text")
-        except NochmalError as exc:
-            raise RequestProblem(422, str(exc), f"seats[{k}].text") from None
-        seats.append((name, SheetState(sheet.crossed, sheet.jokers_used, sheet.cols_lower, sheet.colours_lower)))
+        seats.append((name, typed_sheet_state(s.get("text"), board, spec.mode, f"seats[{k}].text")))
     return spec, rolls, seats
 
 

@@ -204,18 +204,7 @@ def parse_sheet_edit(data, board: Board, mode: str) -> SheetEdit:
         for key in ("cells", "jokers_used", "later_columns", "later_colours"):
             if key in data:
                 raise RequestProblem(422, f"give either text or {key}, not both", key)
-        text = data["text"]
-        if not isinstance(text, str):
-            raise RequestProblem(422, "text must be the typed sheet (7 lines of 15 characters)", "text")
-        try:
-            sheet = parse_typed_sheet(text, board, "text")
-        except NochmalError as exc:
-            raise RequestProblem(422, str(exc), "text") from None
-        later_cols = sheet.cols_lower
-        later_colours = sheet.colours_lower
-        if mode == "mission" and (later_cols or later_colours):
-            raise RequestProblem(422, "a mission has no race: every column scores its first value", "text")
-        return SheetEdit(SheetState(sheet.crossed, sheet.jokers_used, later_cols, later_colours), version, {"text"})
+        return SheetEdit(typed_sheet_state(data["text"], board, mode, "text"), version, {"text"})
     if "cells" not in data:
         raise RequestProblem(422, "cells is missing (a list of crossed cells like \"H4\")", "cells")
     cells = data["cells"]
@@ -244,6 +233,20 @@ def parse_sheet_edit(data, board: Board, mode: str) -> SheetEdit:
     if later_colours & ~probe.complete_colours():
         raise RequestProblem(422, "later_colours names a colour that is not complete", "later_colours")
     return SheetEdit(SheetState(crossed, jokers, later_cols, later_colours), version, set(data))
+
+
+def typed_sheet_state(text, board: Board, mode: str, where: str) -> SheetState:
+    """A typed sheet from a client (an edit's ``text``, an imported seat) as a SheetState;
+    a mission refuses race markers (later_columns / later_colours)."""
+    if not isinstance(text, str):
+        raise RequestProblem(422, f"{where} must be the typed sheet (7 lines of 15 characters)", where)
+    try:
+        sheet = parse_typed_sheet(text, board, where)
+    except NochmalError as exc:
+        raise RequestProblem(422, str(exc), where) from None
+    if mode == "mission" and (sheet.cols_lower or sheet.colours_lower):
+        raise RequestProblem(422, "a mission has no race: every column scores its first value", where)
+    return SheetState(sheet.crossed, sheet.jokers_used, sheet.cols_lower, sheet.colours_lower)
 
 
 def _letters(value, alphabet: str, where: str, what: str) -> int:
