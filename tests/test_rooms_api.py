@@ -370,11 +370,14 @@ def test_live_stream_and_catch_up(data_dir):
 def test_serve_on_the_network_warns_about_room_codes(tmp_path, monkeypatch):
     import uvicorn
 
-    monkeypatch.setattr(uvicorn.Server, "run", lambda self: None)  # no real server: only the start-up text
-    res = CliRunner().invoke(cli_app, ["serve", "--host", "0.0.0.0", "--port", "8999", "--data", str(tmp_path)])
+    from rooms_support import free_port
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)  # only the start-up text
+    port = str(free_port())
+    res = CliRunner().invoke(cli_app, ["serve", "--host", "0.0.0.0", "--port", port, "--data", str(tmp_path)])
     assert res.exit_code == 0, res.output
     assert "anyone on the network with a room's code can open that room" in " ".join(res.output.split())
-    res = CliRunner().invoke(cli_app, ["serve", "--port", "8999", "--data", str(tmp_path)])
+    res = CliRunner().invoke(cli_app, ["serve", "--port", port, "--data", str(tmp_path)])
     assert "room's code" not in res.output
 
 
