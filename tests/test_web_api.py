@@ -362,3 +362,18 @@ def test_any_json_body_gets_a_json_answer_never_a_500(shared, body, which):
     data = resp.json()
     if resp.status_code >= 400:
         assert set(data) == {"error", "field"} and "Traceback" not in data["error"]
+
+
+@pytest.mark.parametrize("content, words", [
+    (b'{"a":' * 12_000, "nested too deeply"),
+    (b'{"seed": 1' + b"0" * 5000 + b"}", "too many digits"),
+], ids=["nested", "huge-number"])
+def test_hostile_json_is_a_422_never_a_500(client, content, words):
+    """A deeply nested or huge-number upload was a 500 (RecursionError, ValueError): the
+    web's JSON parsers now go through nochmal/fileio.py load_json_text like the CLI's."""
+    up = client.post("/api/records", files={"file": ("g.json", content, "application/json")})
+    assert_error(up, 422, "file", words)
+    code = client.post("/api/rooms", json={"mission": "lockstep", "players": 1}).json()["id"]
+    assert_error(client.post("/api/rooms", content=content), 422, "body", words)
+    assert_error(client.post(f"/api/rooms/{code}/seats", content=content), 422, "body", words)
+    assert_error(client.post("/api/rooms/import", content=content), 422, "room.json", words)

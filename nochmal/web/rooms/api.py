@@ -24,6 +24,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from nochmal.fileio import decode_text, load_json_text
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 from nochmal.sheet import format_typed_sheet
 from nochmal.svg import sheets_svg
@@ -173,11 +174,16 @@ async def read_json(request: Request, cap: int = MAX_BODY):
 def parse_json(raw: bytes):
     if not raw.strip():
         raise RequestProblem(422, "the body is empty; send a JSON object", "body")
-    try:
-        return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RequestProblem(422, f"the body is not valid JSON ({exc.__class__.__name__}: "
-                                  f"{str(exc)[:80]})", "body") from None
+    return _json_of(raw, "body", "the body")
+
+
+def _json_of(raw: bytes, field: str, what: str):
+    """JSON from a client through the project's one reader (nochmal/fileio.py): broken JSON,
+    deep nesting or a huge number is a 422 naming ``field``, never a 500."""
+    def problem(reason: str) -> RequestProblem:
+        return RequestProblem(422, f"{what} is not valid JSON: {reason}", field)
+
+    return load_json_text(decode_text(raw, problem), problem)
 
 
 async def read_body(request: Request, cap: int) -> bytes:
@@ -429,10 +435,7 @@ def parse_export(raw: bytes) -> tuple[RoomSpec, int, list[tuple[str, SheetState]
             raise RequestProblem(422, "the zip has no room.json", "room.json") from None
         except zipfile.BadZipFile:
             raise RequestProblem(422, "the body is not a valid zip file", "body") from None
-    try:
-        doc = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise RequestProblem(422, "room.json is not valid JSON", "room.json") from None
+    doc = _json_of(raw, "room.json", "room.json")
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT or doc.get("version") != 1:
         raise RequestProblem(422, f"not an exported room (format must be {EXPORT_FORMAT!r}, version 1)", "format")
     spec_data = {k: doc[k] for k in ("mode", "board", "players", "mission", "difficulty") if doc.get(k) is not None}
