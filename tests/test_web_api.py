@@ -377,3 +377,25 @@ def test_hostile_json_is_a_422_never_a_500(client, content, words):
     assert_error(client.post("/api/rooms", content=content), 422, "body", words)
     assert_error(client.post(f"/api/rooms/{code}/seats", content=content), 422, "body", words)
     assert_error(client.post("/api/rooms/import", content=content), 422, "room.json", words)
+
+
+def test_waiting_jobs_are_capped_with_a_503(tmp_path):
+    """Each queued job is a thread in the server; a client looping on POST /api/jobs/solve
+    could queue without end. No slot runs here (max_jobs=0), so every job waits."""
+    from nochmal.web.jobs import FINAL
+
+    app = create_app(tmp_path / "data", max_jobs=0)
+    with TestClient(app) as client:
+        cap = app.state.jobs.max_waiting
+        ids = []
+        for seed in range(cap):
+            resp = client.post("/api/jobs/solve", json={"seed": seed, "count": 2, "time_limit": 1})
+            assert resp.status_code == 202, resp.text
+            ids.append(resp.json()["id"])
+        assert_error(client.post("/api/jobs/solve", json={"seed": 99, "count": 2}), 503, "job", "busy")
+        client.post(f"/api/jobs/{ids[0]}/cancel")  # a cancelled job no longer counts as waiting
+        assert client.post("/api/jobs/solve", json={"seed": 99, "count": 2, "time_limit": 1}).status_code == 202
+    deadline = time.monotonic() + 10  # shutdown stops the waiting ones: no thread is left waiting
+    while not all(job.state in FINAL for job in app.state.jobs.jobs.values()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert all(job.state == "cancelled" for job in app.state.jobs.jobs.values())
