@@ -412,3 +412,26 @@ def test_report_of_a_calibrate_store_counts_games_per_mission(tmp_path):
     assert (tmp_path / "h.svg").read_text(encoding="utf-8").count('class="bar"') == 4
     table = cli.invoke(app, ["batch", "report", str(path)])
     assert table.exit_code == 0 and "star-hunt" in table.stdout, table.stderr
+
+
+def test_report_optima_leaves_out_seeds_without_a_bound_and_the_file_loads(tmp_path):
+    """A seed whose solve stopped before any bound (bound None) was written as "bound": null,
+    a file nochmal/puzzles.py then refuses (ValueError when a solo game ends)."""
+    from nochmal.puzzles import parse_optima
+
+    path = tmp_path / "s.sqlite"
+    campaign = {"board": "classic", "rolls_count": 30, "time_limit": 1.0}
+    st = Store.open(path, "solve", campaign)
+    for seed, best, bound, status in ((1, 30, None, "unknown"), (2, 40, 48, "feasible"), (3, 44, 44, "optimal")):
+        st.record(f"seed={seed}", {**campaign, "seed": seed}, OK,
+                  {"best": best, "bound": bound, "proven": bound == best, "status": status, "solve_seconds": 1.0,
+                   "plan": {}}, None, 1.0, "w", 1)
+    st.record("seed=4", {**campaign, "seed": 4}, FAILED, None, "RuntimeError: x", 1.0, "w", 1)
+    st.close()
+    out = tmp_path / "optima.json"
+    result = cli.invoke(app, ["batch", "report", str(path), "--optima", str(out)])
+    assert result.exit_code == 0, result.stderr
+    assert "optima of 2 seed(s)" in result.stdout and "1 without a proven bound" in result.stdout
+    settings, table = parse_optima(json.loads(out.read_text(encoding="utf-8")), str(out))
+    assert settings == {"board": "classic", "rolls": 30, "time_limit": 1.0}
+    assert {s: (o.best, o.bound, o.proven) for s, o in table.items()} == {2: (40, 48, False), 3: (44, 44, True)}

@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded
-from nochmal.errors import OptionError
+from nochmal.errors import NochmalError, OptionError
 from nochmal.fileio import atomic_write_text
 from nochmal.rules import RuleSettings
 
@@ -286,17 +286,23 @@ def _fmt(mean, ci, digits: int = 1, scale: float = 1.0, unit: str = "") -> str:
     return f"{mean * scale:.{digits}f} ± {ci * scale:.{digits}f}{unit}"
 
 
-def _write_optima(path: Path, data: dict, rows) -> None:
-    """The puzzle optima file (nochmal/puzzles.py) of a solve store's finished rows."""
-    from nochmal.puzzles import PuzzleOptimum, optima_document, optima_text
+def _write_optima(path: Path, data: dict, rows) -> int:
+    """The puzzle optima file (nochmal/puzzles.py) of a solve store's finished rows that have
+    a proven bound (a solve stopped before any bound has nothing to ship); how many seeds."""
+    from nochmal.puzzles import PuzzleOptimum, optima_document, optima_text, parse_optima
 
     if data["kind"] != "solve":
         raise OptionError(f"--optima: {data['kind']!r} store; only a 'nochmal batch solve' store has optima")
     settings = data["settings"]
     optima = [PuzzleOptimum(row.settings["seed"], row.result["best"], row.result["bound"], row.result["proven"])
-              for row in rows if row.status == "ok"]
+              for row in rows if row.status == "ok" and row.result["bound"] is not None]
     doc = optima_document(optima, settings["board"], settings["rolls_count"], settings["time_limit"])
+    try:
+        parse_optima(doc, str(path))  # the file written must load (nochmal/puzzles.py reads it)
+    except ValueError as exc:
+        raise NochmalError(str(exc)) from None
     atomic_write_text(path, optima_text(doc))
+    return len(optima)
 
 
 @guarded
@@ -320,8 +326,7 @@ def batch_report(
         rows = st.rows() if optima is not None else []
     finally:
         st.close()
-    if optima is not None:
-        _write_optima(optima, data, rows)
+    written = _write_optima(optima, data, rows) if optima is not None else 0
     if svg is not None:
         what = {"solve": "best score per seed", "calibrate": "team score per game"}.get(data["kind"],
                                                                                         "score per seed and bot")
@@ -370,4 +375,6 @@ def batch_report(
     if svg is not None:
         console.print(f"histogram written to {svg}", markup=False)
     if optima is not None:
-        console.print(f"optima of {len(rows)} seed(s) written to {optima}", markup=False)
+        console.print(f"optima of {written} seed(s) written to {optima}"
+                      + (f" ({data['ok'] - written} without a proven bound left out)" if data["ok"] > written else ""),
+                      markup=False)
