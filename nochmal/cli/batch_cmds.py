@@ -377,4 +377,4 @@ def batch_report(
     if optima is not None:
         console.print(f"optima of {written} seed(s) written to {optima}"
                       + (f" ({data['ok'] - written} without a proven bound left out)" if data["ok"] > written else ""),
-                      markup=False)
+                      markup=False, soft_wrap=True)
