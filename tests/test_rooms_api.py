@@ -160,6 +160,8 @@ def test_full_room_and_seat_limit(client):
     sit(client, code, "B")
     res = client.post(f"/api/rooms/{code}/seats", json={"name": "C"})
     assert res.status_code == 409 and "full" in res.json()["error"]
+    # the app's one error shape (nochmal/web/errors.py): "field" is there, null when no field is at fault
+    assert res.json() == {"error": res.json()["error"], "field": None}
     big = new_room(client, mode="competitive", players=6)
     for k in range(6):
         assert sit(client, big, f"P{k}")[0] == k

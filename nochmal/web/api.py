@@ -32,7 +32,8 @@ from nochmal.seats import seat_name
 from nochmal.sheet import Sheet, parse_typed_sheet
 from nochmal.svg import SheetPicture, pictures_svg, record_svg, sheet_title
 from nochmal.puzzles import daily_seed
-from nochmal.web.games import WebError, builtin_board, builtin_mission, check_id, new_id, parse_seat_list
+from nochmal.web.errors import WebError
+from nochmal.web.games import builtin_board, builtin_mission, check_id, new_id, parse_seat_list
 
 router = APIRouter(prefix="/api", tags=["api"])
 

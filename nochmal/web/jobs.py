@@ -19,7 +19,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from nochmal.web.games import WebError, check_id, new_id
+from nochmal.web.errors import WebError
+from nochmal.web.games import check_id, new_id
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED, TIMED_OUT, ABANDONED = (
     "queued", "running", "done", "failed", "cancelled", "timed out", "abandoned")

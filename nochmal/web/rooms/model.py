@@ -3,7 +3,7 @@
 A room is a table: a mission (with difficulty and player count) or a plain competitive /
 solo game on a board, with up to 6 seats. Every seat owns one sheet. Requests are parsed
 here, not by FastAPI's models, so that every refusal is ONE reason naming the field
-(``RequestProblem``, answered as a 4xx JSON body ``{"error": ..., "field": ...}``).
+(``RequestProblem``, the app's WebError, answered as a 4xx JSON body ``{"error": ..., "field": ...}``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from nochmal.errors import NochmalError
 from nochmal.missions.loader import builtin_missions
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS, Mission
 from nochmal.sheet import Sheet, parse_typed_sheet
+from nochmal.web.errors import WebError
 
 MAX_SEATS = 6
 MAX_NAME = 40
@@ -25,20 +26,11 @@ CODE_LENGTH = 10  # 31^10 ~ 8e14 codes (~50 bits): not guessable, short enough t
 MODES = ("mission", "competitive")
 
 
-class RequestProblem(NochmalError):
-    """A client request the rooms refuse: HTTP ``status``, the ``field`` and the reason."""
+class RequestProblem(WebError):
+    """The app's WebError (nochmal/web/errors.py), status first: a request the rooms refuse."""
 
     def __init__(self, status: int, reason: str, field: str | None = None):
-        self.status = status
-        self.reason = reason
-        self.field = field
-        super().__init__(reason)
-
-    def body(self) -> dict:
-        out = {"error": self.reason}
-        if self.field is not None:
-            out["field"] = self.field
-        return out
+        super().__init__(reason, field, status)
 
 
 def new_code() -> str:
