@@ -62,10 +62,14 @@ class RoomSettings:
 @dataclass
 class RateLimit:
     per_minute: int
+    max_clients: int = 10_000  # addresses remembered before the quiet ones are forgotten
     _seen: dict = field(default_factory=lambda: defaultdict(deque))
 
     def check(self, client: str, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
+        if len(self._seen) >= self.max_clients:  # else every address ever seen stays in memory
+            for quiet in [c for c, s in self._seen.items() if not s or s[-1] < now - 60]:
+                del self._seen[quiet]
         stamps = self._seen[client]
         while stamps and stamps[0] < now - 60:
             stamps.popleft()
