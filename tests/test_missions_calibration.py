@@ -122,7 +122,9 @@ def test_bad_calibration_options_are_one_line(tmp_path):
     for extra, text in ((["--missions", "nope"], "--missions: unknown 'nope'"), (["--players", "5"], "--players: unknown 5"),
                         (["--players", "x"], "--players 'x': expected a comma-separated list"),
                         (["--bots", "zzz"], "--bots: unknown 'zzz'"),
-                        (["--players", "1,2", "--write"], "--write rewrites whole [budgets] tables")):
+                        (["--players", "1,2", "--write"], "--write rewrites whole [budgets] tables"),
+                        # 0 once meant "every core" here (batch solve/bots refused it)
+                        (["--workers", "0", "--bots", "greedy", "--seeds", "1", "--cap", "2"], "--workers 0")):
         res = CliRunner().invoke(app, ["batch", "calibrate", "--store", str(store), *extra])
         assert res.exit_code != 0 and text in res.output and "Traceback" not in res.output, res.output
     assert not store.exists()

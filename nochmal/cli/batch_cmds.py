@@ -51,11 +51,10 @@ class RateColumn(ProgressColumn):
 def _run(kind: str, tasks, campaign: dict, store: Path, workers: Optional[int], scheduler: Optional[str],
          threads: Optional[int], retry_failed: bool, as_json: bool) -> None:
     """Run a campaign with a progress bar (rate, time left) and a one-line outcome."""
-    from nochmal.batch.runner import run_tasks
+    from nochmal.batch.runner import check_workers, run_tasks
     from nochmal.batch.tasks import TASK_FUNCTIONS
 
-    if workers is not None and workers < 1:
-        raise OptionError(f"--workers {workers}: must be at least 1")
+    check_workers(workers)
     with Progress(TextColumn(f"batch {kind}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
                   TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
                   console=err_console, transient=True, disable=not err_console.is_terminal) as prog:
@@ -200,13 +199,14 @@ def batch_calibrate(
     Example: nochmal batch calibrate --seeds 60 --cap 160 --store calibration.sqlite --write
     """
     from nochmal.batch.calibrate import CAMPAIGN, Results, Settings, calibrate, candidate_bots, rewrite_file
-    from nochmal.batch.runner import Cluster, run_tasks
+    from nochmal.batch.runner import Cluster, check_workers, run_tasks
     from nochmal.batch.store import OK, Store, check_store
     from nochmal.batch.tasks import calibrate_task
     from nochmal.bots.registry import agent_names
     from nochmal.missions.loader import builtin_mission_files, read_mission_file
     from nochmal.missions.model import PLAYER_COUNTS
 
+    check_workers(workers)  # before any bot is timed or game played
     files = {read_mission_file(p).id: p for p in builtin_mission_files()}
     chosen = _id_list(missions, "--missions", sorted(files)) if missions else sorted(files)
     counts = _id_list(players, "--players", list(PLAYER_COUNTS), int)
