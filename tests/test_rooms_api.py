@@ -424,3 +424,13 @@ def test_rate_limit_forgets_quiet_addresses():
     with pytest.raises(RequestProblem) as err:
         limit.check("busy", now=101.0)
     assert err.value.status == 429
+
+
+def test_a_non_ascii_digit_seat_is_a_404_not_a_500(client):
+    """'²'.isdigit() is True but int('²') raises: a seat path '²' was a 500."""
+    code = new_room(client)
+    for path in (f"/api/rooms/{code}/seats/\u00b2/sheet.svg",):
+        res = client.get(path)
+        assert res.status_code == 404 and res.json()["field"] == "seat", res.text
+    res = client.put(f"/api/rooms/{code}/seats/\u00b2/sheet", json={"cells": []})
+    assert res.status_code == 404 and res.json()["field"] == "seat", res.text
