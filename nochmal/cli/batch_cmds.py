@@ -203,7 +203,7 @@ def batch_calibrate(
     from nochmal.batch.store import OK, Store, check_store
     from nochmal.batch.tasks import calibrate_task
     from nochmal.bots.registry import agent_names
-    from nochmal.missions.loader import builtin_mission_files, read_mission_file
+    from nochmal.missions.loader import builtin_mission_files, parse_mission_text, read_mission_file
     from nochmal.missions.model import PLAYER_COUNTS
 
     check_workers(workers)  # before any bot is timed or game played
@@ -251,17 +251,19 @@ def batch_calibrate(
                               markup=False, soft_wrap=True)
             raise typer.Exit(130) from None
     if write:
-        for mission in mission_objs:
+        texts = {}
+        for mission in mission_objs:  # every new text is made and must load before any file is written
             mine = [o for o in outcomes if o.mission == mission.id]
             budgets = {o.players: o.budgets for o in mine}
             targets = {o.players: o.target for o in mine} if mine[0].target is not None else None
             path = files[mission.id]
             try:
-                text = rewrite_file(path, budgets, targets)
+                texts[path] = rewrite_file(path, budgets, targets)
             except ValueError as exc:
                 raise OptionError(str(exc)) from None
+            parse_mission_text(texts[path], str(path))
+        for path, text in texts.items():
             atomic_write_text(path, text)
-            read_mission_file(path)  # the written file must load
     if as_json:
         emit_json({"store": str(store), "bots": list(team), "seeds": seeds, "cap": cap,
                    "written": write, "missions": [o.to_dict() for o in outcomes]})
