@@ -400,13 +400,3 @@ def test_waiting_jobs_are_capped_with_a_503(tmp_path):
     while not all(job.state in FINAL for job in app.state.jobs.jobs.values()) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert all(job.state == "cancelled" for job in app.state.jobs.jobs.values())
-
-
-def test_app_shutdown_stops_the_rooms_status_worker(tmp_path):
-    """The lifespan stopped the planner jobs only; the rooms' status thread ran on."""
-    app = create_app(tmp_path / "data")
-    worker = app.state.rooms.worker
-    with TestClient(app):
-        assert worker._thread.is_alive()
-    worker._thread.join(5)
-    assert not worker._thread.is_alive()

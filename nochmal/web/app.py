@@ -104,7 +104,6 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     async def lifespan(app: FastAPI):
         yield
         jobs.shutdown()
-        app.state.rooms.worker.stop()  # the rooms' status thread (and its search process) end with the app
 
     app = FastAPI(title="nochmal", version=api.version(), lifespan=lifespan,
                   description="Noch mal! (Encore!): puzzles, games against bots, replays and the planner. "
