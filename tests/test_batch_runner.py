@@ -388,3 +388,50 @@ def test_report_of_a_missing_or_foreign_file_is_one_line(tmp_path):
         result = cli.invoke(app, ["batch", "report", str(tmp_path / name)])
         assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert not (tmp_path / "missing.sqlite").exists()
+
+
+def test_report_of_a_calibrate_store_counts_games_per_mission(tmp_path):
+    """A calibrate store (kind 'calibrate') once crashed the report with KeyError 'bots'."""
+    path = tmp_path / "c.sqlite"
+    st = Store.open(path, "calibrate", {"calibration": 1})
+    games = [("lockstep", 2, 1, True, 40), ("lockstep", 2, 2, False, 31), ("lockstep", 3, 1, True, 55),
+             ("star-hunt", 1, 1, False, 12)]
+    for mission, players, seed, met, score in games:
+        settings = {"mission": mission, "players": players, "bot": "greedy", "seed": seed, "budget": 16,
+                    "target": None, "stop": True}
+        st.record(f"{mission}/{players}p/seed={seed}", settings, OK,
+                  {"met": met, "rolls": 16, "team_score": score}, None, 0.1, "w", 1)
+    st.close()
+    result = cli.invoke(app, ["batch", "report", str(path), "--json", "--svg", str(tmp_path / "h.svg")])
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["kind"] == "calibrate"
+    assert data["games"] == [{"mission": "lockstep", "players": 2, "games": 2, "met": 1},
+                             {"mission": "lockstep", "players": 3, "games": 1, "met": 1},
+                             {"mission": "star-hunt", "players": 1, "games": 1, "met": 0}]
+    assert (tmp_path / "h.svg").read_text(encoding="utf-8").count('class="bar"') == 4
+    table = cli.invoke(app, ["batch", "report", str(path)])
+    assert table.exit_code == 0 and "star-hunt" in table.stdout, table.stderr
+
+
+def test_report_optima_leaves_out_seeds_without_a_bound_and_the_file_loads(tmp_path):
+    """A seed whose solve stopped before any bound (bound None) was written as "bound": null,
+    a file nochmal/puzzles.py then refuses (ValueError when a solo game ends)."""
+    from nochmal.puzzles import parse_optima
+
+    path = tmp_path / "s.sqlite"
+    campaign = {"board": "classic", "rolls_count": 30, "time_limit": 1.0}
+    st = Store.open(path, "solve", campaign)
+    for seed, best, bound, status in ((1, 30, None, "unknown"), (2, 40, 48, "feasible"), (3, 44, 44, "optimal")):
+        st.record(f"seed={seed}", {**campaign, "seed": seed}, OK,
+                  {"best": best, "bound": bound, "proven": bound == best, "status": status, "solve_seconds": 1.0,
+                   "plan": {}}, None, 1.0, "w", 1)
+    st.record("seed=4", {**campaign, "seed": 4}, FAILED, None, "RuntimeError: x", 1.0, "w", 1)
+    st.close()
+    out = tmp_path / "optima.json"
+    result = cli.invoke(app, ["batch", "report", str(path), "--optima", str(out)])
+    assert result.exit_code == 0, result.stderr
+    assert "optima of 2 seed(s)" in result.stdout and "1 without a proven bound" in result.stdout
+    settings, table = parse_optima(json.loads(out.read_text(encoding="utf-8")), str(out))
+    assert settings == {"board": "classic", "rolls": 30, "time_limit": 1.0}
+    assert {s: (o.best, o.bound, o.proven) for s, o in table.items()} == {2: (40, 48, False), 3: (44, 44, True)}

@@ -98,6 +98,9 @@ def test_text_example_reads_as_documented():
     ("solo 0/30 AB -/- chance - - {s}", "claims 'AB'"),
     ("solo 0/30 Z/- chance - - {s}", "claimed columns: 'Z'"),
     ("solo 0/30 -/- p0x - - {s}", "to move 'p0x'"),
+    ("solo \u00b2/30 -/- chance - - {s}", "rolls"),  # "²".isdigit() is True, int("²") a ValueError
+    ("solo 0/\u00b2 -/- chance - - {s}", "rolls"),
+    ("solo 0/30 -/- p\u00b2 - - {s}", "to move"),
     ("solo 0/30 -/- p1 yb/9 - {s}", "roll:"),
     ("solo 0/30 -/- p1 yb/12 q9 {s}", "moves:"),
     ("solo 0/30 -/- chance - - classic/zz/0/-/-/-/-", "sheet 1:"),

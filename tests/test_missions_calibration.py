@@ -122,7 +122,47 @@ def test_bad_calibration_options_are_one_line(tmp_path):
     for extra, text in ((["--missions", "nope"], "--missions: unknown 'nope'"), (["--players", "5"], "--players: unknown 5"),
                         (["--players", "x"], "--players 'x': expected a comma-separated list"),
                         (["--bots", "zzz"], "--bots: unknown 'zzz'"),
-                        (["--players", "1,2", "--write"], "--write rewrites whole [budgets] tables")):
+                        (["--players", "1,2", "--write"], "--write rewrites whole [budgets] tables"),
+                        # 0 once meant "every core" here (batch solve/bots refused it)
+                        (["--workers", "0", "--bots", "greedy", "--seeds", "1", "--cap", "2"], "--workers 0")):
         res = CliRunner().invoke(app, ["batch", "calibrate", "--store", str(store), *extra])
         assert res.exit_code != 0 and text in res.output and "Traceback" not in res.output, res.output
     assert not store.exists()
+
+
+def test_write_checks_every_new_file_before_writing_any(tmp_path, monkeypatch):
+    """--write wrote each mission file and only then loaded it: a text that did not load was
+    already shipped, and the files before it rewritten. Now every text loads first."""
+    import nochmal.missions.loader as loader
+
+    copies = []
+    for name in ("colour-fan.toml", "lockstep.toml"):
+        copy = tmp_path / name
+        copy.write_text((MISSIONS / name).read_text(encoding="utf-8"), encoding="utf-8")
+        copies.append(copy)
+    before = {p: p.read_text(encoding="utf-8") for p in copies}
+    monkeypatch.setattr(loader, "builtin_mission_files", lambda: copies)
+    ids = [loader.read_mission_file(p).id for p in copies]
+    budgets = {"easy": 120, "normal": 100, "hard": 80}
+
+    def fake_calibrate(missions, players, settings, results, play, on_round=None):
+        return [cal.Outcome(m.id, p, dict(budgets), {d: 0.5 for d in budgets}, {d: 0.5 for d in budgets},
+                            {d: "greedy" for d in budgets}) for m in missions for p in players]
+
+    real_rewrite = cal.rewrite_file
+
+    def rewrite(path, b, targets):  # the second file's new text does not load
+        text = real_rewrite(path, b, targets)
+        return text.replace("[budgets]", "[budgets]\nnonsense = ") if path == copies[1] else text
+
+    monkeypatch.setattr(cal, "calibrate", fake_calibrate)
+    monkeypatch.setattr(cal, "rewrite_file", rewrite)
+    res = CliRunner().invoke(app, ["batch", "calibrate", "--store", str(tmp_path / "c.sqlite"), "--bots", "greedy",
+                                   "--missions", ",".join(ids), "--write"])
+    assert res.exit_code == 1 and "Traceback" not in res.output, res.output
+    assert {p: p.read_text(encoding="utf-8") for p in copies} == before  # nothing written
+    monkeypatch.setattr(cal, "rewrite_file", real_rewrite)
+    res = CliRunner().invoke(app, ["batch", "calibrate", "--store", str(tmp_path / "c.sqlite"), "--bots", "greedy",
+                                   "--missions", ",".join(ids), "--write"])
+    assert res.exit_code == 0, res.output
+    assert all(loader.read_mission_file(p).budget(2, "normal") == 100 for p in copies)

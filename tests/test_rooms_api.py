@@ -160,6 +160,8 @@ def test_full_room_and_seat_limit(client):
     sit(client, code, "B")
     res = client.post(f"/api/rooms/{code}/seats", json={"name": "C"})
     assert res.status_code == 409 and "full" in res.json()["error"]
+    # the app's one error shape (nochmal/web/errors.py): "field" is there, null when no field is at fault
+    assert res.json() == {"error": res.json()["error"], "field": None}
     big = new_room(client, mode="competitive", players=6)
     for k in range(6):
         assert sit(client, big, f"P{k}")[0] == k
@@ -370,9 +372,65 @@ def test_live_stream_and_catch_up(data_dir):
 def test_serve_on_the_network_warns_about_room_codes(tmp_path, monkeypatch):
     import uvicorn
 
-    monkeypatch.setattr(uvicorn.Server, "run", lambda self: None)  # no real server: only the start-up text
-    res = CliRunner().invoke(cli_app, ["serve", "--host", "0.0.0.0", "--port", "8999", "--data", str(tmp_path)])
+    from rooms_support import free_port
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)  # only the start-up text
+    port = str(free_port())
+    res = CliRunner().invoke(cli_app, ["serve", "--host", "0.0.0.0", "--port", port, "--data", str(tmp_path)])
     assert res.exit_code == 0, res.output
     assert "anyone on the network with a room's code can open that room" in " ".join(res.output.split())
-    res = CliRunner().invoke(cli_app, ["serve", "--port", "8999", "--data", str(tmp_path)])
+    res = CliRunner().invoke(cli_app, ["serve", "--port", port, "--data", str(tmp_path)])
     assert "room's code" not in res.output
+
+
+def test_import_refuses_race_markers_in_a_mission_room_as_an_edit_does(client):
+    """An imported mission room once kept later_columns (a mission has no race) that a sheet
+    edit refuses; both now read a typed sheet through one function (model.typed_sheet_state)."""
+    from nochmal.board import load_board
+    from nochmal.sheet import Sheet, format_typed_sheet
+
+    board = load_board("classic")
+    column_h = board.mask_of([f"H{r}" for r in range(1, board.rows + 1)])
+    text = format_typed_sheet(Sheet(board, column_h)) + "\nlater_columns: H\n"
+    code = new_room(client, mission="lockstep", difficulty="normal", players=1)
+    _, token = sit(client, code)
+    edit = client.put(f"/api/rooms/{code}/seats/0/sheet", json={"text": text}, headers=auth(token))
+    assert edit.status_code == 422 and edit.json()["field"] == "text"
+    doc = {"format": "nochmal-room", "version": 1, "mode": "mission", "mission": "lockstep", "difficulty": "normal",
+           "board": "classic", "players": 1, "rolls_used": 3, "seats": [{"name": "Anna", "text": text}]}
+    res = client.post("/api/rooms/import", content=json.dumps(doc).encode())
+    assert res.status_code == 422 and res.json()["field"] == "seats[0].text", res.text
+    doc["seats"][0]["text"] = format_typed_sheet(Sheet(board, column_h))
+    assert client.post("/api/rooms/import", content=json.dumps(doc).encode()).status_code == 201
+    competitive = {**doc, "mode": "competitive", "seats": [{"name": "Anna", "text": text}]}
+    del competitive["mission"], competitive["difficulty"]
+    res = client.post("/api/rooms/import", content=json.dumps(competitive).encode())
+    assert res.status_code == 201, res.text
+    assert client.get(f"/api/rooms/{res.json()['id']}").json()["seats"][0]["later_columns"] == ["H"]
+
+
+def test_rate_limit_forgets_quiet_addresses():
+    """Every address that ever created a room stayed in memory; past max_clients the ones
+    quiet for a minute are dropped, and the limit still holds for the busy ones."""
+    from nochmal.web.rooms.api import RateLimit
+    from nochmal.web.rooms.model import RequestProblem
+
+    limit = RateLimit(per_minute=2, max_clients=5)
+    for k in range(5):
+        limit.check(f"10.0.0.{k}", now=0.0)
+    limit.check("busy", now=50.0)
+    limit.check("busy", now=100.0)
+    assert len(limit._seen) <= 2  # the five quiet ones went; "busy" stays
+    with pytest.raises(RequestProblem) as err:
+        limit.check("busy", now=101.0)
+    assert err.value.status == 429
+
+
+def test_a_non_ascii_digit_seat_is_a_404_not_a_500(client):
+    """'²'.isdigit() is True but int('²') raises: a seat path '²' was a 500."""
+    code = new_room(client)
+    for path in (f"/api/rooms/{code}/seats/\u00b2/sheet.svg",):
+        res = client.get(path)
+        assert res.status_code == 404 and res.json()["field"] == "seat", res.text
+    res = client.put(f"/api/rooms/{code}/seats/\u00b2/sheet", json={"cells": []})
+    assert res.status_code == 404 and res.json()["field"] == "seat", res.text

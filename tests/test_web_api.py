@@ -278,7 +278,8 @@ def test_solve_job_runs_with_progress_and_a_validated_plan(client):
     for roll, step in zip(seeded_rolls(7, 5, 2), plan["steps"]):
         game.apply_roll(roll)
         game.apply_move(nm.Move.parse(step["move"]))
-    assert game.scores()[0] == plan["total"] and plan["bound"] is None or plan["bound"] >= plan["total"]
+    assert game.scores()[0] == plan["total"]
+    assert plan["bound"] is None or plan["bound"] >= plan["total"]
     sheet = client.get(f"/api/jobs/{job['id']}/sheet", params={"after": 5}).text
     assert sheet.count('data-crossed="1"') == game.sheets[0].crossed.bit_count()
 
@@ -362,3 +363,40 @@ def test_any_json_body_gets_a_json_answer_never_a_500(shared, body, which):
     data = resp.json()
     if resp.status_code >= 400:
         assert set(data) == {"error", "field"} and "Traceback" not in data["error"]
+
+
+@pytest.mark.parametrize("content, words", [
+    (b'{"a":' * 12_000, "nested too deeply"),
+    (b'{"seed": 1' + b"0" * 5000 + b"}", "too many digits"),
+], ids=["nested", "huge-number"])
+def test_hostile_json_is_a_422_never_a_500(client, content, words):
+    """A deeply nested or huge-number upload was a 500 (RecursionError, ValueError): the
+    web's JSON parsers now go through nochmal/fileio.py load_json_text like the CLI's."""
+    up = client.post("/api/records", files={"file": ("g.json", content, "application/json")})
+    assert_error(up, 422, "file", words)
+    code = client.post("/api/rooms", json={"mission": "lockstep", "players": 1}).json()["id"]
+    assert_error(client.post("/api/rooms", content=content), 422, "body", words)
+    assert_error(client.post(f"/api/rooms/{code}/seats", content=content), 422, "body", words)
+    assert_error(client.post("/api/rooms/import", content=content), 422, "room.json", words)
+
+
+def test_waiting_jobs_are_capped_with_a_503(tmp_path):
+    """Each queued job is a thread in the server; a client looping on POST /api/jobs/solve
+    could queue without end. No slot runs here (max_jobs=0), so every job waits."""
+    from nochmal.web.jobs import FINAL
+
+    app = create_app(tmp_path / "data", max_jobs=0)
+    with TestClient(app) as client:
+        cap = app.state.jobs.max_waiting
+        ids = []
+        for seed in range(cap):
+            resp = client.post("/api/jobs/solve", json={"seed": seed, "count": 2, "time_limit": 1})
+            assert resp.status_code == 202, resp.text
+            ids.append(resp.json()["id"])
+        assert_error(client.post("/api/jobs/solve", json={"seed": 99, "count": 2}), 503, "job", "busy")
+        client.post(f"/api/jobs/{ids[0]}/cancel")  # a cancelled job no longer counts as waiting
+        assert client.post("/api/jobs/solve", json={"seed": 99, "count": 2, "time_limit": 1}).status_code == 202
+    deadline = time.monotonic() + 10  # shutdown stops the waiting ones: no thread is left waiting
+    while not all(job.state in FINAL for job in app.state.jobs.jobs.values()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert all(job.state == "cancelled" for job in app.state.jobs.jobs.values())

@@ -68,3 +68,18 @@ def test_serve_bad_options_are_one_line_errors(tmp_path):
 def test_local_hosts():
     assert is_local("127.0.0.1") and is_local("localhost") and is_local("::1")
     assert not is_local("0.0.0.0") and not is_local("192.168.1.5") and not is_local("example.org")
+
+
+def test_serve_on_a_taken_port_is_one_line_and_prints_no_url(tmp_path):
+    """uvicorn logged its own ERROR line and exited 3 after the URL was printed; the port is
+    now bound before (nochmal/cli/web_cmds.py bind)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        res = CliRunner().invoke(app, ["serve", "--port", str(port), "--data", str(tmp_path / "data")])
+    assert res.exit_code == 1, res.output
+    assert res.stderr.startswith(f"error: cannot serve on 127.0.0.1:{port}") and len(res.stderr.splitlines()) == 1
+    assert "http://" not in res.stdout
+    res = CliRunner().invoke(app, ["serve", "--host", "no-such-host.invalid", "--data", str(tmp_path / "data")])
+    assert res.exit_code == 1 and res.stderr.startswith("error: cannot serve on no-such-host.invalid")

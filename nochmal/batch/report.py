@@ -64,6 +64,9 @@ def summary(store: Store) -> dict:
                               time_percentiles([r.result["solve_seconds"] for r in ok]).items()},
         })
         data["scores"] = {"best": best}
+    elif store.kind == "calibrate":
+        data["games"] = calibration_games(ok)
+        data["scores"] = {"team score": [float(r.result["team_score"]) for r in ok]}
     else:
         bench, scores = bots_bench(store, ok)
         bench_data = bench.to_dict()
@@ -72,6 +75,16 @@ def summary(store: Store) -> dict:
         data["bench"] = _json_safe(bench_data)
         data["scores"] = scores
     return data
+
+
+def calibration_games(ok_rows) -> list[dict]:
+    """A calibrate store's games per mission and player count: how many, how many met
+    (over every budget and bot the searches tried; nochmal/batch/calibrate.py)."""
+    groups: dict[tuple[str, int], list[bool]] = {}
+    for r in ok_rows:
+        groups.setdefault((r.settings["mission"], r.settings["players"]), []).append(bool(r.result["met"]))
+    return [{"mission": m, "players": p, "games": len(met), "met": sum(met)}
+            for (m, p), met in sorted(groups.items())]
 
 
 def bots_bench(store: Store, ok_rows=None):

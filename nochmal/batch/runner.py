@@ -90,16 +90,21 @@ def _workers_ignore_sigint():
         signal.signal(signal.SIGINT, old)
 
 
+def check_workers(workers: int | None) -> None:
+    """``--workers`` sizes the local cluster: at least 1 (0 must not mean "every core")."""
+    if workers is not None and workers < 1:
+        raise OptionError(f"--workers {workers}: must be at least 1")
+
+
 def connect(scheduler: str | None, workers: int | None):
     """(client, cluster or None, worker count). An unreachable scheduler: SchedulerError
     after CONNECT_TIMEOUT seconds."""
     import dask
     from dask.distributed import Client, LocalCluster
 
+    check_workers(workers)
     if scheduler is None:
         count = workers or os.cpu_count() or 1
-        if count < 1:
-            raise OptionError(f"--workers {count}: must be at least 1")
         # every task goes to a worker at once (no queue on the scheduler): a worker starts its
         # next task without a round trip to the scheduler, which halves the cost of short tasks
         # (benchmarks/RESULTS.md, "Batch runner"); work stealing still balances long ones

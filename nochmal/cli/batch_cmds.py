@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded
-from nochmal.errors import OptionError
+from nochmal.errors import NochmalError, OptionError
 from nochmal.fileio import atomic_write_text
 from nochmal.rules import RuleSettings
 
@@ -51,11 +51,10 @@ class RateColumn(ProgressColumn):
 def _run(kind: str, tasks, campaign: dict, store: Path, workers: Optional[int], scheduler: Optional[str],
          threads: Optional[int], retry_failed: bool, as_json: bool) -> None:
     """Run a campaign with a progress bar (rate, time left) and a one-line outcome."""
-    from nochmal.batch.runner import run_tasks
+    from nochmal.batch.runner import check_workers, run_tasks
     from nochmal.batch.tasks import TASK_FUNCTIONS
 
-    if workers is not None and workers < 1:
-        raise OptionError(f"--workers {workers}: must be at least 1")
+    check_workers(workers)
     with Progress(TextColumn(f"batch {kind}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
                   TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
                   console=err_console, transient=True, disable=not err_console.is_terminal) as prog:
@@ -190,13 +189,14 @@ def batch_calibrate(
     Example: nochmal batch calibrate --seeds 60 --cap 160 --store calibration.sqlite --write
     """
     from nochmal.batch.calibrate import CAMPAIGN, Results, Settings, calibrate, candidate_bots, rewrite_file
-    from nochmal.batch.runner import Cluster, run_tasks
+    from nochmal.batch.runner import Cluster, check_workers, run_tasks
     from nochmal.batch.store import OK, Store, check_store
     from nochmal.batch.tasks import calibrate_task
     from nochmal.bots.registry import agent_names
-    from nochmal.missions.loader import builtin_mission_files, read_mission_file
+    from nochmal.missions.loader import builtin_mission_files, parse_mission_text, read_mission_file
     from nochmal.missions.model import PLAYER_COUNTS
 
+    check_workers(workers)  # before any bot is timed or game played
     files = {read_mission_file(p).id: p for p in builtin_mission_files()}
     chosen = _id_list(missions, "--missions", sorted(files)) if missions else sorted(files)
     counts = _id_list(players, "--players", list(PLAYER_COUNTS), int)
@@ -241,17 +241,19 @@ def batch_calibrate(
                               markup=False, soft_wrap=True)
             raise typer.Exit(130) from None
     if write:
-        for mission in mission_objs:
+        texts = {}
+        for mission in mission_objs:  # every new text is made and must load before any file is written
             mine = [o for o in outcomes if o.mission == mission.id]
             budgets = {o.players: o.budgets for o in mine}
             targets = {o.players: o.target for o in mine} if mine[0].target is not None else None
             path = files[mission.id]
             try:
-                text = rewrite_file(path, budgets, targets)
+                texts[path] = rewrite_file(path, budgets, targets)
             except ValueError as exc:
                 raise OptionError(str(exc)) from None
+            parse_mission_text(texts[path], str(path))
+        for path, text in texts.items():
             atomic_write_text(path, text)
-            read_mission_file(path)  # the written file must load
     if as_json:
         emit_json({"store": str(store), "bots": list(team), "seeds": seeds, "cap": cap,
                    "written": write, "missions": [o.to_dict() for o in outcomes]})
@@ -276,22 +278,28 @@ def _fmt(mean, ci, digits: int = 1, scale: float = 1.0, unit: str = "") -> str:
     return f"{mean * scale:.{digits}f} ± {ci * scale:.{digits}f}{unit}"
 
 
-def _write_optima(path: Path, data: dict, rows) -> None:
-    """The puzzle optima file (nochmal/puzzles.py) of a solve store's finished rows."""
-    from nochmal.puzzles import PuzzleOptimum, optima_document, optima_text
+def _write_optima(path: Path, data: dict, rows) -> int:
+    """The puzzle optima file (nochmal/puzzles.py) of a solve store's finished rows that have
+    a proven bound (a solve stopped before any bound has nothing to ship); how many seeds."""
+    from nochmal.puzzles import PuzzleOptimum, optima_document, optima_text, parse_optima
 
     if data["kind"] != "solve":
         raise OptionError(f"--optima: {data['kind']!r} store; only a 'nochmal batch solve' store has optima")
     settings = data["settings"]
     optima = [PuzzleOptimum(row.settings["seed"], row.result["best"], row.result["bound"], row.result["proven"])
-              for row in rows if row.status == "ok"]
+              for row in rows if row.status == "ok" and row.result["bound"] is not None]
     doc = optima_document(optima, settings["board"], settings["rolls_count"], settings["time_limit"])
+    try:
+        parse_optima(doc, str(path))  # the file written must load (nochmal/puzzles.py reads it)
+    except ValueError as exc:
+        raise NochmalError(str(exc)) from None
     atomic_write_text(path, optima_text(doc))
+    return len(optima)
 
 
 @guarded
 def batch_report(
-    store: Path = typer.Argument(..., help="A store written by nochmal batch solve or bots."),
+    store: Path = typer.Argument(..., help="A store written by nochmal batch solve, bots or calibrate."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
     svg: Optional[Path] = typer.Option(None, "--svg", help="Write a histogram of the scores to this SVG file."),
     optima: Optional[Path] = typer.Option(None, "--optima", help="Write seed -> best, bound, proven as a puzzle "
@@ -310,11 +318,11 @@ def batch_report(
         rows = st.rows() if optima is not None else []
     finally:
         st.close()
-    if optima is not None:
-        _write_optima(optima, data, rows)
+    written = _write_optima(optima, data, rows) if optima is not None else 0
     if svg is not None:
-        title = (f"{data['kind']} campaign, {data['ok']} task(s): "
-                 + ("best score per seed" if data["kind"] == "solve" else "score per seed and bot"))
+        what = {"solve": "best score per seed", "calibrate": "team score per game"}.get(data["kind"],
+                                                                                        "score per seed and bot")
+        title = f"{data['kind']} campaign, {data['ok']} task(s): {what}"
         atomic_write_text(svg, histogram_svg(data["scores"], title))
     if as_json:
         data.pop("scores")
@@ -338,6 +346,13 @@ def batch_report(
         for name, value in data["solve_seconds"].items():
             table.add_row(f"solve seconds {name}", "-" if value is None else f"{value:.2f}")
         console.print(table)
+    elif data["kind"] == "calibrate":
+        table = Table(title="games played, every budget and bot")
+        for column in ("mission", "players", "games", "met"):
+            table.add_column(column, justify="left" if column == "mission" else "right")
+        for g in data["games"]:
+            table.add_row(g["mission"], str(g["players"]), str(g["games"]), str(g["met"]))
+        console.print(table)
     else:
         from nochmal.batch.report import bots_bench
         from nochmal.cli.bot_cmds import print_bench
@@ -354,4 +369,6 @@ def batch_report(
     if svg is not None:
         console.print(f"histogram written to {svg}", markup=False)
     if optima is not None:
-        console.print(f"optima of {len(rows)} seed(s) written to {optima}", markup=False)
+        console.print(f"optima of {written} seed(s) written to {optima}"
+                      + (f" ({data['ok'] - written} without a proven bound left out)" if data["ok"] > written else ""),
+                      markup=False, soft_wrap=True)

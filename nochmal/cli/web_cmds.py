@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import socket
 from pathlib import Path
 from typing import Optional
 
@@ -26,6 +27,24 @@ def default_data_dir() -> Path:
         return Path(os.environ["NOCHMAL_DATA"])
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "nochmal"
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening address for uvicorn, bound here: a port in use or an address that is not
+    this machine's is one NochmalError line (uvicorn itself logs it and exits with code 3)."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                             flags=socket.AI_PASSIVE)[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as exc:
+        raise NochmalError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise NochmalError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
 
 
 def is_local(host: str) -> bool:
@@ -62,6 +81,7 @@ def serve(
         raise NochmalError(f"--data {folder}: cannot create the folder ({exc.strerror or exc})") from None
     if not folder.is_dir():
         raise NochmalError(f"--data {folder}: not a folder")
+    sock = bind(host, port)  # before anything is printed: a taken port is an error, not a served URL
     if not is_local(host):
         err_console.print(f"warning: --host {host} makes the app reachable from other machines; "
                           "it has no login, anyone who can reach it can play and upload records, and anyone on the network with a room's code can open that room",
@@ -73,9 +93,9 @@ def serve(
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     try:
-        server.run()
-    except OSError as exc:  # the port is taken, the address is not ours
-        raise NochmalError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+        server.run(sockets=[sock])
     except KeyboardInterrupt:
         pass
+    finally:
+        sock.close()
     console.print("server stopped", markup=False)

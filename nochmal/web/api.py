@@ -8,7 +8,6 @@ from a path, and a record naming a mission file is refused.
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from datetime import datetime, timezone
@@ -23,7 +22,7 @@ from pydantic import BaseModel, Field
 from nochmal.board import BUILTIN_BOARDS, COLOURS, load_board
 from nochmal.dice import Roll, seeded_rolls
 from nochmal.errors import NochmalError
-from nochmal.fileio import atomic_write_text, read_text_file
+from nochmal.fileio import atomic_write_text, load_json_text, read_text_file
 from nochmal.game import Game
 from nochmal.modes import Mode
 from nochmal.missions.coop import mission_outcome_line
@@ -33,7 +32,8 @@ from nochmal.seats import seat_name
 from nochmal.sheet import Sheet, parse_typed_sheet
 from nochmal.svg import SheetPicture, pictures_svg, record_svg, sheet_title
 from nochmal.puzzles import daily_seed
-from nochmal.web.games import WebError, builtin_board, builtin_mission, check_id, new_id, parse_seat_list
+from nochmal.web.errors import WebError
+from nochmal.web.games import builtin_board, builtin_mission, check_id, new_id, parse_seat_list
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -431,10 +431,7 @@ def parse_record(text: str) -> tuple[GameRecord, list[Game]]:
     """A record from uploaded text, replayed through the engine (states[t]: after turn t)."""
     from nochmal.stepper import replay_states
 
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise WebError(f"file: broken JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", "file", 422) from None
+    data = load_json_text(text, lambda reason: WebError(f"file: {reason}", "file", 422))
     if isinstance(data, dict) and isinstance(data.get("extra"), dict) and "mission_file" in data["extra"]:
         raise WebError("file: the record names a mission file; the web app only knows the built-in missions",
                        "file", 422)

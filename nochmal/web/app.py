@@ -20,17 +20,14 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from nochmal.errors import NochmalError
-from nochmal.web.games import GameStore, WebError
+from nochmal.web.errors import WebError, error_body
+from nochmal.web.games import GameStore
 from nochmal.web.jobs import JobManager
 from nochmal.web.rooms.api import RoomSettings
 
 HERE = Path(__file__).parent
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
 MAX_BODY = 1_000_000  # bytes of any request body (a 60-roll 6-seat record is ~30 kB)
-
-
-def error_body(message: str, field: str | None = None) -> dict:
-    return {"error": message, "field": field}
 
 
 class BodyLimit:
@@ -120,7 +117,7 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
 
     @app.exception_handler(WebError)
     async def web_error(request: Request, exc: WebError):
-        return JSONResponse(error_body(str(exc), exc.field), status_code=exc.status)
+        return JSONResponse(exc.body(), status_code=exc.status)
 
     @app.exception_handler(NochmalError)
     async def engine_error(request: Request, exc: NochmalError):

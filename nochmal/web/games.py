@@ -33,19 +33,11 @@ from nochmal.move import Move
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
 from nochmal.svg import SheetPicture, pictures_svg, sheet_title
+from nochmal.web.errors import WebError
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{16,32}$")
 LOG_LIMIT = 60  # moves shown in the game's log
 UPCOMING = 3  # rolls shown ahead in an open puzzle
-
-
-class WebError(NochmalError):
-    """A request the app refuses: ``field`` names what was wrong, ``status`` the HTTP code."""
-
-    def __init__(self, message: str, field: str | None = None, status: int = 400):
-        super().__init__(message)
-        self.field = field
-        self.status = status
 
 
 def new_id() -> str:

@@ -6,7 +6,8 @@ moment without touching the server: cancelled by the user, killed at the time ca
 stopped when nobody has asked for it for ``abandon_after`` seconds (the page polls its job
 every second; a closed tab stops polling, and the job is stopped). The child sends progress
 events (best score and bound as CP-SAT improves them, solves done) and the result as plain
-JSON through a queue. At most ``max_running`` jobs run at once; the rest wait in order.
+JSON through a queue. At most ``max_running`` jobs run at once; the rest wait in order, at most
+``max_waiting`` of them (then 503).
 Jobs live in memory only: a restarted server has none (the pages start them again).
 """
 
@@ -18,7 +19,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from nochmal.web.games import WebError, check_id, new_id
+from nochmal.web.errors import WebError
+from nochmal.web.games import check_id, new_id
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED, TIMED_OUT, ABANDONED = (
     "queued", "running", "done", "failed", "cancelled", "timed out", "abandoned")
@@ -116,8 +118,9 @@ class JobManager:
     """Submit, poll, cancel; a reaper stops jobs past their cap or without a poll."""
 
     def __init__(self, max_running: int = 1, time_cap: float = 120.0, abandon_after: float = 30.0,
-                 keep: int = 200):
+                 keep: int = 200, max_waiting: int = 16):
         self.time_cap = time_cap
+        self.max_waiting = max_waiting  # queued jobs at most: each is a thread, and a client may loop
         self.abandon_after = abandon_after
         self.keep = keep
         self.jobs: dict[str, Job] = {}
@@ -135,6 +138,10 @@ class JobManager:
             raise WebError(f"unknown job kind {kind!r}; kinds: {', '.join(KINDS)}", "kind")
         job = Job(new_id(), kind, params, time_cap if time_cap is not None else self.time_cap)
         with self.lock:
+            waiting = sum(j.state == QUEUED and not j.stop_reason for j in self.jobs.values())
+            if waiting >= self.max_waiting:
+                raise WebError(f"the planner is busy: {waiting} jobs wait already; try again in a minute",
+                               "job", 503)
             self.jobs[job.id] = job
             finished = [j for j in self.jobs.values() if j.state in FINAL]
             for old in finished[: max(0, len(self.jobs) - self.keep)]:

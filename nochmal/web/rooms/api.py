@@ -24,13 +24,14 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from nochmal.errors import NochmalError
+from nochmal.fileio import decode_text, load_json_text
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
-from nochmal.sheet import format_typed_sheet, parse_typed_sheet
+from nochmal.sheet import format_typed_sheet
 from nochmal.svg import sheets_svg
 from nochmal.web.rooms.hub import Hub, sse_message
 from nochmal.web.rooms.model import (RequestProblem, RoomSpec, SheetState, board_of, parse_name, parse_rolls,
-                                     parse_room_spec, parse_sheet_edit, shipped_mission, valid_code)
+                                     parse_room_spec, parse_sheet_edit, shipped_mission, typed_sheet_state,
+                                     valid_code)
 from nochmal.web.rooms.status import StatusWorker, claimed_by_others, quick_status, room_sheets
 from nochmal.web.rooms.store import Room, RoomStore
 
@@ -61,10 +62,14 @@ class RoomSettings:
 @dataclass
 class RateLimit:
     per_minute: int
+    max_clients: int = 10_000  # addresses remembered before the quiet ones are forgotten
     _seen: dict = field(default_factory=lambda: defaultdict(deque))
 
     def check(self, client: str, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
+        if len(self._seen) >= self.max_clients:  # else every address ever seen stays in memory
+            for quiet in [c for c, s in self._seen.items() if not s or s[-1] < now - 60]:
+                del self._seen[quiet]
         stamps = self._seen[client]
         while stamps and stamps[0] < now - 60:
             stamps.popleft()
@@ -173,17 +178,22 @@ async def read_json(request: Request, cap: int = MAX_BODY):
 def parse_json(raw: bytes):
     if not raw.strip():
         raise RequestProblem(422, "the body is empty; send a JSON object", "body")
-    try:
-        return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RequestProblem(422, f"the body is not valid JSON ({exc.__class__.__name__}: "
-                                  f"{str(exc)[:80]})", "body") from None
+    return _json_of(raw, "body", "the body")
+
+
+def _json_of(raw: bytes, field: str, what: str):
+    """JSON from a client through the project's one reader (nochmal/fileio.py): broken JSON,
+    deep nesting or a huge number is a 422 naming ``field``, never a 500."""
+    def problem(reason: str) -> RequestProblem:
+        return RequestProblem(422, f"{what} is not valid JSON: {reason}", field)
+
+    return load_json_text(decode_text(raw, problem), problem)
 
 
 async def read_body(request: Request, cap: int) -> bytes:
     """The body, refused with 413 as soon as it passes ``cap`` bytes (declared or streamed)."""
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > cap):
+    if declared is not None and (not (declared.isascii() and declared.isdigit()) or int(declared) > cap):
         raise RequestProblem(413, f"the body is larger than {cap} bytes", "body")
     chunks = []
     size = 0
@@ -208,7 +218,7 @@ def checked_code(code: str) -> str:
 
 
 def checked_seat(seat: str, room: Room) -> int:
-    if not seat.isdigit() or int(seat) >= room.spec.players:
+    if not (seat.isascii() and seat.isdigit()) or int(seat) >= room.spec.players:  # "²".isdigit() too
         raise RequestProblem(404, f"no seat {seat[:10]!r} in this room (seats 0..{room.spec.players - 1})", "seat")
     return int(seat)
 
@@ -314,7 +324,7 @@ def make_router(rooms: Rooms) -> APIRouter:
     async def events(code: str, request: Request):
         room = await run_in_threadpool(store.room, checked_code(code))
         last = request.headers.get("last-event-id", "")
-        last_seen = int(last) if last.isdigit() else None
+        last_seen = int(last) if last.isascii() and last.isdigit() else None
         return StreamingResponse(_stream(rooms, room.code, last_seen, str(request.base_url), request),
                                  media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
@@ -429,10 +439,7 @@ def parse_export(raw: bytes) -> tuple[RoomSpec, int, list[tuple[str, SheetState]
             raise RequestProblem(422, "the zip has no room.json", "room.json") from None
         except zipfile.BadZipFile:
             raise RequestProblem(422, "the body is not a valid zip file", "body") from None
-    try:
-        doc = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise RequestProblem(422, "room.json is not valid JSON", "room.json") from None
+    doc = _json_of(raw, "room.json", "room.json")
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT or doc.get("version") != 1:
         raise RequestProblem(422, f"not an exported room (format must be {EXPORT_FORMAT!r}, version 1)", "format")
     spec_data = {k: doc[k] for k in ("mode", "board", "players", "mission", "difficulty") if doc.get(k) is not None}
@@ -450,14 +457,7 @@ def parse_export(raw: bytes) -> tuple[RoomSpec, int, list[tuple[str, SheetState]
         if not isinstance(s, dict):
             raise RequestProblem(422, f"seats[{k}] must be an object", f"seats[{k}]")
         name = parse_name({"name": s.get("name")})
-        text = s.get("text")
-        if not isinstance(text, str):
-            raise RequestProblem(422, f"seats[{k}].text must be the typed sheet", f"seats[{k}].text")
-        try:
-            sheet = parse_typed_sheet(text, board, f"seats[{k}].text")
-        except NochmalError as exc:
-            raise RequestProblem(422, str(exc), f"seats[{k}].text") from None
-        seats.append((name, SheetState(sheet.crossed, sheet.jokers_used, sheet.cols_lower, sheet.colours_lower)))
+        seats.append((name, typed_sheet_state(s.get("text"), board, spec.mode, f"seats[{k}].text")))
     return spec, rolls, seats
 
 

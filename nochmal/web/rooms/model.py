@@ -3,7 +3,7 @@
 A room is a table: a mission (with difficulty and player count) or a plain competitive /
 solo game on a board, with up to 6 seats. Every seat owns one sheet. Requests are parsed
 here, not by FastAPI's models, so that every refusal is ONE reason naming the field
-(``RequestProblem``, answered as a 4xx JSON body ``{"error": ..., "field": ...}``).
+(``RequestProblem``, the app's WebError, answered as a 4xx JSON body ``{"error": ..., "field": ...}``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from nochmal.errors import NochmalError
 from nochmal.missions.loader import builtin_missions
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS, Mission
 from nochmal.sheet import Sheet, parse_typed_sheet
+from nochmal.web.errors import WebError
 
 MAX_SEATS = 6
 MAX_NAME = 40
@@ -25,20 +26,11 @@ CODE_LENGTH = 10  # 31^10 ~ 8e14 codes (~50 bits): not guessable, short enough t
 MODES = ("mission", "competitive")
 
 
-class RequestProblem(NochmalError):
-    """A client request the rooms refuse: HTTP ``status``, the ``field`` and the reason."""
+class RequestProblem(WebError):
+    """The app's WebError (nochmal/web/errors.py), status first: a request the rooms refuse."""
 
     def __init__(self, status: int, reason: str, field: str | None = None):
-        self.status = status
-        self.reason = reason
-        self.field = field
-        super().__init__(reason)
-
-    def body(self) -> dict:
-        out = {"error": self.reason}
-        if self.field is not None:
-            out["field"] = self.field
-        return out
+        super().__init__(reason, field, status)
 
 
 def new_code() -> str:
@@ -204,18 +196,7 @@ def parse_sheet_edit(data, board: Board, mode: str) -> SheetEdit:
         for key in ("cells", "jokers_used", "later_columns", "later_colours"):
             if key in data:
                 raise RequestProblem(422, f"give either text or {key}, not both", key)
-        text = data["text"]
-        if not isinstance(text, str):
-            raise RequestProblem(422, "text must be the typed sheet (7 lines of 15 characters)", "text")
-        try:
-            sheet = parse_typed_sheet(text, board, "text")
-        except NochmalError as exc:
-            raise RequestProblem(422, str(exc), "text") from None
-        later_cols = sheet.cols_lower
-        later_colours = sheet.colours_lower
-        if mode == "mission" and (later_cols or later_colours):
-            raise RequestProblem(422, "a mission has no race: every column scores its first value", "text")
-        return SheetEdit(SheetState(sheet.crossed, sheet.jokers_used, later_cols, later_colours), version, {"text"})
+        return SheetEdit(typed_sheet_state(data["text"], board, mode, "text"), version, {"text"})
     if "cells" not in data:
         raise RequestProblem(422, "cells is missing (a list of crossed cells like \"H4\")", "cells")
     cells = data["cells"]
@@ -244,6 +225,20 @@ def parse_sheet_edit(data, board: Board, mode: str) -> SheetEdit:
     if later_colours & ~probe.complete_colours():
         raise RequestProblem(422, "later_colours names a colour that is not complete", "later_colours")
     return SheetEdit(SheetState(crossed, jokers, later_cols, later_colours), version, set(data))
+
+
+def typed_sheet_state(text, board: Board, mode: str, where: str) -> SheetState:
+    """A typed sheet from a client (an edit's ``text``, an imported seat) as a SheetState;
+    a mission refuses race markers (later_columns / later_colours)."""
+    if not isinstance(text, str):
+        raise RequestProblem(422, f"{where} must be the typed sheet (7 lines of 15 characters)", where)
+    try:
+        sheet = parse_typed_sheet(text, board, where)
+    except NochmalError as exc:
+        raise RequestProblem(422, str(exc), where) from None
+    if mode == "mission" and (sheet.cols_lower or sheet.colours_lower):
+        raise RequestProblem(422, "a mission has no race: every column scores its first value", where)
+    return SheetState(sheet.crossed, sheet.jokers_used, sheet.cols_lower, sheet.colours_lower)
 
 
 def _letters(value, alphabet: str, where: str, what: str) -> int:
