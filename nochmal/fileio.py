@@ -18,6 +18,12 @@ from typing import Callable
 from nochmal.errors import NochmalError
 
 
+def is_decimal(text: str) -> bool:
+    """A non-negative decimal in ASCII digits: ``str.isdigit()`` alone also takes "²" and
+    other digits that ``int()`` refuses (a traceback or a 500 where a refusal was meant)."""
+    return text.isascii() and text.isdigit()
+
+
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file in the same folder and a rename."""
     atomic_write_bytes(path, text.encode("utf-8"))

@@ -36,6 +36,7 @@ from nochmal.errors import NochmalError, PositionTextError
 from nochmal.modes import MODES, Mode
 from nochmal.move import Move
 from nochmal.sheet import Sheet, letters_mask, mask_letters
+from nochmal.fileio import is_decimal
 
 CHANCE_TEXT = "chance"
 OVER_TEXT = "over"
@@ -101,14 +102,14 @@ class Position:
         except ValueError:
             raise PositionTextError(f"position text: mode {mode_text!r}: expected one of {', '.join(MODES)}") from None
         done, _, limit = rolls.partition("/")
-        if not _is_number(done) or not (limit == NONE_TEXT or _is_number(limit)):
+        if not is_decimal(done) or not (limit == NONE_TEXT or is_decimal(limit)):
             raise PositionTextError(f"position text: rolls {rolls!r}: expected done/limit like 7/30 or 7/-")
         col_text, sep, colour_text = claims.partition("/")
         if not sep:
             raise PositionTextError(f"position text: claims {claims!r}: expected columns/colours like H/y or -/-")
         claimed_columns = _parse_letters(col_text, COLUMN_LETTERS[: board.cols], "claimed columns")
         claimed_colours = _parse_letters(colour_text, COLOURS, "claimed colours")
-        if not (to_move in (CHANCE_TEXT, OVER_TEXT, UNSTATED_TEXT) or to_move[:1] == "p" and _is_number(to_move[1:])):
+        if not (to_move in (CHANCE_TEXT, OVER_TEXT, UNSTATED_TEXT) or to_move[:1] == "p" and is_decimal(to_move[1:])):
             raise PositionTextError(f"position text: to move {to_move!r}: expected chance, over, p1, p2, ... "
                                     f"or {UNSTATED_TEXT} (not stated)")
         roll = None
@@ -137,11 +138,6 @@ class Position:
 def player_text(player: int) -> str:
     """``p1`` for player 0: the to-move field of the text."""
     return f"p{player + 1}"
-
-
-def _is_number(text: str) -> bool:
-    """ASCII digits only: str.isdigit() also takes "²", which int() refuses."""
-    return text.isascii() and text.isdigit()
 
 
 def _parse_letters(field: str, alphabet: str, what: str) -> int:

@@ -18,6 +18,7 @@ from pathlib import Path
 from nochmal.board import BUILTIN_BOARDS, Board, load_board
 from nochmal.errors import OptionError
 from nochmal.rules import RuleSettings
+from nochmal.fileio import is_decimal
 
 OPTIMA_FILE = Path(__file__).parent / "data" / "puzzle_optima.json"
 OPTIMA_FORMAT = "nochmal-puzzle-optima/1"
@@ -85,7 +86,7 @@ def parse_optima(doc: dict, where: str) -> tuple[dict, dict[int, PuzzleOptimum]]
         raise ValueError(f"{where}: key 'seeds' must be an object")
     out = {}
     for key, entry in seeds.items():
-        ok = (key.isdigit() and isinstance(entry, dict) and set(entry) == {"best", "bound", "proven"}
+        ok = (is_decimal(key) and isinstance(entry, dict) and set(entry) == {"best", "bound", "proven"}
               and all(isinstance(entry[k], int) and not isinstance(entry[k], bool) for k in ("best", "bound"))
               and isinstance(entry["proven"], bool) and entry["best"] <= entry["bound"]
               and entry["proven"] == (entry["best"] == entry["bound"]))

@@ -16,6 +16,7 @@ from nochmal.bitsets import component_of
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.errors import IllegalMoveError, SheetError
 from nochmal.placements import placement_index
+from nochmal.fileio import is_decimal
 
 
 def mask_letters(mask: int, alphabet: str) -> str:
@@ -343,7 +344,7 @@ def parse_typed_sheet(text: str, board: Board, source: str = "<sheet>") -> Sheet
     jokers_used = 0
     if "jokers_used" in opts:
         lineno, value = opts["jokers_used"]
-        if not (value.isascii() and value.isdigit() and len(value) <= 3) or int(value) > board.jokers:
+        if not (is_decimal(value) and len(value) <= 3) or int(value) > board.jokers:
             raise SheetError(f"{source}, line {lineno}: jokers_used must be a whole number 0..{board.jokers}, got {value!r}")
         jokers_used = int(value)
     sheet = Sheet(board, crossed, jokers_used)

@@ -16,6 +16,7 @@ from nochmal.terminal.reader import default_reader
 from nochmal.record import GameFactory, GameRecord
 from nochmal.seats import seat_name
 from nochmal.sheetview import render_sheet
+from nochmal.fileio import is_decimal
 
 
 def game_factory(record: GameRecord) -> GameFactory | None:
@@ -121,7 +122,7 @@ def run_replay(record: GameRecord, source: str, to: int | None, step: bool, as_j
                 console.print("this is the start (enter = next, q = quit)", highlight=False)
                 continue
             t -= 1
-        elif cmd.isdigit():
+        elif is_decimal(cmd):
             if int(cmd) > total:
                 console.print(f"no turn {cmd}: turns are 0-{total}", highlight=False)
                 continue

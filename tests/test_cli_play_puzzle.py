@@ -112,3 +112,13 @@ def test_replay_bad_turn_and_step_with_json(tmp_path):
     # the existing behaviour without the new options is unchanged
     res = run(["replay", str(path), "--verify", "--json"], [])
     assert res.exit_code == 0 and json.loads(res.stdout)["verified"] is True
+
+
+def test_unicode_digits_at_the_prompts_are_refused_not_a_traceback(tmp_path):
+    # "²".isdigit() is True but int("²") raises: the stepper and the play prompt must refuse it
+    rec, path = _record(tmp_path)
+    res = run(["replay", str(path), "--step"], ["²", "q"])
+    assert res.exit_code == 0 and res.exception is None, res.output
+    assert "unknown key '²'" in res.output
+    res = run(["puzzle", "--seed", "3", "--planner-time", "0"], ["²", "quit"])
+    assert res.exit_code == 0 and res.exception is None, res.output

@@ -29,6 +29,7 @@ from nochmal.terminal.choice import parse_choice
 from nochmal.terminal.reader import InputEnded, Reader, default_reader
 from nochmal.seats import is_human, seat_name
 from nochmal.terminal.setup import bot_seed, parse_seats
+from nochmal.fileio import is_decimal
 
 LIST_LIMIT = 40
 
@@ -369,7 +370,7 @@ class Session:
                 if self.undo():
                     return "undone"
                 continue
-            if low.isdigit():
+            if is_decimal(low):
                 listed = listed if listed is not None else ranked_moves(self.game)
                 k = int(low)
                 if k == 0:

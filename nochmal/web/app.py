@@ -24,6 +24,7 @@ from nochmal.web.errors import WebError, error_body
 from nochmal.web.games import GameStore
 from nochmal.web.jobs import JobManager
 from nochmal.web.rooms.api import RoomSettings
+from nochmal.fileio import is_decimal
 
 HERE = Path(__file__).parent
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
@@ -41,7 +42,7 @@ class BodyLimit:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.limit):
+        if length is not None and (not is_decimal(length) or int(length) > self.limit):
             return await _too_large(self.limit, send)
         seen = 0
 

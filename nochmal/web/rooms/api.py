@@ -34,6 +34,7 @@ from nochmal.web.rooms.model import (RequestProblem, RoomSpec, SheetState, board
                                      valid_code)
 from nochmal.web.rooms.status import StatusWorker, claimed_by_others, quick_status, room_sheets
 from nochmal.web.rooms.store import Room, RoomStore
+from nochmal.fileio import is_decimal
 
 MAX_BODY = 64 * 1024  # bytes of a JSON body
 MAX_IMPORT = 256 * 1024  # bytes of an imported room (zip or JSON)
@@ -193,7 +194,7 @@ def _json_of(raw: bytes, field: str, what: str):
 async def read_body(request: Request, cap: int) -> bytes:
     """The body, refused with 413 as soon as it passes ``cap`` bytes (declared or streamed)."""
     declared = request.headers.get("content-length")
-    if declared is not None and (not (declared.isascii() and declared.isdigit()) or int(declared) > cap):
+    if declared is not None and (not is_decimal(declared) or int(declared) > cap):
         raise RequestProblem(413, f"the body is larger than {cap} bytes", "body")
     chunks = []
     size = 0
@@ -218,7 +219,7 @@ def checked_code(code: str) -> str:
 
 
 def checked_seat(seat: str, room: Room) -> int:
-    if not (seat.isascii() and seat.isdigit()) or int(seat) >= room.spec.players:  # "²".isdigit() too
+    if not is_decimal(seat) or int(seat) >= room.spec.players:  # "²".isdigit() too
         raise RequestProblem(404, f"no seat {seat[:10]!r} in this room (seats 0..{room.spec.players - 1})", "seat")
     return int(seat)
 
@@ -324,7 +325,7 @@ def make_router(rooms: Rooms) -> APIRouter:
     async def events(code: str, request: Request):
         room = await run_in_threadpool(store.room, checked_code(code))
         last = request.headers.get("last-event-id", "")
-        last_seen = int(last) if last.isascii() and last.isdigit() else None
+        last_seen = int(last) if is_decimal(last) else None
         return StreamingResponse(_stream(rooms, room.code, last_seen, str(request.base_url), request),
                                  media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
