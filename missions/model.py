@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.errors import NochmalError
+from nochmal.game import MAX_COOP_PLAYERS
 from nochmal.placements import MAX_COUNT
 
 KINDS = ("columns", "colours", "stars", "cells", "score", "jokers_left")
@@ -22,7 +23,7 @@ WON = "won"
 LOST = "lost"
 IN_PROGRESS = "in progress"
 STATES = (WON, LOST, IN_PROGRESS)
-PLAYER_COUNTS = (1, 2, 3, 4)
+PLAYER_COUNTS = tuple(range(1, MAX_COOP_PLAYERS + 1))  # (1, 2, 3, 4)
 SOURCES = ("project", "print", "user")
 
 

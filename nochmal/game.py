@@ -39,6 +39,8 @@ from nochmal.sheet import Sheet
 CHANCE = -1
 TERMINAL = -2
 FREE_ROLLS = 3  # docs/rules.md §4: in rolls 1-3 everybody picks from all six dice
+MAX_PLAYERS = 6  # docs/rules.md §4: the competitive game has 1 to 6 players
+MAX_COOP_PLAYERS = 4  # docs/missions.md §2: a co-op mission has 1 to 4 players
 
 
 class Claims(NamedTuple):
@@ -64,7 +66,7 @@ class Game:
             raise NochmalError(f"unknown mode {mode!r}; modes are {', '.join(MODES)}") from None
         if mode is Mode.SOLO and players != 1:
             raise NochmalError("a solo game has exactly 1 player")
-        most = 4 if mode is Mode.COOP else 6
+        most = MAX_COOP_PLAYERS if mode is Mode.COOP else MAX_PLAYERS
         if not 1 <= players <= most:
             raise NochmalError(f"a {mode} game has 1-{most} players, not {players}")
         self.board = board

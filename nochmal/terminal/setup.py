@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from nochmal.errors import OptionError
+from nochmal.game import MAX_PLAYERS
 from nochmal.seats import HUMAN, is_human
 
-MAX_SEATS = 6
 
 
 def parse_seats(specs: list[str]) -> list[str]:
     """Validate seat specs: ``human``, ``human:NAME`` or a registered bot name."""
-    if not 1 <= len(specs) <= MAX_SEATS:
-        raise OptionError(f"--seat: a game has 1-{MAX_SEATS} seats, got {len(specs)}")
+    if not 1 <= len(specs) <= MAX_PLAYERS:
+        raise OptionError(f"--seat: a game has 1-{MAX_PLAYERS} seats, got {len(specs)}")
     from nochmal.bots.registry import agent_names  # the bots load numpy: imported on use
     known = agent_names()
     out = []

@@ -23,7 +23,7 @@ from nochmal.board import BUILTIN_BOARDS, COLOURS, load_board
 from nochmal.dice import Roll, seeded_rolls
 from nochmal.errors import NochmalError
 from nochmal.fileio import atomic_write_text, load_json_text, read_text_file
-from nochmal.game import Game
+from nochmal.game import MAX_PLAYERS, Game
 from nochmal.modes import Mode
 from nochmal.missions.coop import mission_outcome_line
 from nochmal.move import Move
@@ -230,7 +230,7 @@ class NewGame(BaseModel):
     seed: Optional[int] = Field(None, ge=0, le=MAX_SEED, description="Dice seed; default: the daily seed "
                                 "for a puzzle, a random one otherwise.")
     board: str = "classic"
-    seats: list[str] = Field(default_factory=lambda: ["human"], max_length=6,
+    seats: list[str] = Field(default_factory=lambda: ["human"], max_length=MAX_PLAYERS,
                              description="human, human:NAME or a bot name, one per seat in turn order.")
     mission: Optional[str] = Field(None, description="A co-op mission id (play only).")
     difficulty: Literal["easy", "normal", "hard"] = "normal"

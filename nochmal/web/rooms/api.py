@@ -29,7 +29,7 @@ from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 from nochmal.sheet import format_typed_sheet
 from nochmal.svg import sheets_svg
 from nochmal.web.rooms.hub import Hub, sse_message
-from nochmal.web.rooms.model import (RequestProblem, RoomSpec, SheetState, board_of, parse_name, parse_rolls,
+from nochmal.web.rooms.model import (MAX_SEATS, RequestProblem, RoomSpec, SheetState, board_of, parse_name, parse_rolls,
                                      parse_room_spec, parse_sheet_edit, shipped_mission, typed_sheet_state,
                                      valid_code)
 from nochmal.web.rooms.status import StatusWorker, claimed_by_others, quick_status, room_sheets
@@ -240,7 +240,7 @@ def make_router(rooms: Rooms) -> APIRouter:
         missions = [{"id": mid, "name": shipped_mission(mid).name,
                      "description": shipped_mission(mid).description} for mid in shipped_mission_ids()]
         return {"missions": missions, "difficulties": list(DIFFICULTIES), "mission_players": list(PLAYER_COUNTS),
-                "boards": list(BUILTIN_BOARDS), "max_seats": 6}
+                "boards": list(BUILTIN_BOARDS), "max_seats": MAX_SEATS}
 
     @router.post("", status_code=201, summary="Create a room (mission or competitive game)")
     async def create_room(request: Request):

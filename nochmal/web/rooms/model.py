@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 
 from nochmal.board import BUILTIN_BOARDS, COLOURS, COLUMN_LETTERS, Board, load_board
 from nochmal.errors import NochmalError
+from nochmal.game import MAX_PLAYERS
 from nochmal.missions.loader import builtin_missions
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS, Mission
 from nochmal.sheet import Sheet, parse_typed_sheet
 from nochmal.web.errors import WebError
 
-MAX_SEATS = 6
+MAX_SEATS = MAX_PLAYERS  # a room seats the players of one game
 MAX_NAME = 40
 CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: read aloud at a table
 CODE_LENGTH = 10  # 31^10 ~ 8e14 codes (~50 bits): not guessable, short enough to type
