@@ -24,11 +24,17 @@ def register(app: typer.Typer) -> None:
 class _Reporter:
     """Best score and bound as they improve, on stderr (rich status line)."""
 
-    def __init__(self, label: str):
+    def __init__(self, label: str, hint: str = "Ctrl-C returns the best plan so far"):
         self.label = label
+        self.hint = hint
         self.best: int | None = None
         self.bound: int | None = None
         self.status = err_console.status(f"{label}: searching…")
+
+    def reset(self, label: str) -> None:
+        """A new solve (another instance): its figures must not mix with the last one's."""
+        self.label, self.best, self.bound = label, None, None
+        self.status.update(f"{label}: searching…")
 
     def __enter__(self):
         self.status.__enter__()
@@ -45,7 +51,7 @@ class _Reporter:
             self.bound = event.bound if self.bound is None else min(self.bound, event.bound)
         self.status.update(f"{self.label}: best {self.best if self.best is not None else '-'}, "
                            f"bound {self.bound if self.bound is not None else '-'}, {event.elapsed:.1f}s "
-                           "(Ctrl-C returns the best plan so far)")
+                           f"({self.hint})")
 
 
 def status_text(plan: Plan) -> str:
@@ -155,31 +161,54 @@ def analyse(
 ):
     """Per roll, the points the move actually made lost against the best play with the same dice.
 
+    Ctrl-C stops the analysis and prints the rolls analysed so far (the last ones), marked
+    interrupted, with exit code 130.
+
     Example: nochmal solo --seed 7 --save g.json && nochmal analyse g.json --time-limit 5
     """
     from nochmal.solver.analyse import analyse as run_analysis  # OR-Tools: loaded only to plan
 
     rec = GameRecord.load(record)
-    with _Reporter("analysing") as reporter:
+    total = len(rec.rolls)
+    with _Reporter(f"analysing roll {total} of {total}", "Ctrl-C stops and shows the rolls analysed") as reporter:
         def on_solve(roll: int, plan: Plan) -> None:
-            reporter.label = f"analysing (roll {roll} done: best {plan.total}, {plan.status})"
+            # the next solve is another position: its best and bound start afresh
+            reporter.reset(f"analysing roll {roll - 1} of {total} (roll {roll}: best {plan.total}, {plan.status})")
 
         result = run_analysis(rec, time_limit=time_limit, workers=workers, source=str(record),
                               on_solve=on_solve, progress=reporter)
     if as_json:
         emit_json(result.to_json())
-        return
+    else:
+        print_analysis(result, str(record), top)
+    if result.interrupted:
+        err_console.print("interrupted", markup=False)
+        raise typer.Exit(130)
+
+
+def print_analysis(result, source: str, top: int = 0) -> None:
+    """The table of points lost (``result``: a nochmal.solver.analyse.Analysis) and its summary."""
     rows = result.worst(top or None)
-    table = Table(title=f"points lost per roll ({record})")
+    title = f"points lost per roll ({source})"
+    if result.interrupted:
+        title += f": interrupted, rolls {result.first_roll}-{result.rolls} of {result.rolls} analysed"
+    table = Table(title=title)
     for col in ("roll", "dice", "played", "best", "lost", "proven"):
         table.add_column(col)
     for r in rows:
         lost = str(r.loss) if r.proven else f"{r.loss} (in {r.loss_low}..{r.loss_high})"
         table.add_row(str(r.roll), r.dice, r.actual, r.best, lost, "yes" if r.proven else "bound")
     console.print(table)
+    if result.plan is None:
+        console.print(f"actual score {result.actual_score}; interrupted before any roll was analysed")
+        return
     opt = (f"{result.optimum} (proven)" if result.optimum_proven
            else f"at least {result.optimum}, at most {result.optimum_bound} (not proven)")
-    console.print(f"actual score {result.actual_score}; best possible with these dice {opt}")
+    where = "with these dice" if result.first_roll == 1 else f"from roll {result.first_roll} on"
+    console.print(f"actual score {result.actual_score}; best possible {where} {opt}", soft_wrap=True)
+    if result.interrupted:
+        console.print("interrupted (Ctrl-C): not every roll was analysed" if result.first_roll > 1
+                      else "interrupted (Ctrl-C): the last solve was cut short", soft_wrap=True)
 
 
 def _solve_mission(mission_ref: str, players: int, seed: int, difficulty: str, time_limit: float, workers: int,
