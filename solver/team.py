@@ -40,11 +40,12 @@ from nochmal.choice import Choice
 from nochmal.dice import Roll, seeded_roll
 from nochmal.errors import NochmalError
 from nochmal.game import FREE_ROLLS
-from nochmal.missions.coop import coop_game, mission_result
+from nochmal.missions.coop import coop_game, mission_record, mission_result
 from nochmal.missions.loader import max_score
 from nochmal.missions.model import Mission
 from nochmal.missions.objectives import all_met, items_needed, objective_items
 from nochmal.move import PASS, Move
+from nochmal.record import GameRecord
 from nochmal.sheet import Sheet, score_parts
 from nochmal.solver.cpsat import (PlannerModel, SolverError, add_anchoring, add_cell_timeline,
                                   add_choice_vars, all_crossed, hint_choices, new_solver, read_choices,
@@ -444,6 +445,21 @@ def validate_team_plan(mission: Mission, difficulty: str, rolls: list[Roll], mov
     if not result.won or result.won_on != len(moves):
         raise TeamPlanError(f"team plan does not win on roll {len(moves)}: {result.text()}")
     return result.won_on
+
+
+PLANNER_SEAT = "planner"  # the seat spec a saved plan's players get (shown "planner (seat 1)", nochmal.seats)
+
+
+def team_record(mission: Mission, plan: TeamPlan) -> GameRecord:
+    """The winning plan as a standard co-op game record (nochmal/record.py, the mission in
+    ``extra``), replayed through the engine: ``nochmal replay --verify`` and the web replay
+    read it like any played game. TeamPlanError when the plan has no win to write."""
+    if not plan.moves:
+        raise TeamPlanError("no winning plan was found, so there is no game to write")
+    game = replay_team(mission, plan.difficulty, plan.rolls, plan.moves)
+    if not game.is_terminal():  # the co-op game stops on the winning roll (coop_game)
+        raise TeamPlanError(f"the plan's game is not over after its {len(plan.moves)} roll(s)")
+    return mission_record(mission, plan.difficulty, game, [PLANNER_SEAT] * plan.players, plan.seed)
 
 
 def plan_team(mission: Mission, players: int, seed: int | None = None, difficulty: str = "normal",

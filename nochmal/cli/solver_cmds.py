@@ -10,6 +10,8 @@ import typer
 from rich.table import Table
 
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
+from nochmal.errors import NochmalError
+from nochmal.fileio import check_writable
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
 from nochmal.solver.instance import Instance
@@ -92,6 +94,7 @@ def solve(
     mission: Optional[str] = typer.Option(None, "--mission", "-m", help="Team planning: a co-op mission id or file (needs --players and --seed)."),
     players: Optional[int] = typer.Option(None, "--players", "-n", min=1, max=4, help="With --mission: the number of players (1-4)."),
     difficulty: str = typer.Option("normal", "--difficulty", "-d", help="With --mission: easy, normal or hard (sets the roll budget)."),
+    save: Optional[Path] = typer.Option(None, "--save", help="Write the plan as a game record (nochmal replay --verify reads it); a plan from roll 1 on an empty sheet."),
 ):
     """Find the best plan for known dice (CP-SAT) and say whether it is proven optimal.
 
@@ -100,14 +103,19 @@ def solve(
 
     Example: nochmal solve --seed 7 --rolls-count 12 --time-limit 30
 
-    Example: nochmal solve --mission lockstep --players 2 --seed 1 --difficulty hard
+    Example: nochmal solve --mission lockstep --players 2 --seed 1 --difficulty hard --save plan.json
     """
+    if save is not None:
+        if after_turn or sheet is not None:
+            raise typer.BadParameter("--save writes a whole game: not with --after-turn or --sheet")
+        check_writable(save)  # before a long solve, not after it
     if mission is not None:
         if seed is None or players is None:
             raise typer.BadParameter("--mission needs --players and --seed")
         if record is not None or rolls is not None or sheet is not None or rolls_count is not None or after_turn:
-            raise typer.BadParameter("--mission takes only --players, --seed, --difficulty, --time-limit, --workers, --json")
-        _solve_mission(mission, players, seed, difficulty, time_limit, workers, as_json)
+            raise typer.BadParameter("--mission takes only --players, --seed, --difficulty, --time-limit, --workers, "
+                                     "--json, --save")
+        _solve_mission(mission, players, seed, difficulty, time_limit, workers, as_json, save)
         return
     if players is not None:
         raise typer.BadParameter("--players needs --mission")
@@ -139,9 +147,15 @@ def solve(
 
     with _Reporter(f"solving {len(inst.rolls)} roll(s)") as reporter:
         plan = run_solve(inst, time_limit=time_limit, workers=workers, progress=reporter)
+    if save is not None:
+        from nochmal.solver.validate import plan_record
+
+        plan_record(inst, plan).save(save)
     if as_json:
         data = plan.to_json()
         data["instance"] = inst.to_json()
+        if save is not None:
+            data["saved"] = str(save)
         emit_json(data)
         return
     console.print(plan_table(plan))
@@ -149,6 +163,8 @@ def solve(
     console.print(f"score {plan.total} (columns {bd['columns']}, colours {bd['colours']}, "
                   f"jokers {bd['jokers']}, stars {bd['stars']})")
     console.print(status_text(plan))
+    if save is not None:
+        console.print(f"plan written to {save} as a game record", soft_wrap=True)
 
 
 @guarded
@@ -212,10 +228,10 @@ def print_analysis(result, source: str, top: int = 0) -> None:
 
 
 def _solve_mission(mission_ref: str, players: int, seed: int, difficulty: str, time_limit: float, workers: int,
-                   as_json: bool) -> None:
+                   as_json: bool, save: Path | None = None) -> None:
     """``nochmal solve --mission``: team planning (nochmal.solver.team)."""
     from nochmal.missions.loader import load_mission
-    from nochmal.solver.team import describe_status, plan_team
+    from nochmal.solver.team import plan_team, team_record
 
     mission = load_mission(mission_ref)
     hint = "(Ctrl-C returns the best plan so far)"
@@ -225,12 +241,28 @@ def _solve_mission(mission_ref: str, players: int, seed: int, difficulty: str, t
 
         plan = plan_team(mission, players, seed=seed, difficulty=difficulty, time_limit=time_limit,
                          workers=workers, progress=on_solve)
+    saved = None
+    if save is not None and plan.moves:
+        team_record(mission, plan).save(save)
+        saved = str(save)
     if as_json:
-        emit_json(plan.to_json())
-        return
+        emit_json({**plan.to_json(), **({"saved": saved} if save is not None else {})})
+    else:
+        _print_team_plan(plan, mission.id, seed, difficulty)
+        if saved:
+            console.print(f"plan written to {saved} as a game record", soft_wrap=True)
+    if save is not None and saved is None:
+        raise NochmalError(f"{save}: no winning plan was found, nothing written")
+
+
+def _print_team_plan(plan, mission_id: str, seed: int, difficulty: str) -> None:
+    """The team plan as a table (``plan``: a nochmal.solver.team.TeamPlan) and its headline."""
+    from nochmal.solver.team import describe_status
+
+    players = plan.players
     if plan.moves:
         # the heading on its own line: a table title would wrap to the table's width
-        console.print(f"team plan: {mission.id}, {players} player(s), seed {seed}, {difficulty}", soft_wrap=True)
+        console.print(f"team plan: {mission_id}, {players} player(s), seed {seed}, {difficulty}", soft_wrap=True)
         table = Table()
         table.add_column("roll", justify="right")
         table.add_column("dice")
