@@ -19,8 +19,11 @@ really wins is decided only by replaying it through the engine's co-op Game and
 ``mission_result`` (``validate_team_plan``, which knows nothing of the model).
 
 Search over T: winnable by T implies winnable by T+1 (pass; objectives never get undone by a
-pass), so cheap feasibility checks at T = 1, 2, 4, ... prove a lower bound; the earliest-win
-model then searches the rest in one go. Measured: the earliest-win model finds far earlier
+pass). A relaxation (relaxation_bound: one block per roll and sheet, no anchoring, no dice
+flow) proves a first lower bound in well under a second on the built-in missions; cheap
+feasibility checks at T = bound, 2 x bound, ... may raise it; the earliest-win model then
+searches the rest in one go, and the bound reported is the larger of the relaxation's and
+CP-SAT's. Measured: the earliest-win model finds far earlier
 wins on whole-sheet missions than a binary search over T did (benchmarks/RESULTS.md, Team
 planning).
 """
@@ -37,12 +40,12 @@ from nochmal.bots.registry import make_agent
 from nochmal.bitsets import bit_list
 from nochmal.board import COLOURS, Board, load_board
 from nochmal.choice import Choice
-from nochmal.dice import Roll, seeded_roll
+from nochmal.dice import Roll, resolutions, seeded_roll
 from nochmal.errors import NochmalError
 from nochmal.game import FREE_ROLLS
 from nochmal.missions.coop import coop_game, mission_record, mission_result
 from nochmal.missions.loader import max_score
-from nochmal.missions.model import Mission
+from nochmal.missions.model import Mission, rolls_lower_bound
 from nochmal.missions.objectives import all_met, items_needed, objective_items
 from nochmal.move import PASS, Move
 from nochmal.record import GameRecord
@@ -84,12 +87,14 @@ class TeamPlan:
     wall_time: float = 0.0
     interrupted: bool = False  # stopped by Ctrl-C: the best plan so far, not proven
     solves: list[dict] = field(default_factory=list)  # per step (T, a range of T, bots' plan): status, seconds
+    relaxation_bound: int = 1  # the relaxation's share of lower_bound (relaxation_bound below)
 
     def to_json(self) -> dict:
         return {
             "mission": self.mission, "players": self.players, "difficulty": self.difficulty,
             "budget": self.budget, "seed": self.seed, "status": self.status,
             "rolls_needed": self.rolls_needed, "lower_bound": self.lower_bound,
+            "relaxation_bound": self.relaxation_bound,
             "proven": self.status in (OPTIMAL, INFEASIBLE), "interrupted": self.interrupted,
             "wall_time": round(self.wall_time, 3),
             "plan": [{"roll": t + 1, "dice": self.rolls[t].text(), "active": t % self.players + 1,
@@ -308,6 +313,97 @@ def _add_objectives(model: cp_model.CpModel, board: Board, mission: Mission, cel
             measure(sum(sum(row) for row in per), 0, n * len(items))
 
 
+# --- the relaxation: a cheap proven lower bound on the rolls --------------------------------
+RELAX_SHARE = 0.25  # of the time limit, at most, for the relaxation's checks
+RELAX_CHECK = 2.0  # seconds, at most, per check: one near the threshold can take far longer
+# (column-relay, 2 players, seed 1: 18 rolls still open after 20 s; benchmarks/RESULTS.md)
+
+
+def roll_caps(roll: Roll, jokers: int) -> dict[str, list[tuple[int, int]]]:
+    """Per colour, the (joker cost, most cells) options a pick from this roll's dice gives
+    (nochmal.dice.resolutions), dominated options left out: what the relaxation may cross."""
+    best: dict[tuple[str, int], int] = {}
+    for cf, nf in roll.pairs():
+        for colour, count, cost in resolutions(cf, nf, jokers):
+            best[colour, cost] = max(best.get((colour, cost), 0), count)
+    out: dict[str, list[tuple[int, int]]] = {}
+    for (colour, cost), cap in sorted(best.items(), key=lambda kv: kv[0][1]):
+        if all(cap > c for _, c in out.get(colour, [])):  # a dearer option must cross more
+            out.setdefault(colour, []).append((cost, cap))
+    return out
+
+
+def relaxation_feasible(board: Board, mission: Mission, rolls: list[Roll], n: int, time_limit: float,
+                        workers: int, stop: SigintStop) -> str:
+    """Whether the team can meet the objectives after len(rolls) rolls in the relaxation:
+    every roll each sheet crosses up to the count its pick allows in *one block* of the
+    pick's colour (any cells of it, anchoring ignored), every player picks from all the dice
+    (no active/passive flow), jokers within the sheet's marks. Every real plan is a plan of
+    the relaxation (a placement is a connected piece of one colour, so inside one block), so
+    INFEASIBLE here proves that no real plan wins in len(rolls) rolls. FEASIBLE or UNKNOWN
+    prove nothing."""
+    model = cp_model.CpModel()
+    crossed = []
+    spent = []
+    for p in range(n):
+        z = {bit: model.NewBoolVar(f"z{p}_{bit}") for bit in range(board.n_cells)}
+        per_block: dict[int, list] = {b.index: [] for b in board.blocks}
+        costs = []
+        for t, roll in enumerate(rolls):
+            caps = roll_caps(roll, board.jokers)
+            picks = []
+            for block in board.blocks:
+                for cost, cap in caps.get(block.colour, []):
+                    y = model.NewBoolVar(f"y{p}_{t}_{block.index}_{cost}")
+                    picks.append(y)
+                    per_block[block.index].append(min(cap, block.size) * y)
+                    if cost:
+                        costs.append(cost * y)
+            if len(picks) > 1:
+                model.AddAtMostOne(picks)  # one block per roll
+        for block in board.blocks:
+            model.Add(sum(z[bit] for bit in bit_list(block.mask)) <= sum(per_block[block.index]))
+        used = sum(costs) if costs else 0
+        if not isinstance(used, int):
+            model.Add(used <= board.jokers)
+        crossed.append(z)
+        spent.append(used)
+    _add_objectives(model, board, mission, lambda p, bit: crossed[p][bit], spent, n)
+    solver = new_solver(time_limit, workers)
+    status = stop.solve(solver, model)
+    if status == cp_model.INFEASIBLE:
+        return INFEASIBLE
+    return FEASIBLE if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else UNKNOWN
+
+
+def relaxation_bound(board: Board, mission: Mission, rolls: list[Roll], n: int, time_limit: float,
+                     workers: int = 2, stop: SigintStop | None = None, known_win: int | None = None,
+                     solves: list | None = None) -> int:
+    """A proven lower bound on the rolls any win needs (len(rolls) + 1: no win at all within
+    them): the dice-free block-slot bound (missions.model.rolls_lower_bound), raised by a
+    binary search with relaxation_feasible between it and ``known_win`` (a real win's roll,
+    so feasible in the relaxation) or len(rolls). A check that ends unproven counts as
+    feasible, so the bound stays proven; ``time_limit`` covers all the checks."""
+    stop = stop or SigintStop()
+    t0 = time.monotonic()
+    lo = max(0, min(len(rolls) + 1, rolls_lower_bound(mission.objectives, board, n)) - 1)  # every T <= lo: no win
+    hi = known_win if known_win is not None else len(rolls) + 1  # a win by hi (len + 1: unknown)
+    while lo + 1 < hi:
+        left = time_limit - (time.monotonic() - t0)
+        if left <= 0.05 or stop.requested.is_set():
+            break
+        mid = (lo + hi) // 2
+        s0 = time.monotonic()
+        status = relaxation_feasible(board, mission, rolls[:mid], n, min(left, RELAX_CHECK), workers, stop)
+        if solves is not None:
+            solves.append({"rolls": mid, "status": f"relaxation {status}", "seconds": round(time.monotonic() - s0, 3)})
+        if status == INFEASIBLE:
+            lo = mid
+        else:
+            hi = mid
+    return lo + 1
+
+
 def _spent_by(pm: PlannerModel, rolls: int):
     """Jokers sheet ``pm`` used in its first ``rolls`` rolls (a linear expression or 0)."""
     terms = [c.cost * pm.x[t][k] for t in range(rolls) for k, c in enumerate(pm.candidates[t]) if c.cost]
@@ -467,8 +563,9 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
               progress=None) -> TeamPlan:
     """The fewest rolls in which the team wins the mission on these dice (seeded by default).
 
-    The heuristic bots' game on the same dice first (a plan if they win, else a hint). Then
-    feasibility checks at T = 1, 2, 4, ... (each gets GALLOP_SHARE of the time left) until
+    The heuristic bots' game on the same dice first (a plan if they win, else a hint), then
+    the relaxation's lower bound B (relaxation_bound, at most RELAX_SHARE of the time). Then
+    feasibility checks at T = B, 2B, 4B, ... (each gets GALLOP_SHARE of the time left) until
     one is not proven infeasible, then one earliest-win optimisation (add_earliest_win) over
     the rolls from the proven bound up to the best plan found (or the budget), hinted with
     that plan or the bots' moves, with all the time left. Ctrl-C stops the search and
@@ -532,8 +629,8 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
         return status, lower
 
     def search() -> None:
-        """The bots' game (a first plan if they win, else a hint); cheap feasibility checks
-        at T = 1, 2, 4, ... (each infeasible one proves a lower bound) until one is not proven
+        """The bots' game (a first plan if they win, else a hint); the relaxation's bound B;
+        feasibility checks at T = B, 2B, ... (each infeasible one proves a lower bound) until one is not proven
         infeasible; then one earliest-win optimisation over the rolls between the proven
         bound and the best plan (or the budget), hinted with the best plan or the bots' moves."""
         if all_met(mission.objectives, [Sheet.empty(board)] * players):
@@ -545,8 +642,23 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
         if won_on is not None:
             accept(bots, won_on)
             plan.solves.append({"rolls": won_on, "status": "bots' plan", "seconds": round(elapsed(), 3)})
-        proven_lo = 0  # every T <= proven_lo is infeasible
-        T = 1
+        # the relaxation's proven bound first: cheap, and often far above CP-SAT's after seconds
+        s0 = time.monotonic()
+        relax = relaxation_bound(board, mission, rolls[:budget], players, time_limit * RELAX_SHARE, workers, stop,
+                                 plan.rolls_needed, plan.solves)
+        plan.relaxation_bound = relax
+        if progress is not None and relax > 1:
+            progress(f"1-{relax - 1}", f"infeasible (relaxation, {time.monotonic() - s0:.1f}s)")
+        if plan.rolls_needed is not None and relax > plan.rolls_needed:
+            raise TeamPlanError(f"the relaxation's bound {relax} is above a plan winning on roll {plan.rolls_needed}")
+        proven_lo = relax - 1  # every T <= proven_lo is infeasible
+        if proven_lo >= budget:
+            plan.lower_bound, plan.status = budget + 1, INFEASIBLE
+            return
+        if plan.rolls_needed == proven_lo + 1:
+            plan.lower_bound, plan.status = proven_lo + 1, OPTIMAL
+            return
+        T = proven_lo + 1
         while plan.rolls_needed is None or T < plan.rolls_needed:
             status = attempt(T, GALLOP_SHARE)
             if status == INFEASIBLE:  # monotone: no smaller T wins either
