@@ -88,13 +88,14 @@ class TeamPlan:
     interrupted: bool = False  # stopped by Ctrl-C: the best plan so far, not proven
     solves: list[dict] = field(default_factory=list)  # per step (T, a range of T, bots' plan): status, seconds
     relaxation_bound: int = 1  # the relaxation's share of lower_bound (relaxation_bound below)
+    given: int = 0  # the first rolls' moves were given (as played), the plan continues after them
 
     def to_json(self) -> dict:
         return {
             "mission": self.mission, "players": self.players, "difficulty": self.difficulty,
             "budget": self.budget, "seed": self.seed, "status": self.status,
             "rolls_needed": self.rolls_needed, "lower_bound": self.lower_bound,
-            "relaxation_bound": self.relaxation_bound,
+            "relaxation_bound": self.relaxation_bound, "given": self.given,
             "proven": self.status in (OPTIMAL, INFEASIBLE), "interrupted": self.interrupted,
             "wall_time": round(self.wall_time, 3),
             "plan": [{"roll": t + 1, "dice": self.rolls[t].text(), "active": t % self.players + 1,
@@ -109,7 +110,8 @@ class TeamModel:
     model: cp_model.CpModel
     players: list[PlannerModel]
     rolls: list[Roll]
-    spent: list  # per player: jokers used over all the rolls (expression or 0)
+    spent: list  # per player: jokers used by the end of the rolls, the start sheet's included
+    first_roll: int = 0  # 0-based index in the game of rolls[0] (decides who is active)
 
 
 class OutOfTime(Exception):
@@ -122,19 +124,24 @@ def _check_deadline(deadline: float | None) -> None:
 
 
 def build_team_model(board: Board, mission: Mission, rolls: list[Roll], n: int,
-                     deadline: float | None = None) -> TeamModel:
+                     deadline: float | None = None, starts: list[Sheet] | None = None,
+                     first_roll: int = 0) -> TeamModel:
     """Per player the choices, cell timeline and anchoring, the joker budget and the dice
     flow; objectives are added by add_final_objectives or add_earliest_win. OutOfTime when
-    ``deadline`` (time.monotonic()) passes between two parts."""
+    ``deadline`` (time.monotonic()) passes between two parts. ``starts``: the sheets before
+    ``rolls[0]`` (default empty), which is roll ``first_roll`` (0-based) of the game."""
     model = cp_model.CpModel()
     T = len(rolls)
-    empty = Sheet.empty(board)
+    starts = list(starts) if starts is not None else [Sheet.empty(board)] * n
     # per (mask, dice pair): in the co-op dice flow it matters which dice a player takes
-    cands = roll_candidates(board, empty, rolls, board.jokers, per_dice_pair=True)
+    by_start: dict[tuple[int, int], list[list[Choice]]] = {}
     pms = []
-    for _ in range(n):
+    for start in starts:
         _check_deadline(deadline)
-        pm = PlannerModel(board, empty, model, cands, [], {}, {})
+        key = (start.crossed, start.jokers_used)
+        if key not in by_start:
+            by_start[key] = roll_candidates(board, start, rolls, start.jokers_left, per_dice_pair=True)
+        pm = PlannerModel(board, start, model, by_start[key], [], {}, {})
         add_choice_vars(pm)
         add_cell_timeline(pm)
         _check_deadline(deadline)
@@ -145,22 +152,30 @@ def build_team_model(board: Board, mission: Mission, rolls: list[Roll], n: int,
     for pm in pms:
         expr = _spent_by(pm, T)
         if not isinstance(expr, int):
-            model.Add(expr <= board.jokers)
-        spent.append(expr)
+            model.Add(expr <= pm.start.jokers_left)
+        spent.append(expr + pm.start.jokers_used)
     # dice availability after the active player's pick
     for t, roll in enumerate(rolls):
-        if n == 1 or t < FREE_ROLLS:
+        if n == 1 or first_roll + t < FREE_ROLLS:
             continue
-        a = t % n
-        took = _took_single_faces(model, roll, cands[t], pms[a].x[t], f"took{t}")
+        a = (first_roll + t) % n
+        took = _took_single_faces(model, roll, pms[a].candidates[t], pms[a].x[t], f"took{t}")
         for p in range(n):
             if p == a:
                 continue
-            for k, c in enumerate(cands[t]):
+            for k, c in enumerate(pms[p].candidates[t]):
                 for face in (("c", c.colour_face), ("n", c.number_face)):
                     if face in took:  # the active player took the only die showing it
                         model.AddImplication(pms[p].x[t][k], took[face].Not())
-    return TeamModel(board, model, pms, list(rolls), spent)
+    return TeamModel(board, model, pms, list(rolls), spent, first_roll)
+
+
+def _cell(pm: PlannerModel, bit: int, t: int | None = None):
+    """Sheet ``pm``'s cell ``bit`` crossed before roll t of the model (None: at the end):
+    1 when the start sheet has it, else the model's literal (0 when no candidate covers it)."""
+    if pm.start.crossed >> bit & 1:
+        return 1
+    return pm.final.get(bit, 0) if t is None else pm.crossed_before.get((bit, t), 0)
 
 
 def _took_single_faces(model: cp_model.CpModel, roll: Roll, cands: list[Choice], x: list, tag: str) -> dict:
@@ -188,7 +203,7 @@ def _took_single_faces(model: cp_model.CpModel, roll: Roll, cands: list[Choice],
 def add_final_objectives(tm: TeamModel, mission: Mission) -> None:
     """Feasibility: every objective holds after the model's last roll."""
     n = len(tm.players)
-    _add_objectives(tm.model, tm.board, mission, lambda p, bit: tm.players[p].final.get(bit, 0), tm.spent, n)
+    _add_objectives(tm.model, tm.board, mission, lambda p, bit: _cell(tm.players[p], bit), tm.spent, n)
 
 
 def add_earliest_win(tm: TeamModel, mission: Mission, first: int,
@@ -206,10 +221,10 @@ def add_earliest_win(tm: TeamModel, mission: Mission, first: int,
         w = model.NewBoolVar(f"win{t}")
         if wins:
             model.AddImplication(wins[-1], w)
-        spent = [_spent_by(pm, t) for pm in tm.players]
+        spent = [_spent_by(pm, t) + pm.start.jokers_used for pm in tm.players]
 
         def cell(p: int, bit: int, t: int = t):
-            return tm.players[p].crossed_before.get((bit, t), 0)
+            return _cell(tm.players[p], bit, t)
 
         _add_objectives(model, tm.board, mission, cell, spent, n, enforce=w, tag=f"t{t}",
                         progress=progress if t == T else None)
@@ -334,23 +349,24 @@ def roll_caps(roll: Roll, jokers: int) -> dict[str, list[tuple[int, int]]]:
 
 
 def relaxation_feasible(board: Board, mission: Mission, rolls: list[Roll], n: int, time_limit: float,
-                        workers: int, stop: SigintStop) -> str:
+                        workers: int, stop: SigintStop, starts: list[Sheet] | None = None) -> str:
     """Whether the team can meet the objectives after len(rolls) rolls in the relaxation:
     every roll each sheet crosses up to the count its pick allows in *one block* of the
     pick's colour (any cells of it, anchoring ignored), every player picks from all the dice
     (no active/passive flow), jokers within the sheet's marks. Every real plan is a plan of
     the relaxation (a placement is a connected piece of one colour, so inside one block), so
     INFEASIBLE here proves that no real plan wins in len(rolls) rolls. FEASIBLE or UNKNOWN
-    prove nothing."""
+    prove nothing. ``starts``: the sheets before rolls[0] (default empty)."""
     model = cp_model.CpModel()
+    starts = list(starts) if starts is not None else [Sheet.empty(board)] * n
     crossed = []
     spent = []
-    for p in range(n):
-        z = {bit: model.NewBoolVar(f"z{p}_{bit}") for bit in range(board.n_cells)}
+    for p, start in enumerate(starts):
+        z = {bit: 1 if start.crossed >> bit & 1 else model.NewBoolVar(f"z{p}_{bit}") for bit in range(board.n_cells)}
         per_block: dict[int, list] = {b.index: [] for b in board.blocks}
         costs = []
         for t, roll in enumerate(rolls):
-            caps = roll_caps(roll, board.jokers)
+            caps = roll_caps(roll, start.jokers_left)
             picks = []
             for block in board.blocks:
                 for cost, cap in caps.get(block.colour, []):
@@ -362,12 +378,14 @@ def relaxation_feasible(board: Board, mission: Mission, rolls: list[Roll], n: in
             if len(picks) > 1:
                 model.AddAtMostOne(picks)  # one block per roll
         for block in board.blocks:
-            model.Add(sum(z[bit] for bit in bit_list(block.mask)) <= sum(per_block[block.index]))
+            new = [z[bit] for bit in bit_list(block.mask & ~start.crossed)]
+            if new:
+                model.Add(sum(new) <= sum(per_block[block.index]))
         used = sum(costs) if costs else 0
         if not isinstance(used, int):
-            model.Add(used <= board.jokers)
+            model.Add(used <= start.jokers_left)
         crossed.append(z)
-        spent.append(used)
+        spent.append(used + start.jokers_used)
     _add_objectives(model, board, mission, lambda p, bit: crossed[p][bit], spent, n)
     solver = new_solver(time_limit, workers)
     status = stop.solve(solver, model)
@@ -378,15 +396,18 @@ def relaxation_feasible(board: Board, mission: Mission, rolls: list[Roll], n: in
 
 def relaxation_bound(board: Board, mission: Mission, rolls: list[Roll], n: int, time_limit: float,
                      workers: int = 2, stop: SigintStop | None = None, known_win: int | None = None,
-                     solves: list | None = None) -> int:
+                     solves: list | None = None, starts: list[Sheet] | None = None) -> int:
     """A proven lower bound on the rolls any win needs (len(rolls) + 1: no win at all within
     them): the dice-free block-slot bound (missions.model.rolls_lower_bound), raised by a
     binary search with relaxation_feasible between it and ``known_win`` (a real win's roll,
     so feasible in the relaxation) or len(rolls). A check that ends unproven counts as
-    feasible, so the bound stays proven; ``time_limit`` covers all the checks."""
+    feasible, so the bound stays proven; ``time_limit`` covers all the checks. With
+    ``starts`` (the sheets before rolls[0]) the rolls count from there, and the slot bound,
+    which is for empty sheets, is not used."""
     stop = stop or SigintStop()
     t0 = time.monotonic()
-    lo = max(0, min(len(rolls) + 1, rolls_lower_bound(mission.objectives, board, n)) - 1)  # every T <= lo: no win
+    slots = rolls_lower_bound(mission.objectives, board, n) if starts is None else 0
+    lo = max(0, min(len(rolls) + 1, slots) - 1)  # every T <= lo: no win
     hi = known_win if known_win is not None else len(rolls) + 1  # a win by hi (len + 1: unknown)
     while lo + 1 < hi:
         left = time_limit - (time.monotonic() - t0)
@@ -394,7 +415,7 @@ def relaxation_bound(board: Board, mission: Mission, rolls: list[Roll], n: int, 
             break
         mid = (lo + hi) // 2
         s0 = time.monotonic()
-        status = relaxation_feasible(board, mission, rolls[:mid], n, min(left, RELAX_CHECK), workers, stop)
+        status = relaxation_feasible(board, mission, rolls[:mid], n, min(left, RELAX_CHECK), workers, stop, starts)
         if solves is not None:
             solves.append({"rolls": mid, "status": f"relaxation {status}", "seconds": round(time.monotonic() - s0, 3)})
         if status == INFEASIBLE:
@@ -448,12 +469,14 @@ def _read_moves(tm: TeamModel, solver: cp_model.CpSolver, rolls: int) -> list[li
 
 
 def _solve_T(board: Board, mission: Mission, rolls: list[Roll], n: int, deadline: float,
-             workers: int, stop: SigintStop) -> tuple[str, list[list[Move]] | None]:
+             workers: int, stop: SigintStop, starts: list[Sheet] | None = None,
+             first_roll: int = 0) -> tuple[str, list[list[Move]] | None]:
     """Feasibility at exactly len(rolls) rolls: (status, moves per roll per player).
 
-    Ctrl-C (``stop``) ends the solve early: status unknown unless a plan was already found."""
+    Ctrl-C (``stop``) ends the solve early: status unknown unless a plan was already found.
+    ``starts``, ``first_roll``: see build_team_model."""
     try:
-        tm = build_team_model(board, mission, rolls, n, deadline)
+        tm = build_team_model(board, mission, rolls, n, deadline, starts, first_roll)
         add_final_objectives(tm, mission)
     except OutOfTime:
         return UNKNOWN, None
@@ -466,7 +489,8 @@ def _solve_T(board: Board, mission: Mission, rolls: list[Roll], n: int, deadline
 
 
 def _solve_earliest(board: Board, mission: Mission, rolls: list[Roll], n: int, first: int, deadline: float,
-                    workers: int, stop: SigintStop, hint: list[list[Move]] | None = None
+                    workers: int, stop: SigintStop, hint: list[list[Move]] | None = None,
+                    starts: list[Sheet] | None = None, first_roll: int = 0
                     ) -> tuple[str, int | None, int, list[list[Move]] | None]:
     """One optimisation over rolls first..len(rolls): the earliest win (add_earliest_win).
 
@@ -474,7 +498,7 @@ def _solve_earliest(board: Board, mission: Mission, rolls: list[Roll], n: int, f
     win). Status optimal: proven earliest within the range; infeasible: no win by the last roll."""
     T = len(rolls)
     try:
-        tm = build_team_model(board, mission, rolls, n, deadline)
+        tm = build_team_model(board, mission, rolls, n, deadline, starts, first_roll)
         wins, weight, lowest = add_earliest_win(tm, mission, first, deadline)
     except OutOfTime:
         return UNKNOWN, None, first, None
@@ -514,11 +538,13 @@ def _drive(mission: Mission, difficulty: str, rolls: list[Roll], players: int, c
 
 
 def bot_moves(mission: Mission, difficulty: str, rolls: list[Roll], players: int,
-              bot: str = "heuristic") -> tuple[list[list[Move]], int | None]:
-    """What ``bot`` players do in the co-op game on these rolls: (moves per roll per player,
-    the roll they win on or None). A quick first plan, or at least a hint for the solver."""
+              bot: str = "heuristic", prefix: list[list[Move]] = ()) -> tuple[list[list[Move]], int | None]:
+    """What ``bot`` players do in the co-op game on these rolls after the moves ``prefix``
+    (per roll per player): (moves per roll per player, the prefix's included; the roll they
+    win on or None). A quick first plan, or at least a hint for the solver."""
     agents = [make_agent(bot, p) for p in range(players)]
-    game, moves = _drive(mission, difficulty, rolls, players, lambda g, t, p: agents[p].choose(g))
+    game, moves = _drive(mission, difficulty, rolls, players,
+                         lambda g, t, p: prefix[t][p] if t < len(prefix) else agents[p].choose(g))
     won_on = mission_result(mission, game).won_on
     return (moves if won_on is None else moves[:won_on]), won_on
 
@@ -560,7 +586,8 @@ def team_record(mission: Mission, plan: TeamPlan) -> GameRecord:
 
 def plan_team(mission: Mission, players: int, seed: int | None = None, difficulty: str = "normal",
               rolls: list[Roll] | None = None, time_limit: float = 60.0, workers: int = 2,
-              progress=None) -> TeamPlan:
+              progress=None, prefix: list[list[Move]] | None = None,
+              known: list[list[Move]] | None = None) -> TeamPlan:
     """The fewest rolls in which the team wins the mission on these dice (seeded by default).
 
     The heuristic bots' game on the same dice first (a plan if they win, else a hint), then
@@ -571,6 +598,12 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
     that plan or the bots' moves, with all the time left. Ctrl-C stops the search and
     returns what was found so far, marked ``interrupted``. Every plan returned has passed
     ``validate_team_plan``.
+
+    ``prefix``: the moves of the first rolls as they were played (per roll per player); the
+    plan continues from there (its ``moves`` include them, ``rolls_needed`` counts from roll
+    1). ``known``: a winning plan already known (e.g. the rest of a recorded game that was
+    won), validated and kept unless a better one is found; with it, the rolls after its win
+    may be missing (they are never looked at).
     """
     t0 = time.monotonic()
     budget = coop_game(mission, difficulty, players).roll_limit  # checks players and difficulty
@@ -580,16 +613,35 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
             raise SolverError("give a seed or the rolls")
         dice = 2 if players == 1 else 3
         rolls = [seeded_roll(seed, i, dice) for i in range(budget)]
-    if len(rolls) < budget:
+    prefix = [list(row) for row in prefix or []]
+    k = len(prefix)  # rolls already played
+    if len(rolls) < budget and not (known and len(known) <= len(rolls)):
         raise SolverError(f"{len(rolls)} roll(s) given, the budget is {budget}")
-    plan = TeamPlan(mission.id, players, difficulty, budget, seed, list(rolls[:budget]), UNKNOWN, None, 1)
+    horizon = min(budget, len(rolls))
+    plan = TeamPlan(mission.id, players, difficulty, budget, seed, list(rolls[:horizon]), UNKNOWN, None, 1)
+    plan.given = k
     stop = SigintStop()  # Ctrl-C: stop searching, return the best plan so far (not proven)
+    starts = None  # the sheets after the prefix (None: empty)
+    if k:
+        game = replay_team(mission, difficulty, rolls, prefix)
+        result = mission_result(mission, game)
+        if game.is_terminal():  # the prefix already won or spent the budget
+            if result.won:
+                plan.moves, plan.rolls_needed = prefix[:result.won_on], result.won_on
+                plan.lower_bound, plan.status = result.won_on, OPTIMAL
+            else:
+                plan.lower_bound, plan.status = budget + 1, INFEASIBLE
+            plan.wall_time = time.monotonic() - t0
+            return plan
+        starts = list(game.sheets)
 
     def elapsed() -> float:
         return time.monotonic() - t0
 
     def accept(moves: list[list[Move]], T: int) -> None:
         """Replay a model's plan through the engine; keep it as the best so far."""
+        if moves[:k] != prefix:
+            raise TeamPlanError(f"the plan for {T} rolls does not start with the moves played")
         game = replay_team(mission, difficulty, rolls, moves)
         won_on = mission_result(mission, game).won_on
         if won_on is None:
@@ -604,12 +656,13 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
         if left <= 0.05 or stop.requested.is_set():
             return UNKNOWN
         s0 = time.monotonic()
-        status, moves = _solve_T(board, mission, rolls[:T], players, time.monotonic() + left, workers, stop)
+        status, moves = _solve_T(board, mission, rolls[k:T], players, time.monotonic() + left, workers, stop,
+                                 starts, k)
         plan.solves.append({"rolls": T, "status": status, "seconds": round(time.monotonic() - s0, 3)})
         if progress is not None:
             progress(T, status)
         if status == FEASIBLE:
-            accept(moves, T)
+            accept(prefix + moves, T)
         return status
 
     def earliest(first: int, last: int, hint: list[list[Move]] | None) -> tuple[str, int]:
@@ -619,13 +672,18 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
         if left <= 0.05 or stop.requested.is_set():
             return UNKNOWN, first
         s0 = time.monotonic()
-        status, won, lower, moves = _solve_earliest(board, mission, rolls[:last], players, first,
-                                                    t0 + time_limit, workers, stop, hint=plan.moves or hint)
+        hint = plan.moves or hint
+        status, won, lower, moves = _solve_earliest(board, mission, rolls[k:last], players, first - k,
+                                                    t0 + time_limit, workers, stop, hint[k:] if hint else None,
+                                                    starts, k)
+        if won is not None:
+            won += k
+        lower += k
         plan.solves.append({"rolls": f"{first}-{last}", "status": status, "seconds": round(time.monotonic() - s0, 3)})
         if progress is not None:
             progress(f"{first}-{last}", status)
         if moves is not None and (plan.rolls_needed is None or won < plan.rolls_needed):
-            accept(moves, won)
+            accept(prefix + moves, won)
         return status, lower
 
     def search() -> None:
@@ -633,25 +691,29 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
         feasibility checks at T = B, 2B, ... (each infeasible one proves a lower bound) until one is not proven
         infeasible; then one earliest-win optimisation over the rolls between the proven
         bound and the best plan (or the budget), hinted with the best plan or the bots' moves."""
-        if all_met(mission.objectives, [Sheet.empty(board)] * players):
+        if not k and all_met(mission.objectives, [Sheet.empty(board)] * players):
             moves = [[PASS] * players]  # met before any cross: won at the end of roll 1
             validate_team_plan(mission, difficulty, rolls, moves)
             plan.moves, plan.rolls_needed, plan.status = moves, 1, OPTIMAL
             return
-        bots, won_on = bot_moves(mission, difficulty, rolls, players)
-        if won_on is not None:
+        if known:
+            accept([list(row) for row in known], len(known))
+            plan.solves.append({"rolls": plan.rolls_needed, "status": "known plan", "seconds": round(elapsed(), 3)})
+        bots, won_on = bot_moves(mission, difficulty, rolls[:horizon], players, prefix=prefix)
+        if won_on is not None and (plan.rolls_needed is None or won_on < plan.rolls_needed):
             accept(bots, won_on)
             plan.solves.append({"rolls": won_on, "status": "bots' plan", "seconds": round(elapsed(), 3)})
         # the relaxation's proven bound first: cheap, and often far above CP-SAT's after seconds
         s0 = time.monotonic()
-        relax = relaxation_bound(board, mission, rolls[:budget], players, time_limit * RELAX_SHARE, workers, stop,
-                                 plan.rolls_needed, plan.solves)
+        relax = k + relaxation_bound(board, mission, rolls[k:horizon], players, time_limit * RELAX_SHARE, workers,
+                                     stop, None if plan.rolls_needed is None else plan.rolls_needed - k,
+                                     plan.solves, starts)
         plan.relaxation_bound = relax
-        if progress is not None and relax > 1:
-            progress(f"1-{relax - 1}", f"infeasible (relaxation, {time.monotonic() - s0:.1f}s)")
+        if progress is not None and relax > k + 1:
+            progress(f"{k + 1}-{relax - 1}", f"infeasible (relaxation, {time.monotonic() - s0:.1f}s)")
         if plan.rolls_needed is not None and relax > plan.rolls_needed:
             raise TeamPlanError(f"the relaxation's bound {relax} is above a plan winning on roll {plan.rolls_needed}")
-        proven_lo = relax - 1  # every T <= proven_lo is infeasible
+        proven_lo = relax - 1  # every T <= proven_lo is infeasible (proven_lo >= k)
         if proven_lo >= budget:
             plan.lower_bound, plan.status = budget + 1, INFEASIBLE
             return
@@ -674,7 +736,7 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
         if plan.rolls_needed == proven_lo + 1:
             plan.lower_bound, plan.status = proven_lo + 1, OPTIMAL
             return
-        last = plan.rolls_needed if plan.rolls_needed is not None else budget
+        last = plan.rolls_needed if plan.rolls_needed is not None else horizon
         status, lower = earliest(proven_lo + 1, last, bots)
         lower = max(lower, proven_lo + 1)
         if status == INFEASIBLE:  # no win at all (a known plan would be a solution): last == budget

@@ -37,11 +37,19 @@ def _key(game) -> tuple:
     return tuple((s.crossed, s.jokers_used) for s in game.sheets)
 
 
-def exhaustive_fewest(mission: Mission, players: int, rolls: list[Roll]) -> int | None:
-    """The first roll after which some joint play has won, or None (budget spent)."""
+def exhaustive_fewest(mission: Mission, players: int, rolls: list[Roll],
+                      prefix: list[list[Move]] = ()) -> int | None:
+    """The first roll after which some joint play has won, or None (budget spent); with
+    ``prefix``, the play of the first rolls is those moves (per roll per player)."""
     start = coop_game(mission, "normal", players)
+    for t, row in enumerate(prefix):
+        start.apply_roll(rolls[t])
+        while start.current_player() >= 0:
+            start.apply_move(row[start.current_player()])
+        if start.is_terminal():
+            return mission_result(mission, start).won_on
     frontier = {_key(start): start}
-    for t in range(start.roll_limit):
+    for t in range(len(prefix), start.roll_limit):
         nxt = {}
         for game in frontier.values():
             g = game.clone()
@@ -501,3 +509,80 @@ def test_relaxation_never_above_a_won_bot_game(mission_id: str):
             else:
                 assert bound <= budget + 1
     assert checked  # the bots won some of these games
+
+
+# --- planning from a position reached in a game (co-op analysis, issue 20) ------------------
+def _random_prefix(mission: Mission, players: int, rolls: list[Roll], k: int, rng: random.Random):
+    """The first k rolls played by random legal moves (stopping early if the game ends)."""
+    game = coop_game(mission, "normal", players)
+    prefix = []
+    for t in range(k):
+        if game.is_terminal():
+            break
+        game.apply_roll(rolls[t])
+        row = [PASS] * players
+        while game.current_player() >= 0:
+            p = game.current_player()
+            row[p] = rng.choice(game.legal_moves())
+            game.apply_move(row[p])
+        prefix.append(row)
+    return prefix
+
+
+@pytest.mark.parametrize("players", [1, 2])
+def test_plans_from_a_played_position_equal_exhaustive_search(players: int):
+    """plan_team(prefix=...) plans on from the sheets the given moves reached, with the dice
+    flow of the roll numbers it starts at: the same fewest rolls as the exhaustive search
+    from that position (or the same proof that no win is left)."""
+    rng = random.Random(players)
+    outcomes = set()
+    for case, (objectives, budget) in enumerate(CASES):
+        budget = 4 if players == 2 else budget
+        mission = _mission(objectives, budget)
+        seed = TWO_PLAYER_SEEDS[case][0] if players == 2 else 3 * case + 1
+        rolls = _rolls(seed, players, budget)
+        prefix = _random_prefix(mission, players, rolls, rng.choice([1, 2]), rng)
+        expected = exhaustive_fewest(mission, players, rolls, prefix)
+        plan = plan_team(mission, players, rolls=rolls, difficulty="normal", time_limit=30, prefix=prefix)
+        assert plan.given == len(prefix)
+        if expected is None:
+            assert plan.status == INFEASIBLE and plan.rolls_needed is None, (case, plan)
+        else:
+            assert plan.status == OPTIMAL and plan.rolls_needed == expected, (case, plan, expected)
+            assert plan.moves[:len(prefix)] == prefix
+            assert validate_team_plan(mission, "normal", rolls, plan.moves) == expected
+        outcomes.add(expected is None)
+    assert outcomes == {True, False}  # wins and proven failures among the cases
+
+
+def test_a_known_plan_is_kept_and_the_rolls_after_it_are_not_needed():
+    """The rest of a won game is a plan: the planner keeps it (or finds a better one), and
+    needs no dice beyond its win."""
+    mission = load_mission("lockstep")
+    rolls = _rolls(1, 2, mission.budget(2, "normal"))
+    moves = plan_team(mission, 2, rolls=rolls, time_limit=5).moves  # the bots' win at least
+    won_on = len(moves)
+    prefix = moves[:3]
+    plan = plan_team(mission, 2, rolls=rolls[:won_on], time_limit=3, prefix=prefix, known=moves)
+    assert plan.rolls_needed is not None and plan.rolls_needed <= won_on
+    assert plan.moves[:3] == prefix
+    assert validate_team_plan(mission, "normal", rolls, plan.moves) == plan.rolls_needed
+    with pytest.raises(Exception, match="budget"):
+        plan_team(mission, 2, rolls=rolls[:won_on], time_limit=3, prefix=prefix)
+
+
+def test_a_plan_from_roll_4_keeps_the_dice_flow_of_roll_4():
+    """After three rolls played, the plan starts at roll 4: the active/passive dice flow
+    applies at once (one blue 2 serves only the active player), as the oracle says."""
+    board = Board.from_grid(["yyyyy", "yybyy", "yybyy"], name="col", jokers=0)
+    mission = _mission([Objective("cells", "each", cells=("C2", "C3"))], 5, board)
+    blue = Roll(("b", "y", "y"), ("2", "1", "1"))
+    dull = Roll(("g", "g", "g"), ("1", "1", "1"))  # green: not on this board
+    rolls = [dull, dull, dull, blue, blue]
+    prefix = [[PASS, PASS]] * 3
+    assert exhaustive_fewest(mission, 2, rolls, prefix) == 5  # roll 4 cannot serve both
+    plan = plan_team(mission, 2, rolls=rolls, time_limit=30, prefix=prefix)
+    assert plan.rolls_needed == 5 and plan.status == OPTIMAL
+    short = _mission(mission.objectives, 4, board)
+    assert exhaustive_fewest(short, 2, rolls, prefix) is None
+    assert plan_team(short, 2, rolls=rolls, time_limit=30, prefix=prefix).status == INFEASIBLE
