@@ -205,3 +205,123 @@ def _settle(insts: list[Instance], moves: list[Move], plans: list[Plan | None], 
         p = plans[t]
         if p.status != OPTIMAL and value[t] == bound[t]:
             plans[t] = _plan_of(insts[t], _moves(p), bound[t], p.wall_time, p.interrupted)
+
+
+# --- co-op mission records ------------------------------------------------------------------
+@dataclass
+class CoopRoll:
+    """One roll of a co-op record against the team planner. ``fewest``: the earliest winning
+    roll found from the position before this roll (the moves of earlier rolls as played);
+    ``fewest_low``: no win can come before that roll (proven). Both are ``budget + 1`` for
+    "no win" (found none / proven none). ``lost``: rolls the moves made on this roll cost,
+    fewest after it minus fewest before it, within ``lost_low..lost_high`` (proven)."""
+
+    roll: int  # 1-based
+    dice: str
+    active: int  # 1-based seat of the active player
+    played: list[str]  # per player, the move made
+    best: list[str]  # per player, the move of the plan found from before this roll
+    fewest: int
+    fewest_low: int
+    lost: int
+    lost_low: int
+    lost_high: int
+    proven: bool  # the fewest before and after this roll both proven: lost is exact
+
+
+@dataclass
+class CoopAnalysis:
+    """A co-op record against the team planner, roll by roll (the last ones from
+    ``first_roll`` on when ``interrupted``)."""
+
+    mission: str
+    difficulty: str
+    players: int
+    budget: int
+    won_on: int | None  # the roll the team actually won on (None: lost)
+    fewest: int  # from before roll first_roll: the earliest win found (budget + 1: none)
+    fewest_low: int  # ... and proven bound (budget + 1: proven that no win was possible)
+    rolls: list[CoopRoll]
+    plan: list[list[str]]  # the best plan found from before roll first_roll, per roll per player
+    interrupted: bool = False
+    first_roll: int = 1
+    wall_time: float = 0.0
+
+    @property
+    def proven(self) -> bool:
+        return self.fewest == self.fewest_low
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["proven"] = self.proven
+        data["wall_time"] = round(self.wall_time, 3)
+        return data
+
+
+def analyse_coop(record: GameRecord, time_limit: float = 10.0, workers: int = 2, source: str = "record",
+                 on_solve: Callable[[int, object], None] | None = None) -> CoopAnalysis:
+    """Analyse a finished co-op mission record: per roll, the fewest rolls in which the team
+    could still have won from the position before it (nochmal.solver.team.plan_team with the
+    moves played before it as its prefix), ``time_limit`` per roll.
+
+    The solves run backwards; each knows the next one's plan (the moves of this roll as
+    played, then that plan), so the fewest found never rises from one roll to the one before,
+    and the figures are settled as the solo ones (``_settle``): a plan whose moves on roll t
+    are the moves played is a plan for roll t+1, and a bound for roll t bounds roll t+1.
+    Ctrl-C returns the rolls analysed so far, marked ``interrupted``."""
+    from nochmal.missions.coop import mission_result, record_game
+    from nochmal.missions.loader import load_mission
+    from nochmal.solver.team import plan_team
+
+    if not record.needs_mission:
+        raise InstanceError(f"{source}: not a co-op mission record")
+    game = record.verify(source, record_game)
+    if not game.is_terminal():
+        raise InstanceError(f"{source}: the game is not finished")
+    mission = load_mission(record.extra.get("mission_file") or record.extra["mission"])
+    difficulty = record.extra["difficulty"]
+    n = len(record.players)
+    result = mission_result(mission, game)
+    budget = result.budget
+    never = budget + 1
+    rolls = [r for r, _ in record.rolls]
+    played = [[dict(ms)[p] for p in range(n)] for _, ms in record.rolls]
+    R = len(rolls)
+    hi: list[int] = [never] * (R + 1)  # earliest win found from before roll t+1
+    lo: list[int] = [1] * (R + 1)  # proven: no win before it
+    plans: list[list[list[Move]] | None] = [None] * (R + 1)
+    hi[R] = lo[R] = result.won_on if result.won else never
+    plans[R] = played if result.won else None
+    t0 = time.monotonic()
+    first = R
+    with SigintStop() as stop:
+        for t in range(R - 1, -1, -1):
+            if stop.interrupted:
+                break
+            plan = plan_team(mission, n, record.seed, difficulty, rolls, time_limit, workers,
+                             prefix=played[:t], known=plans[t + 1])
+            first = t
+            plans[t] = plan.moves or None
+            hi[t] = plan.rolls_needed if plan.rolls_needed is not None else never
+            lo[t] = min(plan.lower_bound, never)
+            if on_solve:
+                on_solve(t + 1, plan)
+            if plan.interrupted:
+                break
+        interrupted = stop.interrupted or (first < R and plan.interrupted)
+    # settle forwards (the solo analysis's rules, see _settle)
+    for t in range(first, R):
+        lo[t + 1] = max(lo[t + 1], lo[t])
+        if plans[t] is not None and t < len(plans[t]) and plans[t][t] == played[t] and hi[t] < hi[t + 1]:
+            plans[t + 1], hi[t + 1] = plans[t], hi[t]
+    out = []
+    for t in range(first, R):
+        best = plans[t][t] if plans[t] is not None and t < len(plans[t]) else None
+        out.append(CoopRoll(t + 1, rolls[t].text(), t % n + 1, [str(m) for m in played[t]],
+                            [str(m) for m in best] if best else [], hi[t], lo[t], hi[t + 1] - hi[t],
+                            max(0, lo[t + 1] - hi[t]), hi[t + 1] - lo[t],
+                            hi[t] == lo[t] and hi[t + 1] == lo[t + 1]))
+    fewest, fewest_low = (hi[first], lo[first]) if first < R else (hi[R], lo[R])
+    plan_moves = [[str(m) for m in row] for row in plans[first]] if plans[first] else []
+    return CoopAnalysis(mission.id, difficulty, n, budget, result.won_on, fewest, fewest_low, out, plan_moves,
+                        interrupted, first + 1, time.monotonic() - t0)

@@ -315,6 +315,9 @@ def _add_objectives(model: cp_model.CpModel, board: Board, mission: Mission, cel
         if obj.scope == "team":
             pooled = []
             for i in range(len(items)):
+                if any(isinstance(per[p][i], int) and per[p][i] for p in range(n)):
+                    pooled.append(1)  # done already on a start sheet (a game's position)
+                    continue
                 lits = [per[p][i] for p in range(n) if not isinstance(per[p][i], int)]
                 if not lits:
                     continue

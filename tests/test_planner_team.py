@@ -586,3 +586,81 @@ def test_a_plan_from_roll_4_keeps_the_dice_flow_of_roll_4():
     short = _mission(mission.objectives, 4, board)
     assert exhaustive_fewest(short, 2, rolls, prefix) is None
     assert plan_team(short, 2, rolls=rolls, time_limit=30, prefix=prefix).status == INFEASIBLE
+
+
+# --- analyse for co-op records (issue 20) ----------------------------------------------------
+def _coop_record(mission, players: int, seed: int, rng: random.Random, pass_weight: float = 0.5):
+    """A finished co-op record of random play (passes with probability ``pass_weight``)."""
+    from nochmal.missions.coop import mission_record
+
+    game = coop_game(mission, "normal", players)
+    t = 0
+    while not game.is_terminal():
+        game.apply_roll(seeded_roll(seed, t, 2 if players == 1 else 3))
+        while game.current_player() >= 0:
+            moves = game.legal_moves()
+            game.apply_move(PASS if rng.random() < pass_weight else rng.choice(moves))
+        t += 1
+    return mission_record(mission, "normal", game, ["human"] * players, seed)
+
+
+def test_coop_analysis_matches_exhaustive_search_per_roll(tmp_path):
+    """Per roll of a played co-op game (one player: the exhaustive search on the classic
+    board stays small), the fewest rolls to win from the position before it and the rolls
+    the moves made cost equal the exhaustive search with the moves before it as played."""
+    from nochmal.missions.coop import record_game
+    from nochmal.solver.analyse import analyse_coop
+
+    budget = 3
+    path = tmp_path / "near-h.toml"
+    path.write_text(MISSION_TOML.format(b=budget))
+    mission = load_mission(str(path))
+    rng = random.Random(1)
+    seen = set()
+    never = budget + 1
+
+    def fewest(rolls, prefix):
+        found = exhaustive_fewest(mission, 1, rolls, prefix)
+        return never if found is None else found
+
+    for seed in (1, 4, 5, 7, 9):
+        record = _coop_record(mission, 1, seed, rng)
+        result = analyse_coop(record, time_limit=20)
+        rolls = [seeded_roll(seed, t, 2) for t in range(budget)]  # a won game's record stops at the win
+        played = [[ms[0][1]] for _, ms in record.rolls]
+        assert [r.roll for r in result.rolls] == list(range(1, len(played) + 1))
+        for t, row in enumerate(result.rolls):
+            before, after = fewest(rolls, played[:t]), fewest(rolls, played[:t + 1])
+            assert row.fewest == row.fewest_low == before, (seed, t, row)
+            assert row.lost == row.lost_low == row.lost_high == after - before and row.proven, (seed, t, row)
+            seen.add(row.lost > 0)
+        assert result.won_on == mission_result(mission, record.verify("r", record_game)).won_on
+        assert result.fewest == fewest(rolls, [])
+    assert seen == {True, False}  # some rolls cost rolls, some did not
+
+
+def test_coop_analysis_of_a_two_player_game_is_consistent():
+    """Lockstep, 2 players, the heuristic bots' game: every roll's figures consistent (no
+    oracle at this size): the fewest found never above the roll actually won on, bounds
+    below them, and the best plan replays to a win through the engine."""
+    from nochmal.missions.coop import mission_record
+    from nochmal.solver.analyse import analyse_coop
+    from nochmal.solver.team import bot_moves
+
+    mission = load_mission("lockstep")
+    rolls = _rolls(2, 2, mission.budget(2, "easy"))
+    moves, won_on = bot_moves(mission, "easy", rolls, 2)
+    assert won_on is not None
+    game = replay_team(mission, "easy", rolls, moves)
+    record = mission_record(mission, "easy", game, ["heuristic", "heuristic"], 2)
+    result = analyse_coop(record, time_limit=0.5)
+    assert result.won_on == won_on and len(result.rolls) == won_on
+    assert result.fewest <= won_on and result.fewest_low <= result.fewest
+    assert sum(r.lost for r in result.rolls) == won_on - result.fewest
+    for r in result.rolls:
+        assert r.fewest_low <= r.fewest <= won_on
+        assert 0 <= r.lost_low <= r.lost <= r.lost_high, r
+        if r.played == r.best:
+            assert r.lost == 0, r
+    plan = [[Move.parse(m) for m in row] for row in result.plan]
+    assert validate_team_plan(mission, "easy", rolls, plan) == result.fewest

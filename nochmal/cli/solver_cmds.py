@@ -169,13 +169,16 @@ def solve(
 
 @guarded
 def analyse(
-    record: Path = typer.Argument(..., help="A finished solo game record (JSON)."),
+    record: Path = typer.Argument(..., help="A finished solo or co-op mission game record (JSON)."),
     time_limit: float = typer.Option(10.0, "--time-limit", "-t", min=0.1, help="Seconds per solve (one solve per roll)."),
     workers: int = typer.Option(2, "--workers", min=1, help="CP-SAT worker threads."),
     top: int = typer.Option(0, "--top", min=0, help="Show only the N costliest rolls (0 = all)."),
     as_json: bool = typer.Option(False, "--json", help="Print the analysis as JSON."),
 ):
     """Per roll, the points the move actually made lost against the best play with the same dice.
+
+    A co-op mission record: per roll, the fewest rolls in which the team could still have won
+    from the position before it (the team planner), and the rolls its moves cost.
 
     Ctrl-C stops the analysis and prints the rolls analysed so far (the last ones), marked
     interrupted, with exit code 130.
@@ -185,6 +188,9 @@ def analyse(
     from nochmal.solver.analyse import analyse as run_analysis  # OR-Tools: loaded only to plan
 
     rec = GameRecord.load(record)
+    if rec.needs_mission:
+        _analyse_coop(rec, str(record), time_limit, workers, top, as_json)
+        return
     total = len(rec.rolls)
     with _Reporter(f"analysing roll {total} of {total}", "Ctrl-C stops and shows the rolls analysed") as reporter:
         def on_solve(roll: int, plan: Plan) -> None:
@@ -225,6 +231,55 @@ def print_analysis(result, source: str, top: int = 0) -> None:
     if result.interrupted:
         console.print("interrupted (Ctrl-C): not every roll was analysed" if result.first_roll > 1
                       else "interrupted (Ctrl-C): the last solve was cut short", soft_wrap=True)
+
+
+def _analyse_coop(rec: GameRecord, source: str, time_limit: float, workers: int, top: int, as_json: bool) -> None:
+    """``nochmal analyse`` of a co-op mission record (nochmal.solver.analyse.analyse_coop)."""
+    from nochmal.solver.analyse import analyse_coop
+
+    total = len(rec.rolls)
+    hint = "(Ctrl-C stops and shows the rolls analysed)"
+    with err_console.status(f"analysing roll {total} of {total} {hint}") as status:
+        def on_solve(roll: int, plan) -> None:
+            status.update(f"analysing roll {roll - 1} of {total} (roll {roll}: {plan.status}) {hint}")
+
+        result = analyse_coop(rec, time_limit=time_limit, workers=workers, source=source, on_solve=on_solve)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        print_coop_analysis(result, source, top)
+    if result.interrupted:
+        err_console.print("interrupted", markup=False)
+        raise typer.Exit(130)
+
+
+def print_coop_analysis(result, source: str, top: int = 0) -> None:
+    """The table of a co-op analysis (``result``: a nochmal.solver.analyse.CoopAnalysis)."""
+    never = result.budget + 1
+
+    def fewest(hi: int, lo: int) -> str:
+        if hi == lo:
+            return "no win" if hi == never else str(hi)
+        found = "none found" if hi == never else str(hi)
+        return f"{found} (at least {lo})"
+
+    rows = sorted(result.rolls, key=lambda r: (-r.lost, r.roll))[:top] if top else result.rolls
+    title = f"rolls lost per roll ({source}: {result.mission}, {result.difficulty}, {result.players} player(s))"
+    if result.interrupted:
+        title += f": interrupted, rolls {result.first_roll}-{len(result.rolls) + result.first_roll - 1} analysed"
+    console.print(title, soft_wrap=True)
+    table = Table()
+    for col in ("roll", "dice", "active", "played", "best", "fewest from here", "lost"):
+        table.add_column(col)
+    for r in rows:
+        lost = str(r.lost) if r.proven else f"{r.lost} (in {r.lost_low}..{r.lost_high})"
+        table.add_row(str(r.roll), r.dice, str(r.active), " / ".join(r.played), " / ".join(r.best) or "-",
+                      fewest(r.fewest, r.fewest_low), lost)
+    console.print(table)
+    actual = f"won on roll {result.won_on}" if result.won_on else f"lost (budget {result.budget})"
+    where = "with these dice" if result.first_roll == 1 else f"from roll {result.first_roll} on"
+    console.print(f"actual: {actual}; fewest possible {where}: {fewest(result.fewest, result.fewest_low)}"
+                  + (" (proven)" if result.proven else ""), soft_wrap=True)
 
 
 def _solve_mission(mission_ref: str, players: int, seed: int, difficulty: str, time_limit: float, workers: int,
