@@ -123,7 +123,8 @@ def analyse(record: GameRecord, time_limit: float = 10.0, workers: int = 2, sour
     ``on_solve(roll, plan)`` after each roll's solve (1-based roll, the settled plan);
     Ctrl-C returns the rolls analysed so far, marked ``interrupted``."""
     if record.mode != Mode.SOLO:
-        raise InstanceError(f"{source}: analysis needs a solo record, this one is {str(record.mode)!r}")
+        raise InstanceError(f"{source}: analysis needs a solo or co-op mission record, this one is "
+                            f"{str(record.mode)!r}")
     game = record.verify(source)
     if not game.is_terminal():
         raise InstanceError(f"{source}: the game is not finished")
