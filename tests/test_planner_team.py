@@ -664,3 +664,35 @@ def test_coop_analysis_of_a_two_player_game_is_consistent():
             assert r.lost == 0, r
     plan = [[Move.parse(m) for m in row] for row in result.plan]
     assert validate_team_plan(mission, "easy", rolls, plan) == result.fewest
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_coop_analysis_with_the_rolls_so_far(tmp_path):
+    """A real SIGINT to `nochmal analyse` of a co-op record: the rolls analysed so far (the
+    last ones), marked interrupted, exit code 130, no traceback."""
+    import signal
+    import subprocess
+    import sys
+
+    from nochmal.missions.coop import mission_record
+    from nochmal.solver.team import bot_moves
+
+    if sys.platform == "win32":
+        pytest.skip("SIGINT to a child process is POSIX")
+    mission = load_mission("lockstep")
+    rolls = _rolls(2, 2, mission.budget(2, "easy"))
+    moves, won_on = bot_moves(mission, "easy", rolls, 2)
+    path = tmp_path / "coop.json"
+    mission_record(mission, "easy", replay_team(mission, "easy", rolls, moves), ["human", "human"], 2).save(path)
+    cmd = [sys.executable, "-c", "from nochmal.cli import app; app()", "analyse", str(path), "--time-limit", "30",
+           "--json"]
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(15)  # well past the start-up (OR-Tools' import takes seconds on a loaded machine)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (out, err)
+    assert "Traceback" not in err and time.monotonic() - t0 < 60, err
+    data = json.loads(out)
+    assert data["interrupted"] is True and 1 < data["first_roll"] <= won_on, data
+    assert [r["roll"] for r in data["rolls"]] == list(range(data["first_roll"], won_on + 1))
