@@ -399,6 +399,12 @@ def test_save_errors_are_one_line_and_come_before_the_solve(tmp_path):
     result = CliRunner().invoke(app, ["solve", "--record", str(rec), "--after-turn", "5", "--save",
                                       str(tmp_path / "p.json")])
     assert result.exit_code == 2 and "--save" in result.output
+    mission = tmp_path / "near-h.toml"
+    mission.write_text(MISSION_TOML.format(b=2))  # seed 1: no win in 2 rolls (proven)
+    result = CliRunner().invoke(app, ["solve", "--mission", str(mission), "--players", "1", "--seed", "1",
+                                      "--save", str(tmp_path / "p.json")])
+    assert result.exit_code == 1 and "budget not enough (proven)" in result.stdout
+    assert "nothing written" in result.output and not (tmp_path / "p.json").exists()
 
 
 # --- the relaxation's lower bound (issue 20) -----------------------------------------------
