@@ -65,7 +65,7 @@ class Analysis:
     plan: Plan | None  # the best plan from before roll first_roll (validated); None: no roll analysed
     wall_time: float = 0.0
     solves: list[dict] = field(default_factory=list)
-    interrupted: bool = False  # stopped by Ctrl-C before every roll was analysed
+    interrupted: bool = False  # Ctrl-C: rolls before first_roll not analysed, or the last solve cut short
     first_roll: int = 1  # 1-based: the first roll analysed
     rolls: int = 0  # the rolls of the game
 
@@ -120,7 +120,8 @@ def analyse(record: GameRecord, time_limit: float = 10.0, workers: int = 2, sour
             progress: Callable[[Progress], None] | None = None) -> Analysis:
     """Analyse a finished solo record; ``time_limit`` is per solve (one per roll).
 
-    ``on_solve(roll, plan)`` after each roll's solve (1-based roll, the settled plan);
+    ``on_solve(roll, plan)`` after each roll's solve (1-based roll, its plan before the
+    figures are settled);
     Ctrl-C returns the rolls analysed so far, marked ``interrupted``."""
     if record.mode != Mode.SOLO:
         raise InstanceError(f"{source}: analysis needs a solo or co-op mission record, this one is "

@@ -281,3 +281,27 @@ def test_ctrl_c_stops_the_analysis_and_prints_the_rolls_so_far(tmp_path, as_json
         assert "interrupted, rolls" in out and "of 30 analysed" in out
         assert "│ 30 " in out  # the last roll's row is there
         assert "interrupted (Ctrl-C)" in out
+
+
+def test_ctrl_c_between_two_solves_stops_the_analysis(monkeypatch):
+    """A SIGINT that lands between two solves (no CP-SAT search running) stops the analysis
+    too: the rolls solved so far come back, marked interrupted (it raised KeyboardInterrupt
+    and lost them)."""
+    import os
+    import signal
+
+    import nochmal.solver.analyse as an
+
+    real_solve = an.solve
+
+    def solve(inst, **kwargs):
+        plan = real_solve(inst, **kwargs)
+        if inst.first_roll == 8:  # roll 9 solved: Ctrl-C now, outside any search
+            os.kill(os.getpid(), signal.SIGINT)
+        return plan
+
+    monkeypatch.setattr(an, "solve", solve)
+    result = analyse(_greedy_record(7, 12), time_limit=2)
+    assert result.interrupted and result.first_roll == 9
+    assert [r.roll for r in result.losses] == [9, 10, 11, 12]
+    _check_consistent(result)
