@@ -19,8 +19,11 @@ really wins is decided only by replaying it through the engine's co-op Game and
 ``mission_result`` (``validate_team_plan``, which knows nothing of the model).
 
 Search over T: winnable by T implies winnable by T+1 (pass; objectives never get undone by a
-pass), so cheap feasibility checks at T = 1, 2, 4, ... prove a lower bound; the earliest-win
-model then searches the rest in one go. Measured: the earliest-win model finds far earlier
+pass). A relaxation (relaxation_bound: one block per roll and sheet, no anchoring, no dice
+flow) proves a first lower bound in well under a second on the built-in missions; cheap
+feasibility checks at T = bound, 2 x bound, ... may raise it; the earliest-win model then
+searches the rest in one go, and the bound reported is the larger of the relaxation's and
+CP-SAT's. Measured: the earliest-win model finds far earlier
 wins on whole-sheet missions than a binary search over T did (benchmarks/RESULTS.md, Team
 planning).
 """
@@ -37,14 +40,15 @@ from nochmal.bots.registry import make_agent
 from nochmal.bitsets import bit_list
 from nochmal.board import COLOURS, Board, load_board
 from nochmal.choice import Choice
-from nochmal.dice import Roll, seeded_roll
+from nochmal.dice import Roll, resolutions, seeded_roll
 from nochmal.errors import NochmalError
 from nochmal.game import FREE_ROLLS
-from nochmal.missions.coop import coop_game, mission_result
+from nochmal.missions.coop import coop_game, mission_record, mission_result
 from nochmal.missions.loader import max_score
-from nochmal.missions.model import Mission
+from nochmal.missions.model import Mission, rolls_lower_bound
 from nochmal.missions.objectives import all_met, items_needed, objective_items
 from nochmal.move import PASS, Move
+from nochmal.record import GameRecord
 from nochmal.sheet import Sheet, score_parts
 from nochmal.solver.cpsat import (PlannerModel, SolverError, add_anchoring, add_cell_timeline,
                                   add_choice_vars, all_crossed, hint_choices, new_solver, read_choices,
@@ -83,12 +87,15 @@ class TeamPlan:
     wall_time: float = 0.0
     interrupted: bool = False  # stopped by Ctrl-C: the best plan so far, not proven
     solves: list[dict] = field(default_factory=list)  # per step (T, a range of T, bots' plan): status, seconds
+    relaxation_bound: int = 1  # the relaxation's share of lower_bound (relaxation_bound below)
+    given: int = 0  # the first rolls' moves were given (as played), the plan continues after them
 
     def to_json(self) -> dict:
         return {
             "mission": self.mission, "players": self.players, "difficulty": self.difficulty,
             "budget": self.budget, "seed": self.seed, "status": self.status,
             "rolls_needed": self.rolls_needed, "lower_bound": self.lower_bound,
+            "relaxation_bound": self.relaxation_bound, "given": self.given,
             "proven": self.status in (OPTIMAL, INFEASIBLE), "interrupted": self.interrupted,
             "wall_time": round(self.wall_time, 3),
             "plan": [{"roll": t + 1, "dice": self.rolls[t].text(), "active": t % self.players + 1,
@@ -103,7 +110,8 @@ class TeamModel:
     model: cp_model.CpModel
     players: list[PlannerModel]
     rolls: list[Roll]
-    spent: list  # per player: jokers used over all the rolls (expression or 0)
+    spent: list  # per player: jokers used by the end of the rolls, the start sheet's included
+    rolls_before: int = 0  # rolls of the game before rolls[0] (decides who is active)
 
 
 class OutOfTime(Exception):
@@ -116,19 +124,24 @@ def _check_deadline(deadline: float | None) -> None:
 
 
 def build_team_model(board: Board, mission: Mission, rolls: list[Roll], n: int,
-                     deadline: float | None = None) -> TeamModel:
+                     deadline: float | None = None, starts: list[Sheet] | None = None,
+                     rolls_before: int = 0) -> TeamModel:
     """Per player the choices, cell timeline and anchoring, the joker budget and the dice
     flow; objectives are added by add_final_objectives or add_earliest_win. OutOfTime when
-    ``deadline`` (time.monotonic()) passes between two parts."""
+    ``deadline`` (time.monotonic()) passes between two parts. ``starts``: the sheets before
+    ``rolls[0]`` (default empty), after ``rolls_before`` rolls of the game."""
     model = cp_model.CpModel()
     T = len(rolls)
-    empty = Sheet.empty(board)
+    starts = list(starts) if starts is not None else [Sheet.empty(board)] * n
     # per (mask, dice pair): in the co-op dice flow it matters which dice a player takes
-    cands = roll_candidates(board, empty, rolls, board.jokers, per_dice_pair=True)
+    by_start: dict[tuple[int, int], list[list[Choice]]] = {}
     pms = []
-    for _ in range(n):
+    for start in starts:
         _check_deadline(deadline)
-        pm = PlannerModel(board, empty, model, cands, [], {}, {})
+        key = (start.crossed, start.jokers_used)
+        if key not in by_start:
+            by_start[key] = roll_candidates(board, start, rolls, start.jokers_left, per_dice_pair=True)
+        pm = PlannerModel(board, start, model, by_start[key], [], {}, {})
         add_choice_vars(pm)
         add_cell_timeline(pm)
         _check_deadline(deadline)
@@ -139,22 +152,30 @@ def build_team_model(board: Board, mission: Mission, rolls: list[Roll], n: int,
     for pm in pms:
         expr = _spent_by(pm, T)
         if not isinstance(expr, int):
-            model.Add(expr <= board.jokers)
-        spent.append(expr)
+            model.Add(expr <= pm.start.jokers_left)
+        spent.append(expr + pm.start.jokers_used)
     # dice availability after the active player's pick
     for t, roll in enumerate(rolls):
-        if n == 1 or t < FREE_ROLLS:
+        if n == 1 or rolls_before + t < FREE_ROLLS:
             continue
-        a = t % n
-        took = _took_single_faces(model, roll, cands[t], pms[a].x[t], f"took{t}")
+        a = (rolls_before + t) % n
+        took = _took_single_faces(model, roll, pms[a].candidates[t], pms[a].x[t], f"took{t}")
         for p in range(n):
             if p == a:
                 continue
-            for k, c in enumerate(cands[t]):
+            for k, c in enumerate(pms[p].candidates[t]):
                 for face in (("c", c.colour_face), ("n", c.number_face)):
                     if face in took:  # the active player took the only die showing it
                         model.AddImplication(pms[p].x[t][k], took[face].Not())
-    return TeamModel(board, model, pms, list(rolls), spent)
+    return TeamModel(board, model, pms, list(rolls), spent, rolls_before)
+
+
+def _cell(pm: PlannerModel, bit: int, t: int | None = None):
+    """Sheet ``pm``'s cell ``bit`` crossed before roll t of the model (None: at the end):
+    1 when the start sheet has it, else the model's literal (0 when no candidate covers it)."""
+    if pm.start.crossed >> bit & 1:
+        return 1
+    return pm.final.get(bit, 0) if t is None else pm.crossed_before.get((bit, t), 0)
 
 
 def _took_single_faces(model: cp_model.CpModel, roll: Roll, cands: list[Choice], x: list, tag: str) -> dict:
@@ -182,7 +203,7 @@ def _took_single_faces(model: cp_model.CpModel, roll: Roll, cands: list[Choice],
 def add_final_objectives(tm: TeamModel, mission: Mission) -> None:
     """Feasibility: every objective holds after the model's last roll."""
     n = len(tm.players)
-    _add_objectives(tm.model, tm.board, mission, lambda p, bit: tm.players[p].final.get(bit, 0), tm.spent, n)
+    _add_objectives(tm.model, tm.board, mission, lambda p, bit: _cell(tm.players[p], bit), tm.spent, n)
 
 
 def add_earliest_win(tm: TeamModel, mission: Mission, first: int,
@@ -200,10 +221,10 @@ def add_earliest_win(tm: TeamModel, mission: Mission, first: int,
         w = model.NewBoolVar(f"win{t}")
         if wins:
             model.AddImplication(wins[-1], w)
-        spent = [_spent_by(pm, t) for pm in tm.players]
+        spent = [_spent_by(pm, t) + pm.start.jokers_used for pm in tm.players]
 
         def cell(p: int, bit: int, t: int = t):
-            return tm.players[p].crossed_before.get((bit, t), 0)
+            return _cell(tm.players[p], bit, t)
 
         _add_objectives(model, tm.board, mission, cell, spent, n, enforce=w, tag=f"t{t}",
                         progress=progress if t == T else None)
@@ -294,6 +315,9 @@ def _add_objectives(model: cp_model.CpModel, board: Board, mission: Mission, cel
         if obj.scope == "team":
             pooled = []
             for i in range(len(items)):
+                if any(isinstance(per[p][i], int) and per[p][i] for p in range(n)):
+                    pooled.append(1)  # done already on a start sheet (a game's position)
+                    continue
                 lits = [per[p][i] for p in range(n) if not isinstance(per[p][i], int)]
                 if not lits:
                     continue
@@ -305,6 +329,103 @@ def _add_objectives(model: cp_model.CpModel, board: Board, mission: Mission, cel
         else:
             at_least([sum(row) for row in per], need, obj.scope)
             measure(sum(sum(row) for row in per), 0, n * len(items))
+
+
+# --- the relaxation: a cheap proven lower bound on the rolls --------------------------------
+RELAX_SHARE = 0.25  # of the time limit, at most, for the relaxation's checks
+RELAX_CHECK = 2.0  # seconds, at most, per check: one near the threshold can take far longer
+# (column-relay, 2 players, seed 1: 18 rolls still open after 20 s; benchmarks/RESULTS.md)
+
+
+def roll_caps(roll: Roll, jokers: int) -> dict[str, list[tuple[int, int]]]:
+    """Per colour, the (joker cost, most cells) options a pick from this roll's dice gives
+    (nochmal.dice.resolutions), dominated options left out: what the relaxation may cross."""
+    best: dict[tuple[str, int], int] = {}
+    for cf, nf in roll.pairs():
+        for colour, count, cost in resolutions(cf, nf, jokers):
+            best[colour, cost] = max(best.get((colour, cost), 0), count)
+    out: dict[str, list[tuple[int, int]]] = {}
+    for (colour, cost), cap in sorted(best.items(), key=lambda kv: kv[0][1]):
+        if all(cap > c for _, c in out.get(colour, [])):  # a dearer option must cross more
+            out.setdefault(colour, []).append((cost, cap))
+    return out
+
+
+def relaxation_feasible(board: Board, mission: Mission, rolls: list[Roll], n: int, time_limit: float,
+                        workers: int, stop: SigintStop, starts: list[Sheet] | None = None) -> str:
+    """Whether the team can meet the objectives after len(rolls) rolls in the relaxation:
+    every roll each sheet crosses up to the count its pick allows in *one block* of the
+    pick's colour (any cells of it, anchoring ignored), every player picks from all the dice
+    (no active/passive flow), jokers within the sheet's marks. Every real plan is a plan of
+    the relaxation (a placement is a connected piece of one colour, so inside one block), so
+    INFEASIBLE here proves that no real plan wins in len(rolls) rolls. FEASIBLE or UNKNOWN
+    prove nothing. ``starts``: the sheets before rolls[0] (default empty)."""
+    model = cp_model.CpModel()
+    starts = list(starts) if starts is not None else [Sheet.empty(board)] * n
+    crossed = []
+    spent = []
+    for p, start in enumerate(starts):
+        z = {bit: 1 if start.crossed >> bit & 1 else model.NewBoolVar(f"z{p}_{bit}") for bit in range(board.n_cells)}
+        per_block: dict[int, list] = {b.index: [] for b in board.blocks}
+        costs = []
+        for t, roll in enumerate(rolls):
+            caps = roll_caps(roll, start.jokers_left)
+            picks = []
+            for block in board.blocks:
+                for cost, cap in caps.get(block.colour, []):
+                    y = model.NewBoolVar(f"y{p}_{t}_{block.index}_{cost}")
+                    picks.append(y)
+                    per_block[block.index].append(min(cap, block.size) * y)
+                    if cost:
+                        costs.append(cost * y)
+            if len(picks) > 1:
+                model.AddAtMostOne(picks)  # one block per roll
+        for block in board.blocks:
+            new = [z[bit] for bit in bit_list(block.mask & ~start.crossed)]
+            if new:
+                model.Add(sum(new) <= sum(per_block[block.index]))
+        used = sum(costs) if costs else 0
+        if not isinstance(used, int):
+            model.Add(used <= start.jokers_left)
+        crossed.append(z)
+        spent.append(used + start.jokers_used)
+    _add_objectives(model, board, mission, lambda p, bit: crossed[p][bit], spent, n)
+    solver = new_solver(time_limit, workers)
+    status = stop.solve(solver, model)
+    if status == cp_model.INFEASIBLE:
+        return INFEASIBLE
+    return FEASIBLE if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else UNKNOWN
+
+
+def relaxation_bound(board: Board, mission: Mission, rolls: list[Roll], n: int, time_limit: float,
+                     workers: int = 2, stop: SigintStop | None = None, known_win: int | None = None,
+                     solves: list | None = None, starts: list[Sheet] | None = None) -> int:
+    """A proven lower bound on the rolls any win needs (len(rolls) + 1: no win at all within
+    them): the dice-free block-slot bound (missions.model.rolls_lower_bound), raised by a
+    binary search with relaxation_feasible between it and ``known_win`` (a real win's roll,
+    so feasible in the relaxation) or len(rolls). A check that ends unproven counts as
+    feasible, so the bound stays proven; ``time_limit`` covers all the checks. With
+    ``starts`` (the sheets before rolls[0]) the rolls count from there, and the slot bound,
+    which is for empty sheets, is not used."""
+    stop = stop or SigintStop()
+    t0 = time.monotonic()
+    slots = rolls_lower_bound(mission.objectives, board, n) if starts is None else 0
+    lo = max(0, min(len(rolls) + 1, slots) - 1)  # every T <= lo: no win
+    hi = known_win if known_win is not None else len(rolls) + 1  # a win by hi (len + 1: unknown)
+    while lo + 1 < hi:
+        left = time_limit - (time.monotonic() - t0)
+        if left <= 0.05 or stop.requested.is_set():
+            break
+        mid = (lo + hi) // 2
+        s0 = time.monotonic()
+        status = relaxation_feasible(board, mission, rolls[:mid], n, min(left, RELAX_CHECK), workers, stop, starts)
+        if solves is not None:
+            solves.append({"rolls": mid, "status": f"relaxation {status}", "seconds": round(time.monotonic() - s0, 3)})
+        if status == INFEASIBLE:
+            lo = mid
+        else:
+            hi = mid
+    return lo + 1
 
 
 def _spent_by(pm: PlannerModel, rolls: int):
@@ -351,12 +472,14 @@ def _read_moves(tm: TeamModel, solver: cp_model.CpSolver, rolls: int) -> list[li
 
 
 def _solve_T(board: Board, mission: Mission, rolls: list[Roll], n: int, deadline: float,
-             workers: int, stop: SigintStop) -> tuple[str, list[list[Move]] | None]:
+             workers: int, stop: SigintStop, starts: list[Sheet] | None = None,
+             rolls_before: int = 0) -> tuple[str, list[list[Move]] | None]:
     """Feasibility at exactly len(rolls) rolls: (status, moves per roll per player).
 
-    Ctrl-C (``stop``) ends the solve early: status unknown unless a plan was already found."""
+    Ctrl-C (``stop``) ends the solve early: status unknown unless a plan was already found.
+    ``starts``, ``rolls_before``: see build_team_model."""
     try:
-        tm = build_team_model(board, mission, rolls, n, deadline)
+        tm = build_team_model(board, mission, rolls, n, deadline, starts, rolls_before)
         add_final_objectives(tm, mission)
     except OutOfTime:
         return UNKNOWN, None
@@ -369,7 +492,8 @@ def _solve_T(board: Board, mission: Mission, rolls: list[Roll], n: int, deadline
 
 
 def _solve_earliest(board: Board, mission: Mission, rolls: list[Roll], n: int, first: int, deadline: float,
-                    workers: int, stop: SigintStop, hint: list[list[Move]] | None = None
+                    workers: int, stop: SigintStop, hint: list[list[Move]] | None = None,
+                    starts: list[Sheet] | None = None, rolls_before: int = 0
                     ) -> tuple[str, int | None, int, list[list[Move]] | None]:
     """One optimisation over rolls first..len(rolls): the earliest win (add_earliest_win).
 
@@ -377,7 +501,7 @@ def _solve_earliest(board: Board, mission: Mission, rolls: list[Roll], n: int, f
     win). Status optimal: proven earliest within the range; infeasible: no win by the last roll."""
     T = len(rolls)
     try:
-        tm = build_team_model(board, mission, rolls, n, deadline)
+        tm = build_team_model(board, mission, rolls, n, deadline, starts, rolls_before)
         wins, weight, lowest = add_earliest_win(tm, mission, first, deadline)
     except OutOfTime:
         return UNKNOWN, None, first, None
@@ -417,11 +541,13 @@ def _drive(mission: Mission, difficulty: str, rolls: list[Roll], players: int, c
 
 
 def bot_moves(mission: Mission, difficulty: str, rolls: list[Roll], players: int,
-              bot: str = "heuristic") -> tuple[list[list[Move]], int | None]:
-    """What ``bot`` players do in the co-op game on these rolls: (moves per roll per player,
-    the roll they win on or None). A quick first plan, or at least a hint for the solver."""
+              bot: str = "heuristic", prefix: list[list[Move]] = ()) -> tuple[list[list[Move]], int | None]:
+    """What ``bot`` players do in the co-op game on these rolls after the moves ``prefix``
+    (per roll per player): (moves per roll per player, the prefix's included; the roll they
+    win on or None). A quick first plan, or at least a hint for the solver."""
     agents = [make_agent(bot, p) for p in range(players)]
-    game, moves = _drive(mission, difficulty, rolls, players, lambda g, t, p: agents[p].choose(g))
+    game, moves = _drive(mission, difficulty, rolls, players,
+                         lambda g, t, p: prefix[t][p] if t < len(prefix) else agents[p].choose(g))
     won_on = mission_result(mission, game).won_on
     return (moves if won_on is None else moves[:won_on]), won_on
 
@@ -446,18 +572,41 @@ def validate_team_plan(mission: Mission, difficulty: str, rolls: list[Roll], mov
     return result.won_on
 
 
+PLANNER_SEAT = "planner"  # the seat spec a saved plan's players get (shown "planner (seat 1)", nochmal.seats)
+
+
+def team_record(mission: Mission, plan: TeamPlan) -> GameRecord:
+    """The winning plan as a standard co-op game record (nochmal/record.py, the mission in
+    ``extra``), replayed through the engine: ``nochmal replay --verify`` and the web replay
+    read it like any played game. TeamPlanError when the plan has no win to write."""
+    if not plan.moves:
+        raise TeamPlanError("no winning plan was found, so there is no game to write")
+    game = replay_team(mission, plan.difficulty, plan.rolls, plan.moves)
+    if not game.is_terminal():  # the co-op game stops on the winning roll (coop_game)
+        raise TeamPlanError(f"the plan's game is not over after its {len(plan.moves)} roll(s)")
+    return mission_record(mission, plan.difficulty, game, [PLANNER_SEAT] * plan.players, plan.seed)
+
+
 def plan_team(mission: Mission, players: int, seed: int | None = None, difficulty: str = "normal",
               rolls: list[Roll] | None = None, time_limit: float = 60.0, workers: int = 2,
-              progress=None) -> TeamPlan:
+              progress=None, prefix: list[list[Move]] | None = None,
+              known: list[list[Move]] | None = None) -> TeamPlan:
     """The fewest rolls in which the team wins the mission on these dice (seeded by default).
 
-    The heuristic bots' game on the same dice first (a plan if they win, else a hint). Then
-    feasibility checks at T = 1, 2, 4, ... (each gets GALLOP_SHARE of the time left) until
+    The heuristic bots' game on the same dice first (a plan if they win, else a hint), then
+    the relaxation's lower bound B (relaxation_bound, at most RELAX_SHARE of the time). Then
+    feasibility checks at T = B, 2B, 4B, ... (each gets GALLOP_SHARE of the time left) until
     one is not proven infeasible, then one earliest-win optimisation (add_earliest_win) over
     the rolls from the proven bound up to the best plan found (or the budget), hinted with
     that plan or the bots' moves, with all the time left. Ctrl-C stops the search and
     returns what was found so far, marked ``interrupted``. Every plan returned has passed
     ``validate_team_plan``.
+
+    ``prefix``: the moves of the first rolls as they were played (per roll per player); the
+    plan continues from there (its ``moves`` include them, ``rolls_needed`` counts from roll
+    1). ``known``: a winning plan already known (e.g. the rest of a recorded game that was
+    won), validated and kept unless a better one is found; with it, the rolls after its win
+    may be missing (they are never looked at).
     """
     t0 = time.monotonic()
     budget = coop_game(mission, difficulty, players).roll_limit  # checks players and difficulty
@@ -467,16 +616,35 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
             raise SolverError("give a seed or the rolls")
         dice = 2 if players == 1 else 3
         rolls = [seeded_roll(seed, i, dice) for i in range(budget)]
-    if len(rolls) < budget:
+    prefix = [list(row) for row in prefix or []]
+    k = len(prefix)  # rolls already played
+    if len(rolls) < budget and not (known and len(known) <= len(rolls)):
         raise SolverError(f"{len(rolls)} roll(s) given, the budget is {budget}")
-    plan = TeamPlan(mission.id, players, difficulty, budget, seed, list(rolls[:budget]), UNKNOWN, None, 1)
+    horizon = min(budget, len(rolls))
+    plan = TeamPlan(mission.id, players, difficulty, budget, seed, list(rolls[:horizon]), UNKNOWN, None, 1)
+    plan.given = k
     stop = SigintStop()  # Ctrl-C: stop searching, return the best plan so far (not proven)
+    starts = None  # the sheets after the prefix (None: empty)
+    if k:
+        game = replay_team(mission, difficulty, rolls, prefix)
+        result = mission_result(mission, game)
+        if game.is_terminal():  # the prefix already won or spent the budget
+            if result.won:
+                plan.moves, plan.rolls_needed = prefix[:result.won_on], result.won_on
+                plan.lower_bound, plan.status = result.won_on, OPTIMAL
+            else:
+                plan.lower_bound, plan.status = budget + 1, INFEASIBLE
+            plan.wall_time = time.monotonic() - t0
+            return plan
+        starts = list(game.sheets)
 
     def elapsed() -> float:
         return time.monotonic() - t0
 
     def accept(moves: list[list[Move]], T: int) -> None:
         """Replay a model's plan through the engine; keep it as the best so far."""
+        if moves[:k] != prefix:
+            raise TeamPlanError(f"the plan for {T} rolls does not start with the moves played")
         game = replay_team(mission, difficulty, rolls, moves)
         won_on = mission_result(mission, game).won_on
         if won_on is None:
@@ -491,12 +659,13 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
         if left <= 0.05 or stop.requested.is_set():
             return UNKNOWN
         s0 = time.monotonic()
-        status, moves = _solve_T(board, mission, rolls[:T], players, time.monotonic() + left, workers, stop)
+        status, moves = _solve_T(board, mission, rolls[k:T], players, time.monotonic() + left, workers, stop,
+                                 starts, k)
         plan.solves.append({"rolls": T, "status": status, "seconds": round(time.monotonic() - s0, 3)})
         if progress is not None:
             progress(T, status)
         if status == FEASIBLE:
-            accept(moves, T)
+            accept(prefix + moves, T)
         return status
 
     def earliest(first: int, last: int, hint: list[list[Move]] | None) -> tuple[str, int]:
@@ -506,31 +675,55 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
         if left <= 0.05 or stop.requested.is_set():
             return UNKNOWN, first
         s0 = time.monotonic()
-        status, won, lower, moves = _solve_earliest(board, mission, rolls[:last], players, first,
-                                                    t0 + time_limit, workers, stop, hint=plan.moves or hint)
+        hint = plan.moves or hint
+        status, won, lower, moves = _solve_earliest(board, mission, rolls[k:last], players, first - k,
+                                                    t0 + time_limit, workers, stop, hint[k:] if hint else None,
+                                                    starts, k)
+        if won is not None:
+            won += k
+        lower += k
         plan.solves.append({"rolls": f"{first}-{last}", "status": status, "seconds": round(time.monotonic() - s0, 3)})
         if progress is not None:
             progress(f"{first}-{last}", status)
         if moves is not None and (plan.rolls_needed is None or won < plan.rolls_needed):
-            accept(moves, won)
+            accept(prefix + moves, won)
         return status, lower
 
     def search() -> None:
-        """The bots' game (a first plan if they win, else a hint); cheap feasibility checks
-        at T = 1, 2, 4, ... (each infeasible one proves a lower bound) until one is not proven
+        """The bots' game (a first plan if they win, else a hint); the relaxation's bound B;
+        feasibility checks at T = B, 2B, ... (each infeasible one proves a lower bound) until one is not proven
         infeasible; then one earliest-win optimisation over the rolls between the proven
         bound and the best plan (or the budget), hinted with the best plan or the bots' moves."""
-        if all_met(mission.objectives, [Sheet.empty(board)] * players):
+        if not k and all_met(mission.objectives, [Sheet.empty(board)] * players):
             moves = [[PASS] * players]  # met before any cross: won at the end of roll 1
             validate_team_plan(mission, difficulty, rolls, moves)
             plan.moves, plan.rolls_needed, plan.status = moves, 1, OPTIMAL
             return
-        bots, won_on = bot_moves(mission, difficulty, rolls, players)
-        if won_on is not None:
+        if known:
+            accept([list(row) for row in known], len(known))
+            plan.solves.append({"rolls": plan.rolls_needed, "status": "known plan", "seconds": round(elapsed(), 3)})
+        bots, won_on = bot_moves(mission, difficulty, rolls[:horizon], players, prefix=prefix)
+        if won_on is not None and (plan.rolls_needed is None or won_on < plan.rolls_needed):
             accept(bots, won_on)
             plan.solves.append({"rolls": won_on, "status": "bots' plan", "seconds": round(elapsed(), 3)})
-        proven_lo = 0  # every T <= proven_lo is infeasible
-        T = 1
+        # the relaxation's proven bound first: cheap, and often far above CP-SAT's after seconds
+        s0 = time.monotonic()
+        relax = k + relaxation_bound(board, mission, rolls[k:horizon], players, time_limit * RELAX_SHARE, workers,
+                                     stop, None if plan.rolls_needed is None else plan.rolls_needed - k,
+                                     plan.solves, starts)
+        plan.relaxation_bound = relax
+        if progress is not None and relax > k + 1:
+            progress(f"{k + 1}-{relax - 1}", f"infeasible (relaxation, {time.monotonic() - s0:.1f}s)")
+        if plan.rolls_needed is not None and relax > plan.rolls_needed:
+            raise TeamPlanError(f"the relaxation's bound {relax} is above a plan winning on roll {plan.rolls_needed}")
+        proven_lo = relax - 1  # every T <= proven_lo is infeasible (proven_lo >= k)
+        if proven_lo >= budget:
+            plan.lower_bound, plan.status = budget + 1, INFEASIBLE
+            return
+        if plan.rolls_needed == proven_lo + 1:
+            plan.lower_bound, plan.status = proven_lo + 1, OPTIMAL
+            return
+        T = proven_lo + 1
         while plan.rolls_needed is None or T < plan.rolls_needed:
             status = attempt(T, GALLOP_SHARE)
             if status == INFEASIBLE:  # monotone: no smaller T wins either
@@ -546,7 +739,7 @@ def plan_team(mission: Mission, players: int, seed: int | None = None, difficult
         if plan.rolls_needed == proven_lo + 1:
             plan.lower_bound, plan.status = proven_lo + 1, OPTIMAL
             return
-        last = plan.rolls_needed if plan.rolls_needed is not None else budget
+        last = plan.rolls_needed if plan.rolls_needed is not None else horizon
         status, lower = earliest(proven_lo + 1, last, bots)
         lower = max(lower, proven_lo + 1)
         if status == INFEASIBLE:  # no win at all (a known plan would be a solution): last == budget

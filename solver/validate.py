@@ -8,9 +8,12 @@ PlanValidationError: a wrong plan is never returned silently.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from nochmal.errors import IllegalPositionError, NochmalError
 from nochmal.game import Game, Mode
 from nochmal.position import Position
+from nochmal.record import GameRecord
 
 from nochmal.solver.instance import Instance
 from nochmal.solver.plan import OPTIMAL, Plan
@@ -72,3 +75,20 @@ def validate(instance: Instance, plan: Plan) -> Plan:
     if plan.status == OPTIMAL and plan.bound != plan.total:
         raise PlanValidationError(f"the plan is marked optimal but its bound is {plan.bound}, score {plan.total}")
     return plan
+
+
+def plan_record(instance: Instance, plan: Plan, player: str = "planner") -> GameRecord:
+    """A validated plan from an empty sheet and roll 1 as a solo game record
+    (nochmal/record.py) of exactly the instance's rolls, so ``nochmal replay --verify`` and
+    the web replay read it like any played game. PlanValidationError for a mid-game plan
+    (its record would need the moves before it)."""
+    start = instance.start_sheet()
+    if instance.first_roll != 1 or start.crossed or start.jokers_used:
+        raise PlanValidationError("only a plan from an empty sheet and roll 1 is a whole game")
+    game = Game(instance.board, 1, replace(instance.rules, solo_rolls=len(instance.rolls)), Mode.SOLO)
+    for step, roll in zip(plan.steps, instance.rolls):
+        game.apply_roll(roll)
+        game.apply_move(step.move())
+    if not game.is_terminal() or game.sheets[0].score() != plan.total:
+        raise PlanValidationError("the plan does not replay to a finished game of its total")
+    return GameRecord.from_game(game, [player], instance.seed)

@@ -37,11 +37,19 @@ def _key(game) -> tuple:
     return tuple((s.crossed, s.jokers_used) for s in game.sheets)
 
 
-def exhaustive_fewest(mission: Mission, players: int, rolls: list[Roll]) -> int | None:
-    """The first roll after which some joint play has won, or None (budget spent)."""
+def exhaustive_fewest(mission: Mission, players: int, rolls: list[Roll],
+                      prefix: list[list[Move]] = ()) -> int | None:
+    """The first roll after which some joint play has won, or None (budget spent); with
+    ``prefix``, the play of the first rolls is those moves (per roll per player)."""
     start = coop_game(mission, "normal", players)
+    for t, row in enumerate(prefix):
+        start.apply_roll(rolls[t])
+        while start.current_player() >= 0:
+            start.apply_move(row[start.current_player()])
+        if start.is_terminal():
+            return mission_result(mission, start).won_on
     frontier = {_key(start): start}
-    for t in range(start.roll_limit):
+    for t in range(len(prefix), start.roll_limit):
         nxt = {}
         for game in frontier.values():
             g = game.clone()
@@ -326,3 +334,371 @@ def test_plan_team_keeps_near_its_time_limit():
     plan = plan_team(load_mission("lockstep"), 2, seed=1, time_limit=2)
     assert plan.wall_time < 2 + 6
     assert plan.rolls_needed is not None  # the bots' plan at least
+
+
+# --- the plan as a game record (issue 20) ---------------------------------------------------
+def test_a_saved_team_plan_replays_with_verify_and_in_the_web_replay(tmp_path):
+    """`solve --mission ... --save plan.json` writes a standard co-op record: `nochmal replay
+    --verify` accepts it, its game is won on the plan's roll, and the web app's upload
+    (POST /api/records, the /replay page's source) replays it too."""
+    from fastapi.testclient import TestClient
+
+    from nochmal.missions.coop import record_game
+    from nochmal.record import GameRecord
+    from nochmal.web import create_app
+
+    out = tmp_path / "plan.json"
+    result = CliRunner().invoke(app, ["solve", "--mission", "lockstep", "--players", "2", "--seed", "1",
+                                      "--time-limit", "3", "--json", "--save", str(out)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["saved"] == str(out) and data["rolls_needed"] is not None
+    verified = CliRunner().invoke(app, ["replay", str(out), "--verify"])
+    assert verified.exit_code == 0, verified.output
+    assert f"verified: {data['rolls_needed']} turns" in verified.stdout
+    record = GameRecord.load(out)
+    assert record.mode == "coop" and record.seed == 1 and len(record.players) == 2
+    assert record.extra == {"mission": "lockstep", "difficulty": "normal"}
+    game = record.verify(str(out), record_game)
+    assert mission_result(load_mission("lockstep"), game).won_on == data["rolls_needed"]
+    moves = [[Move.parse(m) for m in row["moves"]] for row in data["plan"]]
+    # the plan's moves per player (the record keeps them in decision order: active player first)
+    assert [[dict(ms)[p] for p in range(2)] for _, ms in record.rolls] == moves
+    with TestClient(create_app(tmp_path / "web")) as client:
+        summary = client.post("/api/records", files={"file": ("plan.json", out.read_bytes(), "application/json")})
+        assert summary.status_code == 200, summary.text
+        assert summary.json()["turns"] == data["rolls_needed"] and summary.json()["over"] is True
+
+
+def test_a_saved_solo_plan_replays_with_verify(tmp_path):
+    out = tmp_path / "plan.json"
+    result = CliRunner().invoke(app, ["solve", "--seed", "3", "--rolls-count", "8", "--time-limit", "10", "--json",
+                                      "--save", str(out)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    verified = CliRunner().invoke(app, ["replay", str(out), "--verify"])
+    assert verified.exit_code == 0, verified.output
+    assert "verified: 8 turns" in verified.stdout
+    from nochmal.record import GameRecord
+
+    record = GameRecord.load(out)
+    assert record.verify().sheets[0].score() == data["total"]
+    assert [str(ms[0][1]) for _, ms in record.rolls] == [s["move"] for s in data["steps"]]
+
+
+def test_save_errors_are_one_line_and_come_before_the_solve(tmp_path):
+    result = CliRunner().invoke(app, ["solve", "--mission", "lockstep", "--players", "2", "--seed", "1",
+                                      "--save", str(tmp_path / "no-such-dir" / "p.json")])
+    assert result.exit_code == 1 and "does not exist" in result.output
+    rec = tmp_path / "g.json"
+    from nochmal.agents import GreedyAgent
+    from nochmal.board import load_board
+    from nochmal.play import play_solo
+
+    play_solo(load_board("classic"), GreedyAgent(), 3).save(rec)
+    result = CliRunner().invoke(app, ["solve", "--record", str(rec), "--after-turn", "5", "--save",
+                                      str(tmp_path / "p.json")])
+    assert result.exit_code == 2 and "--save" in result.output
+    mission = tmp_path / "near-h.toml"
+    mission.write_text(MISSION_TOML.format(b=2))  # seed 1: no win in 2 rolls (proven)
+    result = CliRunner().invoke(app, ["solve", "--mission", str(mission), "--players", "1", "--seed", "1",
+                                      "--save", str(tmp_path / "p.json")])
+    assert result.exit_code == 1 and "budget not enough (proven)" in result.stdout
+    assert "nothing written" in result.output and not (tmp_path / "p.json").exists()
+
+
+# --- the relaxation's lower bound (issue 20) -----------------------------------------------
+def _relax(mission: Mission, players: int, rolls: list[Roll], seconds: float = 20.0) -> int:
+    """The relaxation's bound over all the rolls given, without a known win to stop at."""
+    from nochmal.board import load_board
+    from nochmal.solver.team import relaxation_bound
+
+    return relaxation_bound(load_board(mission.board), mission, rolls, players, seconds)
+
+
+def _check_relaxation(mission: Mission, players: int, rolls: list[Roll]) -> tuple[int, int | None]:
+    """The relaxation's bound against the exhaustive fewest rolls (the oracle above): never
+    above it, and above the budget only when no play wins at all."""
+    bound = _relax(mission, players, rolls)
+    fewest = exhaustive_fewest(mission, players, rolls)
+    if fewest is None:
+        assert bound <= len(rolls) + 1
+    else:
+        assert 1 <= bound <= fewest, (bound, fewest)
+    return bound, fewest
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_relaxation_never_above_the_exhaustive_fewest_one_player(case: int):
+    objectives, budget = CASES[case]
+    mission = _mission(objectives, budget)
+    for seed in (3 * case + 1, 3 * case + 2, 3 * case + 3):
+        _check_relaxation(mission, 1, _rolls(seed, 1, budget))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_relaxation_never_above_the_exhaustive_fewest_two_players(case: int):
+    objectives, _ = CASES[case]
+    mission = _mission(objectives, 4)
+    for seed in TWO_PLAYER_SEEDS[case]:
+        _check_relaxation(mission, 2, _rolls(seed, 2, 4))
+
+
+@pytest.mark.slow
+def test_relaxation_never_above_the_exhaustive_fewest_random_tiny_missions():
+    rng = random.Random(20)
+    cells = TINY.cells_of(TINY.full_mask)
+    bounds = []
+    for _ in range(12):
+        players = rng.choice([1, 2])
+        scope = rng.choice(["team", "each", "any"])
+        obj = Objective("cells", scope, cells=tuple(rng.sample(cells, rng.choice([2, 3]))))
+        bounds.append(_check_relaxation(_mission([obj], 4), players, _rolls(rng.randrange(1000), players, 4)))
+    assert any(b > 1 for b, _ in bounds)  # not only the trivial bound
+
+
+def test_relaxation_counts_the_dice_one_block_per_roll():
+    """Four blue cells of one block (TINY: C1 C2 C3 B3, next to the start column) with only
+    blue 1s rolled: one cell per roll, so 4 rolls; the dice-free slot bound says 1."""
+    from nochmal.missions.model import rolls_lower_bound
+
+    ones = Roll(("b", "b"), ("1", "1"))
+    obj = Objective("cells", "team", cells=("C1", "C2", "C3", "B3"))
+    mission = _mission([obj], 5)
+    rolls = [ones] * 5
+    assert rolls_lower_bound(mission.objectives, TINY, 1) == 1
+    assert _relax(mission, 1, rolls) == exhaustive_fewest(mission, 1, rolls) == 4
+    # two blocks (the blue one and yellow A1) need two picks: a roll of yellow-or-blue 5s
+    # could do each block in one roll, but never both in one roll
+    both = _mission([Objective("cells", "team", cells=("C1", "C2", "A1"))], 3)
+    fives = [Roll(("b", "y"), ("5", "5"))] * 3
+    assert _relax(both, 1, fives) == 2 <= (exhaustive_fewest(both, 1, fives) or 4)
+
+
+def test_relaxation_bound_beats_cp_sat_on_lockstep_and_is_reported():
+    """Lockstep, 2 players, seed 1: the relaxation proves 11 rolls at once (CP-SAT's own bound
+    sat at 5-9 after 10 s); the plan reports the larger bound."""
+    mission = load_mission("lockstep")
+    budget = mission.budget(2, "normal")
+    rolls = _rolls(1, 2, budget)
+    assert _relax(mission, 2, rolls, seconds=5) >= 11
+    plan = plan_team(mission, 2, seed=1, time_limit=1.5)
+    assert plan.relaxation_bound >= 11 and plan.lower_bound >= plan.relaxation_bound
+    if plan.rolls_needed is not None:
+        assert plan.rolls_needed >= plan.lower_bound
+        assert validate_team_plan(mission, "normal", rolls, plan.moves) == plan.rolls_needed
+    data = plan.to_json()
+    assert data["relaxation_bound"] == plan.relaxation_bound and data["lower_bound"] == plan.lower_bound
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mission_id", ["lockstep", "star-hunt", "colour-fan", "column-relay", "team-target"])
+def test_relaxation_never_above_a_won_bot_game(mission_id: str):
+    """An independent oracle on the full board: every game the heuristic bots win (replayed
+    through the engine's co-op game) is a real plan, so the relaxation's bound, searched
+    without knowing it, is never above its winning roll."""
+    from nochmal.solver.team import bot_moves
+
+    mission = load_mission(mission_id)
+    checked = 0
+    for players in (1, 2, 3):
+        budget = mission.budget(players, "easy")
+        for seed in (1, 2, 3):
+            rolls = _rolls(seed, players, budget)
+            moves, won_on = bot_moves(mission, "easy", rolls, players)
+            bound = _relax(mission, players, rolls, seconds=4)
+            if won_on is not None:
+                assert validate_team_plan(mission, "easy", rolls, moves) == won_on
+                assert bound <= won_on, (players, seed, bound, won_on)
+                checked += 1
+            else:
+                assert bound <= budget + 1
+    assert checked  # the bots won some of these games
+
+
+# --- planning from a position reached in a game (co-op analysis, issue 20) ------------------
+def _random_prefix(mission: Mission, players: int, rolls: list[Roll], k: int, rng: random.Random):
+    """The first k rolls played by random legal moves (stopping early if the game ends)."""
+    game = coop_game(mission, "normal", players)
+    prefix = []
+    for t in range(k):
+        if game.is_terminal():
+            break
+        game.apply_roll(rolls[t])
+        row = [PASS] * players
+        while game.current_player() >= 0:
+            p = game.current_player()
+            row[p] = rng.choice(game.legal_moves())
+            game.apply_move(row[p])
+        prefix.append(row)
+    return prefix
+
+
+@pytest.mark.parametrize("players", [1, 2])
+def test_plans_from_a_played_position_equal_exhaustive_search(players: int):
+    """plan_team(prefix=...) plans on from the sheets the given moves reached, with the dice
+    flow of the roll numbers it starts at: the same fewest rolls as the exhaustive search
+    from that position (or the same proof that no win is left)."""
+    rng = random.Random(players)
+    outcomes = set()
+    for case, (objectives, budget) in enumerate(CASES):
+        budget = 4 if players == 2 else budget
+        mission = _mission(objectives, budget)
+        seed = TWO_PLAYER_SEEDS[case][0] if players == 2 else 3 * case + 1
+        rolls = _rolls(seed, players, budget)
+        prefix = _random_prefix(mission, players, rolls, rng.choice([1, 2]), rng)
+        expected = exhaustive_fewest(mission, players, rolls, prefix)
+        plan = plan_team(mission, players, rolls=rolls, difficulty="normal", time_limit=30, prefix=prefix)
+        assert plan.given == len(prefix)
+        if expected is None:
+            assert plan.status == INFEASIBLE and plan.rolls_needed is None, (case, plan)
+        else:
+            assert plan.status == OPTIMAL and plan.rolls_needed == expected, (case, plan, expected)
+            assert plan.moves[:len(prefix)] == prefix
+            assert validate_team_plan(mission, "normal", rolls, plan.moves) == expected
+        outcomes.add(expected is None)
+    assert outcomes == {True, False}  # wins and proven failures among the cases
+
+
+def test_a_known_plan_is_kept_and_the_rolls_after_it_are_not_needed():
+    """The rest of a won game is a plan: the planner keeps it (or finds a better one), and
+    needs no dice beyond its win."""
+    mission = load_mission("lockstep")
+    rolls = _rolls(1, 2, mission.budget(2, "normal"))
+    moves = plan_team(mission, 2, rolls=rolls, time_limit=5).moves  # the bots' win at least
+    won_on = len(moves)
+    prefix = moves[:3]
+    plan = plan_team(mission, 2, rolls=rolls[:won_on], time_limit=3, prefix=prefix, known=moves)
+    assert plan.rolls_needed is not None and plan.rolls_needed <= won_on
+    assert plan.moves[:3] == prefix
+    assert validate_team_plan(mission, "normal", rolls, plan.moves) == plan.rolls_needed
+    with pytest.raises(Exception, match="budget"):
+        plan_team(mission, 2, rolls=rolls[:won_on], time_limit=3, prefix=prefix)
+
+
+def test_a_plan_from_roll_4_keeps_the_dice_flow_of_roll_4():
+    """After three rolls played, the plan starts at roll 4: the active/passive dice flow
+    applies at once (one blue 2 serves only the active player), as the oracle says."""
+    board = Board.from_grid(["yyyyy", "yybyy", "yybyy"], name="col", jokers=0)
+    mission = _mission([Objective("cells", "each", cells=("C2", "C3"))], 5, board)
+    blue = Roll(("b", "y", "y"), ("2", "1", "1"))
+    dull = Roll(("g", "g", "g"), ("1", "1", "1"))  # green: not on this board
+    rolls = [dull, dull, dull, blue, blue]
+    prefix = [[PASS, PASS]] * 3
+    assert exhaustive_fewest(mission, 2, rolls, prefix) == 5  # roll 4 cannot serve both
+    plan = plan_team(mission, 2, rolls=rolls, time_limit=30, prefix=prefix)
+    assert plan.rolls_needed == 5 and plan.status == OPTIMAL
+    short = _mission(mission.objectives, 4, board)
+    assert exhaustive_fewest(short, 2, rolls, prefix) is None
+    assert plan_team(short, 2, rolls=rolls, time_limit=30, prefix=prefix).status == INFEASIBLE
+
+
+# --- analyse for co-op records (issue 20) ----------------------------------------------------
+def _coop_record(mission, players: int, seed: int, rng: random.Random, pass_weight: float = 0.5):
+    """A finished co-op record of random play (passes with probability ``pass_weight``)."""
+    from nochmal.missions.coop import mission_record
+
+    game = coop_game(mission, "normal", players)
+    t = 0
+    while not game.is_terminal():
+        game.apply_roll(seeded_roll(seed, t, 2 if players == 1 else 3))
+        while game.current_player() >= 0:
+            moves = game.legal_moves()
+            game.apply_move(PASS if rng.random() < pass_weight else rng.choice(moves))
+        t += 1
+    return mission_record(mission, "normal", game, ["human"] * players, seed)
+
+
+def test_coop_analysis_matches_exhaustive_search_per_roll(tmp_path):
+    """Per roll of a played co-op game (one player: the exhaustive search on the classic
+    board stays small), the fewest rolls to win from the position before it and the rolls
+    the moves made cost equal the exhaustive search with the moves before it as played."""
+    from nochmal.missions.coop import record_game
+    from nochmal.solver.analyse import analyse_coop
+
+    budget = 3
+    path = tmp_path / "near-h.toml"
+    path.write_text(MISSION_TOML.format(b=budget))
+    mission = load_mission(str(path))
+    rng = random.Random(1)
+    seen = set()
+    never = budget + 1
+
+    def fewest(rolls, prefix):
+        found = exhaustive_fewest(mission, 1, rolls, prefix)
+        return never if found is None else found
+
+    for seed in (1, 4, 5, 7, 9):
+        record = _coop_record(mission, 1, seed, rng)
+        result = analyse_coop(record, time_limit=20)
+        rolls = [seeded_roll(seed, t, 2) for t in range(budget)]  # a won game's record stops at the win
+        played = [[ms[0][1]] for _, ms in record.rolls]
+        assert [r.roll for r in result.rolls] == list(range(1, len(played) + 1))
+        for t, row in enumerate(result.rolls):
+            before, after = fewest(rolls, played[:t]), fewest(rolls, played[:t + 1])
+            assert row.fewest == row.fewest_low == before, (seed, t, row)
+            assert row.lost == row.lost_low == row.lost_high == after - before and row.proven, (seed, t, row)
+            seen.add(row.lost > 0)
+        assert result.won_on == mission_result(mission, record.verify("r", record_game)).won_on
+        assert result.fewest == fewest(rolls, [])
+    assert seen == {True, False}  # some rolls cost rolls, some did not
+
+
+def test_coop_analysis_of_a_two_player_game_is_consistent():
+    """Lockstep, 2 players, the heuristic bots' game: every roll's figures consistent (no
+    oracle at this size): the fewest found never above the roll actually won on, bounds
+    below them, and the best plan replays to a win through the engine."""
+    from nochmal.missions.coop import mission_record
+    from nochmal.solver.analyse import analyse_coop
+    from nochmal.solver.team import bot_moves
+
+    mission = load_mission("lockstep")
+    rolls = _rolls(2, 2, mission.budget(2, "easy"))
+    moves, won_on = bot_moves(mission, "easy", rolls, 2)
+    assert won_on is not None
+    game = replay_team(mission, "easy", rolls, moves)
+    record = mission_record(mission, "easy", game, ["heuristic", "heuristic"], 2)
+    result = analyse_coop(record, time_limit=0.5)
+    assert result.won_on == won_on and len(result.rolls) == won_on
+    assert result.fewest <= won_on and result.fewest_low <= result.fewest
+    assert sum(r.lost for r in result.rolls) == won_on - result.fewest
+    for r in result.rolls:
+        assert r.fewest_low <= r.fewest <= won_on
+        assert 0 <= r.lost_low <= r.lost <= r.lost_high, r
+        if r.played == r.best:
+            assert r.lost == 0, r
+    plan = [[Move.parse(m) for m in row] for row in result.plan]
+    assert validate_team_plan(mission, "easy", rolls, plan) == result.fewest
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_coop_analysis_with_the_rolls_so_far(tmp_path):
+    """A real SIGINT to `nochmal analyse` of a co-op record: the rolls analysed so far (the
+    last ones), marked interrupted, exit code 130, no traceback."""
+    import signal
+    import subprocess
+    import sys
+
+    from nochmal.missions.coop import mission_record
+    from nochmal.solver.team import bot_moves
+
+    if sys.platform == "win32":
+        pytest.skip("SIGINT to a child process is POSIX")
+    mission = load_mission("lockstep")
+    rolls = _rolls(2, 2, mission.budget(2, "easy"))
+    moves, won_on = bot_moves(mission, "easy", rolls, 2)
+    path = tmp_path / "coop.json"
+    mission_record(mission, "easy", replay_team(mission, "easy", rolls, moves), ["human", "human"], 2).save(path)
+    cmd = [sys.executable, "-c", "from nochmal.cli import app; app()", "analyse", str(path), "--time-limit", "30",
+           "--json"]
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(15)  # well past the start-up (OR-Tools' import takes seconds on a loaded machine)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (out, err)
+    assert "Traceback" not in err and time.monotonic() - t0 < 60, err
+    data = json.loads(out)
+    assert data["interrupted"] is True and 1 < data["first_roll"] <= won_on, data
+    assert [r["roll"] for r in data["rolls"]] == list(range(data["first_roll"], won_on + 1))

@@ -10,6 +10,8 @@ import typer
 from rich.table import Table
 
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
+from nochmal.errors import NochmalError
+from nochmal.fileio import check_writable
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
 from nochmal.solver.instance import Instance
@@ -24,11 +26,17 @@ def register(app: typer.Typer) -> None:
 class _Reporter:
     """Best score and bound as they improve, on stderr (rich status line)."""
 
-    def __init__(self, label: str):
+    def __init__(self, label: str, hint: str = "Ctrl-C returns the best plan so far"):
         self.label = label
+        self.hint = hint
         self.best: int | None = None
         self.bound: int | None = None
         self.status = err_console.status(f"{label}: searching…")
+
+    def reset(self, label: str) -> None:
+        """A new solve (another instance): its figures must not mix with the last one's."""
+        self.label, self.best, self.bound = label, None, None
+        self.status.update(f"{label}: searching…")
 
     def __enter__(self):
         self.status.__enter__()
@@ -45,7 +53,7 @@ class _Reporter:
             self.bound = event.bound if self.bound is None else min(self.bound, event.bound)
         self.status.update(f"{self.label}: best {self.best if self.best is not None else '-'}, "
                            f"bound {self.bound if self.bound is not None else '-'}, {event.elapsed:.1f}s "
-                           "(Ctrl-C returns the best plan so far)")
+                           f"({self.hint})")
 
 
 def status_text(plan: Plan) -> str:
@@ -86,6 +94,7 @@ def solve(
     mission: Optional[str] = typer.Option(None, "--mission", "-m", help="Team planning: a co-op mission id or file (needs --players and --seed)."),
     players: Optional[int] = typer.Option(None, "--players", "-n", min=1, max=4, help="With --mission: the number of players (1-4)."),
     difficulty: str = typer.Option("normal", "--difficulty", "-d", help="With --mission: easy, normal or hard (sets the roll budget)."),
+    save: Optional[Path] = typer.Option(None, "--save", help="Write the plan as a game record (nochmal replay --verify reads it); a plan from roll 1 on an empty sheet."),
 ):
     """Find the best plan for known dice (CP-SAT) and say whether it is proven optimal.
 
@@ -94,14 +103,19 @@ def solve(
 
     Example: nochmal solve --seed 7 --rolls-count 12 --time-limit 30
 
-    Example: nochmal solve --mission lockstep --players 2 --seed 1 --difficulty hard
+    Example: nochmal solve --mission lockstep --players 2 --seed 1 --difficulty hard --save plan.json
     """
+    if save is not None:
+        if after_turn or sheet is not None:
+            raise typer.BadParameter("--save writes a whole game: not with --after-turn or --sheet")
+        check_writable(save)  # before a long solve, not after it
     if mission is not None:
         if seed is None or players is None:
             raise typer.BadParameter("--mission needs --players and --seed")
         if record is not None or rolls is not None or sheet is not None or rolls_count is not None or after_turn:
-            raise typer.BadParameter("--mission takes only --players, --seed, --difficulty, --time-limit, --workers, --json")
-        _solve_mission(mission, players, seed, difficulty, time_limit, workers, as_json)
+            raise typer.BadParameter("--mission takes only --players, --seed, --difficulty, --time-limit, --workers, "
+                                     "--json, --save")
+        _solve_mission(mission, players, seed, difficulty, time_limit, workers, as_json, save)
         return
     if players is not None:
         raise typer.BadParameter("--players needs --mission")
@@ -133,9 +147,15 @@ def solve(
 
     with _Reporter(f"solving {len(inst.rolls)} roll(s)") as reporter:
         plan = run_solve(inst, time_limit=time_limit, workers=workers, progress=reporter)
+    if save is not None:
+        from nochmal.solver.validate import plan_record
+
+        plan_record(inst, plan).save(save)
     if as_json:
         data = plan.to_json()
         data["instance"] = inst.to_json()
+        if save is not None:
+            data["saved"] = str(save)
         emit_json(data)
         return
     console.print(plan_table(plan))
@@ -143,11 +163,13 @@ def solve(
     console.print(f"score {plan.total} (columns {bd['columns']}, colours {bd['colours']}, "
                   f"jokers {bd['jokers']}, stars {bd['stars']})")
     console.print(status_text(plan), soft_wrap=True)  # one line, never wrapped at 80 when piped
+    if save is not None:
+        console.print(f"plan written to {save} as a game record", soft_wrap=True)
 
 
 @guarded
 def analyse(
-    record: Path = typer.Argument(..., help="A finished solo game record (JSON)."),
+    record: Path = typer.Argument(..., help="A finished solo or co-op mission game record (JSON)."),
     time_limit: float = typer.Option(10.0, "--time-limit", "-t", min=0.1, help="Seconds per solve (one solve per roll)."),
     workers: int = typer.Option(2, "--workers", min=1, help="CP-SAT worker threads."),
     top: int = typer.Option(0, "--top", min=0, help="Show only the N costliest rolls (0 = all)."),
@@ -155,38 +177,116 @@ def analyse(
 ):
     """Per roll, the points the move actually made lost against the best play with the same dice.
 
+    A co-op mission record: per roll, the fewest rolls in which the team could still have won
+    from the position before it (the team planner), and the rolls its moves cost.
+
+    Ctrl-C stops the analysis and prints the rolls analysed so far (the last ones), marked
+    interrupted, with exit code 130.
+
     Example: nochmal solo --seed 7 --save g.json && nochmal analyse g.json --time-limit 5
     """
     from nochmal.solver.analyse import analyse as run_analysis  # OR-Tools: loaded only to plan
 
     rec = GameRecord.load(record)
-    with _Reporter("analysing") as reporter:
+    if rec.needs_mission:
+        _analyse_coop(rec, str(record), time_limit, workers, top, as_json)
+        return
+    total = len(rec.rolls)
+    with _Reporter(f"analysing roll {total} of {total}", "Ctrl-C stops and shows the rolls analysed") as reporter:
         def on_solve(roll: int, plan: Plan) -> None:
-            reporter.label = f"analysing (roll {roll} done: best {plan.total}, {plan.status})"
+            # the next solve is another position: its best and bound start afresh
+            reporter.reset(f"analysing roll {roll - 1} of {total} (roll {roll}: best {plan.total}, {plan.status})")
 
         result = run_analysis(rec, time_limit=time_limit, workers=workers, source=str(record),
                               on_solve=on_solve, progress=reporter)
     if as_json:
         emit_json(result.to_json())
-        return
+    else:
+        print_analysis(result, str(record), top)
+    if result.interrupted:
+        err_console.print("interrupted", markup=False)
+        raise typer.Exit(130)
+
+
+def print_analysis(result, source: str, top: int = 0) -> None:
+    """The table of points lost (``result``: a nochmal.solver.analyse.Analysis) and its summary."""
     rows = result.worst(top or None)
-    table = Table(title=f"points lost per roll ({record})")
+    title = f"points lost per roll ({source})"
+    if result.interrupted:
+        title += f": interrupted, rolls {result.first_roll}-{result.rolls} of {result.rolls} analysed"
+    table = Table(title=title)
     for col in ("roll", "dice", "played", "best", "lost", "proven"):
         table.add_column(col)
     for r in rows:
         lost = str(r.loss) if r.proven else f"{r.loss} (in {r.loss_low}..{r.loss_high})"
         table.add_row(str(r.roll), r.dice, r.actual, r.best, lost, "yes" if r.proven else "bound")
     console.print(table)
+    if result.plan is None:
+        console.print(f"actual score {result.actual_score}; interrupted before any roll was analysed")
+        return
     opt = (f"{result.optimum} (proven)" if result.optimum_proven
            else f"at least {result.optimum}, at most {result.optimum_bound} (not proven)")
-    console.print(f"actual score {result.actual_score}; best possible with these dice {opt}", soft_wrap=True)
+    where = "with these dice" if result.first_roll == 1 else f"from roll {result.first_roll} on"
+    console.print(f"actual score {result.actual_score}; best possible {where} {opt}", soft_wrap=True)
+    if result.interrupted:
+        console.print("interrupted (Ctrl-C): not every roll was analysed" if result.first_roll > 1
+                      else "interrupted (Ctrl-C): the last solve was cut short", soft_wrap=True)
+
+
+def _analyse_coop(rec: GameRecord, source: str, time_limit: float, workers: int, top: int, as_json: bool) -> None:
+    """``nochmal analyse`` of a co-op mission record (nochmal.solver.analyse.analyse_coop)."""
+    from nochmal.solver.analyse import analyse_coop
+
+    total = len(rec.rolls)
+    hint = "(Ctrl-C stops and shows the rolls analysed)"
+    with err_console.status(f"analysing roll {total} of {total} {hint}") as status:
+        def on_solve(roll: int, plan) -> None:
+            status.update(f"analysing roll {roll - 1} of {total} (roll {roll}: {plan.status}) {hint}")
+
+        result = analyse_coop(rec, time_limit=time_limit, workers=workers, source=source, on_solve=on_solve)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        print_coop_analysis(result, source, top)
+    if result.interrupted:
+        err_console.print("interrupted", markup=False)
+        raise typer.Exit(130)
+
+
+def print_coop_analysis(result, source: str, top: int = 0) -> None:
+    """The table of a co-op analysis (``result``: a nochmal.solver.analyse.CoopAnalysis)."""
+    never = result.budget + 1
+
+    def fewest(hi: int, lo: int) -> str:
+        if hi == lo:
+            return "no win" if hi == never else str(hi)
+        found = "none found" if hi == never else str(hi)
+        return f"{found} (at least {lo})"
+
+    rows = sorted(result.rolls, key=lambda r: (-r.lost, r.roll))[:top] if top else result.rolls
+    title = f"rolls lost per roll ({source}: {result.mission}, {result.difficulty}, {result.players} player(s))"
+    if result.interrupted:
+        title += f": interrupted, rolls {result.first_roll}-{len(result.rolls) + result.first_roll - 1} analysed"
+    console.print(title, soft_wrap=True)
+    table = Table()
+    for col in ("roll", "dice", "active", "played", "best", "fewest from here", "lost"):
+        table.add_column(col)
+    for r in rows:
+        lost = str(r.lost) if r.proven else f"{r.lost} (in {r.lost_low}..{r.lost_high})"
+        table.add_row(str(r.roll), r.dice, str(r.active), " / ".join(r.played), " / ".join(r.best) or "-",
+                      fewest(r.fewest, r.fewest_low), lost)
+    console.print(table)
+    actual = f"won on roll {result.won_on}" if result.won_on else f"lost (budget {result.budget})"
+    where = "with these dice" if result.first_roll == 1 else f"from roll {result.first_roll} on"
+    console.print(f"actual: {actual}; fewest possible {where}: {fewest(result.fewest, result.fewest_low)}"
+                  + (" (proven)" if result.proven else ""), soft_wrap=True)
 
 
 def _solve_mission(mission_ref: str, players: int, seed: int, difficulty: str, time_limit: float, workers: int,
-                   as_json: bool) -> None:
+                   as_json: bool, save: Path | None = None) -> None:
     """``nochmal solve --mission``: team planning (nochmal.solver.team)."""
     from nochmal.missions.loader import load_mission
-    from nochmal.solver.team import describe_status, plan_team
+    from nochmal.solver.team import plan_team, team_record
 
     mission = load_mission(mission_ref)
     hint = "(Ctrl-C returns the best plan so far)"
@@ -196,12 +296,28 @@ def _solve_mission(mission_ref: str, players: int, seed: int, difficulty: str, t
 
         plan = plan_team(mission, players, seed=seed, difficulty=difficulty, time_limit=time_limit,
                          workers=workers, progress=on_solve)
+    saved = None
+    if save is not None and plan.moves:
+        team_record(mission, plan).save(save)
+        saved = str(save)
     if as_json:
-        emit_json(plan.to_json())
-        return
+        emit_json({**plan.to_json(), **({"saved": saved} if save is not None else {})})
+    else:
+        _print_team_plan(plan, mission.id, seed, difficulty)
+        if saved:
+            console.print(f"plan written to {saved} as a game record", soft_wrap=True)
+    if save is not None and saved is None:
+        raise NochmalError(f"{save}: no winning plan was found, nothing written")
+
+
+def _print_team_plan(plan, mission_id: str, seed: int, difficulty: str) -> None:
+    """The team plan as a table (``plan``: a nochmal.solver.team.TeamPlan) and its headline."""
+    from nochmal.solver.team import describe_status
+
+    players = plan.players
     if plan.moves:
         # the heading on its own line: a table title would wrap to the table's width
-        console.print(f"team plan: {mission.id}, {players} player(s), seed {seed}, {difficulty}", soft_wrap=True)
+        console.print(f"team plan: {mission_id}, {players} player(s), seed {seed}, {difficulty}", soft_wrap=True)
         table = Table()
         table.add_column("roll", justify="right")
         table.add_column("dice")
