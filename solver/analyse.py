@@ -99,7 +99,7 @@ def _choice_of(move: Move, board) -> Choice | None:
 
 
 def _steps(inst: Instance, moves: list[Move]) -> list[Step]:
-    return [Step.of(i, roll, _choice_of(m, inst.board), inst.board)
+    return [Step.of(inst.first_roll + i, roll, _choice_of(m, inst.board), inst.board)
             for i, (roll, m) in enumerate(zip(inst.rolls, moves))]
 
 

@@ -123,7 +123,7 @@ def test_a_solve_worse_than_its_hint_falls_back_to_the_hint(monkeypatch):
     from nochmal.solver.cpsat import finish_plan
 
     def all_pass(inst, **kwargs):
-        return finish_plan(inst, [Step.of(t, r, None, inst.board) for t, r in enumerate(inst.rolls)],
+        return finish_plan(inst, [Step.of(inst.first_roll + t, r, None, inst.board) for t, r in enumerate(inst.rolls)],
                            "unknown", None, 0.0)
 
     monkeypatch.setattr(an, "solve", all_pass)
@@ -234,20 +234,23 @@ def test_the_progress_line_never_shows_a_bound_below_the_best(tmp_path, monkeypa
 
 
 def _analyse_interrupted(args: list[str], cwd, after: float) -> tuple[int, str, str, float]:
-    """Run `nochmal analyse` in a subprocess, SIGINT after ``after`` seconds: (exit code,
-    stdout, stderr, seconds)."""
+    """Run `nochmal analyse` in a subprocess, SIGINT ``after`` seconds after its first roll
+    is analysed (its first progress line on stderr; a fixed sleep from the start raced the
+    start-up on a loaded machine): (exit code, stdout, stderr, seconds from the first line)."""
     import signal
     import subprocess
     import sys
     import time
 
     cmd = [sys.executable, "-c", "from nochmal.cli import app; app()", "analyse", *args]
-    t0 = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = proc.stderr.readline()
+    assert first.startswith("analysing roll"), first
+    t0 = time.monotonic()
     time.sleep(after)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
-    return proc.returncode, out, err, time.monotonic() - t0
+    return proc.returncode, out, first + err, time.monotonic() - t0
 
 
 @pytest.mark.slow
@@ -263,9 +266,9 @@ def test_ctrl_c_stops_the_analysis_and_prints_the_rolls_so_far(tmp_path, as_json
         pytest.skip("SIGINT to a child process is POSIX")
     path = tmp_path / "g.json"
     _greedy_record(7).save(path)
-    # 30 solves of up to 20 s each: far from done after 12 s (the last rolls solve at once)
+    # 30 solves of up to 20 s each: far from done 3 s after the first (the last rolls solve at once)
     code, out, err, secs = _analyse_interrupted(
-        [str(path), "--time-limit", "20", *(["--json"] if as_json else [])], tmp_path, after=12.0)
+        [str(path), "--time-limit", "20", *(["--json"] if as_json else [])], tmp_path, after=3.0)
     assert code == 130, err
     assert "Traceback" not in err and "interrupted" in err
     assert secs < 60  # the analysis stopped, it did not go on with the other rolls
@@ -296,7 +299,7 @@ def test_ctrl_c_between_two_solves_stops_the_analysis(monkeypatch):
 
     def solve(inst, **kwargs):
         plan = real_solve(inst, **kwargs)
-        if inst.first_roll == 8:  # roll 9 solved: Ctrl-C now, outside any search
+        if inst.first_roll == 9:  # roll 9 solved: Ctrl-C now, outside any search
             os.kill(os.getpid(), signal.SIGINT)
         return plan
 

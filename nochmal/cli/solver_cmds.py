@@ -34,9 +34,12 @@ class _Reporter:
         self.status = err_console.status(f"{label}: searching…")
 
     def reset(self, label: str) -> None:
-        """A new solve (another instance): its figures must not mix with the last one's."""
+        """A new solve (another instance): its figures must not mix with the last one's. Not
+        on a terminal (a log, a pipe) the status line is not drawn: one plain line instead."""
         self.label, self.best, self.bound = label, None, None
         self.status.update(f"{label}: searching…")
+        if not err_console.is_terminal:
+            err_console.print(label, markup=False, soft_wrap=True)
 
     def __enter__(self):
         self.status.__enter__()
@@ -241,7 +244,10 @@ def _analyse_coop(rec: GameRecord, source: str, time_limit: float, workers: int,
     hint = "(Ctrl-C stops and shows the rolls analysed)"
     with err_console.status(f"analysing roll {total} of {total} {hint}") as status:
         def on_solve(roll: int, plan) -> None:
-            status.update(f"analysing roll {roll - 1} of {total} (roll {roll}: {plan.status}) {hint}")
+            line = f"analysing roll {roll - 1} of {total} (roll {roll}: {plan.status})"
+            status.update(f"{line} {hint}")
+            if not err_console.is_terminal:  # a log or a pipe: the status line is not drawn
+                err_console.print(line, markup=False, soft_wrap=True)
 
         result = analyse_coop(rec, time_limit=time_limit, workers=workers, source=source, on_solve=on_solve)
     if as_json:
