@@ -59,3 +59,42 @@ def test_json_numbers_seats_from_1(table_record):
     assert [m["name"] for m in data["moves"]] == NAMES
     whole = json.loads(runner.invoke(app, ["replay", str(table_record), "--json"]).stdout)
     assert whole["names"] == NAMES
+
+
+@pytest.mark.parametrize("typed, problem", [("a\nb", None), ("A" * 41, "at most 40 characters"),
+                                            ("Anna\x07", "control characters"), ("   ", "must not be empty"),
+                                            ("  Anna   Lena ", None)])
+def test_one_name_check_for_terminal_web_and_rooms(tmp_path, typed, problem):
+    """A name typed anywhere is checked once (nochmal.seats.player_name): the terminal's
+    human:NAME seat, a web game's seat and a room's seat refuse the same names, with the same
+    reason, and keep the same normalised name (review finding: the web took 500-character
+    names with line breaks that rooms refused)."""
+    from fastapi.testclient import TestClient
+
+    from nochmal.errors import OptionError
+    from nochmal.seats import player_name
+    from nochmal.terminal.setup import parse_seats
+    from nochmal.web import create_app
+
+    want = None if problem else " ".join(typed.split())
+    try:
+        got = player_name(typed)
+    except ValueError as exc:
+        assert problem and problem in str(exc)
+    else:
+        assert problem is None and got == want
+    if problem is None:
+        assert parse_seats([f"human:{typed}"]) == [f"human:{want}"]
+    else:
+        with pytest.raises(OptionError, match=problem):
+            parse_seats([f"human:{typed}"])
+    with TestClient(create_app(tmp_path)) as client:
+        game = client.post("/api/games", json={"kind": "play", "seats": [f"human:{typed}"]})
+        room = client.post("/api/rooms", json={"mode": "competitive", "board": "classic", "players": 2}).json()
+        seat = client.post(f"/api/rooms/{room['id']}/seats", json={"name": typed})
+        if problem is None:
+            assert game.status_code in (200, 201) and game.json()["names"] == [want], game.text
+            assert seat.status_code in (200, 201), seat.text
+        else:
+            for resp in (game, seat):
+                assert resp.status_code in (400, 422) and problem in resp.json()["error"], resp.text

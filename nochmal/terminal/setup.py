@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nochmal.errors import OptionError
 from nochmal.game import MAX_PLAYERS
-from nochmal.seats import HUMAN, is_human
+from nochmal.seats import HUMAN, is_human, player_name
 
 
 
@@ -18,8 +18,11 @@ def parse_seats(specs: list[str]) -> list[str]:
     for spec in specs:
         spec = spec.strip()
         if is_human(spec):
-            if spec.startswith(HUMAN + ":") and not spec[len(HUMAN) + 1:].strip():
-                raise OptionError(f"--seat {spec!r}: give a name after 'human:', e.g. human:Anna")
+            if spec.startswith(HUMAN + ":"):
+                try:
+                    spec = HUMAN + ":" + player_name(spec[len(HUMAN) + 1:])
+                except ValueError as exc:
+                    raise OptionError(f"--seat {spec!r}: {exc}; give a name after 'human:', e.g. human:Anna") from None
             out.append(spec)
         elif spec in known:
             out.append(spec)

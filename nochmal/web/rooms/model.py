@@ -17,11 +17,11 @@ from nochmal.errors import NochmalError
 from nochmal.game import MAX_PLAYERS
 from nochmal.missions.loader import builtin_missions
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS, Mission
+from nochmal.seats import player_name
 from nochmal.sheet import Sheet, parse_typed_sheet
 from nochmal.web.errors import WebError
 
 MAX_SEATS = MAX_PLAYERS  # a room seats the players of one game
-MAX_NAME = 40
 CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: read aloud at a table
 CODE_LENGTH = 10  # 31^10 ~ 8e14 codes (~50 bits): not guessable, short enough to type
 MODES = ("mission", "competitive")
@@ -146,14 +146,12 @@ def parse_name(data) -> str:
     data = _need_object(data)
     _unknown_keys(data, {"name"})
     name = data.get("name")
-    if not isinstance(name, str) or not name.strip():
+    if not isinstance(name, str):
         raise RequestProblem(422, "name must be a non-empty text", "name")
-    name = " ".join(name.split())
-    if len(name) > MAX_NAME:
-        raise RequestProblem(422, f"name is longer than {MAX_NAME} characters", "name")
-    if any(ord(ch) < 32 for ch in name):
-        raise RequestProblem(422, "name contains control characters", "name")
-    return name
+    try:
+        return player_name(name)
+    except ValueError as exc:
+        raise RequestProblem(422, str(exc), "name") from None
 
 
 @dataclass(frozen=True)
