@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from importlib import resources
+from functools import lru_cache
 from pathlib import Path
 
 from nochmal.board import BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board, load_board
@@ -370,18 +371,27 @@ def builtin_mission_files() -> list[Path]:
     return sorted((Path(str(p)) for p in folder.iterdir() if p.name.endswith(".toml")), key=lambda p: p.name)
 
 
+@lru_cache(maxsize=1)
+def _shipped() -> dict[str, Mission]:
+    """The shipped missions by id, read once per process (Mission is immutable)."""
+    return {m.id: m for m in (read_mission_file(p) for p in builtin_mission_files())}
+
+
 def builtin_missions() -> list[Mission]:
-    return [read_mission_file(p) for p in builtin_mission_files()]
+    return list(_shipped().values())
+
+
+def shipped_mission(mission_id: str) -> Mission | None:
+    """A shipped mission by id (never a file: for ids that come from a request), or None."""
+    return _shipped().get(mission_id)
 
 
 def load_mission(id_or_path: str) -> Mission:
-    """A shipped mission by id, or any mission file by path."""
+    """A shipped mission by id, or any mission file by path. An id wins over a file of the
+    same name in the current folder (``lockstep`` is the shipped mission)."""
     text = str(id_or_path)
+    if text in _shipped():
+        return _shipped()[text]
     if text.endswith(".toml") or "/" in text or Path(text).is_file():
         return read_mission_file(text)
-    for path in builtin_mission_files():
-        mission = read_mission_file(path)
-        if mission.id == text:
-            return mission
-    known = [m.id for m in builtin_missions()]
-    raise MissionError(text, [f"no such mission (shipped: {', '.join(known)}; or give a path to a .toml file)"])
+    raise MissionError(text, [f"no such mission (shipped: {', '.join(_shipped())}; or give a path to a .toml file)"])

@@ -238,3 +238,14 @@ def test_the_roll_bound_never_exceeds_what_bot_teams_needed():
                 won += 1
                 assert bound <= result.won_on, (mission.id, players, seed)
     assert won >= 5
+
+
+def test_a_shipped_id_wins_over_a_file_of_that_name_in_the_folder(tmp_path, monkeypatch):
+    # review finding: `load_mission("lockstep")` read a file called lockstep in the current
+    # folder before the shipped mission (a stray file made the id fail to load)
+    from nochmal.missions.loader import load_mission, shipped_mission
+
+    (tmp_path / "lockstep").write_text("not a mission")
+    monkeypatch.chdir(tmp_path)
+    assert load_mission("lockstep") is shipped_mission("lockstep")
+    assert load_mission("lockstep").id == "lockstep" and shipped_mission("no-such") is None

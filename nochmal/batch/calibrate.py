@@ -30,7 +30,6 @@ from __future__ import annotations
 import re
 import statistics
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
@@ -62,12 +61,14 @@ def game_task(settings: dict, threads: int) -> dict:  # noqa: ARG001 (no CP-SAT)
     return {"met": bool(met and game.rolls_done <= settings["budget"]), "rolls": game.rolls_done, "team_score": score}
 
 
-@lru_cache(maxsize=None)
 def _mission(mission_id: str):
-    """A shipped mission by id, parsed once per worker process."""
-    from nochmal.missions.loader import load_mission
+    """A shipped mission by id (missions/loader.py reads them once per worker process)."""
+    from nochmal.missions.loader import shipped_mission
 
-    return load_mission(mission_id)
+    mission = shipped_mission(mission_id)
+    if mission is None:
+        raise ValueError(f"no shipped mission {mission_id!r}")
+    return mission
 
 
 def play_mission(mission, players: int, bot: str, seed: int, budget: int, target: int | None, stop: bool = True):

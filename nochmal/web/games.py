@@ -59,12 +59,12 @@ def builtin_board(name: str, field: str = "board") -> Board:
 
 
 def builtin_mission(mission_id: str, field: str = "mission"):
-    from nochmal.missions import builtin_missions
+    from nochmal.missions.loader import builtin_missions, shipped_mission
 
-    missions = {m.id: m for m in builtin_missions()}
-    if mission_id not in missions:
-        raise WebError(f"unknown mission {mission_id!r}; missions: {', '.join(missions)}", field)
-    return missions[mission_id]
+    mission = shipped_mission(mission_id)
+    if mission is None:
+        raise WebError(f"unknown mission {mission_id!r}; missions: {', '.join(m.id for m in builtin_missions())}", field)
+    return mission
 
 
 def _quiet_console() -> Console:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from nochmal.board import BUILTIN_BOARDS, COLOURS, COLUMN_LETTERS, Board, load_board
 from nochmal.errors import NochmalError
 from nochmal.game import MAX_PLAYERS
-from nochmal.missions.loader import builtin_missions
+from nochmal.missions.loader import builtin_missions, shipped_mission  # noqa: F401 (the rooms' import)
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS, Mission
 from nochmal.seats import player_name
 from nochmal.sheet import Sheet, parse_typed_sheet
@@ -68,22 +68,10 @@ class RoomSpec:
                 "mission": self.mission, "difficulty": self.difficulty}
 
 
-_MISSIONS: dict[str, Mission] = {}
-
-
-def _shipped() -> dict[str, Mission]:
-    if not _MISSIONS:
-        _MISSIONS.update({m.id: m for m in builtin_missions()})
-    return _MISSIONS
-
-
-def shipped_mission(mission_id: str) -> Mission:
-    """A shipped mission by id (rooms never load a mission file named by a client)."""
-    return _shipped()[mission_id]
-
-
 def shipped_mission_ids() -> list[str]:
-    return sorted(_shipped())
+    """Rooms play shipped missions only (never a mission file named by a client):
+    missions.loader.shipped_mission by one of these ids."""
+    return sorted(m.id for m in builtin_missions())
 
 
 def board_of(spec: RoomSpec) -> Board:
