@@ -580,13 +580,14 @@ def job_sheet(job_id: str, request: Request, after: int = Query(..., ge=0, le=60
     if job.result is None:
         raise WebError(f"job {job_id} has no result (state: {job.state})", "job", 409)
     plan = job.result if job.kind == "solve" else job.result["plan"]
-    board = load_board(plan["board"]) if plan.get("board") in BUILTIN_BOARDS else load_board("classic")
-    sheet = Sheet.empty(board)
+    if plan is None or plan.get("board") not in BUILTIN_BOARDS or plan.get("first_roll", 1) != 1:
+        raise WebError(f"job {job_id} has no whole-game plan on a built-in board to draw", "job", 409)
+    # the plan's moves played by the engine on its dice (a solo game: first values, as scored)
+    game = Game(load_board(plan["board"]), 1, mode=Mode.SOLO)
     steps = plan["steps"][:after]
     for step in steps:
-        move = Move.parse(step["move"])
-        if not move.is_pass:
-            sheet = sheet.cross(board.mask_of(move.cells), move.joker_cost)
-    sheet = sheet.with_all_completions_scored()
+        game.apply_roll(Roll.from_text(step["dice"]))
+        game.apply_move(Move.parse(step["move"]))
+    sheet = game.sheets[0]
     title = f"best plan after roll {len(steps)}: {sheet.score()} points"
     return Response(pictures_svg([SheetPicture(title, sheet)]), media_type="image/svg+xml")
