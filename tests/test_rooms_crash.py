@@ -88,3 +88,33 @@ def test_sigkill_keeps_every_acknowledged_edit(tmp_path):
         except Exception:
             proc.kill()
             proc.wait(10)
+
+
+def test_an_import_that_fails_halfway_leaves_no_room(tmp_path, monkeypatch):
+    # review finding: import_room created the room in one transaction and its seats in a
+    # second; a failure between them left an empty room behind
+    import pytest
+
+    import nochmal.web.rooms.store as store_module
+    from nochmal.web.rooms.model import RoomSpec, SheetState
+    from nochmal.web.rooms.store import RoomStore
+
+    store = RoomStore(tmp_path)
+    calls = []
+    real_hash = store_module.secret_hash
+
+    def failing_hash(secret):
+        calls.append(secret)
+        if len(calls) == 2:  # the second seat's token
+            raise RuntimeError("disk full")
+        return real_hash(secret)
+
+    monkeypatch.setattr(store_module, "secret_hash", failing_hash)
+    spec = RoomSpec(mode="competitive", board="classic", players=2)
+    with pytest.raises(RuntimeError):
+        store.import_room(spec, 3, [("Anna", SheetState()), ("Ben", SheetState())])
+    assert store._db.execute("SELECT COUNT(*) FROM rooms").fetchone()[0] == 0
+    assert store._db.execute("SELECT COUNT(*) FROM seats").fetchone()[0] == 0
+    monkeypatch.setattr(store_module, "secret_hash", real_hash)
+    code, tokens = store.import_room(spec, 3, [("Anna", SheetState()), ("Ben", SheetState())])
+    assert len(tokens) == 2 and [s.name for s in store.room(code).seats] == ["Anna", "Ben"]

@@ -51,6 +51,8 @@ CREATE TABLE IF NOT EXISTS seats (
     sheet_version INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (code, seat)
 );
+-- the room's log: every acknowledged change under its version (kept until the room
+-- expires; the state itself is in rooms and seats, this is for audits and replays)
 CREATE TABLE IF NOT EXISTS edits (
     code TEXT NOT NULL REFERENCES rooms(code) ON DELETE CASCADE,
     version INTEGER NOT NULL,
@@ -150,16 +152,19 @@ class RoomStore:
 
     # --- writing ---------------------------------------------------------------------------
     def create_room(self, spec: RoomSpec, now: float | None = None) -> str:
-        now = time.time() if now is None else now
         with self._tx() as db:
-            for _ in range(8):
-                code = new_code()
-                if db.execute("SELECT 1 FROM rooms WHERE code = ?", (code,)).fetchone() is None:
-                    break
-            else:  # pragma: no cover - 8 collisions in 8e14 codes
-                raise RequestProblem(503, "could not draw a free room code, try again")
-            db.execute("INSERT INTO rooms (code, spec, created, touched) VALUES (?, ?, ?, ?)",
-                       (code, json.dumps(spec.to_dict()), now, now))
+            return self._insert_room(db, spec, time.time() if now is None else now)
+
+    def _insert_room(self, db, spec: RoomSpec, now: float) -> str:
+        """A new room with a fresh code, inside the caller's transaction."""
+        for _ in range(8):
+            code = new_code()
+            if db.execute("SELECT 1 FROM rooms WHERE code = ?", (code,)).fetchone() is None:
+                break
+        else:  # pragma: no cover - 8 collisions in 8e14 codes
+            raise RequestProblem(503, "could not draw a free room code, try again")
+        db.execute("INSERT INTO rooms (code, spec, created, touched) VALUES (?, ?, ?, ?)",
+                   (code, json.dumps(spec.to_dict()), now, now))
         return code
 
     def add_seat(self, code: str, name: str) -> tuple[int, str, int]:
@@ -256,10 +261,11 @@ class RoomStore:
         return token, version
 
     def import_room(self, spec: RoomSpec, rolls_used: int, seats: list[tuple[str, SheetState]]) -> tuple[str, list[str]]:
-        """A new room holding exported sheets; returns the code and one fresh token per seat."""
-        code = self.create_room(spec)
+        """A new room holding exported sheets; returns the code and one fresh token per seat.
+        One transaction: a crash never leaves the room without its seats."""
         tokens = []
         with self._tx() as db:
+            code = self._insert_room(db, spec, time.time())
             db.execute("UPDATE rooms SET rolls_used = ? WHERE code = ?", (rolls_used, code))
             for k, (name, state) in enumerate(seats):
                 token = new_secret()
