@@ -412,8 +412,8 @@ def test_import_refuses_race_markers_in_a_mission_room_as_an_edit_does(client):
 def test_rate_limit_forgets_quiet_addresses():
     """Every address that ever created a room stayed in memory; past max_clients the ones
     quiet for a minute are dropped, and the limit still holds for the busy ones."""
-    from nochmal.web.rooms.api import RateLimit
-    from nochmal.web.rooms.model import RequestProblem
+    from nochmal.web.errors import WebError
+    from nochmal.web.limits import RateLimit
 
     limit = RateLimit(per_minute=2, max_clients=5)
     for k in range(5):
@@ -421,7 +421,7 @@ def test_rate_limit_forgets_quiet_addresses():
     limit.check("busy", now=50.0)
     limit.check("busy", now=100.0)
     assert len(limit._seen) <= 2  # the five quiet ones went; "busy" stays
-    with pytest.raises(RequestProblem) as err:
+    with pytest.raises(WebError) as err:
         limit.check("busy", now=101.0)
     assert err.value.status == 429
 

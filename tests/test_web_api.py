@@ -400,3 +400,27 @@ def test_waiting_jobs_are_capped_with_a_503(tmp_path):
     while not all(job.state in FINAL for job in app.state.jobs.jobs.values()) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert all(job.state == "cancelled" for job in app.state.jobs.jobs.values())
+
+
+def test_new_games_and_uploads_are_rate_limited_and_old_files_pruned(tmp_path):
+    """Review finding: /api/games and /api/records had no rate limit and the data folder only
+    grew. A client gets 429 past games_per_minute; files not written for keep_days go at the
+    next start (a game in memory stays)."""
+    import os
+    import time
+
+    with TestClient(create_app(tmp_path, games_per_minute=3)) as c:
+        ids = [c.post("/api/games", json={"kind": "puzzle", "seed": k}).json()["id"] for k in range(3)]
+        assert_error(c.post("/api/games", json={"kind": "puzzle", "seed": 9}), 429)
+        record = c.get(f"/api/games/{ids[0]}/record").text
+        for _ in range(3):
+            assert c.post("/api/records", files={"file": ("g.json", record)}).status_code in (200, 201)
+        assert_error(c.post("/api/records", files={"file": ("g.json", record)}), 429)
+    games = sorted((tmp_path / "games").glob("*.json"))
+    assert len(games) == 3
+    old = time.time() - 91 * 86400
+    os.utime(games[0], (old, old))  # left alone for 91 days
+    with TestClient(create_app(tmp_path)) as c:
+        assert len(list((tmp_path / "games").glob("*.json"))) == 2
+        assert_error(c.get(f"/api/games/{games[0].stem}"), 404, "game")
+        assert c.get(f"/api/games/{games[1].stem}").status_code == 200

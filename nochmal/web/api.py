@@ -33,7 +33,8 @@ from nochmal.sheet import Sheet, parse_typed_sheet
 from nochmal.svg import SheetPicture, pictures_svg, record_svg, sheet_title
 from nochmal.puzzles import daily_seed
 from nochmal.web.errors import WebError
-from nochmal.web.games import builtin_board, builtin_mission, check_id, new_id, parse_seat_list
+from nochmal.web.limits import client_address
+from nochmal.web.games import KeptOnDisk, builtin_board, builtin_mission, check_id, new_id, parse_seat_list
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -241,7 +242,10 @@ class NewGame(BaseModel):
 def new_game(body: NewGame, request: Request):
     import secrets
 
-    store = _app(request).games
+    state = _app(request)
+    state.game_rate.check(client_address(request))
+    store = state.games
+    store.prune_now_and_then()
     if body.kind == "puzzle":
         if body.mission:
             raise WebError("a puzzle is a solo game: no mission", "mission")
@@ -390,16 +394,18 @@ def _after(record: GameRecord, turns: int) -> Game:
 
 
 # --- uploaded records ----------------------------------------------------------------------
-class RecordStore:
-    """Uploaded records in memory, each also on disk (DATA/records/ID.json)."""
+class RecordStore(KeptOnDisk):
+    """Uploaded records in memory, each also on disk (DATA/records/ID.json) for ``keep_days``."""
 
-    def __init__(self, folder: Path | None, limit: int = 500):
-        self.folder = folder
-        if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
+    def __init__(self, folder: Path | None, limit: int = 500, keep_days: float = 90.0):
         self.items: dict[str, tuple[GameRecord, list[Game]]] = {}
         self.limit = limit
         self.lock = threading.Lock()
+        super().__init__(folder, keep_days)
+
+    def in_memory(self) -> set[str]:
+        with self.lock:
+            return set(self.items)
 
     def add(self, text: str) -> tuple[str, GameRecord, list[Game]]:
         record, states = parse_record(text)
@@ -454,6 +460,8 @@ def _record_summary(rec_id: str, record: GameRecord, states: list[Game]) -> dict
 
 @router.post("/records", summary="Upload a game record (multipart field 'file'); it is replayed and checked")
 async def upload_record(request: Request, file: UploadFile = File(..., description="A record JSON file.")):
+    _app(request).upload_rate.check(client_address(request))
+    _app(request).records.prune_now_and_then()
     data = await file.read(_app(request).max_body + 1)
     if len(data) > _app(request).max_body:
         raise WebError(f"file: over the limit of {_app(request).max_body} bytes", "file", 413)

@@ -23,6 +23,7 @@ from nochmal.errors import NochmalError
 from nochmal.web.errors import WebError, error_body
 from nochmal.web.games import GameStore
 from nochmal.web.jobs import JobManager
+from nochmal.web.limits import RateLimit, env_days
 from nochmal.web.rooms.api import RoomSettings
 from nochmal.fileio import is_decimal
 
@@ -94,7 +95,8 @@ async def _too_large(limit: int, send) -> None:
 
 
 def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, abandon_after: float = 30.0,
-               max_jobs: int = 1, max_body: int = MAX_BODY, room_settings: RoomSettings | None = None) -> FastAPI:
+               max_jobs: int = 1, max_body: int = MAX_BODY, room_settings: RoomSettings | None = None,
+               games_per_minute: int = 60) -> FastAPI:
     """The app; games and uploaded records are kept under ``data_dir`` (None: memory only)."""
     from nochmal.web import api, pages, rooms
 
@@ -110,8 +112,11 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
                   description="Noch mal! (Encore!): puzzles, games against bots, replays and the planner. "
                               "Errors are 4xx JSON `{\"error\": reason, \"field\": name}`.")
     app.state.data_dir = data_dir
-    app.state.games = GameStore(data_dir / "games" if data_dir else None)
-    app.state.records = api.RecordStore(data_dir / "records" if data_dir else None)
+    keep_days = env_days("NOCHMAL_KEEP_DAYS", 90.0)  # games and uploads untouched this long are deleted
+    app.state.games = GameStore(data_dir / "games" if data_dir else None, keep_days=keep_days)
+    app.state.records = api.RecordStore(data_dir / "records" if data_dir else None, keep_days=keep_days)
+    app.state.game_rate = RateLimit(games_per_minute, "new games")
+    app.state.upload_rate = RateLimit(games_per_minute, "uploads")
     app.state.jobs = jobs
     app.state.max_body = max_body
     app.state.templates = TEMPLATES

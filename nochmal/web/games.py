@@ -15,6 +15,7 @@ import io
 import re
 import secrets
 import threading
+import time
 from pathlib import Path
 
 from rich.console import Console
@@ -33,6 +34,7 @@ from nochmal.move import Move
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
 from nochmal.svg import SheetPicture, pictures_svg, sheet_title
+from nochmal.web.limits import prune_folder
 from nochmal.web.errors import WebError
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{16,32}$")
@@ -285,16 +287,42 @@ def _no_input(prompt: str) -> None:  # the web never reads a terminal
     return None
 
 
-class GameStore:
-    """Games in memory, each also on disk as its record (DATA/games/ID.json)."""
+class KeptOnDisk:
+    """A folder of ``ID.json`` files kept ``keep_days`` after their last write: pruned at
+    start and then at most hourly, when something new is stored (the data folder must not
+    grow without end on a long-running server)."""
 
-    def __init__(self, folder: Path | None, limit: int = 2000):
+    def __init__(self, folder: Path | None, keep_days: float):
         self.folder = folder
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
+        self.keep_days = keep_days
+        self._last_prune = float("-inf")
+        self.prune_now_and_then()
+
+    def in_memory(self) -> set[str]:
+        return set()
+
+    def prune_now_and_then(self) -> int:
+        if time.monotonic() - self._last_prune < 3600:
+            return 0
+        self._last_prune = time.monotonic()
+        return prune_folder(self.folder, self.keep_days * 86400, self.in_memory())
+
+
+class GameStore(KeptOnDisk):
+    """Games in memory (the most recently used), each also on disk as its record
+    (DATA/games/ID.json) for ``keep_days`` after its last move."""
+
+    def __init__(self, folder: Path | None, limit: int = 2000, keep_days: float = 90.0):
         self.games: dict[str, WebGame] = {}
         self.limit = limit
         self.lock = threading.Lock()
+        super().__init__(folder, keep_days)
+
+    def in_memory(self) -> set[str]:
+        with self.lock:
+            return set(self.games)
 
     def _path(self, game_id: str) -> Path | None:
         return None if self.folder is None else self.folder / f"{game_id}.json"
@@ -313,6 +341,8 @@ class GameStore:
         check_id(game_id, "game")
         with self.lock:
             web = self.games.get(game_id)
+            if web is not None:  # least recently used leaves memory first: a game in play stays
+                self.games[game_id] = self.games.pop(game_id)
         if web is not None:
             return web
         path = self._path(game_id)

@@ -16,6 +16,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescape
 
+from nochmal.web.errors import WebError
 from nochmal.web.rooms.api import RoomSettings, Rooms, make_router, problem_response
 from nochmal.web.rooms.model import RequestProblem, shipped_mission, valid_code
 
@@ -37,7 +38,7 @@ def install(app: FastAPI, data_dir: str | Path | None, settings: RoomSettings | 
     ``data_dir`` None keeps the rooms in memory only."""
     rooms = Rooms(data_dir, settings)
     app.state.rooms = rooms
-    app.add_exception_handler(RequestProblem, lambda request, exc: problem_response(exc))
+    app.add_exception_handler(WebError, lambda request, exc: problem_response(exc))  # RequestProblem is one
     app.include_router(make_router(rooms))
     app.mount("/rooms-static", StaticFiles(directory=str(HERE / "static")), name="rooms-static")
     env = _templates()

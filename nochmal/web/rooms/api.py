@@ -11,12 +11,10 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import os
 import re
 import signal
 import time
 import zipfile
-from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +26,8 @@ from nochmal.fileio import decode_text, load_json_text
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 from nochmal.sheet import format_typed_sheet
 from nochmal.svg import sheets_svg
+from nochmal.web.errors import WebError
+from nochmal.web.limits import RateLimit, client_address, env_days
 from nochmal.web.rooms.hub import Hub, sse_message
 from nochmal.web.rooms.model import (MAX_SEATS, RequestProblem, RoomSpec, SheetState, board_of, parse_name, parse_rolls,
                                      parse_room_spec, parse_sheet_edit, shipped_mission, typed_sheet_state,
@@ -43,41 +43,11 @@ KEEPALIVE_SECONDS = 10.0
 EXPORT_FORMAT = "nochmal-room"
 
 
-def _env_days() -> float:
-    """$NOCHMAL_ROOMS_EXPIRE_DAYS (a positive number), else 30."""
-    text = os.environ.get("NOCHMAL_ROOMS_EXPIRE_DAYS", "")
-    try:
-        value = float(text)
-    except ValueError:
-        return 30.0
-    return value if value > 0 else 30.0
-
-
 @dataclass
 class RoomSettings:
     rooms_per_minute: int = 10  # room creations per client address and minute
-    expire_days: float = field(default_factory=_env_days)  # rooms untouched this long are deleted
+    expire_days: float = field(default_factory=lambda: env_days("NOCHMAL_ROOMS_EXPIRE_DAYS", 30.0))  # rooms untouched this long are deleted
     split_seconds: float = 3.0  # CP-SAT time limit of a team split
-
-
-@dataclass
-class RateLimit:
-    per_minute: int
-    max_clients: int = 10_000  # addresses remembered before the quiet ones are forgotten
-    _seen: dict = field(default_factory=lambda: defaultdict(deque))
-
-    def check(self, client: str, now: float | None = None) -> None:
-        now = time.monotonic() if now is None else now
-        if len(self._seen) >= self.max_clients:  # else every address ever seen stays in memory
-            for quiet in [c for c, s in self._seen.items() if not s or s[-1] < now - 60]:
-                del self._seen[quiet]
-        stamps = self._seen[client]
-        while stamps and stamps[0] < now - 60:
-            stamps.popleft()
-        if len(stamps) >= self.per_minute:
-            raise RequestProblem(429, f"at most {self.per_minute} new rooms a minute from one address; "
-                                      "wait a little", None)
-        stamps.append(now)
 
 
 class Rooms:
@@ -87,7 +57,7 @@ class Rooms:
         self.settings = settings or RoomSettings()
         self.store = RoomStore(data_dir)
         self.hub = Hub()
-        self.rate = RateLimit(self.settings.rooms_per_minute)
+        self.rate = RateLimit(self.settings.rooms_per_minute, "new rooms")
         self.worker = StatusWorker(self.store.room, self._publish_status, self.settings.split_seconds)
         self.store.expire(self.settings.expire_days * 86400)
         self._last_expiry = time.monotonic()
@@ -168,7 +138,7 @@ def room_url(base_url: str, code: str) -> str:
     return f"{base_url.rstrip('/')}/r/{code}"
 
 
-def problem_response(exc: RequestProblem) -> JSONResponse:
+def problem_response(exc: WebError) -> JSONResponse:
     return JSONResponse(exc.body(), status_code=exc.status)
 
 
@@ -222,10 +192,6 @@ def checked_seat(seat: str, room: Room) -> int:
     if not is_decimal(seat) or int(seat) >= room.spec.players:  # "²".isdigit() too
         raise RequestProblem(404, f"no seat {seat[:10]!r} in this room (seats 0..{room.spec.players - 1})", "seat")
     return int(seat)
-
-
-def client_address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
 
 
 def make_router(rooms: Rooms) -> APIRouter:
