@@ -458,3 +458,15 @@ def load_board(name_or_path: str | Path = "classic") -> Board:
     if path.suffix or exists or "/" in key:
         return read_board_file(path)
     raise BoardError(key, [f"unknown board; built-in boards are {', '.join(BUILTIN_BOARDS)}, or give a file path"])
+
+
+def board_data(board: Board) -> dict:
+    """The layout plus what the engine derives from it (stars, blocks): `nochmal board show
+    --json` and the web's /api/boards/NAME."""
+    data = board.to_dict()
+    data["source"] = board.source
+    data["rows"], data["cols"] = board.rows, board.cols
+    data["stars"] = board.cells_of(board.star_mask)
+    data["blocks"] = [{"colour": blk.colour, "size": blk.size, "cells": board.cells_of(blk.mask)}
+                      for blk in board.blocks]
+    return data

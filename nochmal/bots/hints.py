@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from nochmal.bots.heuristic import END_BONUS, choice_move
 from nochmal.bots.lookahead import LookaheadAgent
-from nochmal.errors import NochmalError
+from nochmal.dice import Roll
+from nochmal.errors import NochmalError, OptionError
 from nochmal.game import Game
+from nochmal.modes import Mode
 from nochmal.move import Move
+from nochmal.position import Position
+from nochmal.rules import RuleSettings
 
 _AGENTS: dict[int, LookaheadAgent] = {}
 
@@ -35,3 +39,30 @@ def hint(game: Game, top: int = 3) -> list[tuple[Move, float]]:
             value += END_BONUS
         out.append((choice_move(game, choice), round(value, 2)))
     return out
+
+
+FREE_ROLL_GUARD = 3  # a race position past the first three rolls (one player: free pick anyway)
+
+
+def build_hint_game(board, sheet, roll: Roll, solo: bool, rolls_left: int | None,
+                    bridging: bool = False) -> Game:
+    """A one-player game at the decision on ``roll`` with ``sheet`` and ``rolls_left`` rolls after it
+    (`nochmal hint` and the web's /api/hint; the messages name the command's options)."""
+    rules = RuleSettings(bridging=bridging)
+    if rolls_left is not None and not 0 <= rolls_left <= rules.solo_rolls - 1:
+        raise OptionError(f"--rolls-left {rolls_left}: must be 0..{rules.solo_rolls - 1}")
+    if solo:
+        left = 15 if rolls_left is None else rolls_left
+        position = Position(Mode.SOLO, (sheet,), rules.solo_rolls - 1 - left, rules.solo_rolls)
+    else:
+        limit = None if rolls_left is None else FREE_ROLL_GUARD + rolls_left + 1
+        position = Position(Mode.COMPETITIVE, (sheet,), FREE_ROLL_GUARD, limit)
+    game = Game.from_position(position, rules)
+    if game.is_terminal():
+        raise NochmalError("the sheet has two colours complete: the race is over, there is nothing to choose")
+    if len(roll.colours) != game.dice_per_kind:
+        raise OptionError(f"--roll has {len(roll.colours)} colour and {len(roll.numbers)} number dice; "
+                           f"{'solo' if solo else 'the race'} rolls {game.dice_per_kind} of each"
+                           f"{'' if solo else ' (use --solo for 2+2)'}")
+    game.apply_roll(roll)
+    return game

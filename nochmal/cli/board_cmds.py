@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from nochmal.board import BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, load_board, read_board_file
+from nochmal.board import board_data, BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, load_board, read_board_file
 from nochmal.cli.common import (board_arg, console, emit_json, err_console, guarded, read_sheet_file,
                                 refuse_impossible)
 from nochmal.errors import BoardError, NochmalError, OptionError
@@ -23,17 +23,6 @@ board_app = typer.Typer(help="Sheet layouts: draw one, list the built-in ones, c
 def register(app: typer.Typer) -> None:
     app.add_typer(board_app, name="board")
     app.command("render")(render)
-
-
-def board_data(board) -> dict:
-    """The layout plus what the engine derives from it (stars, blocks)."""
-    data = board.to_dict()
-    data["source"] = board.source
-    data["rows"], data["cols"] = board.rows, board.cols
-    data["stars"] = board.cells_of(board.star_mask)
-    data["blocks"] = [{"colour": blk.colour, "size": blk.size, "cells": board.cells_of(blk.mask)}
-                      for blk in board.blocks]
-    return data
 
 
 @board_app.command("show")

@@ -14,9 +14,6 @@ from nochmal.cli.common import board_arg, console, emit_json, err_console, guard
 from nochmal.dice import Roll
 from nochmal.errors import NochmalError, OptionError
 from nochmal.fileio import load_json_text
-from nochmal.game import Game, Mode
-from nochmal.position import Position
-from nochmal.rules import RuleSettings
 
 bench_app = typer.Typer(help="Benchmarks with paired seeds and confidence intervals.", no_args_is_help=True)
 
@@ -36,31 +33,7 @@ def _parse_roll(text: str) -> Roll:
         raise OptionError(f"--roll: {exc}") from None
 
 
-def build_hint_game(board, sheet, roll: Roll, solo: bool, rolls_left: int | None,
-                    bridging: bool = False) -> Game:
-    """A one-player game at the decision on ``roll`` with ``sheet`` and ``rolls_left`` rolls after it."""
-    rules = RuleSettings(bridging=bridging)
-    if rolls_left is not None and not 0 <= rolls_left <= rules.solo_rolls - 1:
-        raise OptionError(f"--rolls-left {rolls_left}: must be 0..{rules.solo_rolls - 1}")
-    if solo:
-        left = 15 if rolls_left is None else rolls_left
-        position = Position(Mode.SOLO, (sheet,), rules.solo_rolls - 1 - left, rules.solo_rolls)
-    else:
-        limit = None if rolls_left is None else FREE_ROLL_GUARD + rolls_left + 1
-        position = Position(Mode.COMPETITIVE, (sheet,), FREE_ROLL_GUARD, limit)
-    game = Game.from_position(position, rules)
-    if game.is_terminal():
-        raise NochmalError("the sheet has two colours complete: the race is over, there is nothing to choose")
-    if len(roll.colours) != game.dice_per_kind:
-        raise OptionError(f"--roll has {len(roll.colours)} colour and {len(roll.numbers)} number dice; "
-                           f"{'solo' if solo else 'the race'} rolls {game.dice_per_kind} of each"
-                           f"{'' if solo else ' (use --solo for 2+2)'}")
-    game.apply_roll(roll)
-    return game
-
-
 MAX_HINTS = 20  # each hint shown is searched as deep as the others: the cost grows with --top
-FREE_ROLL_GUARD = 3  # a race position past the first three rolls (one player: free pick anyway)
 
 
 @guarded
@@ -78,7 +51,7 @@ def hint_cmd(
 
     Example: nochmal hint --sheet my.txt --roll '{"colours": ["y","b"], "numbers": ["3","?"]}' --solo --rolls-left 20
     """
-    from nochmal.bots.hints import hint
+    from nochmal.bots.hints import build_hint_game, hint
 
     if not 1 <= top <= MAX_HINTS:
         raise OptionError(f"--top {top}: must be 1..{MAX_HINTS}")

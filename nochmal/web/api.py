@@ -19,7 +19,7 @@ from fastapi import APIRouter, File, Query, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
-from nochmal.board import BUILTIN_BOARDS, COLOURS, load_board
+from nochmal.board import BUILTIN_BOARDS, COLOURS, board_data, load_board
 from nochmal.dice import Roll, seeded_rolls
 from nochmal.errors import NochmalError
 from nochmal.fileio import atomic_write_text, load_json_text, read_text_file
@@ -73,8 +73,6 @@ def boards():
 
 @router.get("/boards/{name}", summary="One board's layout (as `nochmal board show NAME --json`)")
 def board(name: str):
-    from nochmal.cli.board_cmds import board_data
-
     return board_data(builtin_board(name))
 
 
@@ -180,8 +178,7 @@ class HintBody(SheetBody):
 
 @router.post("/hint", summary="The hint bot's best choices for a sheet and a roll (as `nochmal hint --json`)")
 def hint_for_sheet(body: HintBody):
-    from nochmal.bots.hints import hint as best_choices
-    from nochmal.cli.bot_cmds import build_hint_game
+    from nochmal.bots.hints import build_hint_game, hint as best_choices
 
     b, state = _sheet(body)
     dice = _roll(body.roll, "roll")
