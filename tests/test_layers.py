@@ -132,6 +132,18 @@ def test_no_upward_imports_or_cycles():
     assert not found, "\n".join(found)
 
 
+def test_front_ends_do_not_import_one_another():
+    """The web app and the batch runner share code with the CLI through the layers below,
+    never through nochmal.cli (review finding: the web imported the CLI's board_data and
+    build_hint_game). The web's games still wrap nochmal.terminal's Session (listed here)."""
+    allowed = {("nochmal.web.games", "nochmal.terminal.session"), ("nochmal.web.games", "nochmal.terminal.setup")}
+    graph = import_graph(ROOT)
+    sideways = [(a, b) for a, b in graph.edges
+                if a.startswith("nochmal.web") and b.startswith(("nochmal.cli", "nochmal.terminal"))
+                and (a, b) not in allowed]
+    assert not sideways, sideways
+
+
 def test_known_violations_still_exist():
     """A fixed violation must leave the list (so the list only shrinks)."""
     graph = import_graph(ROOT)
