@@ -293,7 +293,8 @@ class SeatAnalysis:
     optimum_bound: int | None
     optimum_proven: bool
     losses: list[RollLoss]  # in roll order; empty when only the best was asked for
-    plan: Plan
+    plan: Plan | None  # the best plan from roll 1 (None: interrupted before it was solved)
+    open_dice: list[str] = field(default_factory=list)  # per roll: the dice open to the seat
     wall_time: float = 0.0
     interrupted: bool = False
     solves: list[dict] = field(default_factory=list)
@@ -304,7 +305,8 @@ class SeatAnalysis:
             "optimum": self.optimum, "optimum_bound": self.optimum_bound, "optimum_proven": self.optimum_proven,
             "losses": [asdict(r) for r in self.losses],
             "worst": [r.roll for r in sorted(self.losses, key=lambda r: (-r.loss, r.roll))],
-            "plan": self.plan.to_json(), "wall_time": round(self.wall_time, 3),
+            "plan": self.plan.to_json() if self.plan is not None else None, "open_dice": self.open_dice,
+            "wall_time": round(self.wall_time, 3),
             "interrupted": self.interrupted, "solves": self.solves,
         }
 
@@ -351,6 +353,11 @@ def analyse_seat(record: GameRecord, seat: int, time_limit: float = 10.0, worker
             if plan.interrupted or stop.interrupted:
                 interrupted = True
                 break
+    for t in range(T - 1):
+        # a best plan that starts with the recorded move is, without that move, a plan from
+        # the next position worth as much: V(t+1) >= value[t]
+        if plans[t] is not None and plans[t].steps[0].move() == first.moves[t] and value[t] > value[t + 1]:
+            value[t + 1] = value[t]
     losses = []
     for t in range(T):
         if plans[t] is None or (t + 1 < T and plans[t + 1] is None):
@@ -362,9 +369,7 @@ def analyse_seat(record: GameRecord, seat: int, time_limit: float = 10.0, worker
         losses.append(RollLoss(
             t + 1, first.rolls[t].text(), str(recorded), str(best), value[t] - value[t + 1],
             max(0, value[t] - bound[t + 1]), bound[t] - value[t + 1], proven[t] and proven[t + 1]))
-    done = [t for t in range(T + 1) if plans[t] is not None]
-    top = plans[0] if plans[0] is not None else plans[min(done)] if done else None
-    name = seat_name(record.players, seat) if record.players else f"seat {seat + 1}"
-    return SeatAnalysis(seat, name, actual, value[0] if plans[0] else actual,
-                        plans[0].bound if plans[0] else None, proven[0] and plans[0] is not None,
-                        losses, top, time.monotonic() - t0, interrupted, solves[::-1])
+    solved = plans[0] is not None
+    return SeatAnalysis(seat, seat_name(record.players, seat), actual, value[0] if solved else actual,
+                        plans[0].bound if solved else None, proven[0] and solved, losses, plans[0],
+                        [d.text() for d in first.open], time.monotonic() - t0, interrupted, solves[::-1])

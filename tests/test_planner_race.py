@@ -178,3 +178,36 @@ def test_actual_move_equal_to_best_loses_nothing():
         if r.actual == r.best:
             assert r.loss == 0
     assert result.optimum == oracle_best(record, 1)
+
+
+# --- the command ----------------------------------------------------------------------------------
+def test_cli_analyse_competitive_seat_json_and_table(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from nochmal.cli import app
+
+    record = short_record(7, 3, 5)
+    path = tmp_path / "race.json"
+    record.save(path)
+    runner = CliRunner()
+    res = runner.invoke(app, ["analyse", str(path), "--seat", "2", "--json", "--time-limit", "20"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert [s["seat"] for s in data["seats"]] == [2] and not data["interrupted"]
+    seat = data["seats"][0]
+    assert seat["optimum"] == oracle_best(record, 1) and seat["optimum_proven"]
+    assert seat["actual_score"] == record.result["scores"][1]
+    assert sum(r["loss"] for r in seat["losses"]) == seat["optimum"] - seat["actual_score"]
+    assert len(seat["open_dice"]) == len(record.rolls)
+    res = runner.invoke(app, ["analyse", str(path), "--time-limit", "20"])
+    assert res.exit_code == 0, res.output
+    for s in (1, 2, 3):
+        assert f"seat {s} (" in res.stdout
+    assert "best possible with these dice and the others' moves" in res.stdout
+    res = runner.invoke(app, ["analyse", str(path), "--seat", "4"])
+    assert res.exit_code == 2 and "seats 1..3" in res.output
+    res = runner.invoke(app, ["analyse", str(path), "--best-only", "--json", "--time-limit", "20"])
+    assert res.exit_code == 0, res.output
+    assert all(s["losses"] == [] and s["optimum_proven"] for s in json.loads(res.stdout)["seats"])
