@@ -42,7 +42,7 @@ from nochmal.sheet import Sheet, score_parts
 from nochmal.solver.analyse import RollLoss
 from nochmal.solver.cpsat import (DEFAULT_FEATURES, PlannerModel, Progress, SolverError, _run, add_anchoring,
                                   add_cell_timeline, add_choice_vars, add_hint, add_reach_cuts, all_crossed,
-                                  roll_candidates)
+                                  complete_hint, roll_candidates)
 from nochmal.solver.instance import InstanceError
 from nochmal.solver.interrupt import SigintStop
 from nochmal.solver.plan import FEASIBLE, OPTIMAL, UNKNOWN, Plan, Step
@@ -253,9 +253,12 @@ def solve_race(inst: RaceInstance, time_limit: float = 60.0, workers: int = 2,
     if hint is None and "hint" in features:
         hint = recorded_masks(inst)
     hinted = add_hint(pm, hint) if hint is not None else None
+    notes = []
+    if hinted is not None and not complete_hint(pm, hinted, max(0.1, min(5.0, time_limit / 4))):
+        notes.append("the hint could not be completed")
     subsolvers = ["max_lp", "default_lp"] if "max_lp" in features else []
     run = _run(pm, time_limit - (time.monotonic() - t0), workers, subsolvers, progress, t0, random_seed, log)
-    chosen, objective, notes = run.chosen, run.objective, [run.note]
+    chosen, objective, notes = run.chosen, run.objective, [run.note] + notes
     optimal = run.optimal
     if hinted is not None:
         hint_total = _engine_score(inst, _steps(inst, pm, hinted))
