@@ -7,7 +7,8 @@ CP-SAT, a validator that replays every plan through the engine, and post-game an
     plan.status, plan.total, plan.bound
 
 Modules: instance (what to plan), plan (the result as plain data), validate (engine replay),
-cpsat (the model), analyse (points lost per roll of a record), team (co-op missions: the
-fewest rolls to win). The graph measures (fewest further crosses) live below, in
+cpsat (the model), analyse (points lost per roll of a record), race (one seat of a
+competitive record, the others' moves as they were), team (co-op missions: the fewest rolls
+to win). The graph measures (fewest further crosses) live below, in
 nochmal.sheetgraph, so that missions use them without importing the planner.
 """

@@ -42,7 +42,7 @@ from nochmal.sheet import Sheet, score_parts
 from nochmal.solver.analyse import RollLoss
 from nochmal.solver.cpsat import (DEFAULT_FEATURES, PlannerModel, Progress, SolverError, _run, add_anchoring,
                                   add_cell_timeline, add_choice_vars, add_hint, add_reach_cuts, all_crossed,
-                                  complete_hint, roll_candidates)
+                                  complete_hint, roll_candidates, roll_capacity)
 from nochmal.solver.instance import InstanceError
 from nochmal.solver.interrupt import SigintStop
 from nochmal.solver.plan import FEASIBLE, OPTIMAL, UNKNOWN, Plan, Step
@@ -137,7 +137,7 @@ def build_race_model(inst: RaceInstance, features: frozenset = RACE_FEATURES) ->
     add_anchoring(pm)
     if "reach_cuts" in features:
         add_reach_cuts(pm)
-    add_race_end(pm)
+    add_race_end(pm, roll_capacity(inst.open, start.jokers_left))
     add_race_objective(pm, inst)
     pm.stats["candidates"] = sum(len(c) for c in cands)
     return pm
@@ -150,15 +150,21 @@ def _cell(pm: PlannerModel, bit: int, u: int):
     return pm.crossed_before.get((bit, u), 0) if u else 0
 
 
-def add_race_end(pm: PlannerModel) -> None:
+def add_race_end(pm: PlannerModel, caps: list[int]) -> None:
     """docs/rules.md §4: the game ends after the roll in which the seat completes its second
     colour, so no roll after it is played. Needs "colour complete" literals that are exact
-    (equivalent to all its cells crossed), not one-sided like the objective's."""
+    (equivalent to all its cells crossed), not one-sided like the objective's; none before
+    the rolls' capacity (``caps``: most cells per roll) can complete a second colour."""
     m = pm.model
     board, start = pm.board, pm.start
     done0 = (start.colours_upper | start.colours_lower).bit_count()
+    need = sorted((board.colour_mask[c] & ~start.crossed).bit_count() for i, c in enumerate(COLOURS)
+                  if not (start.colours_upper | start.colours_lower) >> i & 1)
+    fewest = sum(need[:2 - done0])  # crosses before a second colour can be complete
+    crossable = 0
     for u in range(1, len(pm.candidates)):
-        if not pm.x[u]:
+        crossable += caps[u - 1]
+        if not pm.x[u] or crossable < fewest:
             continue
         complete = []
         for i, colour in enumerate(COLOURS):
@@ -256,7 +262,10 @@ def solve_race(inst: RaceInstance, time_limit: float = 60.0, workers: int = 2,
     notes = []
     if hinted is not None and not complete_hint(pm, hinted, max(0.1, min(5.0, time_limit / 4))):
         notes.append("the hint could not be completed")
-    subsolvers = ["max_lp", "default_lp"] if "max_lp" in features else []
+    if "lb_tree" in features:  # a best-bound tree search as the full-problem worker
+        subsolvers = ["lb_tree_search", "max_lp"]
+    else:
+        subsolvers = ["max_lp", "default_lp"] if "max_lp" in features else []
     run = _run(pm, time_limit - (time.monotonic() - t0), workers, subsolvers, progress, t0, random_seed, log)
     chosen, objective, notes = run.chosen, run.objective, [run.note] + notes
     optimal = run.optimal

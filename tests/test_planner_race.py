@@ -27,12 +27,14 @@ def short_record(seed: int, players: int, rolls: int, board=SMALL) -> GameRecord
     return GameRecord.from_game(game, [a.name for a in agents], seed)
 
 
-def oracle_best(record: GameRecord, seat: int, race: bool = True, end: bool = True, ties_first: bool = True) -> int:
+def oracle_best(record: GameRecord, seat: int, race: bool = True, end: bool = True, ties_first: bool = True,
+                after: int = 0) -> int:
     """The seat's best final score by exhaustive search, from the rules text alone: the dice
     open to it (all six in rolls 1-3 and as the active player; as a passive player what the
     active player's recorded pick left, all six after a pass), first values for a column or
     colour completed no later than the roll in which another player first completed it, and
-    the end after the roll of its second colour or the record's last roll. ``race`` False:
+    the end after the roll of its second colour or the record's last roll; from the sheet
+    the seat had after ``after`` recorded rolls. ``race`` False:
     first values always; ``end`` False: no early end; ``ties_first`` False: the later value
     for a completion in the same roll as another player's (these only show the cases matter)."""
     board = record.board
@@ -40,7 +42,10 @@ def oracle_best(record: GameRecord, seat: int, race: bool = True, end: bool = Tr
     rolls = record.rolls
     game = record.new_game()  # only to read the others' sheets after each recorded roll
     open_dice, col_taken, colour_taken = [], {}, {}
+    start = game.sheets[seat]
     for t, (roll, moves) in enumerate(rolls):
+        if t == after:
+            start = game.sheets[seat]
         active = t % n
         dice = roll
         if t >= 3 and active != seat:
@@ -86,7 +91,7 @@ def oracle_best(record: GameRecord, seat: int, race: bool = True, end: bool = Tr
             memo[key] = max(best(t + 1, award(s, t)) for s in options)
         return memo[key]
 
-    return best(0, record.new_game().sheets[seat])
+    return best(after, start)
 
 
 # (seed, players, rolls): picked so that the others' completions, the same-roll tie and the
@@ -104,6 +109,19 @@ def test_race_best_matches_exhaustive_oracle(seed, players, rolls):
         assert plan.status == OPTIMAL
         assert plan.total == oracle_best(record, seat), (seed, seat)
         validate_race(record, seat, plan)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed,players,rolls", CASES[:5])
+def test_race_best_from_mid_game_matches_oracle(seed, players, rolls):
+    """From the sheet each seat had after 1..R-1 recorded rolls (completed columns and
+    colours already scored, some at the later value)."""
+    record = short_record(seed, players, rolls)
+    for seat in range(players):
+        for after in range(1, len(record.rolls)):
+            plan = solve_race(race_instance(record, seat, after), time_limit=30, workers=2)
+            assert plan.status == OPTIMAL
+            assert plan.total == oracle_best(record, seat, after=after), (seed, seat, after)
 
 
 def test_race_oracle_cases_exercise_the_race():
@@ -211,3 +229,37 @@ def test_cli_analyse_competitive_seat_json_and_table(tmp_path):
     res = runner.invoke(app, ["analyse", str(path), "--best-only", "--json", "--time-limit", "20"])
     assert res.exit_code == 0, res.output
     assert all(s["losses"] == [] and s["optimum_proven"] for s in json.loads(res.stdout)["seats"])
+
+
+@pytest.mark.slow
+def test_cli_analyse_competitive_ctrl_c_prints_the_rolls_done(tmp_path):
+    """A real SIGINT to the command: exit 0, the seat's rolls solved so far in the JSON,
+    marked interrupted, each still a proper loss interval; the other seats not started."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from nochmal.play import play_competitive
+
+    board = load_board("classic")
+    record = play_competitive(board, [GreedyAgent(), GreedyAgent()], 3)
+    path = tmp_path / "race.json"
+    record.save(path)
+    cmd = [sys.executable, "-c", "from nochmal.cli import app; app()", "analyse", str(path), "--json",
+           "--time-limit", "30"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(12)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    data = json.loads(out)
+    assert data["interrupted"] is True
+    assert [s["seat"] for s in data["seats"]] == [1]
+    seat = data["seats"][0]
+    assert seat["interrupted"] and seat["losses"]
+    assert seat["losses"][-1]["roll"] == len(record.rolls)  # solved backwards from the last roll
+    for r in seat["losses"]:
+        assert r["loss_low"] <= r["loss"] <= r["loss_high"]

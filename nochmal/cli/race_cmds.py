@@ -16,6 +16,10 @@ from nochmal.record import GameRecord
 
 def seat_text(result) -> str:
     """The headline of one seat: actual score and the best, proven or as an interval."""
+    if result.plan is None:
+        done = min((x.roll for x in result.losses), default=None)
+        return (f"seat {result.seat + 1} ({result.name}): actual score {result.actual_score}; interrupted before "
+                f"the best from roll 1 was found" + (f" (rolls {done}.. done)" if done else ""))
     if result.optimum_proven:
         best = f"{result.optimum} (proven)"
     elif result.optimum_bound is not None:
