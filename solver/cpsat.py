@@ -507,6 +507,7 @@ def complete_hint(pm: PlannerModel, chosen: list[int | None], time_limit: float 
         for k, var in enumerate(row):
             copy.Add(copy.GetBoolVarFromProtoIndex(var.Index()) == (1 if chosen[t] == k else 0))
     solver = new_solver(time_limit, 1)  # the objective stays: one-sided literals (all_crossed) go true
+    solver.parameters.catch_sigint_signal = False  # Ctrl-C is the caller's (solver/interrupt.py)
     if solver.Solve(copy) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return False
     values = solver.ResponseProto().solution

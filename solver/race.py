@@ -48,8 +48,10 @@ from nochmal.solver.interrupt import SigintStop
 from nochmal.solver.plan import FEASIBLE, OPTIMAL, UNKNOWN, Plan, Step
 from nochmal.solver.validate import replay_race, validate_race
 
-# valid here: pass_dominance is not (a cross made a roll earlier can end the game earlier)
-RACE_FEATURES = frozenset({"reach_prune", "hint", "max_lp", "reach_cuts"})
+NO_BOUND = 10 ** 6  # a value's bound when the solve proved none
+# pass_dominance is not valid here (a cross made a roll earlier can end the game earlier);
+# reach_cuts is, but made 60 s solves worse (benchmarks/RESULTS.md, Competitive analysis)
+RACE_FEATURES = frozenset({"reach_prune", "hint", "max_lp"})
 
 
 @dataclass
@@ -152,9 +154,10 @@ def _cell(pm: PlannerModel, bit: int, u: int):
 
 def add_race_end(pm: PlannerModel, caps: list[int]) -> None:
     """docs/rules.md §4: the game ends after the roll in which the seat completes its second
-    colour, so no roll after it is played. Needs "colour complete" literals that are exact
-    (equivalent to all its cells crossed), not one-sided like the objective's; none before
-    the rolls' capacity (``caps``: most cells per roll) can complete a second colour."""
+    colour, so no roll after it is played. Its "colour complete" literals are one-sided the
+    other way from the objective's: all cells crossed forces one true (a literal true
+    without them only forbids play, which no optimum wants); none before the rolls'
+    capacity (``caps``: most cells per roll) can complete a second colour."""
     m = pm.model
     board, start = pm.board, pm.start
     done0 = (start.colours_upper | start.colours_lower).bit_count()
@@ -175,8 +178,6 @@ def add_race_end(pm: PlannerModel, caps: list[int]) -> None:
                 continue
             lits = [v for v in lits if not isinstance(v, int)]
             d = m.NewBoolVar(f"complete{colour}_{u}")
-            for v in lits:
-                m.AddImplication(d, v)
             m.AddBoolOr([d] + [v.Not() for v in lits])
             complete.append(d)
         if done0 + len(complete) < 2:
@@ -250,10 +251,12 @@ def _engine_score(inst: RaceInstance, steps: list[Step]) -> int:
 
 def solve_race(inst: RaceInstance, time_limit: float = 60.0, workers: int = 2,
                progress: Callable[[Progress], None] | None = None, features: frozenset = RACE_FEATURES,
-               hint: list[int | None] | None = None, random_seed: int = 0, log: bool = False) -> Plan:
+               hint: list[int | None] | None = None, random_seed: int = 0, log: bool = False,
+               stop: SigintStop | None = None) -> Plan:
     """The seat's best plan found within ``time_limit`` seconds, validated, with its status;
     never worse than the hint (default: the seat's recorded moves). Ctrl-C stops the search
-    (the plan is marked interrupted)."""
+    (the plan is marked interrupted); ``stop``: the caller's Ctrl-C watch, already set by
+    a Ctrl-C while the model was built (the search is then skipped)."""
     t0 = time.monotonic()
     pm = build_race_model(inst, features)
     if hint is None and "hint" in features:
@@ -266,7 +269,8 @@ def solve_race(inst: RaceInstance, time_limit: float = 60.0, workers: int = 2,
         subsolvers = ["lb_tree_search", "max_lp"]
     else:
         subsolvers = ["max_lp", "default_lp"] if "max_lp" in features else []
-    run = _run(pm, time_limit - (time.monotonic() - t0), workers, subsolvers, progress, t0, random_seed, log)
+    remaining = 0.0 if stop is not None and stop.interrupted else time_limit - (time.monotonic() - t0)
+    run = _run(pm, remaining, workers, subsolvers, progress, t0, random_seed, log)
     chosen, objective, notes = run.chosen, run.objective, [run.note] + notes
     optimal = run.optimal
     if hinted is not None:
@@ -280,8 +284,10 @@ def solve_race(inst: RaceInstance, time_limit: float = 60.0, workers: int = 2,
     game, _ = replay_race(inst.record, inst.seat, Plan(steps, 0, {}, first_roll=inst.first_roll), inst.source)
     breakdown = game.sheets[inst.seat].score_breakdown().to_dict()
     total = breakdown["total"]
-    if objective is not None and objective != total:
-        raise SolverError(f"race model objective {objective} differs from the engine's score {total}")
+    if objective is not None and objective > total:  # the model promised more than the rules give
+        raise SolverError(f"race model objective {objective} is above the engine's score {total}")
+    if objective is not None and objective < total:  # a one-sided literal left false: harmless
+        notes.append(f"the engine scores the plan {total}, the model's objective said {objective}")
     if bound is not None and bound < total:
         raise SolverError(f"solver bound {bound} is below a plan worth {total}")
     status = OPTIMAL if optimal or (bound is not None and bound == total) else (
@@ -329,7 +335,7 @@ def analyse_seat(record: GameRecord, seat: int, time_limit: float = 10.0, worker
                  progress: Callable[[Progress], None] | None = None) -> SeatAnalysis:
     """V(t): the best final score from the sheet the seat had before roll t (V after the
     last roll = the actual score); the loss on roll t is V(t) - V(t+1), as in the solo
-    analysis (solver/analyse.py). Solves run backwards, each hinted with the recorded move
+    analysis (solver/analyse.py), with the interval loss_low..loss_high (None: no bound). Solves run backwards, each hinted with the recorded move
     followed by the next solve's plan, so V(t) >= V(t+1) for the plans found; unproven
     values carry their bound and a loss is then an interval. ``per_roll`` False: only V(0).
     ``time_limit`` is per solve. Ctrl-C stops the analysis: the rolls done so far are
@@ -353,10 +359,10 @@ def analyse_seat(record: GameRecord, seat: int, time_limit: float = 10.0, worker
                 rest = [None if s.is_pass else inst.board.mask_of(s.cells) for s in plans[t + 1].steps]
                 hint = recorded_masks(inst)[:1] + rest
             plan = solve_race(inst, time_limit=time_limit, workers=workers, progress=progress,
-                              features=features, hint=hint)
+                              features=features, hint=hint, stop=stop)
             plans[t] = plan
             value[t] = plan.total
-            bound[t] = plan.bound if plan.bound is not None else 10 ** 6
+            bound[t] = plan.bound if plan.bound is not None else NO_BOUND
             proven[t] = plan.status == OPTIMAL
             solves.append({"roll": t + 1, "best": plan.total, "bound": plan.bound, "status": plan.status,
                            "time": plan.wall_time})
@@ -375,12 +381,16 @@ def analyse_seat(record: GameRecord, seat: int, time_limit: float = 10.0, worker
         if plans[t] is None or (t + 1 < T and plans[t + 1] is None):
             continue
         recorded, best = first.moves[t], plans[t].steps[0].move()
-        if recorded == best:  # the same move reaches the same position: nothing lost
-            losses.append(RollLoss(t + 1, first.rolls[t].text(), str(recorded), str(best), 0, 0, 0, True))
+        high = None if bound[t] == NO_BOUND else bound[t] - value[t + 1]
+        if recorded == best:
+            # the plan found starts with the recorded move: 0 lost as far as it knows, and
+            # exactly 0 when it is proven best (the recorded move then reaches V(t))
+            losses.append(RollLoss(t + 1, first.rolls[t].text(), str(recorded), str(best), 0, 0,
+                                   0 if proven[t] else high, proven[t]))
             continue
         losses.append(RollLoss(
             t + 1, first.rolls[t].text(), str(recorded), str(best), value[t] - value[t + 1],
-            max(0, value[t] - bound[t + 1]), bound[t] - value[t + 1], proven[t] and proven[t + 1]))
+            max(0, value[t] - bound[t + 1]), high, proven[t] and proven[t + 1]))
     solved = plans[0] is not None
     return SeatAnalysis(seat, seat_name(record.players, seat), actual, value[0] if solved else actual,
                         plans[0].bound if solved else None, proven[0] and solved, losses, plans[0],
