@@ -70,7 +70,8 @@ def analyse_competitive(rec: GameRecord, path: Path, seat: int | None, time_limi
             for col in ("roll", "dice", "open", "played", "best", "lost", "proven"):
                 table.add_column(col)
             for x in rows:
-                lost = str(x.loss) if x.proven else f"{x.loss} (in {x.loss_low}..{x.loss_high})"
+                high = "?" if x.loss_high is None else x.loss_high
+                lost = str(x.loss) if x.proven else f"{x.loss} (in {x.loss_low}..{high})"
                 table.add_row(str(x.roll), x.dice, r.open_dice[x.roll - 1], x.actual, x.best, lost,
                               "yes" if x.proven else "bound")
             console.print(table)
