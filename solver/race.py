@@ -56,19 +56,19 @@ RACE_FEATURES = frozenset({"reach_prune", "hint", "max_lp"})
 
 @dataclass
 class RaceInstance:
-    """One seat of a finished competitive record, from roll ``first_roll`` (0-based) on.
+    """One seat of a finished competitive record, after its first ``rolls_before`` rolls.
 
-    ``open``: per roll from first_roll, the dice the engine offered the seat. ``column_taken``
+    ``open``: per roll from there, the dice the engine offered the seat. ``column_taken``
     / ``colour_taken``: per column / colour (COLOURS order) the 0-based roll in which another
     player first completed it (None: nobody else did within the record)."""
 
     record: GameRecord
     seat: int
-    first_roll: int
+    rolls_before: int  # recorded rolls before the instance's first (its plans' first_roll - 1)
     start: Sheet
     rolls: list[Roll]
     open: list[Roll]
-    moves: list[Move]  # the seat's recorded moves from first_roll on
+    moves: list[Move]  # the seat's recorded moves from there on
     column_taken: list[int | None]
     colour_taken: list[int | None]
     source: str = "record"
@@ -200,7 +200,7 @@ def add_race_objective(pm: PlannerModel, inst: RaceInstance) -> None:
         """Rolls of the model within which completing still earns the first value."""
         if taken is None:
             return T
-        return max(0, min(T, taken - inst.first_roll + 1))
+        return max(0, min(T, taken - inst.rolls_before + 1))
 
     def values(upper: int, lower: int, masks: list[int], taken: list[int | None], tag: str):
         first, later = [], []
@@ -240,12 +240,14 @@ def recorded_masks(inst: RaceInstance) -> list[int | None]:
 
 
 def _steps(inst: RaceInstance, pm: PlannerModel, chosen: list[int | None]) -> list[Step]:
-    return [Step.of(t, roll, None if k is None else pm.candidates[t][k], inst.board)
+    """The plan's steps, numbered by the roll in the whole game, from 1."""
+    return [Step.of(inst.rolls_before + t + 1, roll, None if k is None else pm.candidates[t][k], inst.board)
             for t, (roll, k) in enumerate(zip(inst.rolls, chosen))]
 
 
 def _engine_score(inst: RaceInstance, steps: list[Step]) -> int:
-    game, _ = replay_race(inst.record, inst.seat, Plan(steps, 0, {}, first_roll=inst.first_roll), inst.source)
+    game, _ = replay_race(inst.record, inst.seat, Plan(steps, 0, {}, first_roll=inst.rolls_before + 1),
+                          inst.source)
     return game.sheets[inst.seat].score()
 
 
@@ -281,7 +283,8 @@ def solve_race(inst: RaceInstance, time_limit: float = 60.0, workers: int = 2,
             chosen, objective, optimal = hinted, hint_total, False
     bound = run.bound
     steps = _steps(inst, pm, chosen)
-    game, _ = replay_race(inst.record, inst.seat, Plan(steps, 0, {}, first_roll=inst.first_roll), inst.source)
+    game, _ = replay_race(inst.record, inst.seat, Plan(steps, 0, {}, first_roll=inst.rolls_before + 1),
+                          inst.source)
     breakdown = game.sheets[inst.seat].score_breakdown().to_dict()
     total = breakdown["total"]
     if objective is not None and objective > total:  # the model promised more than the rules give
@@ -293,7 +296,7 @@ def solve_race(inst: RaceInstance, time_limit: float = 60.0, workers: int = 2,
     status = OPTIMAL if optimal or (bound is not None and bound == total) else (
         FEASIBLE if bound is not None else UNKNOWN)
     plan = Plan(steps, total, breakdown, status, total if status == OPTIMAL else bound,
-                round(time.monotonic() - t0, 3), inst.board.name, inst.first_roll, run.interrupted,
+                round(time.monotonic() - t0, 3), inst.board.name, inst.rolls_before + 1, run.interrupted,
                 "; ".join(notes))
     return validate_race(inst.record, inst.seat, plan, inst.source)
 

@@ -92,8 +92,8 @@ def record_sheets_before(record: GameRecord, source: str = "record") -> list[tup
 
 
 def replay_race(record: GameRecord, seat: int, plan: Plan, source: str = "record") -> tuple[Game, int]:
-    """Play one seat's plan (steps for the record's rolls from ``plan.first_roll`` on)
-    against the other players' recorded moves through the engine's competitive Game.
+    """Play one seat's plan (steps for the record's rolls from roll ``plan.first_roll``,
+    counted from 1, on; each step's ``roll`` is its number in the game) against the other players' recorded moves through the engine's competitive Game.
 
     Each roll is set up with Game.from_position: the others' sheets as recorded at its
     start, the seat's sheet as the plan has made it, the claims being what those sheets
@@ -107,9 +107,9 @@ def replay_race(record: GameRecord, seat: int, plan: Plan, source: str = "record
     or the record's last roll); every step after that must be a pass. Fills each step's
     ``points``; returns (the game after the seat's last played roll, rolls played)."""
     rolls = record.rolls
-    first = plan.first_roll
-    if first + len(plan.steps) != len(rolls):
-        raise PlanValidationError(f"the plan has {len(plan.steps)} step(s) from roll {first + 1}; the record "
+    first = plan.first_roll - 1  # rolls before the plan's first
+    if first < 0 or first + len(plan.steps) != len(rolls):
+        raise PlanValidationError(f"the plan has {len(plan.steps)} step(s) from roll {plan.first_roll}; the record "
                                   f"has {len(rolls)} roll(s)")
     sheets_before = record_sheets_before(record, source)
     mine = sheets_before[first][seat]
@@ -118,8 +118,8 @@ def replay_race(record: GameRecord, seat: int, plan: Plan, source: str = "record
         t = first + i
         roll, moves = rolls[t]
         where = f"roll {t + 1}"
-        if step.roll != i or step.dice != roll.text():
-            raise PlanValidationError(f"{where}: the plan's step is for roll {step.roll + 1} dice {step.dice}, "
+        if step.roll != t + 1 or step.dice != roll.text():
+            raise PlanValidationError(f"{where}: the plan's step is for roll {step.roll} dice {step.dice}, "
                                       f"the record has {roll.text()}")
         sheets = list(sheets_before[t])
         sheets[seat] = mine

@@ -159,18 +159,20 @@ def test_validator_rejects_a_die_the_active_player_took():
     record = blue_taken_record()
     board = record.board
     dice = record.rolls[0][0].text()
-    steps = [Step(t, dice) for t in range(3)]
-    taken = Step(3, dice, "b", "2", "b", 2, 0, ["H4", "H5"])  # the blue die went to player 2
+    passes = [Step(n, dice) for n in (1, 2, 3)]  # steps are numbered by the game's roll, from 1
+    taken = Step(4, dice, "b", "2", "b", 2, 0, ["H4", "H5"])  # the blue die went to player 2
     with pytest.raises(PlanValidationError, match="roll 4: illegal move .*no colour die 'b'"):
-        validate_race(record, 0, Plan(steps + [taken], 0, {}))
+        validate_race(record, 0, Plan(passes + [taken], 0, {}, first_roll=1))
     # the same cells on roll 3, when all six dice are open to everybody, are fine
-    early = [Step(0, dice), Step(1, dice), Step(2, dice, "b", "2", "b", 2, 0, ["H4", "H5"]), Step(3, dice)]
+    early = [Step(1, dice), Step(2, dice), Step(3, dice, "b", "2", "b", 2, 0, ["H4", "H5"]), Step(4, dice)]
     game = Game(board, 1, mode=Mode.SOLO)
     bd = game.sheets[0].cross(board.mask_of(["H4", "H5"])).score_breakdown().to_dict()
-    validate_race(record, 0, Plan(early, bd["total"], bd))
+    validate_race(record, 0, Plan(early, bd["total"], bd, first_roll=1))
     # seat 2 was the active player on roll 4: the blue die was open to it
-    assert validate_race(record, 1, Plan([Step(t, dice) for t in range(3)] + [
-        Step(3, dice, "b", "2", "b", 2, 0, ["H4", "H5"])], bd["total"], bd)).total == bd["total"]
+    assert validate_race(record, 1, Plan(passes + [taken], bd["total"], bd, first_roll=1)).total == bd["total"]
+    # a step numbered for another roll is refused
+    with pytest.raises(PlanValidationError, match="roll 1: the plan's step is for roll 0"):
+        validate_race(record, 0, Plan([Step(0, dice)] + early[1:], bd["total"], bd, first_roll=1))
 
 
 def test_model_keeps_to_the_open_dice():
@@ -231,7 +233,7 @@ def test_cli_analyse_competitive_seat_json_and_table(tmp_path):
 
 @pytest.mark.slow
 def test_cli_analyse_competitive_ctrl_c_prints_the_rolls_done(tmp_path):
-    """A real SIGINT to the command: exit 0, the seat's rolls solved so far in the JSON,
+    """A real SIGINT to the command: exit 130, the seat's rolls solved so far in the JSON,
     marked interrupted, each still a proper loss interval; the other seats not started."""
     import json
     import signal
@@ -251,8 +253,8 @@ def test_cli_analyse_competitive_ctrl_c_prints_the_rolls_done(tmp_path):
     time.sleep(12)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 0, err
-    assert "Traceback" not in err
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
     data = json.loads(out)
     assert data["interrupted"] is True
     assert [s["seat"] for s in data["seats"]] == [1]

@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from nochmal.cli.common import console, emit_json
+from nochmal.cli.common import console, emit_json, err_console
 from nochmal.record import GameRecord
 
 
@@ -34,7 +34,7 @@ def seat_text(result) -> str:
 def analyse_competitive(rec: GameRecord, path: Path, seat: int | None, time_limit: float, workers: int,
                         top: int, as_json: bool, best_only: bool, reporter_factory) -> None:
     """Analyse one seat (``seat``, 1-based) or every seat of a competitive record; Ctrl-C
-    stops the analysis and prints what is done, marked interrupted. ``reporter_factory``:
+    stops the analysis, prints what is done, marked interrupted, and exits 130. ``reporter_factory``:
     the analyse command's progress line (solver_cmds._Reporter, passed in to keep the
     import one way)."""
     from nochmal.solver.race import analyse_seat  # OR-Tools: loaded only to plan
@@ -60,7 +60,15 @@ def analyse_competitive(rec: GameRecord, path: Path, seat: int | None, time_limi
     if as_json:
         emit_json({"record": str(path), "mode": "competitive", "players": len(rec.players),
                    "interrupted": interrupted, "seats": [r.to_json() for r in results]})
-        return
+    else:
+        _print_seats(results, path, top)
+    if interrupted:  # as the solo and co-op analyses do: what is done is printed, exit 130
+        err_console.print("interrupted", markup=False)
+        raise typer.Exit(130)
+
+
+def _print_seats(results: list, path: Path, top: int) -> None:
+    """Per seat the table of points lost per roll and the headline."""
     for r in results:
         if r.losses:
             rows = sorted(r.losses, key=lambda x: (-x.loss, x.roll))[:top] if top else r.losses
@@ -76,5 +84,5 @@ def analyse_competitive(rec: GameRecord, path: Path, seat: int | None, time_limi
                               "yes" if x.proven else "bound")
             console.print(table)
         console.print(seat_text(r), soft_wrap=True)
-    if interrupted:
+    if any(r.interrupted for r in results):
         console.print("interrupted: the seats and rolls above are the ones done", soft_wrap=True)
