@@ -8,6 +8,8 @@ CP-SAT, a validator that replays every plan through the engine, and post-game an
 
 Modules: instance (what to plan), plan (the result as plain data), validate (engine replay),
 cpsat (the model), analyse (points lost per roll of a solo record, rolls lost per roll of a
-co-op record), team (co-op missions: the fewest rolls to win, from the start or a played position). The graph measures (fewest further crosses) live below, in
+co-op record), race (one seat of a competitive record, the others' moves as they were), team
+(co-op missions: the fewest rolls to win, from the start or a played position). The graph
+measures (fewest further crosses) live below, in
 nochmal.sheetgraph, so that missions use them without importing the planner.
 """

@@ -470,6 +470,31 @@ def hint_choices(pm: PlannerModel, chosen: list[int | None]) -> None:
             pm.model.AddHint(var, 1 if bit in crossed_at and crossed_at[bit] < t else 0)
 
 
+def complete_hint(pm: PlannerModel, chosen: list[int | None], time_limit: float = 5.0) -> bool:
+    """Replace the model's hint by a complete one: every variable's value in the best
+    solution with the choices fixed to ``chosen`` (candidate index per roll, None: pass),
+    found by a short solve of a copy (the choices fix nearly everything by propagation). A partial hint leaves CP-SAT
+    to complete it, which on the race model (solver/race.py) failed: its first solution
+    scored far below the hinted play. False, and the hint left as it was, if the copy
+    finds no solution in time (the caller keeps its own fallback)."""
+    chosen = list(chosen) + [None] * (len(pm.x) - len(chosen))
+    copy = pm.model.Clone()
+    copy.ClearHints()
+    for t, row in enumerate(pm.x):
+        for k, var in enumerate(row):
+            copy.Add(copy.GetBoolVarFromProtoIndex(var.Index()) == (1 if chosen[t] == k else 0))
+    solver = new_solver(time_limit, 1)  # the objective stays: one-sided literals (all_crossed) go true
+    solver.parameters.catch_sigint_signal = False  # Ctrl-C is the caller's (solver/interrupt.py)
+    if solver.Solve(copy) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return False
+    values = solver.ResponseProto().solution
+    pm.model.ClearHints()
+    hint = pm.model.Proto().solution_hint
+    hint.vars.extend(range(len(values)))
+    hint.values.extend(values)
+    return True
+
+
 def read_choices(pm: PlannerModel, value: Callable[[cp_model.IntVar], bool]) -> list[int | None]:
     """The candidate index chosen per roll (None: pass) under ``value`` (a solver's or a
     solution callback's BooleanValue)."""

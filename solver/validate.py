@@ -3,7 +3,9 @@
 It replays the plan through the engine's own ``Game`` (solo mode, the instance's rolls, the
 instance's start sheet) with ``Game.apply_move``, so every legality question is the
 engine's, then rescores the final sheet. Any disagreement with what the plan claims raises
-PlanValidationError: a wrong plan is never returned silently.
+PlanValidationError: a wrong plan is never returned silently. A seat's plan in a competitive
+record (solver/race.py) is replayed the same way, against the others' recorded moves
+(replay_race).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import replace
 
 from nochmal.errors import IllegalPositionError, NochmalError
 from nochmal.game import Game, Mode
+from nochmal.move import PASS
 from nochmal.position import Position
 from nochmal.record import GameRecord
 
@@ -64,8 +67,11 @@ def replay(instance: Instance, plan: Plan) -> Game:
 def validate(instance: Instance, plan: Plan) -> Plan:
     """Replay and rescore; raise PlanValidationError on any mismatch, else return the plan."""
     game = replay(instance, plan)
-    sheet = game.sheets[0]
-    breakdown = sheet.score_breakdown().to_dict()
+    return _check_result(plan, game.sheets[0].score_breakdown().to_dict())
+
+
+def _check_result(plan: Plan, breakdown: dict) -> Plan:
+    """The plan's claimed score, breakdown and bound against the engine's breakdown."""
     if plan.total != breakdown["total"]:
         raise PlanValidationError(f"the plan claims {plan.total} points, the engine scores {breakdown['total']}")
     if plan.breakdown != breakdown:
@@ -92,3 +98,80 @@ def plan_record(instance: Instance, plan: Plan, player: str = "planner") -> Game
     if not game.is_terminal() or game.sheets[0].score() != plan.total:
         raise PlanValidationError("the plan does not replay to a finished game of its total")
     return GameRecord.from_game(game, [player], instance.seed)
+# --- competitive records: one seat's plan against the others' recorded moves -------------------
+def record_sheets_before(record: GameRecord, source: str = "record") -> list[tuple]:
+    """Every player's sheet at the start of each recorded roll (the record replayed and
+    checked by the engine), plus the sheets after the last roll."""
+    game = record.new_game()
+    out = [tuple(game.sheets)]
+    for _, game in record.replay(source):
+        out.append(tuple(game.sheets))
+    return out
+
+
+def replay_race(record: GameRecord, seat: int, plan: Plan, source: str = "record") -> tuple[Game, int]:
+    """Play one seat's plan (steps for the record's rolls from roll ``plan.first_roll``,
+    counted from 1, on; each step's ``roll`` is its number in the game) against the other players' recorded moves through the engine's competitive Game.
+
+    Each roll is set up with Game.from_position: the others' sheets as recorded at its
+    start, the seat's sheet as the plan has made it, the claims being what those sheets
+    have scored (docs/rules.md §4: a column or colour someone completed in an earlier
+    roll). The engine then plays the roll in turn order: the active player's recorded move
+    (or the seat's, when it is the active one) decides the dice the passive players may
+    take, the seat's step must be legal with what the engine leaves it. When the seat is
+    the active player, the others pass in this replay: their recorded picks came from the
+    recorded active pick, and their crosses enter at the next roll's set-up from the
+    record. The game ends where the engine says so (the seat completing a second colour,
+    or the record's last roll); every step after that must be a pass. Fills each step's
+    ``points``; returns (the game after the seat's last played roll, rolls played)."""
+    rolls = record.rolls
+    first = plan.first_roll - 1  # rolls before the plan's first
+    if first < 0 or first + len(plan.steps) != len(rolls):
+        raise PlanValidationError(f"the plan has {len(plan.steps)} step(s) from roll {plan.first_roll}; the record "
+                                  f"has {len(rolls)} roll(s)")
+    sheets_before = record_sheets_before(record, source)
+    mine = sheets_before[first][seat]
+    game, played = None, 0
+    for i, step in enumerate(plan.steps):
+        t = first + i
+        roll, moves = rolls[t]
+        where = f"roll {t + 1}"
+        if step.roll != t + 1 or step.dice != roll.text():
+            raise PlanValidationError(f"{where}: the plan's step is for roll {step.roll} dice {step.dice}, "
+                                      f"the record has {roll.text()}")
+        sheets = list(sheets_before[t])
+        sheets[seat] = mine
+        try:
+            game = Game.from_position(Position(Mode.COMPETITIVE, tuple(sheets), t, record.roll_limit), record.rules)
+        except IllegalPositionError as exc:
+            raise PlanValidationError(f"{where}: {exc}") from None
+        if game.is_terminal():
+            if not step.is_pass:
+                raise PlanValidationError(f"{where}: the game is over after roll {t}, the plan still crosses")
+            step.points = 0
+            continue
+        before = mine.score()
+        game.apply_roll(roll)
+        seat_active = game.current_player() == seat
+        for player, move in moves:
+            if player == seat:
+                try:
+                    game.apply_move(step.move())
+                except NochmalError as exc:
+                    raise PlanValidationError(f"{where}: illegal move '{step.move()}': {exc}") from None
+                if not step.is_pass and step.cost != step.move().joker_cost:
+                    raise PlanValidationError(f"{where}: joker cost {step.cost} but the move uses "
+                                              f"{step.move().joker_cost} joker(s)")
+            else:
+                game.apply_move(PASS if seat_active else move)
+        mine = game.sheets[seat]
+        step.points = mine.score() - before
+        played += 1
+    return game, played
+
+
+def validate_race(record: GameRecord, seat: int, plan: Plan, source: str = "record") -> Plan:
+    """Replay one seat's plan against the others' recorded moves (replay_race) and rescore
+    the seat's sheet; PlanValidationError on any mismatch, else the plan."""
+    game, _ = replay_race(record, seat, plan, source)
+    return _check_result(plan, game.sheets[seat].score_breakdown().to_dict())

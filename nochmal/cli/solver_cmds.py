@@ -12,6 +12,7 @@ from rich.table import Table
 from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
 from nochmal.errors import NochmalError
 from nochmal.fileio import check_writable
+from nochmal.modes import Mode
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
 from nochmal.solver.instance import Instance
@@ -172,13 +173,17 @@ def solve(
 
 @guarded
 def analyse(
-    record: Path = typer.Argument(..., help="A finished solo or co-op mission game record (JSON)."),
+    record: Path = typer.Argument(..., help="A finished solo, competitive or co-op mission game record (JSON)."),
     time_limit: float = typer.Option(10.0, "--time-limit", "-t", min=0.1, help="Seconds per solve (one solve per roll)."),
     workers: int = typer.Option(2, "--workers", min=1, help="CP-SAT worker threads."),
     top: int = typer.Option(0, "--top", min=0, help="Show only the N costliest rolls (0 = all)."),
     as_json: bool = typer.Option(False, "--json", help="Print the analysis as JSON."),
+    seat: Optional[int] = typer.Option(None, "--seat", min=1, help="Competitive record: analyse this seat (1 = the first to roll); default every seat."),
+    best_only: bool = typer.Option(False, "--best-only", help="Competitive record: only each seat's best score, no per-roll losses."),
 ):
     """Per roll, the points the move actually made lost against the best play with the same dice.
+
+    A competitive record is analysed per seat, with the other players' moves as they were.
 
     A co-op mission record: per roll, the fewest rolls in which the team could still have won
     from the position before it (the team planner), and the rolls its moves cost.
@@ -187,10 +192,19 @@ def analyse(
     interrupted, with exit code 130.
 
     Example: nochmal solo --seed 7 --save g.json && nochmal analyse g.json --time-limit 5
+
+    Example: nochmal play --seat greedy --seat heuristic --seed 3 --save t.json && nochmal analyse t.json --seat 2
     """
     from nochmal.solver.analyse import analyse as run_analysis  # OR-Tools: loaded only to plan
 
     rec = GameRecord.load(record)
+    if rec.mode is Mode.COMPETITIVE:  # per seat: nochmal/cli/race_cmds.py
+        from nochmal.cli.race_cmds import analyse_competitive
+
+        analyse_competitive(rec, record, seat, time_limit, workers, top, as_json, best_only, _Reporter)
+        return
+    if seat is not None or best_only:
+        raise typer.BadParameter("--seat and --best-only need a competitive record")
     if rec.needs_mission:
         _analyse_coop(rec, str(record), time_limit, workers, top, as_json)
         return
