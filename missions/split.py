@@ -22,7 +22,10 @@ alternatives, one of them suffices: the ``any`` scope). Two exact models, both C
   by a time limit; then it reports the proven bound and the best split found.
 
 Both minimise the rolls first, then the total crosses. Cheap valid lower bounds (every unit
-must be paid by its cheapest sheet) guard both. :func:`check_split` validates a split
+must be paid by its cheapest sheet) guard both. Before building the cells model, a greedy
+split improved by local search (moves and swaps of units) is tried: when its rolls equal the
+cheap lower bound they are proven and CP-SAT is skipped (bounds that meet; the total crosses
+are then the local search's, which CP-SAT would only have tied or lowered). :func:`check_split` validates a split
 without any solver. The crossing path of each sheet is a real order (each cell anchored when
 placed) from ``fewest_crosses`` on the sheet's chosen target.
 """
@@ -409,8 +412,8 @@ def _solver(time_limit: float):
 
 def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float = 1.0) -> list[tuple[int, ...]]:
     """A good split fast (an upper bound and the CP-SAT hint): units go, hardest first, to the
-    sheet where the slowest sheet grows least; then units move off the slowest sheet while
-    that lowers (rolls, crosses). Demands that need only some units take their cheapest ones;
+    sheet where the slowest sheet grows least; then :func:`local_search` moves and swaps
+    units while that lowers (rolls, crosses). Demands that need only some units take their cheapest ones;
     of alternative demands, the cheapest alternative."""
     import time
 
@@ -444,34 +447,77 @@ def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float =
             options.append((slowest, trial - cost(p, assignment[p]), p))
         assignment[min(options)[2]].append(u)
 
-    def score(assign) -> tuple[int, int]:
-        costs = [cost(p, assign[p]) for p in range(n)]
-        return max(rolls_for(c) for c in costs), sum(costs)
+    return [tuple(a) for a in local_search(inst, assignment, cost, deadline)]
 
-    current = score(assignment)
-    improved = True
-    while improved and time.monotonic() < deadline:
-        improved = False
-        slow = max(range(n), key=lambda p: cost(p, assignment[p]))
-        for u in list(assignment[slow]):
-            for q in range(n):
-                if q == slow or inst.units[u].masks[q] is None or time.monotonic() > deadline:
-                    continue
-                trial = [list(a) for a in assignment]
-                trial[slow].remove(u)
-                trial[q].append(u)
-                value = score(trial)
-                if value < current:
-                    assignment, current, improved = trial, value, True
-                    break
-            if improved:
+
+def _split_key(costs: list[int]) -> tuple[int, int, int]:
+    """How good a split is, smoothly: its rolls, then the crosses of the sheets that need
+    those rolls beyond the roll before (what must go to make it one roll faster), then the
+    total crosses. Lexicographically lower is better; the first and last entries are the
+    split's (rolls, crosses) that CP-SAT minimises."""
+    rolls = max((rolls_for(c) for c in costs), default=0)
+    floor = CROSSES_PER_ROLL * (rolls - 1)
+    return rolls, sum(c - floor for c in costs if c > floor), sum(costs)
+
+
+def local_search(inst: SplitInstance, assignment, cost, deadline: float) -> list[list[int]]:
+    """Improve a split by moving one unit off a sheet that needs the most rolls, or swapping
+    it with a unit of another sheet, while that lowers :func:`_split_key` (the set of units
+    done stays the same, so every demand stays met). Stops at a local optimum or at
+    ``deadline`` (time.monotonic)."""
+    import time
+
+    n = len(inst.sheets)
+    assignment = [list(a) for a in assignment]
+    costs = [cost(p, assignment[p]) for p in range(n)]
+    current = _split_key(costs)
+    while time.monotonic() < deadline:
+        rolls = current[0]
+        slow = [p for p in range(n) if rolls_for(costs[p]) == rolls]
+        best = None
+        for p in slow:
+            for u in assignment[p]:
+                rest_p = [v for v in assignment[p] if v != u]
+                for q in range(n):
+                    if q == p or inst.units[u].masks[q] is None:
+                        continue
+                    trial = list(costs)
+                    trial[p] = cost(p, rest_p)
+                    trial[q] = cost(q, assignment[q] + [u])
+                    key = _split_key(trial)
+                    if key < current and (best is None or key < best[0]):
+                        best = (key, p, u, q, None, trial)
+                    for v in assignment[q]:  # swap u and v
+                        if inst.units[v].masks[p] is None:
+                            continue
+                        trial = list(costs)
+                        trial[p] = cost(p, rest_p + [v])
+                        trial[q] = cost(q, [w for w in assignment[q] if w != v] + [u])
+                        key = _split_key(trial)
+                        if key < current and (best is None or key < best[0]):
+                            best = (key, p, u, q, v, trial)
+            if time.monotonic() > deadline:
                 break
-    return [tuple(a) for a in assignment]
+        if best is None:
+            break
+        current, p, u, q, v, costs = best
+        assignment[p].remove(u)
+        assignment[q].append(u)
+        if v is not None:
+            assignment[q].remove(v)
+            assignment[p].append(v)
+    return assignment
 
 
 def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: float) -> Split:
     """One cross variable per (sheet, open cell); a flow from the crossed region keeps every
     sheet's new cells connected to it (so they can be crossed one by one, anchored)."""
+    lower_cheap = unit_lower_bound(inst)
+    greedy = greedy_split(inst, allowed, time_limit / 3)
+    greedy_plans = _plans(inst, greedy, 0.0)
+    greedy_rolls = max(plan.rolls for plan in greedy_plans)
+    if greedy_rolls <= lower_cheap:  # bounds that meet: the greedy split is proven, no solver needed
+        return Split(inst, greedy_rolls, greedy_rolls, greedy_plans, "greedy split meets the lower bound")
     from ortools.sat.python import cp_model
 
     m = cp_model.CpModel()
@@ -516,10 +562,7 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
     _add_demands(m, inst, covered)
     big = 1 + sum(len(y) for y in cross_vars)
     m.Minimize(rolls * big + sum(all_crosses))
-    lower_cheap = unit_lower_bound(inst)
     m.Add(rolls >= lower_cheap)
-    greedy = greedy_split(inst, allowed, time_limit / 3)
-    greedy_plans = _plans(inst, greedy, 0.0)
     for p, plan in enumerate(greedy_plans):  # the greedy split as the solver's first solution
         path = inst.sheets[p].board.mask_of(plan.crosses.cells)
         for b, var in cross_vars[p].items():
