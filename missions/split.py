@@ -410,11 +410,13 @@ def _solver(time_limit: float):
     return solver
 
 
-def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float = 1.0) -> list[tuple[int, ...]]:
+def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float = 1.0,
+                 enough: int = 0) -> list[tuple[int, ...]]:
     """A good split fast (an upper bound and the CP-SAT hint): units go, hardest first, to the
     sheet where the slowest sheet grows least; then :func:`local_search` moves and swaps
     units while that lowers (rolls, crosses). Demands that need only some units take their cheapest ones;
-    of alternative demands, the cheapest alternative."""
+    of alternative demands, the cheapest alternative. The search stops as soon as the split
+    needs at most ``enough`` rolls (a proven lower bound: nothing can be faster)."""
     import time
 
     n = len(inst.sheets)
@@ -447,7 +449,7 @@ def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float =
             options.append((slowest, trial - cost(p, assignment[p]), p))
         assignment[min(options)[2]].append(u)
 
-    return [tuple(a) for a in local_search(inst, assignment, cost, deadline)]
+    return [tuple(a) for a in local_search(inst, assignment, cost, deadline, enough)]
 
 
 def _split_key(costs: list[int]) -> tuple[int, int, int]:
@@ -460,18 +462,18 @@ def _split_key(costs: list[int]) -> tuple[int, int, int]:
     return rolls, sum(c - floor for c in costs if c > floor), sum(costs)
 
 
-def local_search(inst: SplitInstance, assignment, cost, deadline: float) -> list[list[int]]:
+def local_search(inst: SplitInstance, assignment, cost, deadline: float, enough: int = 0) -> list[list[int]]:
     """Improve a split by moving one unit off a sheet that needs the most rolls, or swapping
     it with a unit of another sheet, while that lowers :func:`_split_key` (the set of units
-    done stays the same, so every demand stays met). Stops at a local optimum or at
-    ``deadline`` (time.monotonic)."""
+    done stays the same, so every demand stays met). Stops at a local optimum, at
+    ``deadline`` (time.monotonic), or once the split needs at most ``enough`` rolls."""
     import time
 
     n = len(inst.sheets)
     assignment = [list(a) for a in assignment]
     costs = [cost(p, assignment[p]) for p in range(n)]
     current = _split_key(costs)
-    while time.monotonic() < deadline:
+    while current[0] > enough and time.monotonic() < deadline:
         rolls = current[0]
         slow = [p for p in range(n) if rolls_for(costs[p]) == rolls]
         best = None
@@ -513,7 +515,7 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
     """One cross variable per (sheet, open cell); a flow from the crossed region keeps every
     sheet's new cells connected to it (so they can be crossed one by one, anchored)."""
     lower_cheap = unit_lower_bound(inst)
-    greedy = greedy_split(inst, allowed, time_limit / 3)
+    greedy = greedy_split(inst, allowed, time_limit / 3, enough=lower_cheap)
     greedy_plans = _plans(inst, greedy, 0.0)
     greedy_rolls = max(plan.rolls for plan in greedy_plans)
     if greedy_rolls <= lower_cheap:  # bounds that meet: the greedy split is proven, no solver needed
