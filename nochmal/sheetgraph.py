@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 
 EXACT_LIMIT = 12  # terminals up to which the Dreyfus-Wagner search runs (3^k work, ~1 s at 12)
 CPSAT_SECONDS = 5.0  # CP-SAT time limit when the exact DP is out of reach
+LAZY_FROM = 8  # terminals from which Dreyfus-Wagner starts on a subset and adds terminals lazily
+_LAZY_STEP = 2  # terminals a lazy round adds (measured: fewer rounds vs. larger programmes)
 
 
 # --- the board as graphs (networkx: inspection, not the hot search) -----------------------
@@ -168,15 +170,16 @@ def fewest_crosses(sheet: Sheet, target: int, exact_limit: int = EXACT_LIMIT,
                    time_limit: float = CPSAT_SECONDS) -> CrossesEstimate:
     """Fewest further crosses after which every cell of ``target`` (a mask) is crossed.
 
-    Up to ``exact_limit`` terminal pieces: Dreyfus-Wagner, exact. Beyond: bounds from
-    Dreyfus-Wagner on a spread subset, then (``time_limit`` > 0) a CP-SAT model that either
-    proves the optimum or tightens the interval within the time limit.
+    Up to ``exact_limit`` terminal pieces: Dreyfus-Wagner, exact (from LAZY_FROM terminals on
+    a growing subset, see :func:`_approximate`). Beyond: bounds from Dreyfus-Wagner on a
+    spread subset, then (``time_limit`` > 0) a CP-SAT model that either proves the optimum
+    or tightens the interval within the time limit.
     """
     red = reduce_target(sheet, target)
     terms = red.terminals
     if not terms:
         return CrossesEstimate(red.base, red.base, crossing_order(sheet, red.base_mask), "exact")
-    if len(terms) <= exact_limit:
+    if len(terms) <= min(exact_limit, LAZY_FROM):
         dp, rebuild = dreyfus_wagner(red, terms, red.weight)
         full = (1 << len(terms)) - 1
         cost = int(dp[full][0])
@@ -190,36 +193,76 @@ def fewest_crosses(sheet: Sheet, target: int, exact_limit: int = EXACT_LIMIT,
 
 
 def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float) -> CrossesEstimate:
-    """Too many terminals: DW on the farthest-spread subset gives both bounds.
+    """Too many terminals for one programme: Dreyfus-Wagner on a spread subset Q gives both
+    bounds, Q grows while they differ, then CP-SAT closes what is left.
 
-    Lower bound: the optimum for the subset Q when the other terminals weigh 0, plus their
-    weight (any full solution is such a set for Q, its cost minus theirs). Upper bound: that
-    tree with the other terminals joined along shortest paths, then pruned.
+    Lower bound: the optimum for Q when the other terminals weigh 0, plus their weight (any
+    full solution is such a set for Q, its cost minus theirs). When that optimal set already
+    holds every other terminal, its real cost IS that bound: proven (lazy terminals). Else the
+    missing terminals (farthest-spread first, ``_LAZY_STEP`` at a time) join Q, up to
+    ``exact_limit`` terminals (when CP-SAT follows, Q starts at LAZY_FROM of them; without
+    it, at ``exact_limit``, as before the lazy rounds existed). Upper bound: the
+    set with the missing terminals joined along shortest paths, then pruned (the best over
+    the rounds).
     """
     terms = red.terminals
     n = len(red.adj)
     root_init = np.full(n, INF, dtype=np.int64)
     root_init[0] = 0
     dist_root, _ = node_dijkstra(red.adj, red.weight, root_init)
+    start_size = max(1, min(exact_limit, LAZY_FROM) if time_limit > 0 else exact_limit)  # CP-SAT does the rest
     chosen = [max(terms, key=lambda t: int(dist_root[t]))]
     near = None
-    subset = min(exact_limit, 8) if time_limit > 0 else exact_limit  # CP-SAT does the rest
-    while len(chosen) < subset:
+    order_size = max(start_size, exact_limit)
+    while len(chosen) < min(order_size, len(terms)):  # farthest-spread order
         init = np.full(n, INF, dtype=np.int64)
         init[chosen[-1]] = 0
         d, _ = node_dijkstra(red.adj, red.weight, init)
         near = np.minimum(near, d) if near is not None else np.minimum(dist_root, d)
         rest = [t for t in terms if t not in chosen]
         chosen.append(max(rest, key=lambda t: int(near[t])))
-    others = [t for t in terms if t not in chosen]
-    weight = list(red.weight)
-    for t in others:
-        weight[t] = 0
-    dp, rebuild = dreyfus_wagner(red, chosen, weight)
-    full = (1 << len(chosen)) - 1
-    lower = int(dp[full][0]) + sum(red.weight[t] for t in others) + red.base
-    nodes = rebuild(full, 0)
-    missing = [t for t in others if t not in nodes]
+    rank = {t: i for i, t in enumerate(chosen)}
+    subset = chosen[:start_size]
+    lower, upper, best = -1, INF, None
+    while True:
+        others = [t for t in terms if t not in subset]
+        weight = list(red.weight)
+        for t in others:
+            weight[t] = 0
+        dp, rebuild = dreyfus_wagner(red, subset, weight)
+        full = (1 << len(subset)) - 1
+        lower = max(lower, int(dp[full][0]) + sum(red.weight[t] for t in others) + red.base)
+        relaxed = rebuild(full, 0)
+        missing = [t for t in others if t not in relaxed]
+        nodes = _join_missing(red, relaxed, missing)
+        cost = nodes_cost(red, nodes) + red.base
+        if cost < upper:
+            upper, best = cost, nodes
+        room = max(1, exact_limit) - len(subset)
+        if lower >= upper or room <= 0 or not missing:
+            break
+        missing.sort(key=lambda t: rank.get(t, len(rank)))
+        subset = subset + missing[: min(room, _LAZY_STEP)]
+    nodes = best
+    assert connected_to_root(red, nodes)
+    method = (f"dreyfus-wagner on {len(subset)} of {len(terms)} terminals, bounds met" if lower == upper
+              else f"bounds (dreyfus-wagner on {len(subset)} of {len(terms)} terminals)")
+    if time_limit > 0 and lower < upper:
+        cp_lower, cp_upper, cp_nodes = cpsat_steiner(red, nodes, lower - red.base, time_limit)
+        if cp_upper + red.base < upper:
+            nodes, upper = cp_nodes, cp_upper + red.base
+        lower = max(lower, cp_lower + red.base)
+        method = "cp-sat" if lower == upper else f"bounds (cp-sat, {time_limit:g} s)"
+    mask = nodes_mask(red, nodes) | red.base_mask
+    assert lower <= upper, (lower, upper)
+    return CrossesEstimate(lower, upper, crossing_order(sheet, mask), method)
+
+
+def _join_missing(red: Reduced, nodes: set[int], missing: list[int]) -> set[int]:
+    """Join each missing terminal (nearest first) to the set along a shortest path, then prune."""
+    n = len(red.adj)
+    nodes = set(nodes)
+    missing = [t for t in missing if t not in nodes]
     while missing:  # join the nearest missing terminal to the tree
         init = np.full(n, INF, dtype=np.int64)
         for v in nodes:
@@ -231,20 +274,7 @@ def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float
             nodes.add(v)
             v = int(pred[v])
         missing = [x for x in missing if x not in nodes]
-    nodes = prune_leaves(red, nodes)
-    assert connected_to_root(red, nodes)
-    upper = nodes_cost(red, nodes) + red.base
-    method = (f"dreyfus-wagner on {len(chosen)} of {len(terms)} terminals, bounds met" if lower == upper
-              else f"bounds (dreyfus-wagner on {len(chosen)} of {len(terms)} terminals)")
-    if time_limit > 0 and lower < upper:
-        cp_lower, cp_upper, cp_nodes = cpsat_steiner(red, nodes, lower - red.base, time_limit)
-        if cp_upper + red.base < upper:
-            nodes, upper = cp_nodes, cp_upper + red.base
-        lower = max(lower, cp_lower + red.base)
-        method = "cp-sat" if lower == upper else f"bounds (cp-sat, {time_limit:g} s)"
-    mask = nodes_mask(red, nodes) | red.base_mask
-    assert lower <= upper, (lower, upper)
-    return CrossesEstimate(lower, upper, crossing_order(sheet, mask), method)
+    return prune_leaves(red, nodes)
 
 
 def fewest_crosses_choose(sheet: Sheet, groups: list[int], need: int, exact_limit: int = EXACT_LIMIT,
