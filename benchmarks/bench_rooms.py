@@ -12,9 +12,12 @@ Prints figures, asserts nothing. Three parts, each bounded in count and time:
    ``sheet`` event. Also the tap's own round trip and the server time of the PUT and of
    ``GET /api/rooms/{id}`` (the app's ``Server-Timing`` header) under that load.
 2. **Room status**, in this process (what the server's status child runs): a 4-seat room
-   of each shipped mission; after each single-seat edit, the quick status (what GET answers
-   at once), the full status with the per-sheet caches warm (only the edited sheet is
-   new), and a cold full status (caches cleared).
+   of each shipped mission (``--missions``: some), after its empty room's status (untimed,
+   as the server computes it at creation; it pays the imports too); after each single-seat
+   edit, the quick status (what GET answers at once), the full status with the per-sheet
+   caches warm (only the edited sheet is new), and a cold full status (caches cleared).
+   Each mission draws its own edits (seeded by ``--seed`` and its id). ``--detail`` prints
+   every edit's time and split.
 3. **Kill and restart**: a server process, 4 seats writing edits as fast as they are
    answered, SIGKILL after ``--kill-after`` seconds, restart on the same data folder;
    edits acknowledged vs edits found.
@@ -226,7 +229,7 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
 
 
 # --- 2. status time -------------------------------------------------------------------------------
-def status_times(edits: int, seed: int) -> None:
+def status_times(edits: int, seed: int, only: list[str] | None = None, detail: bool = False) -> None:
     from nochmal.missions import objectives, split
     from nochmal.missions.loader import builtin_missions
     from nochmal.web.rooms.model import RoomSpec, SheetState
@@ -235,10 +238,16 @@ def status_times(edits: int, seed: int) -> None:
     from nochmal.board import load_board
 
     board = load_board("classic")
-    rng = random.Random(seed)
     print(f"{'mission':14} {'quick (GET) ms':>22} {'full, warm caches ms':>26} {'full, cold ms':>22}")
     for mission in builtin_missions():
+        if only and mission.id not in only:
+            continue
+        rng = random.Random(f"{seed}-{mission.id}")  # each mission's own edits, whichever missions run
         spec = RoomSpec("mission", "classic", 4, mission.id, "normal")
+        # untimed: the new room's own status (4 empty sheets), as the server computes it when the
+        # room is created; it also pays the imports (OR-Tools, scipy, networkx) that the status
+        # child process pays once in its life
+        full_status(Room("bench", spec, 10, 0, 0.0, 0.0, tuple(Seat(s, f"P{s}", SheetState(0), 0) for s in range(4))))
         states = [0] * 4
         anchored = [board.start_mask] * 4
         quick, warm, cold = [], [], []
@@ -256,8 +265,12 @@ def status_times(edits: int, seed: int) -> None:
             quick_status(room)
             quick.append((time.perf_counter() - t) * 1000)
             t = time.perf_counter()
-            full_status(room)
+            doc = full_status(room)
             warm.append((time.perf_counter() - t) * 1000)
+            if detail:
+                team = (doc.get("team") or {}).get("split") or {}
+                print(f"  {mission.id} edit {k + 1}: {warm[-1]:.1f} ms; split rolls {team.get('rolls_lower')}.."
+                      f"{team.get('rolls_upper')} ({team.get('method')})")
             if k % 4 == 3:
                 objectives._crosses_cached.cache_clear()
                 split._FIGURES.clear()
@@ -324,6 +337,8 @@ def main() -> None:
     parser.add_argument("--pause-max", type=float, default=4.0, help="longest pause between a client's taps, s")
     parser.add_argument("--client-procs", type=int, default=4, help="processes the clients run in (default 4)")
     parser.add_argument("--parts", default="123", help="which parts to run (default 123)")
+    parser.add_argument("--missions", default="", help="part 2: only these missions (comma-separated ids)")
+    parser.add_argument("--detail", action="store_true", help="part 2: print every edit's time and split")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     for name in ("rooms", "edits", "status_edits"):
@@ -336,7 +351,7 @@ def main() -> None:
         load_part(args)
     if "2" in args.parts:
         print(f"\n2. room status of a 4-seat room, {args.status_edits} single-seat edits per mission (p50 / p95)")
-        status_times(args.status_edits, args.seed)
+        status_times(args.status_edits, args.seed, [m for m in args.missions.split(",") if m], args.detail)
     if "3" in args.parts:
         print(f"\n3. kill and restart after {args.kill_after:g} s of edits from 4 seats")
         acked, found, extra = asyncio.run(kill_and_restart(args.kill_after))
