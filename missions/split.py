@@ -511,6 +511,13 @@ def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float =
     def cost(p: int, units) -> int:
         return sheet_crosses(inst.sheets[p], _target(inst, p, units)).upper if units else 0
 
+    seed = _remembered_split(inst)
+    if seed is not None:  # the last split of the same units (a room after a tap): usually still good
+        start = local_search(inst, seed, cost, deadline, enough)
+        if _split_key([cost(p, start[p]) for p in range(n)])[0] <= enough:
+            _remember_split(inst, start)
+            return [tuple(a) for a in start]
+
     def single(u: int) -> int:
         return min(cost(p, (u,)) for p in range(n) if inst.units[u].masks[p] is not None)
 
@@ -534,8 +541,39 @@ def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float =
             slowest = max([rolls_for(trial)] + [rolls_for(cost(q, assignment[q])) for q in range(n) if q != p])
             options.append((slowest, trial - cost(p, assignment[p]), p))
         assignment[min(options)[2]].append(u)
+    found = local_search(inst, assignment, cost, deadline, enough)
+    if seed is not None:
+        keys = [_split_key([cost(p, a[p]) for p in range(n)]) for a in (start, found)]
+        found = start if keys[0] <= keys[1] else found
+    _remember_split(inst, found)
+    return [tuple(a) for a in found]
 
-    return [tuple(a) for a in local_search(inst, assignment, cost, deadline, enough)]
+
+# The last splits found, by their units (objective and name; not the sheets, which change with
+# every tap): the seed of the next search for the same units. Only a starting point: whatever
+# it holds, the split is checked and the bounds proven as for any other.
+_LAST_SPLITS: OrderedDict = OrderedDict()
+_LAST_SPLITS_MAX = 256
+
+
+def _units_key(inst: SplitInstance) -> tuple:
+    return len(inst.sheets), tuple((u.objective, u.name) for u in inst.units), inst.demands
+
+
+def _remember_split(inst: SplitInstance, assignment) -> None:
+    with _FIGURES_LOCK:
+        _LAST_SPLITS[_units_key(inst)] = tuple(tuple(a) for a in assignment)
+        _LAST_SPLITS.move_to_end(_units_key(inst))
+        while len(_LAST_SPLITS) > _LAST_SPLITS_MAX:
+            _LAST_SPLITS.popitem(last=False)
+
+
+def _remembered_split(inst: SplitInstance) -> list[list[int]] | None:
+    with _FIGURES_LOCK:
+        seed = _LAST_SPLITS.get(_units_key(inst))
+    if seed is None or any(inst.units[u].masks[p] is None for p, units in enumerate(seed) for u in units):
+        return None
+    return [list(units) for units in seed]
 
 
 def _split_key(costs: list[int]) -> tuple[int, int, int]:
@@ -600,16 +638,23 @@ def local_search(inst: SplitInstance, assignment, cost, deadline: float, enough:
 def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: float, shortcut: bool = True) -> Split:
     """One cross variable per (sheet, open cell); a flow from the crossed region keeps every
     sheet's new cells connected to it (so they can be crossed one by one, anchored)."""
-    lower_cheap = unit_lower_bound(inst)
+    lower_units = lower_cheap = unit_lower_bound(inst)
+    separated = False  # separator_lower_bound ran (its answer is final unless it stopped at its upper end)
+    seed = _remembered_split(inst) if shortcut else None
+    if seed is not None:  # the last split of the same units: if the cheap bound misses it, the separator bound may not
+        seed_rolls = max(rolls_for(sheet_crosses(inst.sheets[p], _target(inst, p, units)).upper) if units else 0
+                         for p, units in enumerate(seed))
+        if seed_rolls > lower_cheap:
+            lower_cheap = separator_lower_bound(inst, lower_cheap, seed_rolls, min(1.0, time_limit / 3))
+            separated = lower_cheap < seed_rolls
     greedy = greedy_split(inst, allowed, time_limit / 3, enough=lower_cheap)
     greedy_plans = _plans(inst, greedy, 0.0)
     greedy_rolls = max(plan.rolls for plan in greedy_plans)
-    if shortcut and greedy_rolls <= lower_cheap:  # bounds that meet: the greedy split is proven, no solver needed
-        return Split(inst, greedy_rolls, greedy_rolls, greedy_plans, "greedy split meets the lower bound")
-    if shortcut:
+    if shortcut and greedy_rolls > lower_cheap and not separated:
         lower_cheap = separator_lower_bound(inst, lower_cheap, greedy_rolls, min(1.0, time_limit / 3))
-        if greedy_rolls <= lower_cheap:
-            return Split(inst, greedy_rolls, greedy_rolls, greedy_plans, "greedy split meets the separator lower bound")
+    if shortcut and greedy_rolls <= lower_cheap:  # bounds that meet: the greedy split is proven, no solver needed
+        bound = "lower bound" if lower_cheap <= lower_units else "separator lower bound"
+        return Split(inst, greedy_rolls, greedy_rolls, greedy_plans, f"greedy split meets the {bound}")
     from ortools.sat.python import cp_model
 
     m = cp_model.CpModel()
