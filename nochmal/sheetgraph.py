@@ -30,6 +30,8 @@ from below.
 
 from __future__ import annotations
 
+import threading
+from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
@@ -192,6 +194,46 @@ def fewest_crosses(sheet: Sheet, target: int, exact_limit: int = EXACT_LIMIT,
     return _approximate(sheet, red, exact_limit, time_limit)
 
 
+# Recent witnesses per board: (crossed cells, new cells). A sheet that only gained crosses
+# since (a room after a tap) can reuse one: the old new cells minus the cells crossed meanwhile
+# still finish every target cell they covered and hang off the larger crossed region, so
+# they are an upper bound (checked, never trusted), often the optimum, which lets the lazy
+# rounds of _approximate stop early. Nothing else is taken from them.
+_WITNESSES: dict = {}
+_WITNESSES_LOCK = threading.Lock()
+_WITNESSES_PER_BOARD = 32
+
+
+def _remember_witness(sheet: Sheet, cells: int) -> None:
+    with _WITNESSES_LOCK:
+        recent = _WITNESSES.setdefault((sheet.board.name, id(sheet.board)), deque(maxlen=_WITNESSES_PER_BOARD))
+        recent.append((sheet.crossed, cells))
+
+
+def _witness_upper(sheet: Sheet, red: Reduced) -> tuple[int, set[int]] | None:
+    """The cheapest remembered witness that is still a solution for ``red`` (cost, nodes)."""
+    with _WITNESSES_LOCK:
+        recent = list(_WITNESSES.get((sheet.board.name, id(sheet.board)), ()))
+    need = 0
+    for v in red.terminals:
+        need |= red.members[v]
+    best = None
+    node_of = None
+    for crossed, cells in recent:
+        if crossed & ~sheet.crossed or need & ~cells:
+            continue
+        if node_of is None:
+            node_of = {b: v for v, m in enumerate(red.members) for b in bit_list(m)}
+        nodes = {0} | {node_of[b] for b in bit_list(cells & ~sheet.crossed & ~red.base_mask)}
+        if not connected_to_root(red, nodes):
+            continue
+        nodes = prune_leaves(red, nodes)
+        cost = nodes_cost(red, nodes) + red.base
+        if best is None or cost < best[0]:
+            best = (cost, nodes)
+    return best
+
+
 def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float) -> CrossesEstimate:
     """Too many terminals for one programme: Dreyfus-Wagner on a spread subset Q gives both
     bounds, Q grows while they differ, then CP-SAT closes what is left.
@@ -224,6 +266,9 @@ def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float
     rank = {t: i for i, t in enumerate(chosen)}
     subset = chosen[:start_size]
     lower, upper, best = -1, INF, None
+    remembered = _witness_upper(sheet, red)
+    if remembered is not None:
+        upper, best = remembered
     while True:
         others = [t for t in terms if t not in subset]
         weight = list(red.weight)
@@ -255,6 +300,7 @@ def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float
         method = "cp-sat" if lower == upper else f"bounds (cp-sat, {time_limit:g} s)"
     mask = nodes_mask(red, nodes) | red.base_mask
     assert lower <= upper, (lower, upper)
+    _remember_witness(sheet, mask)
     return CrossesEstimate(lower, upper, crossing_order(sheet, mask), method)
 
 

@@ -29,7 +29,7 @@ from nochmal.missions.split import (check_split, rolls_for, separator_lower_boun
                                     split_instance, team_plan)
 from nochmal.sheet import Sheet
 from nochmal.sheetgraph import fewest_crosses, fewest_crosses_choose
-from nochmal.steiner import INF, dreyfus_wagner, reduce_target
+from nochmal.steiner import INF, crossing_order, dreyfus_wagner, reduce_target
 
 CLASSIC = load_board("classic")
 
@@ -325,3 +325,32 @@ def test_separator_bound_proves_column_relay_where_the_sizes_cannot():
     assert separator_lower_bound(inst, 5, 9) == 6
     split = solve_split(inst)
     assert split.exact and split.rolls_upper == 6 and "separator" in split.method
+
+
+@pytest.mark.slow
+def test_remembered_witnesses_only_bound_from_above():
+    """A witness for an earlier state of a sheet (fewer crosses) is reused as an upper bound
+    by the lazy rounds: it must be a real solution, never below the optimum, and the figure
+    must stay the CP-SAT model's."""
+    rng = random.Random(4000)
+    earlier = random_sheet(CLASSIC, rng, 2)
+    fewest_crosses(earlier, CLASSIC.star_mask)  # remembers its witness
+    for _ in range(3):
+        later = earlier
+        for _ in range(rng.randint(1, 6)):  # the same sheet after a few more crosses
+            open_anchored = [b for b in range(CLASSIC.n_cells) if later.anchored >> b & 1 and not later.crossed >> b & 1]
+            later = later.cross(1 << rng.choice(open_anchored))
+        red = reduce_target(later, CLASSIC.star_mask)
+        bound = sheetgraph._witness_upper(later, red)
+        oracle = fewest_crosses(later, CLASSIC.star_mask, exact_limit=0, time_limit=120)
+        assert bound is not None and oracle.exact
+        cost, nodes = bound
+        assert cost >= oracle.value and set(red.terminals) <= nodes
+        cells = 0
+        for v in nodes:
+            cells |= red.members[v]
+        assert (cells | red.base_mask).bit_count() == cost
+        final = replay(later, crossing_order(later, cells | red.base_mask))
+        assert final.crossed & CLASSIC.star_mask == CLASSIC.star_mask
+        fast = fewest_crosses(later, CLASSIC.star_mask)
+        assert fast.exact and fast.value == oracle.value
