@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nochmal.bitsets import bit_list
+from nochmal.bitsets import bit_list, components
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.sheet import Sheet
 from nochmal.steiner import (INF, Reduced, connected_to_root, cpsat_steiner, crossing_order, dreyfus_wagner,
@@ -194,44 +194,67 @@ def fewest_crosses(sheet: Sheet, target: int, exact_limit: int = EXACT_LIMIT,
     return _approximate(sheet, red, exact_limit, time_limit)
 
 
-# Recent witnesses per board: (crossed cells, new cells). A sheet that only gained crosses
-# since (a room after a tap) can reuse one: the old new cells minus the cells crossed meanwhile
-# still finish every target cell they covered and hang off the larger crossed region, so
-# they are an upper bound (checked, never trusted), often the optimum, which lets the lazy
-# rounds of _approximate stop early. Nothing else is taken from them.
-_WITNESSES: dict = {}
-_WITNESSES_LOCK = threading.Lock()
-_WITNESSES_PER_BOARD = 32
+# Recent answers per board: (crossed cells, the target cells still open then, the witness's
+# new cells, the figure when exact else None). A sheet that only gained crosses since (a room
+# after a tap; another sheet finishing a star shrinks a team target) reuses them as bounds:
+# - upper: the old new cells minus the cells crossed meanwhile still finish every target cell
+#   they covered and hang off the larger crossed region (checked as a solution, then pruned);
+# - lower: an optimal set S for the new state, plus the cells crossed meanwhile, plus a path
+#   from each old target piece no longer wanted to the nearest wanted piece or the crossed
+#   region, solves the old state, so  new >= old figure - crossed meanwhile - those paths.
+# When they meet, the figure is proven without a search; else they let the lazy rounds of
+# _approximate stop early.
+_RECENT: dict = {}
+_RECENT_LOCK = threading.Lock()
+_RECENT_PER_BOARD = 32
 
 
-def _remember_witness(sheet: Sheet, cells: int) -> None:
-    with _WITNESSES_LOCK:
-        recent = _WITNESSES.setdefault((sheet.board.name, id(sheet.board)), deque(maxlen=_WITNESSES_PER_BOARD))
-        recent.append((sheet.crossed, cells))
-
-
-def _witness_upper(sheet: Sheet, red: Reduced) -> tuple[int, set[int]] | None:
-    """The cheapest remembered witness that is still a solution for ``red`` (cost, nodes)."""
-    with _WITNESSES_LOCK:
-        recent = list(_WITNESSES.get((sheet.board.name, id(sheet.board)), ()))
-    need = 0
+def _remember(sheet: Sheet, red: Reduced, cells: int, exact: bool) -> None:
+    need = red.base_mask
     for v in red.terminals:
         need |= red.members[v]
-    best = None
+    value = cells.bit_count() if exact else None
+    with _RECENT_LOCK:
+        recent = _RECENT.setdefault((sheet.board.name, id(sheet.board)), deque(maxlen=_RECENT_PER_BOARD))
+        recent.append((sheet.crossed, need, cells, value))
+
+
+def _remembered_bounds(sheet: Sheet, red: Reduced) -> tuple[int, int, set[int] | None]:
+    """(lower, upper, nodes of the upper) from the remembered answers; (-1, INF, None) if none apply."""
+    with _RECENT_LOCK:
+        recent = list(_RECENT.get((sheet.board.name, id(sheet.board)), ()))
+    need = red.base_mask
+    for v in red.terminals:
+        need |= red.members[v]
+    lower, upper, best = -1, INF, None
     node_of = None
-    for crossed, cells in recent:
-        if crossed & ~sheet.crossed or need & ~cells:
+    attach = None
+    for crossed, old_need, cells, value in recent:
+        if crossed & ~sheet.crossed:
             continue
         if node_of is None:
             node_of = {b: v for v, m in enumerate(red.members) for b in bit_list(m)}
-        nodes = {0} | {node_of[b] for b in bit_list(cells & ~sheet.crossed & ~red.base_mask)}
-        if not connected_to_root(red, nodes):
+        if not need & ~cells:  # upper: the old witness, less what is crossed now
+            nodes = {0} | {node_of[b] for b in bit_list(cells & ~sheet.crossed & ~red.base_mask)}
+            if connected_to_root(red, nodes):
+                nodes = prune_leaves(red, nodes)
+                cost = nodes_cost(red, nodes) + red.base
+                if cost < upper:
+                    upper, best = cost, nodes
+        if value is None:
             continue
-        nodes = prune_leaves(red, nodes)
-        cost = nodes_cost(red, nodes) + red.base
-        if best is None or cost < best[0]:
-            best = (cost, nodes)
-    return best
+        if attach is None:  # per open cell: the fewest crosses joining it to a wanted piece or the crossed region
+            init = np.full(len(red.adj), INF, dtype=np.int64)
+            init[0] = 0
+            for t in red.terminals:
+                init[t] = 0
+            attach, _ = node_dijkstra(red.adj, red.weight, init)
+        dropped = old_need & ~sheet.crossed & ~need
+        paths = 0
+        for piece in components(dropped, sheet.board.neighbour_mask):
+            paths += min(int(attach[node_of[b]]) for b in bit_list(piece)) + piece.bit_count() - 1
+        lower = max(lower, value - (sheet.crossed & ~crossed).bit_count() - paths)
+    return lower, upper, best
 
 
 def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float) -> CrossesEstimate:
@@ -265,11 +288,10 @@ def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float
         chosen.append(max(rest, key=lambda t: int(near[t])))
     rank = {t: i for i, t in enumerate(chosen)}
     subset = chosen[:start_size]
-    lower, upper, best = -1, INF, None
-    remembered = _witness_upper(sheet, red)
-    if remembered is not None:
-        upper, best = remembered
-    while True:
+    lower, upper, best = _remembered_bounds(sheet, red)
+    rounds = 0
+    while lower < upper:
+        rounds += 1
         others = [t for t in terms if t not in subset]
         weight = list(red.weight)
         for t in others:
@@ -292,6 +314,8 @@ def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float
     assert connected_to_root(red, nodes)
     method = (f"dreyfus-wagner on {len(subset)} of {len(terms)} terminals, bounds met" if lower == upper
               else f"bounds (dreyfus-wagner on {len(subset)} of {len(terms)} terminals)")
+    if not rounds:
+        method = "bounds from an earlier state of the sheet met"
     if time_limit > 0 and lower < upper:
         cp_lower, cp_upper, cp_nodes = cpsat_steiner(red, nodes, lower - red.base, time_limit)
         if cp_upper + red.base < upper:
@@ -300,7 +324,7 @@ def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float
         method = "cp-sat" if lower == upper else f"bounds (cp-sat, {time_limit:g} s)"
     mask = nodes_mask(red, nodes) | red.base_mask
     assert lower <= upper, (lower, upper)
-    _remember_witness(sheet, mask)
+    _remember(sheet, red, mask, lower == upper)
     return CrossesEstimate(lower, upper, crossing_order(sheet, mask), method)
 
 

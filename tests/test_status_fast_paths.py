@@ -27,6 +27,7 @@ from nochmal.missions.objectives import items_needed, objective_items
 from nochmal.missions.model import Mission, Objective
 from nochmal.missions.split import (check_split, rolls_for, separator_lower_bound, sheet_crosses, solve_split,
                                     split_instance, team_plan)
+from nochmal.bitsets import bit_list
 from nochmal.sheet import Sheet
 from nochmal.sheetgraph import fewest_crosses, fewest_crosses_choose
 from nochmal.steiner import INF, crossing_order, dreyfus_wagner, reduce_target
@@ -328,29 +329,32 @@ def test_separator_bound_proves_column_relay_where_the_sizes_cannot():
 
 
 @pytest.mark.slow
-def test_remembered_witnesses_only_bound_from_above():
-    """A witness for an earlier state of a sheet (fewer crosses) is reused as an upper bound
-    by the lazy rounds: it must be a real solution, never below the optimum, and the figure
-    must stay the CP-SAT model's."""
-    rng = random.Random(4000)
-    earlier = random_sheet(CLASSIC, rng, 2)
-    fewest_crosses(earlier, CLASSIC.star_mask)  # remembers its witness
+@pytest.mark.parametrize("seed", range(3))
+def test_remembered_answers_bound_the_figure_from_both_sides(seed):
+    """An earlier state of a sheet (fewer crosses, a larger team target) gives bounds for the
+    later one (nochmal/sheetgraph.py _remembered_bounds): the upper one must be a real
+    solution, both must hold the CP-SAT model's optimum, and the figure must stay that optimum."""
+    rng = random.Random(4000 + seed)
+    earlier = random_sheet(CLASSIC, rng, rng.randint(0, 6))
+    fewest_crosses(earlier, CLASSIC.star_mask)  # remembered
     for _ in range(3):
         later = earlier
-        for _ in range(rng.randint(1, 6)):  # the same sheet after a few more crosses
+        for _ in range(rng.randint(0, 6)):  # the same sheet after a few more crosses
             open_anchored = [b for b in range(CLASSIC.n_cells) if later.anchored >> b & 1 and not later.crossed >> b & 1]
             later = later.cross(1 << rng.choice(open_anchored))
-        red = reduce_target(later, CLASSIC.star_mask)
-        bound = sheetgraph._witness_upper(later, red)
-        oracle = fewest_crosses(later, CLASSIC.star_mask, exact_limit=0, time_limit=120)
-        assert bound is not None and oracle.exact
-        cost, nodes = bound
-        assert cost >= oracle.value and set(red.terminals) <= nodes
-        cells = 0
-        for v in nodes:
-            cells |= red.members[v]
-        assert (cells | red.base_mask).bit_count() == cost
-        final = replay(later, crossing_order(later, cells | red.base_mask))
-        assert final.crossed & CLASSIC.star_mask == CLASSIC.star_mask
-        fast = fewest_crosses(later, CLASSIC.star_mask)
+        target = CLASSIC.star_mask
+        for b in rng.sample(bit_list(CLASSIC.star_mask), rng.randint(0, 3)):  # stars another sheet finished
+            target &= ~(1 << b)
+        red = reduce_target(later, target)
+        lower, upper, nodes = sheetgraph._remembered_bounds(later, red)
+        oracle = fewest_crosses(later, target, exact_limit=0, time_limit=120)
+        assert oracle.exact and lower <= oracle.value <= upper
+        if nodes is not None:
+            assert set(red.terminals) <= nodes
+            cells = red.base_mask
+            for v in nodes:
+                cells |= red.members[v]
+            assert cells.bit_count() == upper
+            assert replay(later, crossing_order(later, cells)).crossed & target == target
+        fast = fewest_crosses(later, target)
         assert fast.exact and fast.value == oracle.value
