@@ -31,6 +31,7 @@ from below.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
@@ -204,7 +205,7 @@ def fewest_crosses(sheet: Sheet, target: int, exact_limit: int = EXACT_LIMIT,
 #   region, solves the old state, so  new >= old figure - crossed meanwhile - those paths.
 # When they meet, the figure is proven without a search; else they let the lazy rounds of
 # _approximate stop early.
-_RECENT: dict = {}
+_RECENT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # per board object (an id could be reused)
 _RECENT_LOCK = threading.Lock()
 _RECENT_PER_BOARD = 32
 
@@ -215,14 +216,14 @@ def _remember(sheet: Sheet, red: Reduced, cells: int, exact: bool) -> None:
         need |= red.members[v]
     value = cells.bit_count() if exact else None
     with _RECENT_LOCK:
-        recent = _RECENT.setdefault((sheet.board.name, id(sheet.board)), deque(maxlen=_RECENT_PER_BOARD))
+        recent = _RECENT.setdefault(sheet.board, deque(maxlen=_RECENT_PER_BOARD))
         recent.append((sheet.crossed, need, cells, value))
 
 
 def _remembered_bounds(sheet: Sheet, red: Reduced) -> tuple[int, int, set[int] | None]:
     """(lower, upper, nodes of the upper) from the remembered answers; (-1, INF, None) if none apply."""
     with _RECENT_LOCK:
-        recent = list(_RECENT.get((sheet.board.name, id(sheet.board)), ()))
+        recent = list(_RECENT.get(sheet.board, ()))
     need = red.base_mask
     for v in red.terminals:
         need |= red.members[v]
