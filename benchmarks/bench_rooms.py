@@ -15,7 +15,7 @@ Prints figures, asserts nothing. Three parts, each bounded in count and time:
    of each shipped mission (``--missions``: some), after its empty room's status (untimed,
    as the server computes it at creation; it pays the imports too); after each single-seat
    edit, the quick status (what GET answers at once), the full status with the per-sheet
-   caches warm (only the edited sheet is new), and a cold full status (caches cleared).
+   caches warm (only the edited sheet is new), and a cold full status (every cache cleared).
    Each mission draws its own edits (seeded by ``--seed`` and its id). ``--detail`` prints
    every edit's time and split.
 3. **Kill and restart**: a server process, 4 seats writing edits as fast as they are
@@ -229,8 +229,18 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
 
 
 # --- 2. status time -------------------------------------------------------------------------------
-def status_times(edits: int, seed: int, only: list[str] | None = None, detail: bool = False) -> None:
+def clear_caches() -> None:
+    """Every cache the full status keeps between calls (those a tree does not have are skipped)."""
+    from nochmal import sheetgraph
     from nochmal.missions import objectives, split
+
+    objectives._crosses_cached.cache_clear()
+    for owner, name in ((split, "_FIGURES"), (split, "_LAST_SPLITS"), (sheetgraph, "_RECENT")):
+        if hasattr(owner, name):
+            getattr(owner, name).clear()
+
+
+def status_times(edits: int, seed: int, only: list[str] | None = None, detail: bool = False) -> None:
     from nochmal.missions.loader import builtin_missions
     from nochmal.web.rooms.model import RoomSpec, SheetState
     from nochmal.web.rooms.status import full_status, quick_status
@@ -272,8 +282,7 @@ def status_times(edits: int, seed: int, only: list[str] | None = None, detail: b
                 print(f"  {mission.id} edit {k + 1}: {warm[-1]:.1f} ms; split rolls {team.get('rolls_lower')}.."
                       f"{team.get('rolls_upper')} ({team.get('method')})")
             if k % 4 == 3:
-                objectives._crosses_cached.cache_clear()
-                split._FIGURES.clear()
+                clear_caches()
                 t = time.perf_counter()
                 full_status(room)
                 cold.append((time.perf_counter() - t) * 1000)

@@ -268,8 +268,9 @@ def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float
     missing terminals (farthest-spread first, ``_LAZY_STEP`` at a time) join Q, up to
     ``exact_limit`` terminals (when CP-SAT follows, Q starts at LAZY_FROM of them; without
     it, at ``exact_limit``, as before the lazy rounds existed). Upper bound: the
-    set with the missing terminals joined along shortest paths, then pruned (the best over
-    the rounds).
+    set with the missing terminals joined along shortest paths, then pruned, or the same
+    from the cheapest set holding Q and one missing terminal (the best over the rounds and
+    over remembered answers, see _remembered_bounds).
     """
     terms = red.terminals
     n = len(red.adj)
@@ -302,10 +303,15 @@ def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float
         lower = max(lower, int(dp[full][0]) + sum(red.weight[t] for t in others) + red.base)
         relaxed = rebuild(full, 0)
         missing = [t for t in others if t not in relaxed]
-        nodes = _join_missing(red, relaxed, missing)
-        cost = nodes_cost(red, nodes) + red.base
-        if cost < upper:
-            upper, best = cost, nodes
+        candidates = [_join_missing(red, relaxed, missing)]
+        for t in missing:  # the cheapest set holding Q and t, joined to the root and the rest: often better
+            if dp[full][t] < INF:
+                around = rebuild(full, t)
+                candidates.append(_join_missing(red, around, [0] + [x for x in others if x not in around]))
+        for nodes in candidates:
+            cost = nodes_cost(red, nodes) + red.base
+            if cost < upper:
+                upper, best = cost, nodes
         room = max(1, exact_limit) - len(subset)
         if lower >= upper or room <= 0 or not missing:
             break
