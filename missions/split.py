@@ -358,6 +358,72 @@ def separator_lower_bound(inst: SplitInstance, lower: int, upper: int, time_limi
     return lower
 
 
+def _subsets_within(inst: SplitInstance, p: int, capacity: int, budget: list[int]) -> list | None:
+    """Every subset of sheet p's units whose fewest crosses may fit ``capacity`` (lower figure
+    <= capacity), with its figure; grown unit by unit (a superset never costs less, so a
+    subset that cannot fit ends its branch). None when ``budget`` (figures left to compute,
+    shared by the sheets) runs out."""
+    units = [u for u in range(len(inst.units)) if inst.units[u].masks[p] is not None and inst.units[u].masks[p]]
+    found = [((), CrossesEstimate(0, 0))]
+    stack = [((), -1)]
+    while stack:
+        subset, last = stack.pop()
+        for i in range(last + 1, len(units)):
+            if budget[0] <= 0:
+                return None
+            budget[0] -= 1
+            grown = subset + (units[i],)
+            est = sheet_crosses(inst.sheets[p], _target(inst, p, grown))
+            if est.lower <= capacity:
+                found.append((grown, est))
+                stack.append((grown, i))
+    return found
+
+
+def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 1500,
+                   time_limit: float = 1.0) -> tuple[bool | None, list[tuple[int, ...]] | None]:
+    """Whether some split finishes within ``rolls`` rolls, decided exactly where few subsets of
+    units fit in 5 x rolls crosses (a late game, or stars from nearby): every such subset of
+    every sheet is listed (:func:`_subsets_within`) and a CP-SAT model picks one per sheet
+    that meets the demands. (False, None): no split can (a proven lower bound of rolls + 1);
+    (True, assignment): this split does, every sheet's exact-or-upper figure within the
+    rolls; (None, None): undecided (too many subsets, or the time limit)."""
+    from ortools.sat.python import cp_model
+
+    capacity = CROSSES_PER_ROLL * rolls
+    left = [budget]
+    options = []
+    for p in range(len(inst.sheets)):
+        rows = _subsets_within(inst, p, capacity, left)
+        if rows is None:
+            return None, None
+        options.append(rows)
+    m = cp_model.CpModel()
+    covered: dict[int, list] = {u: [] for u in range(len(inst.units))}
+    picks = []
+    for p, rows in enumerate(options):
+        zs = [m.NewBoolVar(f"z{p}_{i}") for i in range(len(rows))]
+        m.AddExactlyOne(zs)
+        for z, (subset, _) in zip(zs, rows):
+            for u in subset:
+                covered[u].append(z)
+        picks.append(zs)
+    _add_demands(m, inst, covered)
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = max(0.01, time_limit)
+    solver.parameters.num_workers = 1
+    solver.parameters.random_seed = 0
+    status = solver.Solve(m)
+    if status == cp_model.INFEASIBLE:
+        return False, None
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None, None
+    chosen = [rows[next(i for i, z in enumerate(zs) if solver.Value(z))] for rows, zs in zip(options, picks)]
+    if any(est.upper > capacity for _, est in chosen):  # only lower figures fit: undecided
+        return None, None
+    return True, [subset for subset, _ in chosen]
+
+
 # --- solving ----------------------------------------------------------------------------------
 def solve_split(inst: SplitInstance, time_limit: float = SPLIT_SECONDS, model: str | None = None,
                 shortcut: bool = True) -> Split:
@@ -497,26 +563,21 @@ def _solver(time_limit: float):
 
 
 def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float = 1.0,
-                 enough: int = 0) -> list[tuple[int, ...]]:
+                 enough: int = 0, before_search=None) -> list[tuple[int, ...]]:
     """A good split fast (an upper bound and the CP-SAT hint): units go, hardest first, to the
     sheet where the slowest sheet grows least; then :func:`local_search` moves and swaps
     units while that lowers (rolls, crosses). Demands that need only some units take their cheapest ones;
     of alternative demands, the cheapest alternative. The search stops as soon as the split
-    needs at most ``enough`` rolls (a proven lower bound: nothing can be faster)."""
+    needs at most ``enough`` rolls (a proven lower bound: nothing can be faster);
+    ``before_search(assignment)``, called with the greedy split, may return a better bound
+    (so that the search does not hunt for a split that cannot exist)."""
     import time
 
     n = len(inst.sheets)
     deadline = time.monotonic() + seconds
 
     def cost(p: int, units) -> int:
-        return sheet_crosses(inst.sheets[p], _target(inst, p, units)).upper if units else 0
-
-    seed = _remembered_split(inst)
-    if seed is not None:  # the last split of the same units (a room after a tap): usually still good
-        start = local_search(inst, seed, cost, deadline, enough)
-        if _split_key([cost(p, start[p]) for p in range(n)])[0] <= enough:
-            _remember_split(inst, start)
-            return [tuple(a) for a in start]
+        return _upper_crosses(inst, p, units)
 
     def single(u: int) -> int:
         return min(cost(p, (u,)) for p in range(n) if inst.units[u].masks[p] is not None)
@@ -541,12 +602,9 @@ def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float =
             slowest = max([rolls_for(trial)] + [rolls_for(cost(q, assignment[q])) for q in range(n) if q != p])
             options.append((slowest, trial - cost(p, assignment[p]), p))
         assignment[min(options)[2]].append(u)
-    found = local_search(inst, assignment, cost, deadline, enough)
-    if seed is not None:
-        keys = [_split_key([cost(p, a[p]) for p in range(n)]) for a in (start, found)]
-        found = start if keys[0] <= keys[1] else found
-    _remember_split(inst, found)
-    return [tuple(a) for a in found]
+    if before_search is not None:
+        enough = max(enough, before_search(assignment))
+    return [tuple(a) for a in local_search(inst, assignment, cost, deadline, enough)]
 
 
 # The last splits found, by their units (objective and name; not the sheets, which change with
@@ -574,6 +632,32 @@ def _remembered_split(inst: SplitInstance) -> list[list[int]] | None:
     if seed is None or any(inst.units[u].masks[p] is None for p, units in enumerate(seed) for u in units):
         return None
     return [list(units) for units in seed]
+
+
+def _upper_crosses(inst: SplitInstance, p: int, units) -> int:
+    """The crosses sheet p needs for ``units`` (the upper figure: achievable)."""
+    return sheet_crosses(inst.sheets[p], _target(inst, p, units)).upper if units else 0
+
+
+def _raise_lower(inst: SplitInstance, lower: int, upper: int, time_limit: float):
+    """Lift a lower bound on the rolls towards a split's ``upper``: the separator bound, then
+    :func:`rolls_feasible` per roll count while it decides. Returns (the bound, a split that
+    needs only the bound's rolls when rolls_feasible found one else None, its name)."""
+    import time
+
+    deadline = time.monotonic() + time_limit
+    raised = separator_lower_bound(inst, lower, upper, time_limit / 2)
+    bound = "lower bound" if raised == lower else "separator lower bound"
+    lower = raised
+    while lower < upper and time.monotonic() < deadline:
+        feasible, assignment = rolls_feasible(inst, lower, time_limit=max(0.01, deadline - time.monotonic()))
+        if feasible is None:
+            break
+        if feasible:
+            return lower, assignment, "lower bound (every split within it listed)"
+        lower += 1
+        bound = "lower bound (no split within one roll fewer)"
+    return lower, None, bound
 
 
 def _split_key(costs: list[int]) -> tuple[int, int, int]:
@@ -605,8 +689,8 @@ def local_search(inst: SplitInstance, assignment, cost, deadline: float, enough:
             for u in assignment[p]:
                 rest_p = [v for v in assignment[p] if v != u]
                 for q in range(n):
-                    if q == p or inst.units[u].masks[q] is None:
-                        continue
+                    if q == p or inst.units[u].masks[q] is None or rolls_for(cost(q, [u])) > rolls:
+                        continue  # (u alone already needs more rolls on q: no move or swap of it helps)
                     trial = list(costs)
                     trial[p] = cost(p, rest_p)
                     trial[q] = cost(q, assignment[q] + [u])
@@ -638,22 +722,44 @@ def local_search(inst: SplitInstance, assignment, cost, deadline: float, enough:
 def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: float, shortcut: bool = True) -> Split:
     """One cross variable per (sheet, open cell); a flow from the crossed region keeps every
     sheet's new cells connected to it (so they can be crossed one by one, anchored)."""
-    lower_units = lower_cheap = unit_lower_bound(inst)
-    separated = False  # separator_lower_bound ran (its answer is final unless it stopped at its upper end)
+    import time
+
+    lower_cheap = unit_lower_bound(inst)
+    bound = "lower bound"
+    raised = False  # _raise_lower ran: its bound is final
+    greedy = None
     seed = _remembered_split(inst) if shortcut else None
-    if seed is not None:  # the last split of the same units: if the cheap bound misses it, the separator bound may not
-        seed_rolls = max(rolls_for(sheet_crosses(inst.sheets[p], _target(inst, p, units)).upper) if units else 0
-                         for p, units in enumerate(seed))
+    if seed is not None:  # the last split of the same units (a room after a tap): usually still good, or nearly
+        seed = local_search(inst, seed, lambda p, units: _upper_crosses(inst, p, units),
+                            time.monotonic() + min(0.3, time_limit / 10), lower_cheap)
+        seed_rolls = max(rolls_for(_upper_crosses(inst, p, units)) for p, units in enumerate(seed))
         if seed_rolls > lower_cheap:
-            lower_cheap = separator_lower_bound(inst, lower_cheap, seed_rolls, min(1.0, time_limit / 3))
-            separated = lower_cheap < seed_rolls
-    greedy = greedy_split(inst, allowed, time_limit / 3, enough=lower_cheap)
-    greedy_plans = _plans(inst, greedy, 0.0)
+            lower_cheap, found, bound = _raise_lower(inst, lower_cheap, seed_rolls, min(1.0, time_limit / 3))
+            raised = True
+            seed = found or seed
+            seed_rolls = max(rolls_for(_upper_crosses(inst, p, units)) for p, units in enumerate(seed))
+        if seed_rolls <= lower_cheap:
+            greedy = seed
+    found = None
+    if greedy is None:
+        def raise_first(assignment) -> int:  # before the local search: lift the bound to the greedy split
+            nonlocal lower_cheap, found, bound, raised
+            rolls = max(rolls_for(_upper_crosses(inst, p, units)) for p, units in enumerate(assignment))
+            if shortcut and rolls > lower_cheap and not raised:
+                lower_cheap, found, bound = _raise_lower(inst, lower_cheap, rolls, min(1.0, time_limit / 3))
+                raised = True
+            return lower_cheap if found is None else 10**9  # (a split within the bound is known: no search)
+        greedy = greedy_split(inst, allowed, time_limit / 3, enough=lower_cheap, before_search=raise_first)
+    greedy_plans = _plans(inst, found if found is not None else greedy, 0.0)
     greedy_rolls = max(plan.rolls for plan in greedy_plans)
-    if shortcut and greedy_rolls > lower_cheap and not separated:
-        lower_cheap = separator_lower_bound(inst, lower_cheap, greedy_rolls, min(1.0, time_limit / 3))
-    if shortcut and greedy_rolls <= lower_cheap:  # bounds that meet: the greedy split is proven, no solver needed
-        bound = "lower bound" if lower_cheap <= lower_units else "separator lower bound"
+    if shortcut and greedy_rolls > lower_cheap and not raised:
+        lower_cheap, found, bound = _raise_lower(inst, lower_cheap, greedy_rolls, min(1.0, time_limit / 3))
+        if found is not None:
+            greedy_plans = _plans(inst, found, 0.0)
+            greedy_rolls = max(plan.rolls for plan in greedy_plans)
+    if shortcut:
+        _remember_split(inst, [plan.units for plan in greedy_plans])
+    if shortcut and greedy_rolls <= lower_cheap:  # bounds that meet: the split is proven, no solver needed
         return Split(inst, greedy_rolls, greedy_rolls, greedy_plans, f"greedy split meets the {bound}")
     from ortools.sat.python import cp_model
 
@@ -819,4 +925,4 @@ def status_document(st, labels: list[str], plan: TeamPlan | None) -> dict:
 
 __all__ = ["status_document", "CROSSES_PER_ROLL", "Demand", "SheetPlan", "Split", "SplitInstance", "TeamPlan", "Unit",
            "best_score_bound", "check_split", "rolls_for", "sheet_crosses", "solve_split", "split_instance",
-           "separator_lower_bound", "team_plan", "unit_lower_bound"]
+           "rolls_feasible", "separator_lower_bound", "team_plan", "unit_lower_bound"]

@@ -96,12 +96,13 @@ def reduce_target(sheet: Sheet, target: int) -> Reduced:
 
 
 def node_dijkstra(adj: list[list[int]], weight: list[int], init: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Node-weighted relaxation: label[v] = min(init[v], label[u] + weight[v]); returns labels, preds."""
-    label = init.copy()
-    pred = np.full(len(adj), -1, dtype=np.int64)
-    heap = [(int(d), v) for v, d in enumerate(label) if d < INF]
+    """Node-weighted relaxation: label[v] = min(init[v], label[u] + weight[v]); returns labels, preds.
+    (Python lists inside: indexing a numpy array one element at a time is several times slower.)"""
+    label = init.tolist() if isinstance(init, np.ndarray) else list(init)
+    pred = [-1] * len(adj)
+    heap = [(d, v) for v, d in enumerate(label) if d < INF]
     heapq.heapify(heap)
-    done = np.zeros(len(adj), dtype=bool)
+    done = [False] * len(adj)
     while heap:
         d, u = heapq.heappop(heap)
         if done[u] or d > label[u]:
@@ -113,7 +114,7 @@ def node_dijkstra(adj: list[list[int]], weight: list[int], init: np.ndarray) -> 
                 label[v] = nd
                 pred[v] = u
                 heapq.heappush(heap, (nd, v))
-    return label, pred
+    return np.array(label, dtype=np.int64), np.array(pred, dtype=np.int64)
 
 
 def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tuple[np.ndarray, callable]:

@@ -25,7 +25,7 @@ from nochmal.missions.coop import mission_status
 from nochmal.missions.loader import builtin_missions
 from nochmal.missions.objectives import items_needed, objective_items
 from nochmal.missions.model import Mission, Objective
-from nochmal.missions.split import (check_split, rolls_for, separator_lower_bound, sheet_crosses, solve_split,
+from nochmal.missions.split import (check_split, rolls_feasible, rolls_for, separator_lower_bound, sheet_crosses, solve_split,
                                     split_instance, team_plan)
 from nochmal.bitsets import bit_list
 from nochmal.sheet import Sheet
@@ -269,7 +269,7 @@ def test_room_status_figures_match_independent_oracles_for_every_shipped_mission
     assert plan.split.rolls_upper == max((rolls_for(p.crosses.upper) for p in plan.split.plans), default=0)
 
 
-# --- the separator lower bound vs brute force ------------------------------------------------
+# --- the separator lower bound and rolls_feasible vs brute force ------------------------------------------------
 def brute_rolls(inst) -> int:
     """Every assignment of the units to the sheets allowed to take them (or none)."""
     n = len(inst.sheets)
@@ -292,7 +292,7 @@ def brute_rolls(inst) -> int:
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_separator_bound_never_exceeds_the_brute_force_optimum(seed):
+def test_lower_bounds_and_listed_splits_match_the_brute_force_optimum(seed):
     rng = random.Random(3000 + seed)
     objectives = [Objective("columns", "team", columns=(0, 1, 2, 12, 13, 14)),
                   Objective("columns", "team", columns=(3, 4, 5, 6, 8)),
@@ -311,6 +311,16 @@ def test_separator_bound_never_exceeds_the_brute_force_optimum(seed):
         pytest.skip("no small case drawn")
     want = brute_rolls(inst)
     assert separator_lower_bound(inst, 0, want + 3, time_limit=30) <= want
+    if want > 0:  # listing every subset that fits: no split within want - 1 rolls, one within want
+        assert rolls_feasible(inst, want - 1, budget=100_000, time_limit=30)[0] is False
+    feasible, assignment = rolls_feasible(inst, want, budget=100_000, time_limit=30)
+    assert feasible is True and not check_split(inst, assignment)
+    for p, units in enumerate(assignment):
+        if units:
+            target = 0
+            for u in units:
+                target |= inst.units[u].masks[p]
+            assert rolls_for(fewest_crosses(inst.sheets[p], target).upper) <= want
     fast = solve_split(inst)
     assert fast.rolls_lower <= want <= fast.rolls_upper
     if fast.exact:
