@@ -358,18 +358,20 @@ def separator_lower_bound(inst: SplitInstance, lower: int, upper: int, time_limi
     return lower
 
 
-def _subsets_within(inst: SplitInstance, p: int, capacity: int, budget: list[int]) -> list | None:
+def _subsets_within(inst: SplitInstance, p: int, capacity: int, budget: list[int], deadline: float) -> list | None:
     """Every subset of sheet p's units whose fewest crosses may fit ``capacity`` (lower figure
     <= capacity), with its figure; grown unit by unit (a superset never costs less, so a
     subset that cannot fit ends its branch). None when ``budget`` (figures left to compute,
-    shared by the sheets) runs out."""
+    shared by the sheets) runs out or at ``deadline`` (time.monotonic)."""
+    import time
+
     units = [u for u in range(len(inst.units)) if inst.units[u].masks[p] is not None and inst.units[u].masks[p]]
     found = [((), CrossesEstimate(0, 0))]
     stack = [((), -1)]
     while stack:
         subset, last = stack.pop()
         for i in range(last + 1, len(units)):
-            if budget[0] <= 0:
+            if budget[0] <= 0 or time.monotonic() > deadline:
                 return None
             budget[0] -= 1
             grown = subset + (units[i],)
@@ -380,7 +382,7 @@ def _subsets_within(inst: SplitInstance, p: int, capacity: int, budget: list[int
     return found
 
 
-def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 1500,
+def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 600,
                    time_limit: float = 1.0) -> tuple[bool | None, list[tuple[int, ...]] | None]:
     """Whether some split finishes within ``rolls`` rolls, decided exactly where few subsets of
     units fit in 5 x rolls crosses (a late game, or stars from nearby): every such subset of
@@ -388,13 +390,16 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 1500,
     that meets the demands. (False, None): no split can (a proven lower bound of rolls + 1);
     (True, assignment): this split does, every sheet's exact-or-upper figure within the
     rolls; (None, None): undecided (too many subsets, or the time limit)."""
+    import time
+
     from ortools.sat.python import cp_model
 
+    deadline = time.monotonic() + time_limit
     capacity = CROSSES_PER_ROLL * rolls
     left = [budget]
     options = []
     for p in range(len(inst.sheets)):
-        rows = _subsets_within(inst, p, capacity, left)
+        rows = _subsets_within(inst, p, capacity, left, deadline)
         if rows is None:
             return None, None
         options.append(rows)
@@ -410,7 +415,7 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 1500,
         picks.append(zs)
     _add_demands(m, inst, covered)
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.01, time_limit)
+    solver.parameters.max_time_in_seconds = max(0.01, deadline - time.monotonic())
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = 0
     status = solver.Solve(m)
@@ -563,14 +568,14 @@ def _solver(time_limit: float):
 
 
 def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float = 1.0,
-                 enough: int = 0, before_search=None) -> list[tuple[int, ...]]:
+                 enough: int = 0, lift=None) -> list[tuple[int, ...]]:
     """A good split fast (an upper bound and the CP-SAT hint): units go, hardest first, to the
     sheet where the slowest sheet grows least; then :func:`local_search` moves and swaps
     units while that lowers (rolls, crosses). Demands that need only some units take their cheapest ones;
     of alternative demands, the cheapest alternative. The search stops as soon as the split
     needs at most ``enough`` rolls (a proven lower bound: nothing can be faster);
-    ``before_search(assignment)``, called with the greedy split, may return a better bound
-    (so that the search does not hunt for a split that cannot exist)."""
+    ``lift(assignment)``, called when a short first search misses that bound, may return a
+    better one (so that the search does not hunt long for a split that cannot exist)."""
     import time
 
     n = len(inst.sheets)
@@ -602,8 +607,11 @@ def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float =
             slowest = max([rolls_for(trial)] + [rolls_for(cost(q, assignment[q])) for q in range(n) if q != p])
             options.append((slowest, trial - cost(p, assignment[p]), p))
         assignment[min(options)[2]].append(u)
-    if before_search is not None:
-        enough = max(enough, before_search(assignment))
+    if lift is not None:  # a short search first; if it misses the bound, try to lift the bound before searching on
+        assignment = local_search(inst, assignment, cost, min(deadline, time.monotonic() + seconds * 0.4), enough)
+        if _split_key([cost(p, assignment[p]) for p in range(n)])[0] > enough:
+            enough = max(enough, lift(assignment))
+            deadline = max(deadline, time.monotonic() + seconds / 2)  # (lifting may have taken a while)
     return [tuple(a) for a in local_search(inst, assignment, cost, deadline, enough)]
 
 
@@ -742,14 +750,14 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
             greedy = seed
     found = None
     if greedy is None:
-        def raise_first(assignment) -> int:  # before the local search: lift the bound to the greedy split
+        def raise_first(assignment) -> int:  # lift the bound towards the greedy split's rolls
             nonlocal lower_cheap, found, bound, raised
             rolls = max(rolls_for(_upper_crosses(inst, p, units)) for p, units in enumerate(assignment))
             if shortcut and rolls > lower_cheap and not raised:
-                lower_cheap, found, bound = _raise_lower(inst, lower_cheap, rolls, min(1.0, time_limit / 3))
+                lower_cheap, found, bound = _raise_lower(inst, lower_cheap, rolls, min(0.5, time_limit / 6))
                 raised = True
             return lower_cheap if found is None else 10**9  # (a split within the bound is known: no search)
-        greedy = greedy_split(inst, allowed, time_limit / 3, enough=lower_cheap, before_search=raise_first)
+        greedy = greedy_split(inst, allowed, time_limit / 3, enough=lower_cheap, lift=raise_first)
     greedy_plans = _plans(inst, found if found is not None else greedy, 0.0)
     greedy_rolls = max(plan.rolls for plan in greedy_plans)
     if shortcut and greedy_rolls > lower_cheap and not raised:
