@@ -382,7 +382,7 @@ def _subsets_within(inst: SplitInstance, p: int, capacity: int, budget: list[int
     return found
 
 
-def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 600,
+def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 4000,
                    time_limit: float = 1.0) -> tuple[bool | None, list[tuple[int, ...]] | None]:
     """Whether some split finishes within ``rolls`` rolls, decided exactly where few subsets of
     units fit in 5 x rolls crosses (a late game, or stars from nearby): every such subset of
