@@ -738,14 +738,14 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
     greedy = None
     seed = _remembered_split(inst) if shortcut else None
     if seed is not None:  # the last split of the same units (a room after a tap): usually still good, or nearly
-        seed = local_search(inst, seed, lambda p, units: _upper_crosses(inst, p, units),
-                            time.monotonic() + min(0.3, time_limit / 10), lower_cheap)
-        seed_rolls = max(rolls_for(_upper_crosses(inst, p, units)) for p, units in enumerate(seed))
-        if seed_rolls > lower_cheap:
-            lower_cheap, found, bound = _raise_lower(inst, lower_cheap, seed_rolls, min(1.0, time_limit / 3))
+        cost = lambda p, units: _upper_crosses(inst, p, units)  # noqa: E731
+        seed = local_search(inst, seed, cost, time.monotonic() + min(0.08, time_limit / 30), lower_cheap)
+        seed_rolls = max(rolls_for(cost(p, units)) for p, units in enumerate(seed))
+        if seed_rolls > lower_cheap:  # a short search missed the bound: lift it before searching longer
+            lower_cheap, found, bound = _raise_lower(inst, lower_cheap, seed_rolls, min(0.5, time_limit / 6))
             raised = True
-            seed = found or seed
-            seed_rolls = max(rolls_for(_upper_crosses(inst, p, units)) for p, units in enumerate(seed))
+            seed = local_search(inst, found or seed, cost, time.monotonic() + min(0.3, time_limit / 10), lower_cheap)
+        seed_rolls = max(rolls_for(_upper_crosses(inst, p, units)) for p, units in enumerate(seed))
         if seed_rolls <= lower_cheap:
             greedy = seed
     found = None
