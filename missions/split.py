@@ -22,10 +22,13 @@ alternatives, one of them suffices: the ``any`` scope). Two exact models, both C
   by a time limit; then it reports the proven bound and the best split found.
 
 Both minimise the rolls first, then the total crosses. Cheap valid lower bounds (every unit
-must be paid by its cheapest sheet) guard both. Before building the cells model, a greedy
-split improved by local search (moves and swaps of units) is tried: when its rolls equal the
-cheap lower bound they are proven and CP-SAT is skipped (bounds that meet; the total crosses
-are then the local search's, which CP-SAT would only have tied or lowered). :func:`check_split` validates a split
+must be paid by its cheapest sheet) guard both. Before building the cells model (bounds
+that meet, fast paths for a room's status after each tap): a split is found by local search
+(moves and swaps of units) from the last split of the same units or from a greedy one, and
+its rolls are proven when they meet a lower bound: the cheap one, :func:`separator_lower_bound`
+(the cells a sheet crosses between its units) or :func:`rolls_feasible` (every subset of
+units that fits a roll count, listed); only otherwise does CP-SAT run. A split proven this way
+has the local search's total crosses, not a solver's minimum (the rolls are what is proven). :func:`check_split` validates a split
 without any solver. The crossing path of each sheet is a real order (each cell anchored when
 placed) from ``fewest_crosses`` on the sheet's chosen target.
 """
