@@ -28,8 +28,8 @@ that meet, fast paths for a room's status after each tap): a split is found by l
 its rolls are proven when they meet a lower bound: the cheap one, :func:`separator_lower_bound`
 (the cells a sheet crosses between its units) or :func:`rolls_feasible` (every subset of
 units that fits a roll count, listed); only otherwise does CP-SAT run. A split proven this way
-has the local search's total crosses, not a solver's minimum (the rolls are what is proven). :func:`check_split` validates a split
-without any solver. The crossing path of each sheet is a real order (each cell anchored when
+has the local search's total crosses, not a solver's minimum (the rolls are what is proven).
+:func:`check_split` validates a split without any solver. The crossing path of each sheet is a real order (each cell anchored when
 placed) from ``fewest_crosses`` on the sheet's chosen target.
 """
 
