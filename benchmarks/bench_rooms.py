@@ -12,9 +12,14 @@ Prints figures, asserts nothing. Three parts, each bounded in count and time:
    ``sheet`` event. Also the tap's own round trip and the server time of the PUT and of
    ``GET /api/rooms/{id}`` (the app's ``Server-Timing`` header) under that load.
 2. **Room status**, in this process (what the server's status child runs): a 4-seat room
-   of each shipped mission; after each single-seat edit, the quick status (what GET answers
-   at once), the full status with the per-sheet caches warm (only the edited sheet is
-   new), and a cold full status (caches cleared).
+   of each shipped mission (``--missions``: some), after its empty room's status (untimed,
+   as the server computes it at creation; it pays the imports too); after each single-seat
+   edit, the quick status (what GET answers at once), the full status with the per-sheet
+   caches warm (only the edited sheet is new), and a cold full status (every cache cleared).
+   Each mission draws its own edits (seeded by ``--seed`` and its id). ``--detail`` prints
+   every edit's time and split; ``--answers FILE`` writes every full status's figures, and
+   ``--compare OLD NEW`` checks two such files (an old and a new tree: equal, or inside the
+   old bounds).
 3. **Kill and restart**: a server process, 4 seats writing edits as fast as they are
    answered, SIGKILL after ``--kill-after`` seconds, restart on the same data folder;
    edits acknowledged vs edits found.
@@ -44,6 +49,8 @@ CELLS = [f"{c}{r}" for c in "HGIJFKE" for r in range(1, 8)]  # a growing sheet: 
 
 
 def pct(values: list[float], q: float) -> float:
+    if not values:  # (e.g. no cold status with fewer than 4 edits)
+        return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
@@ -226,8 +233,60 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
 
 
 # --- 2. status time -------------------------------------------------------------------------------
-def status_times(edits: int, seed: int) -> None:
+def clear_caches() -> None:
+    """Every cache the full status keeps between calls (those a tree does not have are skipped)."""
+    from nochmal import sheetgraph
     from nochmal.missions import objectives, split
+
+    objectives._crosses_cached.cache_clear()
+    for owner, name in ((split, "_FIGURES"), (split, "_LAST_SPLITS"), (sheetgraph, "_RECENT")):
+        if hasattr(owner, name):
+            getattr(owner, name).clear()
+
+
+def figures(doc: dict) -> dict:
+    """The answers of a full status (what a faster path must not change): state, per objective
+    and sheet the fewest-crosses interval, the split's rolls interval, the score bounds."""
+    team = doc.get("team") or {}
+    split = team.get("split") or {}
+    return {"state": doc["state"],
+            "crosses": [[None if c is None else [c["lower"], c["upper"]] for c in o["fewest_crosses"]]
+                        for o in doc["objectives"]],
+            "split": [split.get("rolls_lower"), split.get("rolls_upper")],
+            "score_bounds": [b["best_reachable"] for b in team.get("score_bounds", [])]}
+
+
+def compare_answers(old_file: str, new_file: str) -> None:
+    """Old vs new answers (files written by --answers in two trees): equal, or new inside old's
+    bounds (tighter), or different (a wrong answer in one of them)."""
+    import json
+
+    try:
+        old, new = json.loads(Path(old_file).read_text()), json.loads(Path(new_file).read_text())
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"error: --compare: cannot read an answers file: {exc}")
+
+    def inside(a, b) -> bool:  # interval b within interval a
+        return a is not None and b is not None and a[0] is not None and a[0] <= b[0] <= b[1] <= a[1]
+
+    equal = tighter = 0
+    for key in sorted(old.keys() & new.keys()):
+        o, n = old[key], new[key]
+        pairs = [(a, b) for ro, rn in zip(o["crosses"], n["crosses"]) for a, b in zip(ro, rn)] + [(o["split"], n["split"])]
+        if o == n:
+            equal += 1
+        elif all(a == b or inside(a, b) for a, b in pairs) and o["score_bounds"] == n["score_bounds"] and \
+                (o["state"] == n["state"] or (o["split"] != n["split"] and n["state"] == "lost")):
+            tighter += 1
+            print(f"  tighter {key}: split {o['split']} -> {n['split']}, state {o['state']} -> {n['state']}")
+        else:
+            print(f"  DIFFERENT {key}: {o} -> {n}")
+    print(f"{len(old.keys() & new.keys())} statuses: {equal} equal, {tighter} tighter (inside the old bounds), "
+          f"{len(old.keys() & new.keys()) - equal - tighter} different")
+
+
+def status_times(edits: int, seed: int, only: list[str] | None = None, detail: bool = False,
+                 answers: str | None = None) -> None:
     from nochmal.missions.loader import builtin_missions
     from nochmal.web.rooms.model import RoomSpec, SheetState
     from nochmal.web.rooms.status import full_status, quick_status
@@ -235,10 +294,17 @@ def status_times(edits: int, seed: int) -> None:
     from nochmal.board import load_board
 
     board = load_board("classic")
-    rng = random.Random(seed)
     print(f"{'mission':14} {'quick (GET) ms':>22} {'full, warm caches ms':>26} {'full, cold ms':>22}")
+    found: dict[str, dict] = {}
     for mission in builtin_missions():
+        if only and mission.id not in only:
+            continue
+        rng = random.Random(f"{seed}-{mission.id}")  # each mission's own edits, whichever missions run
         spec = RoomSpec("mission", "classic", 4, mission.id, "normal")
+        # untimed: the new room's own status (4 empty sheets), as the server computes it when the
+        # room is created; it also pays the imports (OR-Tools, scipy, networkx) that the status
+        # child process pays once in its life
+        full_status(Room("bench", spec, 10, 0, 0.0, 0.0, tuple(Seat(s, f"P{s}", SheetState(0), 0) for s in range(4))))
         states = [0] * 4
         anchored = [board.start_mask] * 4
         quick, warm, cold = [], [], []
@@ -256,16 +322,24 @@ def status_times(edits: int, seed: int) -> None:
             quick_status(room)
             quick.append((time.perf_counter() - t) * 1000)
             t = time.perf_counter()
-            full_status(room)
+            doc = full_status(room)
             warm.append((time.perf_counter() - t) * 1000)
+            found[f"{mission.id}/{k + 1}"] = figures(doc)
+            if detail:
+                team = (doc.get("team") or {}).get("split") or {}
+                print(f"  {mission.id} edit {k + 1}: {warm[-1]:.1f} ms; split rolls {team.get('rolls_lower')}.."
+                      f"{team.get('rolls_upper')} ({team.get('method')})")
             if k % 4 == 3:
-                objectives._crosses_cached.cache_clear()
-                split._FIGURES.clear()
+                clear_caches()
                 t = time.perf_counter()
                 full_status(room)
                 cold.append((time.perf_counter() - t) * 1000)
         print(f"{mission.id:14} {pct(quick, 0.5):9.1f} / {pct(quick, 0.95):6.1f} p95 "
               f"{pct(warm, 0.5):11.1f} / {pct(warm, 0.95):7.1f} p95 {pct(cold, 0.5):9.1f} / {pct(cold, 0.95):7.1f} p95")
+    if answers:
+        import json
+
+        Path(answers).write_text(json.dumps(found, indent=1))
 
 
 # --- 3. kill and restart ---------------------------------------------------------------------------
@@ -324,8 +398,16 @@ def main() -> None:
     parser.add_argument("--pause-max", type=float, default=4.0, help="longest pause between a client's taps, s")
     parser.add_argument("--client-procs", type=int, default=4, help="processes the clients run in (default 4)")
     parser.add_argument("--parts", default="123", help="which parts to run (default 123)")
+    parser.add_argument("--missions", default="", help="part 2: only these missions (comma-separated ids)")
+    parser.add_argument("--detail", action="store_true", help="part 2: print every edit's time and split")
+    parser.add_argument("--answers", metavar="FILE", help="part 2: write every full status's figures to FILE (JSON)")
+    parser.add_argument("--compare", nargs=2, metavar=("OLD", "NEW"),
+                        help="only compare two --answers files (e.g. of an old and a new tree) and exit")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    if args.compare:
+        compare_answers(*args.compare)
+        return
     for name in ("rooms", "edits", "status_edits"):
         if getattr(args, name) < 1:
             raise SystemExit(f"error: --{name.replace('_', '-')} must be at least 1")
@@ -336,7 +418,7 @@ def main() -> None:
         load_part(args)
     if "2" in args.parts:
         print(f"\n2. room status of a 4-seat room, {args.status_edits} single-seat edits per mission (p50 / p95)")
-        status_times(args.status_edits, args.seed)
+        status_times(args.status_edits, args.seed, [m for m in args.missions.split(",") if m], args.detail, args.answers)
     if "3" in args.parts:
         print(f"\n3. kill and restart after {args.kill_after:g} s of edits from 4 seats")
         acked, found, extra = asyncio.run(kill_and_restart(args.kill_after))

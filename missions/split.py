@@ -22,8 +22,14 @@ alternatives, one of them suffices: the ``any`` scope). Two exact models, both C
   by a time limit; then it reports the proven bound and the best split found.
 
 Both minimise the rolls first, then the total crosses. Cheap valid lower bounds (every unit
-must be paid by its cheapest sheet) guard both. :func:`check_split` validates a split
-without any solver. The crossing path of each sheet is a real order (each cell anchored when
+must be paid by its cheapest sheet) guard both. Before building the cells model (bounds
+that meet, fast paths for a room's status after each tap): a split is found by local search
+(moves and swaps of units) from the last split of the same units or from a greedy one, and
+its rolls are proven when they meet a lower bound: the cheap one, :func:`separator_lower_bound`
+(the cells a sheet crosses between its units) or :func:`rolls_feasible` (every subset of
+units that fits a roll count, listed); only otherwise does CP-SAT run. A split proven this way
+has the local search's total crosses, not a solver's minimum (the rolls are what is proven).
+:func:`check_split` validates a split without any solver. The crossing path of each sheet is a real order (each cell anchored when
 placed) from ``fewest_crosses`` on the sheet's chosen target.
 """
 
@@ -271,9 +277,166 @@ def unit_lower_bound(inst: SplitInstance) -> int:
     return best
 
 
+def _reach_without(sheet: Sheet, removed: int) -> int:
+    """Open cells a crossing sequence can reach from the anchored region without crossing any
+    cell of ``removed``."""
+    board = sheet.board
+    allowed = board.full_mask & ~sheet.crossed & ~removed
+    reach = frontier = sheet.anchored & allowed
+    while frontier:
+        grown = 0
+        for b in bit_list(frontier):
+            grown |= board.neighbour_mask[b]
+        frontier = grown & allowed & ~reach
+        reach |= frontier
+    return reach
+
+
+def separator_lower_bound(inst: SplitInstance, lower: int, upper: int, time_limit: float = 1.0) -> int:
+    """A lower bound on the rolls, at least ``lower`` and at most ``upper``, that sees the
+    crosses a sheet spends between its units.
+
+    On sheet q, unit j *separates* unit u when every crossing sequence that finishes u crosses
+    a cell of j (u cannot be reached once j's open cells are taken away). A sheet that takes u
+    but not j crosses at least one cell of j besides its own units' cells, and these cells are
+    distinct for distinct j when the units' cells are disjoint, so
+
+        crosses of q  >=  sum of the sizes of q's units + #{j not q's: j separates one of them}.
+
+    For R = lower, lower + 1, ... below ``upper``: a small CP-SAT model (one boolean per sheet
+    and unit, demands met, every sheet within 5 R crosses under that figure) that is
+    infeasible proves that R rolls cannot do; the first R it cannot rule out (feasible, or
+    undecided within the time limit) is the bound. Column relay is the case it is for: a
+    sheet that takes column A but not B..G crosses a cell in each of them. ``lower`` when
+    some sheet's units share cells (the count would not be valid)."""
+    import time
+
+    from ortools.sat.python import cp_model
+
+    n = len(inst.sheets)
+    units = inst.units
+    seps: list[dict[int, list[int]]] = []
+    for q, sheet in enumerate(inst.sheets):
+        mine = [u for u in range(len(units)) if units[u].masks[q] is not None and units[u].masks[q]]
+        union = 0
+        for u in mine:
+            if union & units[u].masks[q]:
+                return lower
+            union |= units[u].masks[q]
+        by_u: dict[int, list[int]] = {u: [] for u in mine}
+        for j in mine:
+            reach = _reach_without(sheet, units[j].masks[q])
+            for u in mine:
+                if u != j and units[u].masks[q] & ~reach:
+                    by_u[u].append(j)
+        seps.append(by_u)
+    deadline = time.monotonic() + time_limit
+    while lower < upper:
+        m = cp_model.CpModel()
+        capacity = CROSSES_PER_ROLL * lower
+        covered: dict[int, list] = {u: [] for u in range(len(units))}
+        for q in range(n):
+            x = {}
+            for u in seps[q]:
+                if units[u].masks[q].bit_count() + len(seps[q][u]) <= capacity:  # alone it fits
+                    x[u] = m.NewBoolVar(f"x{q}_{u}")
+                    covered[u].append(x[u])
+            load = [units[u].masks[q].bit_count() * var for u, var in x.items()]
+            for j in {j for u in x for j in seps[q][u]}:
+                z = m.NewBoolVar(f"z{q}_{j}")  # q crosses a cell of j without taking j
+                for u in (u for u in x if j in seps[q][u]):
+                    m.Add(z >= x[u] - x[j]) if j in x else m.Add(z >= x[u])
+                load.append(z)
+            m.Add(sum(load) <= capacity)
+        for takers in covered.values():  # a unit taken twice only adds crosses (and this makes it fast)
+            m.AddAtMostOne(takers)
+        _add_demands(m, inst, covered)
+        solver = cp_model.CpSolver()
+        solver.parameters.max_time_in_seconds = max(0.01, deadline - time.monotonic())
+        solver.parameters.num_workers = 1
+        solver.parameters.random_seed = 0
+        if solver.Solve(m) != cp_model.INFEASIBLE:
+            break
+        lower += 1
+    return lower
+
+
+def _subsets_within(inst: SplitInstance, p: int, capacity: int, budget: list[int], deadline: float) -> list | None:
+    """Every subset of sheet p's units whose fewest crosses may fit ``capacity`` (lower figure
+    <= capacity), with its figure; grown unit by unit (a superset never costs less, so a
+    subset that cannot fit ends its branch). None when ``budget`` (figures left to compute,
+    shared by the sheets) runs out or at ``deadline`` (time.monotonic)."""
+    import time
+
+    units = [u for u in range(len(inst.units)) if inst.units[u].masks[p] is not None and inst.units[u].masks[p]]
+    found = [((), CrossesEstimate(0, 0))]
+    stack = [((), -1)]
+    while stack:
+        subset, last = stack.pop()
+        for i in range(last + 1, len(units)):
+            if budget[0] <= 0 or time.monotonic() > deadline:
+                return None
+            budget[0] -= 1
+            grown = subset + (units[i],)
+            est = sheet_crosses(inst.sheets[p], _target(inst, p, grown))
+            if est.lower <= capacity:
+                found.append((grown, est))
+                stack.append((grown, i))
+    return found
+
+
+def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 4000,
+                   time_limit: float = 1.0) -> tuple[bool | None, list[tuple[int, ...]] | None]:
+    """Whether some split finishes within ``rolls`` rolls, decided exactly where few subsets of
+    units fit in 5 x rolls crosses (a late game, or stars from nearby): every such subset of
+    every sheet is listed (:func:`_subsets_within`) and a CP-SAT model picks one per sheet
+    that meets the demands. (False, None): no split can (a proven lower bound of rolls + 1);
+    (True, assignment): this split does, every sheet's exact-or-upper figure within the
+    rolls; (None, None): undecided (too many subsets, or the time limit)."""
+    import time
+
+    from ortools.sat.python import cp_model
+
+    deadline = time.monotonic() + time_limit
+    capacity = CROSSES_PER_ROLL * rolls
+    left = [budget]
+    options = []
+    for p in range(len(inst.sheets)):
+        rows = _subsets_within(inst, p, capacity, left, deadline)
+        if rows is None:
+            return None, None
+        options.append(rows)
+    m = cp_model.CpModel()
+    covered: dict[int, list] = {u: [] for u in range(len(inst.units))}
+    picks = []
+    for p, rows in enumerate(options):
+        zs = [m.NewBoolVar(f"z{p}_{i}") for i in range(len(rows))]
+        m.AddExactlyOne(zs)
+        for z, (subset, _) in zip(zs, rows):
+            for u in subset:
+                covered[u].append(z)
+        picks.append(zs)
+    _add_demands(m, inst, covered)
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = max(0.01, deadline - time.monotonic())
+    solver.parameters.num_workers = 1
+    solver.parameters.random_seed = 0
+    status = solver.Solve(m)
+    if status == cp_model.INFEASIBLE:
+        return False, None
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None, None
+    chosen = [rows[next(i for i, z in enumerate(zs) if solver.Value(z))] for rows, zs in zip(options, picks)]
+    if any(est.upper > capacity for _, est in chosen):  # only lower figures fit: undecided
+        return None, None
+    return True, [subset for subset, _ in chosen]
+
+
 # --- solving ----------------------------------------------------------------------------------
-def solve_split(inst: SplitInstance, time_limit: float = SPLIT_SECONDS, model: str | None = None) -> Split:
-    """The split with the fewest rolls (then fewest crosses); ``model`` forces "subsets" or "cells"."""
+def solve_split(inst: SplitInstance, time_limit: float = SPLIT_SECONDS, model: str | None = None,
+                shortcut: bool = True) -> Split:
+    """The split with the fewest rolls (then fewest crosses); ``model`` forces "subsets" or "cells";
+    ``shortcut=False`` always runs the cells model's solver (tests compare the two)."""
     n = len(inst.sheets)
     if not inst.demands:
         return Split(inst, 0, 0, tuple(SheetPlan((), CrossesEstimate(0, 0)) for _ in range(n)), "nothing to do")
@@ -282,7 +445,7 @@ def solve_split(inst: SplitInstance, time_limit: float = SPLIT_SECONDS, model: s
         model = "subsets" if all(2 ** len(a) <= SUBSET_LIMIT for a in allowed) else "cells"
     if model == "subsets":
         return _solve_subsets(inst, allowed, time_limit)
-    return _solve_cells(inst, allowed, time_limit)
+    return _solve_cells(inst, allowed, time_limit, shortcut)
 
 
 def _plans(inst: SplitInstance, assignment: list[tuple[int, ...]], time_limit: float) -> tuple[SheetPlan, ...]:
@@ -407,18 +570,22 @@ def _solver(time_limit: float):
     return solver
 
 
-def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float = 1.0) -> list[tuple[int, ...]]:
+def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float = 1.0,
+                 enough: int = 0, lift=None) -> list[tuple[int, ...]]:
     """A good split fast (an upper bound and the CP-SAT hint): units go, hardest first, to the
-    sheet where the slowest sheet grows least; then units move off the slowest sheet while
-    that lowers (rolls, crosses). Demands that need only some units take their cheapest ones;
-    of alternative demands, the cheapest alternative."""
+    sheet where the slowest sheet grows least; then :func:`local_search` moves and swaps
+    units while that lowers (rolls, crosses). Demands that need only some units take their cheapest ones;
+    of alternative demands, the cheapest alternative. The search stops as soon as the split
+    needs at most ``enough`` rolls (a proven lower bound: nothing can be faster);
+    ``lift(assignment)``, called when a short first search misses that bound, may return a
+    better one (so that the search does not hunt long for a split that cannot exist)."""
     import time
 
     n = len(inst.sheets)
     deadline = time.monotonic() + seconds
 
     def cost(p: int, units) -> int:
-        return sheet_crosses(inst.sheets[p], _target(inst, p, units)).upper if units else 0
+        return _upper_crosses(inst, p, units)
 
     def single(u: int) -> int:
         return min(cost(p, (u,)) for p in range(n) if inst.units[u].masks[p] is not None)
@@ -443,35 +610,168 @@ def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float =
             slowest = max([rolls_for(trial)] + [rolls_for(cost(q, assignment[q])) for q in range(n) if q != p])
             options.append((slowest, trial - cost(p, assignment[p]), p))
         assignment[min(options)[2]].append(u)
+    if lift is not None:  # a short search first; if it misses the bound, try to lift the bound before searching on
+        assignment = local_search(inst, assignment, cost, min(deadline, time.monotonic() + seconds * 0.4), enough)
+        if _split_key([cost(p, assignment[p]) for p in range(n)])[0] > enough:
+            enough = max(enough, lift(assignment))
+            deadline = max(deadline, time.monotonic() + seconds / 2)  # (lifting may have taken a while)
+    return [tuple(a) for a in local_search(inst, assignment, cost, deadline, enough)]
 
-    def score(assign) -> tuple[int, int]:
-        costs = [cost(p, assign[p]) for p in range(n)]
-        return max(rolls_for(c) for c in costs), sum(costs)
 
-    current = score(assignment)
-    improved = True
-    while improved and time.monotonic() < deadline:
-        improved = False
-        slow = max(range(n), key=lambda p: cost(p, assignment[p]))
-        for u in list(assignment[slow]):
-            for q in range(n):
-                if q == slow or inst.units[u].masks[q] is None or time.monotonic() > deadline:
-                    continue
-                trial = [list(a) for a in assignment]
-                trial[slow].remove(u)
-                trial[q].append(u)
-                value = score(trial)
-                if value < current:
-                    assignment, current, improved = trial, value, True
-                    break
-            if improved:
+# The last splits found, by their units (objective and name; not the sheets, which change with
+# every tap): the seed of the next search for the same units. Only a starting point: whatever
+# it holds, the split is checked and the bounds proven as for any other.
+_LAST_SPLITS: OrderedDict = OrderedDict()
+_LAST_SPLITS_MAX = 256
+
+
+def _units_key(inst: SplitInstance) -> tuple:
+    return len(inst.sheets), tuple((u.objective, u.name) for u in inst.units), inst.demands
+
+
+def _remember_split(inst: SplitInstance, assignment) -> None:
+    with _FIGURES_LOCK:
+        _LAST_SPLITS[_units_key(inst)] = tuple(tuple(a) for a in assignment)
+        _LAST_SPLITS.move_to_end(_units_key(inst))
+        while len(_LAST_SPLITS) > _LAST_SPLITS_MAX:
+            _LAST_SPLITS.popitem(last=False)
+
+
+def _remembered_split(inst: SplitInstance) -> list[list[int]] | None:
+    with _FIGURES_LOCK:
+        seed = _LAST_SPLITS.get(_units_key(inst))
+    if seed is None or any(inst.units[u].masks[p] is None for p, units in enumerate(seed) for u in units):
+        return None
+    return [list(units) for units in seed]
+
+
+def _upper_crosses(inst: SplitInstance, p: int, units) -> int:
+    """The crosses sheet p needs for ``units`` (the upper figure: achievable)."""
+    return sheet_crosses(inst.sheets[p], _target(inst, p, units)).upper if units else 0
+
+
+def _raise_lower(inst: SplitInstance, lower: int, upper: int, time_limit: float):
+    """Lift a lower bound on the rolls towards a split's ``upper``: the separator bound, then
+    :func:`rolls_feasible` per roll count while it decides. Returns (the bound, a split that
+    needs only the bound's rolls when rolls_feasible found one else None, its name)."""
+    import time
+
+    deadline = time.monotonic() + time_limit
+    raised = separator_lower_bound(inst, lower, upper, time_limit / 2)
+    bound = "lower bound" if raised == lower else "separator lower bound"
+    lower = raised
+    while lower < upper and time.monotonic() < deadline:
+        feasible, assignment = rolls_feasible(inst, lower, time_limit=max(0.01, deadline - time.monotonic()))
+        if feasible is None:
+            break
+        if feasible:
+            return lower, assignment, "lower bound (every split within it listed)"
+        lower += 1
+        bound = "lower bound (no split within one roll fewer)"
+    return lower, None, bound
+
+
+def _split_key(costs: list[int]) -> tuple[int, int, int]:
+    """How good a split is, smoothly: its rolls, then the crosses of the sheets that need
+    those rolls beyond the roll before (what must go to make it one roll faster), then the
+    total crosses. Lexicographically lower is better; the first and last entries are the
+    split's (rolls, crosses) that CP-SAT minimises."""
+    rolls = max((rolls_for(c) for c in costs), default=0)
+    floor = CROSSES_PER_ROLL * (rolls - 1)
+    return rolls, sum(c - floor for c in costs if c > floor), sum(costs)
+
+
+def local_search(inst: SplitInstance, assignment, cost, deadline: float, enough: int = 0) -> list[list[int]]:
+    """Improve a split by moving one unit off a sheet that needs the most rolls, or swapping
+    it with a unit of another sheet, while that lowers :func:`_split_key` (the set of units
+    done stays the same, so every demand stays met). Stops at a local optimum, at
+    ``deadline`` (time.monotonic), or once the split needs at most ``enough`` rolls."""
+    import time
+
+    n = len(inst.sheets)
+    assignment = [list(a) for a in assignment]
+    costs = [cost(p, assignment[p]) for p in range(n)]
+    current = _split_key(costs)
+    while current[0] > enough and time.monotonic() < deadline:
+        rolls = current[0]
+        slow = [p for p in range(n) if rolls_for(costs[p]) == rolls]
+        best = None
+        for p in slow:
+            for u in assignment[p]:
+                rest_p = [v for v in assignment[p] if v != u]
+                for q in range(n):
+                    if q == p or inst.units[u].masks[q] is None or rolls_for(cost(q, [u])) > rolls:
+                        continue  # (u alone already needs more rolls on q: no move or swap of it helps)
+                    trial = list(costs)
+                    trial[p] = cost(p, rest_p)
+                    trial[q] = cost(q, assignment[q] + [u])
+                    key = _split_key(trial)
+                    if key < current and (best is None or key < best[0]):
+                        best = (key, p, u, q, None, trial)
+                    for v in assignment[q]:  # swap u and v
+                        if inst.units[v].masks[p] is None:
+                            continue
+                        trial = list(costs)
+                        trial[p] = cost(p, rest_p + [v])
+                        trial[q] = cost(q, [w for w in assignment[q] if w != v] + [u])
+                        key = _split_key(trial)
+                        if key < current and (best is None or key < best[0]):
+                            best = (key, p, u, q, v, trial)
+            if time.monotonic() > deadline:
                 break
-    return [tuple(a) for a in assignment]
+        if best is None:
+            break
+        current, p, u, q, v, costs = best
+        assignment[p].remove(u)
+        assignment[q].append(u)
+        if v is not None:
+            assignment[q].remove(v)
+            assignment[p].append(v)
+    return assignment
 
 
-def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: float) -> Split:
+def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: float, shortcut: bool = True) -> Split:
     """One cross variable per (sheet, open cell); a flow from the crossed region keeps every
     sheet's new cells connected to it (so they can be crossed one by one, anchored)."""
+    import time
+
+    lower_cheap = unit_lower_bound(inst)
+    bound = "lower bound"
+    raised = False  # _raise_lower ran: its bound is final
+    greedy = None
+    seed = _remembered_split(inst) if shortcut else None
+    if seed is not None:  # the last split of the same units (a room after a tap): usually still good, or nearly
+        cost = lambda p, units: _upper_crosses(inst, p, units)  # noqa: E731
+        seed = local_search(inst, seed, cost, time.monotonic() + min(0.08, time_limit / 30), lower_cheap)
+        seed_rolls = max(rolls_for(cost(p, units)) for p, units in enumerate(seed))
+        if seed_rolls > lower_cheap:  # a short search missed the bound: lift it before searching longer
+            lower_cheap, found, bound = _raise_lower(inst, lower_cheap, seed_rolls, min(0.5, time_limit / 6))
+            raised = True
+            seed = local_search(inst, found or seed, cost, time.monotonic() + min(0.3, time_limit / 10), lower_cheap)
+        seed_rolls = max(rolls_for(_upper_crosses(inst, p, units)) for p, units in enumerate(seed))
+        if seed_rolls <= lower_cheap:
+            greedy = seed
+    found = None
+    if greedy is None:
+        def raise_first(assignment) -> int:  # lift the bound towards the greedy split's rolls
+            nonlocal lower_cheap, found, bound, raised
+            rolls = max(rolls_for(_upper_crosses(inst, p, units)) for p, units in enumerate(assignment))
+            if shortcut and rolls > lower_cheap and not raised:
+                lower_cheap, found, bound = _raise_lower(inst, lower_cheap, rolls, min(0.5, time_limit / 6))
+                raised = True
+            return lower_cheap if found is None else 10**9  # (a split within the bound is known: no search)
+        greedy = greedy_split(inst, allowed, time_limit / 3, enough=lower_cheap, lift=raise_first)
+    greedy_plans = _plans(inst, found if found is not None else greedy, 0.0)
+    greedy_rolls = max(plan.rolls for plan in greedy_plans)
+    if shortcut and greedy_rolls > lower_cheap and not raised:
+        lower_cheap, found, bound = _raise_lower(inst, lower_cheap, greedy_rolls, min(1.0, time_limit / 3))
+        if found is not None:
+            greedy_plans = _plans(inst, found, 0.0)
+            greedy_rolls = max(plan.rolls for plan in greedy_plans)
+    if shortcut:
+        _remember_split(inst, [plan.units for plan in greedy_plans])
+    if shortcut and greedy_rolls <= lower_cheap:  # bounds that meet: the split is proven, no solver needed
+        return Split(inst, greedy_rolls, greedy_rolls, greedy_plans, f"greedy split meets the {bound}")
     from ortools.sat.python import cp_model
 
     m = cp_model.CpModel()
@@ -516,10 +816,7 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
     _add_demands(m, inst, covered)
     big = 1 + sum(len(y) for y in cross_vars)
     m.Minimize(rolls * big + sum(all_crosses))
-    lower_cheap = unit_lower_bound(inst)
     m.Add(rolls >= lower_cheap)
-    greedy = greedy_split(inst, allowed, time_limit / 3)
-    greedy_plans = _plans(inst, greedy, 0.0)
     for p, plan in enumerate(greedy_plans):  # the greedy split as the solver's first solution
         path = inst.sheets[p].board.mask_of(plan.crosses.cells)
         for b, var in cross_vars[p].items():
@@ -639,4 +936,4 @@ def status_document(st, labels: list[str], plan: TeamPlan | None) -> dict:
 
 __all__ = ["status_document", "CROSSES_PER_ROLL", "Demand", "SheetPlan", "Split", "SplitInstance", "TeamPlan", "Unit",
            "best_score_bound", "check_split", "rolls_for", "sheet_crosses", "solve_split", "split_instance",
-           "team_plan", "unit_lower_bound"]
+           "rolls_feasible", "separator_lower_bound", "team_plan", "unit_lower_bound"]

@@ -30,13 +30,16 @@ from below.
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 from math import comb
 from typing import TYPE_CHECKING
 
-from nochmal.bitsets import bit_list
+from nochmal.bitsets import bit_list, components
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.sheet import Sheet, neighbours_of
 from nochmal.steiner import (INF, Reduced, connected_to_root, cpsat_steiner, crossing_order, dreyfus_wagner,
@@ -48,6 +51,8 @@ if TYPE_CHECKING:
 
 EXACT_LIMIT = 12  # terminals up to which the Dreyfus-Wagner search runs (3^k work, ~1 s at 12)
 CPSAT_SECONDS = 5.0  # CP-SAT time limit when the exact DP is out of reach
+LAZY_FROM = 8  # terminals from which Dreyfus-Wagner starts on a subset and adds terminals lazily
+_LAZY_STEP = 2  # terminals a lazy round adds (measured: fewer rounds vs. larger programmes)
 
 
 # --- the board as graphs (networkx: inspection, not the hot search) -----------------------
@@ -171,15 +176,16 @@ def fewest_crosses(sheet: Sheet, target: int, exact_limit: int = EXACT_LIMIT,
                    time_limit: float = CPSAT_SECONDS) -> CrossesEstimate:
     """Fewest further crosses after which every cell of ``target`` (a mask) is crossed.
 
-    Up to ``exact_limit`` terminal pieces: Dreyfus-Wagner, exact. Beyond: bounds from
-    Dreyfus-Wagner on a spread subset, then (``time_limit`` > 0) a CP-SAT model that either
-    proves the optimum or tightens the interval within the time limit.
+    Up to ``exact_limit`` terminal pieces: Dreyfus-Wagner, exact (from LAZY_FROM terminals on
+    a growing subset, see :func:`_approximate`). Beyond: bounds from Dreyfus-Wagner on a
+    spread subset, then (``time_limit`` > 0) a CP-SAT model that either proves the optimum
+    or tightens the interval within the time limit.
     """
     red = reduce_target(sheet, target)
     terms = red.terminals
     if not terms:
         return CrossesEstimate(red.base, red.base, crossing_order(sheet, red.base_mask), "exact")
-    if len(terms) <= exact_limit:
+    if len(terms) <= min(exact_limit, LAZY_FROM):
         dp, rebuild = dreyfus_wagner(red, terms, red.weight)
         full = (1 << len(terms)) - 1
         cost = int(dp[full][0])
@@ -192,12 +198,83 @@ def fewest_crosses(sheet: Sheet, target: int, exact_limit: int = EXACT_LIMIT,
     return _approximate(sheet, red, exact_limit, time_limit)
 
 
-def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float) -> CrossesEstimate:
-    """Too many terminals: DW on the farthest-spread subset gives both bounds.
+# Recent answers per board: (crossed cells, the target cells still open then, the witness's
+# new cells, the figure when exact else None). A sheet that only gained crosses since (a room
+# after a tap; another sheet finishing a star shrinks a team target) reuses them as bounds:
+# - upper: the old new cells minus the cells crossed meanwhile still finish every target cell
+#   they covered and hang off the larger crossed region (checked as a solution, then pruned);
+# - lower: an optimal set S for the new state, plus the cells crossed meanwhile, plus a path
+#   from each old target piece no longer wanted to the nearest wanted piece or the crossed
+#   region, solves the old state, so  new >= old figure - crossed meanwhile - those paths.
+# When they meet, the figure is proven without a search; else they let the lazy rounds of
+# _approximate stop early.
+_RECENT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # per board object (an id could be reused)
+_RECENT_LOCK = threading.Lock()
+_RECENT_PER_BOARD = 32
 
-    Lower bound: the optimum for the subset Q when the other terminals weigh 0, plus their
-    weight (any full solution is such a set for Q, its cost minus theirs). Upper bound: that
-    tree with the other terminals joined along shortest paths, then pruned.
+
+def _remember(sheet: Sheet, red: Reduced, cells: int, exact: bool) -> None:
+    need = red.base_mask
+    for v in red.terminals:
+        need |= red.members[v]
+    value = cells.bit_count() if exact else None
+    with _RECENT_LOCK:
+        recent = _RECENT.setdefault(sheet.board, deque(maxlen=_RECENT_PER_BOARD))
+        recent.append((sheet.crossed, need, cells, value))
+
+
+def _remembered_bounds(sheet: Sheet, red: Reduced) -> tuple[int, int, set[int] | None]:
+    """(lower, upper, nodes of the upper) from the remembered answers; (-1, INF, None) if none apply."""
+    import numpy as np  # loaded on use: light commands need no array
+    with _RECENT_LOCK:
+        recent = list(_RECENT.get(sheet.board, ()))
+    need = red.base_mask
+    for v in red.terminals:
+        need |= red.members[v]
+    lower, upper, best = -1, INF, None
+    node_of = None
+    attach = None
+    for crossed, old_need, cells, value in recent:
+        if crossed & ~sheet.crossed:
+            continue
+        if node_of is None:
+            node_of = {b: v for v, m in enumerate(red.members) for b in bit_list(m)}
+        if not need & ~cells:  # upper: the old witness, less what is crossed now
+            nodes = {0} | {node_of[b] for b in bit_list(cells & ~sheet.crossed & ~red.base_mask)}
+            if connected_to_root(red, nodes):
+                nodes = prune_leaves(red, nodes)
+                cost = nodes_cost(red, nodes) + red.base
+                if cost < upper:
+                    upper, best = cost, nodes
+        if value is None:
+            continue
+        if attach is None:  # per open cell: the fewest crosses joining it to a wanted piece or the crossed region
+            init = np.full(len(red.adj), INF, dtype=np.int64)
+            init[0] = 0
+            for t in red.terminals:
+                init[t] = 0
+            attach, _ = node_dijkstra(red.adj, red.weight, init)
+        dropped = old_need & ~sheet.crossed & ~need
+        paths = 0
+        for piece in components(dropped, sheet.board.neighbour_mask):
+            paths += min(int(attach[node_of[b]]) for b in bit_list(piece)) + piece.bit_count() - 1
+        lower = max(lower, value - (sheet.crossed & ~crossed).bit_count() - paths)
+    return lower, upper, best
+
+
+def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float) -> CrossesEstimate:
+    """Too many terminals for one programme: Dreyfus-Wagner on a spread subset Q gives both
+    bounds, Q grows while they differ, then CP-SAT closes what is left.
+
+    Lower bound: the optimum for Q when the other terminals weigh 0, plus their weight (any
+    full solution is such a set for Q, its cost minus theirs). When that optimal set already
+    holds every other terminal, its real cost IS that bound: proven (lazy terminals). Else the
+    missing terminals (farthest-spread first, ``_LAZY_STEP`` at a time) join Q, up to
+    ``exact_limit`` terminals (when CP-SAT follows, Q starts at LAZY_FROM of them; without
+    it, at ``exact_limit``, as before the lazy rounds existed). Upper bound: the
+    set with the missing terminals joined along shortest paths, then pruned, or the same
+    from the cheapest set holding Q and one missing terminal (the best over the rounds and
+    over remembered answers, see _remembered_bounds).
     """
     import numpy as np  # loaded on use: a light command (mission status) needs no array
 
@@ -206,25 +283,70 @@ def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float
     root_init = np.full(n, INF, dtype=np.int64)
     root_init[0] = 0
     dist_root, _ = node_dijkstra(red.adj, red.weight, root_init)
+    start_size = max(1, min(exact_limit, LAZY_FROM) if time_limit > 0 else exact_limit)  # CP-SAT does the rest
     chosen = [max(terms, key=lambda t: int(dist_root[t]))]
     near = None
-    subset = min(exact_limit, 8) if time_limit > 0 else exact_limit  # CP-SAT does the rest
-    while len(chosen) < subset:
+    order_size = max(start_size, exact_limit)
+    while len(chosen) < min(order_size, len(terms)):  # farthest-spread order
         init = np.full(n, INF, dtype=np.int64)
         init[chosen[-1]] = 0
         d, _ = node_dijkstra(red.adj, red.weight, init)
         near = np.minimum(near, d) if near is not None else np.minimum(dist_root, d)
         rest = [t for t in terms if t not in chosen]
         chosen.append(max(rest, key=lambda t: int(near[t])))
-    others = [t for t in terms if t not in chosen]
-    weight = list(red.weight)
-    for t in others:
-        weight[t] = 0
-    dp, rebuild = dreyfus_wagner(red, chosen, weight)
-    full = (1 << len(chosen)) - 1
-    lower = int(dp[full][0]) + sum(red.weight[t] for t in others) + red.base
-    nodes = rebuild(full, 0)
-    missing = [t for t in others if t not in nodes]
+    rank = {t: i for i, t in enumerate(chosen)}
+    subset = chosen[:start_size]
+    lower, upper, best = _remembered_bounds(sheet, red)
+    rounds = 0
+    while lower < upper:
+        rounds += 1
+        others = [t for t in terms if t not in subset]
+        weight = list(red.weight)
+        for t in others:
+            weight[t] = 0
+        dp, rebuild = dreyfus_wagner(red, subset, weight)
+        full = (1 << len(subset)) - 1
+        lower = max(lower, int(dp[full][0]) + sum(red.weight[t] for t in others) + red.base)
+        relaxed = rebuild(full, 0)
+        missing = [t for t in others if t not in relaxed]
+        candidates = [_join_missing(red, relaxed, missing)]
+        for t in missing:  # the cheapest set holding Q and t, joined to the root and the rest: often better
+            if dp[full][t] < INF:
+                around = rebuild(full, t)
+                candidates.append(_join_missing(red, around, [0] + [x for x in others if x not in around]))
+        for nodes in candidates:
+            cost = nodes_cost(red, nodes) + red.base
+            if cost < upper:
+                upper, best = cost, nodes
+        room = max(1, exact_limit) - len(subset)
+        if lower >= upper or room <= 0 or not missing:
+            break
+        missing.sort(key=lambda t: rank.get(t, len(rank)))
+        subset = subset + missing[: min(room, _LAZY_STEP)]
+    nodes = best
+    assert connected_to_root(red, nodes)
+    method = (f"dreyfus-wagner on {len(subset)} of {len(terms)} terminals, bounds met" if lower == upper
+              else f"bounds (dreyfus-wagner on {len(subset)} of {len(terms)} terminals)")
+    if not rounds:
+        method = "bounds from an earlier state of the sheet met"
+    if time_limit > 0 and lower < upper:
+        cp_lower, cp_upper, cp_nodes = cpsat_steiner(red, nodes, lower - red.base, time_limit)
+        if cp_upper + red.base < upper:
+            nodes, upper = cp_nodes, cp_upper + red.base
+        lower = max(lower, cp_lower + red.base)
+        method = "cp-sat" if lower == upper else f"bounds (cp-sat, {time_limit:g} s)"
+    mask = nodes_mask(red, nodes) | red.base_mask
+    assert lower <= upper, (lower, upper)
+    _remember(sheet, red, mask, lower == upper)
+    return CrossesEstimate(lower, upper, crossing_order(sheet, mask), method)
+
+
+def _join_missing(red: Reduced, nodes: set[int], missing: list[int]) -> set[int]:
+    """Join each missing terminal (nearest first) to the set along a shortest path, then prune."""
+    import numpy as np  # loaded on use: light commands need no array
+    n = len(red.adj)
+    nodes = set(nodes)
+    missing = [t for t in missing if t not in nodes]
     while missing:  # join the nearest missing terminal to the tree
         init = np.full(n, INF, dtype=np.int64)
         for v in nodes:
@@ -236,20 +358,7 @@ def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float
             nodes.add(v)
             v = int(pred[v])
         missing = [x for x in missing if x not in nodes]
-    nodes = prune_leaves(red, nodes)
-    assert connected_to_root(red, nodes)
-    upper = nodes_cost(red, nodes) + red.base
-    method = (f"dreyfus-wagner on {len(chosen)} of {len(terms)} terminals, bounds met" if lower == upper
-              else f"bounds (dreyfus-wagner on {len(chosen)} of {len(terms)} terminals)")
-    if time_limit > 0 and lower < upper:
-        cp_lower, cp_upper, cp_nodes = cpsat_steiner(red, nodes, lower - red.base, time_limit)
-        if cp_upper + red.base < upper:
-            nodes, upper = cp_nodes, cp_upper + red.base
-        lower = max(lower, cp_lower + red.base)
-        method = "cp-sat" if lower == upper else f"bounds (cp-sat, {time_limit:g} s)"
-    mask = nodes_mask(red, nodes) | red.base_mask
-    assert lower <= upper, (lower, upper)
-    return CrossesEstimate(lower, upper, crossing_order(sheet, mask), method)
+    return prune_leaves(red, nodes)
 
 
 def fewest_crosses_choose(sheet: Sheet, groups: list[int], need: int, exact_limit: int = EXACT_LIMIT,

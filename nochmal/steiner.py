@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 INF = 10**9  # "unreachable" in the integer labels
+_BATCH_FROM = 4  # subsets of one size from which dreyfus_wagner runs their passes as one scipy call (measured)
 
 
 def _pieces(board: Board, mask: int) -> list[int]:
@@ -97,14 +98,15 @@ def reduce_target(sheet: Sheet, target: int) -> Reduced:
 
 
 def node_dijkstra(adj: list[list[int]], weight: list[int], init: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Node-weighted relaxation: label[v] = min(init[v], label[u] + weight[v]); returns labels, preds."""
+    """Node-weighted relaxation: label[v] = min(init[v], label[u] + weight[v]); returns labels, preds.
+    (Python lists inside: indexing a numpy array one element at a time is several times slower.)"""
     import numpy as np  # loaded on use (nochmal/sheetgraph.py: light commands need no array)
 
-    label = init.copy()
-    pred = np.full(len(adj), -1, dtype=np.int64)
-    heap = [(int(d), v) for v, d in enumerate(label) if d < INF]
+    label = init.tolist() if isinstance(init, np.ndarray) else list(init)
+    pred = [-1] * len(adj)
+    heap = [(d, v) for v, d in enumerate(label) if d < INF]
     heapq.heapify(heap)
-    done = np.zeros(len(adj), dtype=bool)
+    done = [False] * len(adj)
     while heap:
         d, u = heapq.heappop(heap)
         if done[u] or d > label[u]:
@@ -116,13 +118,17 @@ def node_dijkstra(adj: list[list[int]], weight: list[int], init: np.ndarray) -> 
                 label[v] = nd
                 pred[v] = u
                 heapq.heappush(heap, (nd, v))
-    return label, pred
+    return np.array(label, dtype=np.int64), np.array(pred, dtype=np.int64)
 
 
 def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tuple[np.ndarray, callable]:
     """dp[S][v]: cheapest connected node set holding terminals S and node v (weights counted).
 
-    Returns dp and a function rebuilding the node set of (S, v).
+    Returns dp and a function rebuilding the node set of (S, v). The subsets of one size do
+    not depend on each other, so each size is one batch: the merges of a subset are one numpy
+    reduction over all its splits, and the shortest-path passes of all subsets of that size
+    are one call of scipy's Dijkstra (a super-source per subset whose arc to v weighs the
+    merged label of v; arc u->v weighs weight[v]: node weights as arc weights).
     """
     import numpy as np
 
@@ -132,32 +138,44 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tup
     dp = np.full((1 << k, n), INF, dtype=np.int64)
     split = np.zeros((1 << k, n), dtype=np.int64)
     pred = np.full((1 << k, n), -1, dtype=np.int64)
-    for i, t in enumerate(terminals):
-        init = np.full(n, INF, dtype=np.int64)
-        init[t] = weight[t]
-        dp[1 << i], pred[1 << i] = node_dijkstra(red.adj, weight, init)
+    arc_from = np.array([u for u in range(n) for _ in red.adj[u]], dtype=np.int64)
+    arc_to = np.array([v for u in range(n) for v in red.adj[u]], dtype=np.int64)
+    by_size: list[list[int]] = [[] for _ in range(k + 1)]
     for s in range(1, 1 << k):
-        if s & (s - 1) == 0:
-            continue
-        low = s & -s
-        best = np.full(n, INF, dtype=np.int64)
-        arg = np.zeros(n, dtype=np.int64)
-        rest = s ^ low
-        sub = rest
-        while True:  # S1 = low | sub over proper subsets ``sub`` of rest
-            s1 = low | sub
-            if s1 != s:
-                cand = dp[s1] + dp[s ^ s1] - w
-                better = cand < best
-                best[better] = cand[better]
-                arg[better] = s1
-            if sub == 0:
-                break
-            sub = (sub - 1) & rest
-        label, pr = node_dijkstra(red.adj, weight, best)
-        dp[s] = label
-        split[s] = np.where(pr < 0, arg, 0)
-        pred[s] = pr
+        by_size[s.bit_count()].append(s)
+    for size in range(1, k + 1):
+        subsets = by_size[size]
+        init = np.full((len(subsets), n), INF, dtype=np.int64)
+        for row, s in enumerate(subsets):
+            if size == 1:
+                t = terminals[s.bit_length() - 1]
+                init[row, t] = weight[t]
+                continue
+            low = s & -s
+            rest = s ^ low
+            halves = []
+            sub = (rest - 1) & rest  # S1 = low | sub over proper subsets ``sub`` of rest
+            while True:
+                halves.append(low | sub)
+                if sub == 0:
+                    break
+                sub = (sub - 1) & rest
+            s1 = np.array(halves, dtype=np.int64)
+            cand = dp[s1] + dp[s ^ s1] - w
+            pick = cand.argmin(axis=0)
+            best = cand[pick, np.arange(n)]
+            init[row] = np.minimum(best, INF)
+            split[s] = s1[pick]
+        if len(subsets) <= _BATCH_FROM:  # a scipy call costs more than a few Python passes
+            done = [node_dijkstra(red.adj, weight, row) for row in init]
+            labels, preds = [d for d, _ in done], [p for _, p in done]
+        else:
+            labels, preds = _batch_dijkstra(n, arc_from, arc_to, w, init)
+        for row, s in enumerate(subsets):
+            dp[s] = labels[row]
+            pred[s] = preds[row]
+            if size > 1:
+                split[s] = np.where(preds[row] < 0, split[s], 0)
 
     def rebuild(s: int, v: int) -> set[int]:
         out: set[int] = set()
@@ -175,6 +193,28 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tup
         return out
 
     return dp, rebuild
+
+
+def _batch_dijkstra(n: int, arc_from: np.ndarray, arc_to: np.ndarray, w: np.ndarray,
+                    init: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``init``: label[v] = min(init[v], label[u] + w[v] over arcs u->v), and the
+    predecessor of v (-1 where the label is init's own). The same as :func:`node_dijkstra`
+    per row, all rows in one scipy call (the labels are small integers, exact in floats)."""
+    import numpy as np  # loaded on use: light commands need no array
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import dijkstra
+
+    m = len(init)
+    rows, cols = np.nonzero(init < INF)
+    data = np.concatenate([w[arc_to], init[rows, cols]]).astype(np.float64)
+    graph = csr_matrix((data, (np.concatenate([arc_from, n + rows]), np.concatenate([arc_to, cols]))),
+                       shape=(n + m, n + m))
+    dist, pr = dijkstra(graph, directed=True, indices=np.arange(n, n + m), return_predecessors=True)
+    dist, pr = dist[:, :n], pr[:, :n]
+    labels = np.where(np.isinf(dist), INF, np.nan_to_num(dist, posinf=0)).astype(np.int64)
+    preds = np.where(pr >= n, -1, pr).astype(np.int64)
+    preds[preds < 0] = -1
+    return labels, preds
 
 
 def crossing_order(sheet: Sheet, cells: int) -> tuple[str, ...]:

@@ -1,0 +1,372 @@
+"""The fast paths behind a room's full status (issue 19) against slower independent ones.
+
+- nochmal/steiner.py ``dreyfus_wagner`` runs the subsets of one size as a batch (numpy merges,
+  one scipy Dijkstra call): compared with a plain per-subset programme written here.
+- nochmal/sheetgraph.py ``fewest_crosses`` adds terminals lazily from LAZY_FROM terminals on:
+  compared with a breadth-first brute force on small boards (LAZY_FROM forced down) and
+  with the CP-SAT model alone (``exact_limit=0``) on classic sheets with many stars open.
+- missions/split.py skips CP-SAT when the local-search split meets the lower bound:
+  compared with the solver run anyway (``shortcut=False``), for every shipped mission on
+  seeded random legal sheets, and the whole room status is checked against the same oracles.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+import zlib
+from itertools import product
+
+import pytest
+
+from nochmal import sheetgraph
+from nochmal.board import Board, load_board
+from nochmal.missions.coop import mission_status
+from nochmal.missions.loader import builtin_missions
+from nochmal.missions.objectives import items_needed, objective_items
+from nochmal.missions.model import Mission, Objective
+from nochmal.missions.split import (check_split, rolls_feasible, rolls_for, separator_lower_bound, sheet_crosses, solve_split,
+                                    split_instance, team_plan)
+from nochmal.bitsets import bit_list
+from nochmal.sheet import Sheet
+from nochmal.sheetgraph import fewest_crosses, fewest_crosses_choose
+from nochmal.steiner import INF, crossing_order, dreyfus_wagner, reduce_target
+
+CLASSIC = load_board("classic")
+
+
+def random_sheet(board: Board, rng: random.Random, crosses: int) -> Sheet:
+    """A sheet grown by legal one-cell crosses (each anchored when placed)."""
+    sheet = Sheet.empty(board)
+    for _ in range(crosses):
+        open_anchored = [b for b in range(board.n_cells) if sheet.anchored >> b & 1 and not sheet.crossed >> b & 1]
+        if not open_anchored:
+            break
+        sheet = sheet.cross(1 << rng.choice(open_anchored))
+    return sheet.with_all_completions_scored()
+
+
+def replay(sheet: Sheet, cells) -> Sheet:
+    """Cross the witness cells one at a time through the engine's own legality check."""
+    for name in cells:
+        bit = sheet.board.bit(name)
+        sheet.check_placement(sheet.board.colour_of_bit(bit), 1, 1 << bit)
+        sheet = sheet.cross(1 << bit)
+    return sheet
+
+
+# --- batched Dreyfus-Wagner vs a plain one ---------------------------------------------------
+def plain_dreyfus_wagner(adj, weight, terminals) -> dict[int, list[int]]:
+    """dp[S][v] by the textbook recursion, one subset at a time, Dijkstra with heapq."""
+    n = len(adj)
+
+    def relax(label):
+        label = list(label)
+        heap = [(d, v) for v, d in enumerate(label) if d < INF]
+        heapq.heapify(heap)
+        while heap:
+            d, u = heapq.heappop(heap)
+            if d > label[u]:
+                continue
+            for v in adj[u]:
+                if d + weight[v] < label[v]:
+                    label[v] = d + weight[v]
+                    heapq.heappush(heap, (label[v], v))
+        return label
+
+    dp = {}
+    for s in range(1, 1 << len(terminals)):
+        if s & (s - 1) == 0:
+            t = terminals[s.bit_length() - 1]
+            init = [INF] * n
+            init[t] = weight[t]
+        else:
+            init = [INF] * n
+            for s1 in range(1, s):
+                if s1 & s == s1:
+                    for v in range(n):
+                        init[v] = min(init[v], dp[s1][v] + dp[s ^ s1][v] - weight[v])
+            init = [min(x, INF) for x in init]
+        dp[s] = relax(init)
+    return dp
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_batched_dreyfus_wagner_matches_the_plain_recursion(seed):
+    rng = random.Random(seed)
+    for _ in range(4):
+        sheet = random_sheet(CLASSIC, rng, rng.randint(0, 30))
+        target = 0
+        for b in rng.sample(range(CLASSIC.n_cells), rng.randint(4, 14)):
+            target |= 1 << b
+        red = reduce_target(sheet, target)
+        if not red.terminals:
+            continue
+        terms = red.terminals[: rng.randint(1, 6)]
+        weight = list(red.weight)
+        if rng.random() < 0.5:  # the lazy rounds weigh the other terminals 0
+            for t in red.terminals[len(terms):]:
+                weight[t] = 0
+        dp, rebuild = dreyfus_wagner(red, terms, weight)
+        want = plain_dreyfus_wagner(red.adj, weight, terms)
+        for s, row in want.items():
+            assert list(dp[s]) == row
+        full = (1 << len(terms)) - 1
+        for v in rng.sample(range(len(red.adj)), 5):
+            if dp[full][v] >= INF:
+                continue
+            nodes = rebuild(full, v)
+            assert set(terms) | {v} <= nodes
+            assert sum(weight[x] for x in nodes) <= dp[full][v]  # shared nodes are counted once
+            seen, stack = {v}, [v]
+            while stack:  # the node set hangs together
+                u = stack.pop()
+                for x in red.adj[u]:
+                    if x in nodes and x not in seen:
+                        seen.add(x)
+                        stack.append(x)
+            assert seen == nodes
+
+
+# --- lazy terminals vs brute force and vs CP-SAT ------------------------------------------------
+def brute_fewest(board: Board, sheet: Sheet, target: int, limit: int = 12) -> int:
+    """Breadth-first search over sets of new crosses (small boards only)."""
+    if target & ~sheet.crossed == 0:
+        return 0
+    frontier = {sheet.crossed}
+    for depth in range(1, limit + 1):
+        nxt = set()
+        for crossed in frontier:
+            anchored = board.start_mask
+            for b in range(board.n_cells):
+                if crossed >> b & 1:
+                    anchored |= board.neighbour_mask[b]
+            for b in range(board.n_cells):
+                if anchored >> b & 1 and not crossed >> b & 1:
+                    new = crossed | 1 << b
+                    if target & ~new == 0:
+                        return depth
+                    nxt.add(new)
+        frontier = nxt
+    raise AssertionError("brute force limit reached")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_lazy_terminals_match_brute_force_on_small_boards(seed, monkeypatch):
+    monkeypatch.setattr(sheetgraph, "LAZY_FROM", 1)  # every instance with 2+ terminals goes the lazy way
+    rng = random.Random(1000 + seed)
+    grid = ["".join(rng.choice("ygbro") for _ in range(5)) for _ in range(3)]
+    board = Board.from_grid(grid, strict=False)
+    sheet = random_sheet(board, rng, rng.randint(0, 3))
+    open_bits = [b for b in range(board.n_cells) if not sheet.crossed >> b & 1]
+    target = 0
+    for b in rng.sample(open_bits, min(len(open_bits), rng.randint(2, 5))):
+        target |= 1 << b
+    want = brute_fewest(board, sheet, target)
+    for limit, time_limit in ((12, 5.0), (12, 0.0), (2, 0.0)):
+        sheetgraph._RECENT.clear()  # each call does its own search
+        est = fewest_crosses(sheet, target, exact_limit=limit, time_limit=time_limit)
+        assert est.lower <= want <= est.upper
+        if limit == 12:
+            assert est.exact and est.value == want
+        final = replay(sheet, est.cells)
+        assert final.crossed & target == target and len(est.cells) == est.upper
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(4))
+def test_lazy_terminals_match_cp_sat_on_classic_stars(seed):
+    """9-15 open stars: the lazy programme's figure equals the CP-SAT model's proven optimum."""
+    rng = random.Random(2000 + seed)
+    sheet = random_sheet(CLASSIC, rng, rng.randint(0, 20))
+    sheetgraph._RECENT.clear()  # the lazy rounds themselves, not a remembered answer
+    fast = fewest_crosses(sheet, CLASSIC.star_mask)
+    oracle = fewest_crosses(sheet, CLASSIC.star_mask, exact_limit=0, time_limit=120)
+    assert oracle.exact and fast.exact and fast.value == oracle.value
+    final = replay(sheet, fast.cells)
+    assert final.crossed & CLASSIC.star_mask == CLASSIC.star_mask and len(fast.cells) == fast.value
+
+
+# --- the split's shortcut and the whole status, every shipped mission ----------------------------
+def room_sheets(rng: random.Random, players: int, most: int) -> list[Sheet]:
+    return [random_sheet(CLASSIC, rng, rng.randint(0, most)) for _ in range(players)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mission", [m for m in builtin_missions()], ids=lambda m: m.id)
+def test_split_shortcut_agrees_with_the_solver_for_every_shipped_mission(mission):
+    rng = random.Random(zlib.crc32(mission.id.encode()))
+    shortcuts = 0
+    for _ in range(3):
+        sheets = room_sheets(rng, 4, 25)
+        inst = split_instance(mission, sheets)
+        fast = solve_split(inst)
+        slow = solve_split(inst, time_limit=20, shortcut=False)
+        # both are valid: the intervals meet, exact figures are equal, the plans are real splits
+        assert fast.rolls_lower <= slow.rolls_upper and slow.rolls_lower <= fast.rolls_upper
+        if fast.exact and slow.exact:
+            assert fast.rolls_upper == slow.rolls_upper
+        for split in (fast, slow):
+            assert not check_split(inst, [plan.units for plan in split.plans])
+            for p, plan in enumerate(split.plans):
+                if plan.units:
+                    target = 0
+                    for u in plan.units:
+                        target |= inst.units[u].masks[p]
+                    assert replay(sheets[p], plan.crosses.cells).crossed & target == target
+            assert split.rolls_upper == max((plan.rolls for plan in split.plans), default=0)
+        shortcuts += "meets the" in fast.method and "lower bound" in fast.method
+    if mission.id in ("star-hunt", "column-relay"):
+        assert shortcuts  # the shortcut is exercised where it matters
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mission", [m for m in builtin_missions()], ids=lambda m: m.id)
+def test_room_status_figures_match_independent_oracles_for_every_shipped_mission(mission):
+    """mission_status's per-sheet figures (lazy Dreyfus-Wagner, batched) against the CP-SAT
+    model alone, and the team plan's rolls against the split solver run without shortcut."""
+    rng = random.Random(7 + len(mission.id))
+    sheets = room_sheets(rng, 4, 15)
+    st = mission_status(mission, "normal", sheets, rolls_used=15)  # 15 crosses take at most 15 rolls
+    assert not any(st.impossible)
+    for obj, status in zip(mission.objectives, st.objectives):
+        if obj.kind == "score":  # the score bound counts the colours a sheet could still finish
+            for sheet in sheets:
+                for colour in "ygbro":
+                    mask = CLASSIC.colour_mask[colour]
+                    if mask & ~sheet.crossed:
+                        fast = sheet_crosses(sheet, mask)
+                        oracle = fewest_crosses(sheet, mask, exact_limit=0, time_limit=60)
+                        assert fast.lower <= oracle.upper and oracle.lower <= fast.upper
+        if obj.kind in ("score", "jokers_left"):
+            continue
+        items = objective_items(obj, CLASSIC)
+        need = items_needed(obj, items)
+        pooled = [any(m & ~s.crossed == 0 for s in sheets) for _, m in items]
+        for p, sheet in enumerate(sheets):
+            est = status.crosses[p]
+            if obj.scope == "team":
+                open_masks = [m for (_, m), done in zip(items, pooled) if not done]
+                more = need - sum(pooled)
+            else:
+                open_masks = [m for _, m in items if m & ~sheet.crossed]
+                more = need - (len(items) - len(open_masks))
+            if more <= 0:
+                assert est.value == 0
+                continue
+            if more < len(open_masks):
+                oracle = fewest_crosses_choose(sheet, open_masks, more, exact_limit=0, time_limit=60)
+            else:
+                oracle = fewest_crosses(sheet, sum(open_masks), exact_limit=0, time_limit=60)
+            assert est.lower <= oracle.upper and oracle.lower <= est.upper
+            if est.exact and oracle.exact:
+                assert est.value == oracle.value
+    plan = team_plan(mission, sheets, st.rolls_left)
+    slow = solve_split(split_instance(mission, sheets), time_limit=20, shortcut=False)
+    assert plan.split.rolls_lower <= slow.rolls_upper and slow.rolls_lower <= plan.split.rolls_upper
+    if plan.split.exact and slow.exact:
+        assert plan.split.rolls_upper == slow.rolls_upper
+    assert plan.split.rolls_upper == max((rolls_for(p.crosses.upper) for p in plan.split.plans), default=0)
+
+
+# --- the separator lower bound and rolls_feasible vs brute force ------------------------------------------------
+def brute_rolls(inst) -> int:
+    """Every assignment of the units to the sheets allowed to take them (or none)."""
+    n = len(inst.sheets)
+    best = None
+    for pick in product(*([None] + [p for p in range(n) if u.masks[p] is not None] for u in inst.units)):
+        assignment = [tuple(u for u, p in enumerate(pick) if p == q) for q in range(n)]
+        if check_split(inst, assignment):
+            continue
+        rolls = 0
+        for p, units in enumerate(assignment):
+            if units:
+                target = 0
+                for u in units:
+                    target |= inst.units[u].masks[p]
+                est = fewest_crosses(inst.sheets[p], target)
+                assert est.exact
+                rolls = max(rolls, rolls_for(est.value))
+        best = rolls if best is None else min(best, rolls)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_lower_bounds_and_listed_splits_match_the_brute_force_optimum(seed):
+    rng = random.Random(3000 + seed)
+    objectives = [Objective("columns", "team", columns=(0, 1, 2, 12, 13, 14)),
+                  Objective("columns", "team", columns=(3, 4, 5, 6, 8)),
+                  Objective("columns", "each", columns=(0, 1, 14)),
+                  Objective("cells", "team", cells=("A1", "B1", "C1", "O7", "N7")),
+                  Objective("stars", "team", count=15)]
+    budgets = tuple((p, (("easy", 30), ("normal", 20), ("hard", 10))) for p in (1, 2, 3, 4))
+    for _ in range(40):  # draw until the case is small enough for the brute force
+        n = rng.choice([2, 3])
+        sheets = room_sheets(rng, n, 60)
+        obj = rng.choice(objectives)
+        inst = split_instance(Mission("t", "T", "user", "a test", (obj,), budgets), sheets)
+        if inst.demands and len(inst.units) <= 6:
+            break
+    else:
+        pytest.skip("no small case drawn")
+    want = brute_rolls(inst)
+    assert separator_lower_bound(inst, 0, want + 3, time_limit=30) <= want
+    if want > 0:  # listing every subset that fits: no split within want - 1 rolls, one within want
+        assert rolls_feasible(inst, want - 1, budget=100_000, time_limit=30)[0] is False
+    feasible, assignment = rolls_feasible(inst, want, budget=100_000, time_limit=30)
+    assert feasible is True and not check_split(inst, assignment)
+    for p, units in enumerate(assignment):
+        if units:
+            target = 0
+            for u in units:
+                target |= inst.units[u].masks[p]
+            assert rolls_for(fewest_crosses(inst.sheets[p], target).upper) <= want
+    fast = solve_split(inst)
+    assert fast.rolls_lower <= want <= fast.rolls_upper
+    if fast.exact:
+        assert fast.rolls_upper == want
+
+
+def test_separator_bound_proves_column_relay_where_the_sizes_cannot():
+    """Four sheets with a few crosses in column H: the units' sizes allow 5 rolls (99 cells,
+    4 x 25 crosses), but a sheet must cross a cell of every column between its own and H."""
+    mission = next(m for m in builtin_missions() if m.id == "column-relay")
+    sheets = [Sheet.from_cells(CLASSIC, cells).with_all_completions_scored() for cells in
+              (["H1", "H3", "H4", "H5", "I5", "H6"], ["H2", "H3", "H4"], ["H1", "H5", "H7"], ["H2", "H3", "H7"])]
+    inst = split_instance(mission, sheets)
+    assert separator_lower_bound(inst, 0, 5) == 5  # stops at the upper end it is given
+    assert separator_lower_bound(inst, 5, 9) == 6
+    split = solve_split(inst)
+    assert split.exact and split.rolls_upper == 6 and "separator" in split.method
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(3))
+def test_remembered_answers_bound_the_figure_from_both_sides(seed):
+    """An earlier state of a sheet (fewer crosses, a larger team target) gives bounds for the
+    later one (nochmal/sheetgraph.py _remembered_bounds): the upper one must be a real
+    solution, both must hold the CP-SAT model's optimum, and the figure must stay that optimum."""
+    rng = random.Random(4000 + seed)
+    earlier = random_sheet(CLASSIC, rng, rng.randint(0, 6))
+    fewest_crosses(earlier, CLASSIC.star_mask)  # remembered
+    for _ in range(3):
+        later = earlier
+        for _ in range(rng.randint(0, 6)):  # the same sheet after a few more crosses
+            open_anchored = [b for b in range(CLASSIC.n_cells) if later.anchored >> b & 1 and not later.crossed >> b & 1]
+            later = later.cross(1 << rng.choice(open_anchored))
+        target = CLASSIC.star_mask
+        for b in rng.sample(bit_list(CLASSIC.star_mask), rng.randint(0, 3)):  # stars another sheet finished
+            target &= ~(1 << b)
+        red = reduce_target(later, target)
+        lower, upper, nodes = sheetgraph._remembered_bounds(later, red)
+        oracle = fewest_crosses(later, target, exact_limit=0, time_limit=120)
+        assert oracle.exact and lower <= oracle.value <= upper
+        if nodes is not None:
+            assert set(red.terminals) <= nodes
+            cells = red.base_mask
+            for v in nodes:
+                cells |= red.members[v]
+            assert cells.bit_count() == upper
+            assert replay(later, crossing_order(later, cells)).crossed & target == target
+        fast = fewest_crosses(later, target)
+        assert fast.exact and fast.value == oracle.value
