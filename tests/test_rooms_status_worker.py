@@ -57,3 +57,28 @@ def test_an_edit_restarts_the_quiet_time():
         assert len(published) == 1  # one status, for the last state
     finally:
         worker.stop()
+
+
+def test_stop_ends_the_worker_and_a_second_stop_is_harmless():
+    # review finding: _end_child after stop() raised AttributeError (the pool's process table
+    # is None once shut down), printed at interpreter exit; and the app never stopped the worker
+    room_box = [competitive_room()]
+    worker, _, _ = start_worker(room_box)
+    worker.stop()
+    worker._thread.join(5)
+    assert not worker._thread.is_alive()
+    worker.stop()
+    worker._end_child()
+
+
+def test_the_app_stops_the_rooms_worker_on_shutdown(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from nochmal.web import create_app
+
+    app = create_app(tmp_path)
+    with TestClient(app):
+        worker = app.state.rooms.worker
+        assert worker._thread.is_alive()
+    worker._thread.join(5)
+    assert not worker._thread.is_alive()

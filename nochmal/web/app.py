@@ -107,6 +107,9 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     async def lifespan(app: FastAPI):
         yield
         jobs.shutdown()
+        rooms_service = getattr(app.state, "rooms", None)
+        if rooms_service is not None:  # the status worker's thread and child process end with the app
+            rooms_service.worker.stop()
 
     app = FastAPI(title="nochmal", version=api.version(), lifespan=lifespan,
                   description="Noch mal! (Encore!): puzzles, games against bots, replays and the planner. "

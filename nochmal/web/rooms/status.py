@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from typing import Callable
 
 from nochmal.board import COLOURS, COLUMN_LETTERS
@@ -142,7 +142,8 @@ class StatusWorker:
         self._cv = threading.Condition()
         self._stop = False
         self._pool = None
-        self.timings: list[float] = []  # seconds per full status computed (benchmarks read it)
+        self.cache_size = cache_size
+        self.timings: deque[float] = deque(maxlen=10_000)  # seconds per full status computed (benchmarks read it)
         self._thread = threading.Thread(target=self._run, name="room-status", daemon=True)
         self._thread.start()
 
@@ -169,9 +170,9 @@ class StatusWorker:
 
     def _end_child(self) -> None:
         self._stop = True
-        pool = self._pool
+        pool, self._pool = self._pool, None
         if pool is not None:
-            for process in list(getattr(pool, "_processes", {}).values()):
+            for process in list((getattr(pool, "_processes", None) or {}).values()):  # None once shut down
                 process.terminate()
             pool.shutdown(wait=False, cancel_futures=True)
 
@@ -201,8 +202,7 @@ class StatusWorker:
         with self._cv:
             self._stop = True
             self._cv.notify()
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        self._end_child()
 
     def _run(self) -> None:
         while True:
@@ -229,7 +229,7 @@ class StatusWorker:
                     self.timings.append(time.perf_counter() - start)
                     with self._cv:
                         self._cache[state_key(room)] = status
-                        while len(self._cache) > 512:
+                        while len(self._cache) > self.cache_size:
                             self._cache.popitem(last=False)
                 self._publish(code, {"version": room.version, "status": status})
             except RuntimeError as exc:  # (BrokenProcessPool is one too)
