@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -351,11 +352,7 @@ def separator_lower_bound(inst: SplitInstance, lower: int, upper: int, time_limi
         for takers in covered.values():  # a unit taken twice only adds crosses (and this makes it fast)
             m.AddAtMostOne(takers)
         _add_demands(m, inst, covered)
-        solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = max(0.01, deadline - time.monotonic())
-        solver.parameters.num_workers = 1
-        solver.parameters.random_seed = 0
-        if solver.Solve(m) != cp_model.INFEASIBLE:
+        if _until(deadline).Solve(m) != cp_model.INFEASIBLE:
             break
         lower += 1
     return lower
@@ -417,10 +414,7 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 4000,
                 covered[u].append(z)
         picks.append(zs)
     _add_demands(m, inst, covered)
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.01, deadline - time.monotonic())
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = 0
+    solver = _until(deadline)
     status = solver.Solve(m)
     if status == cp_model.INFEASIBLE:
         return False, None
@@ -539,6 +533,17 @@ def _pick_subsets(inst, figures, side: str, time_limit: float):
     bound = int(solver.BestObjectiveBound()) // 10_000
     return (solver.Value(rolls) if status == cp_model.OPTIMAL else bound, assignment,
             "optimal" if status == cp_model.OPTIMAL else "feasible")
+
+
+def _until(deadline: float) -> "cp_model.CpSolver":
+    """A deterministic one-worker CP-SAT solver with the time left until ``deadline``."""
+    from ortools.sat.python import cp_model
+
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = max(0.01, deadline - time.monotonic())
+    solver.parameters.num_workers = 1
+    solver.parameters.random_seed = 0
+    return solver
 
 
 def _add_demands(m, inst: SplitInstance, covered: dict[int, list]) -> None:

@@ -19,11 +19,23 @@ from nochmal.position import Position
 from nochmal.record import GameRecord
 
 from nochmal.solver.instance import Instance
-from nochmal.solver.plan import OPTIMAL, Plan
+from nochmal.solver.plan import OPTIMAL, Plan, Step
 
 
 class PlanValidationError(NochmalError):
     """A plan is illegal under the engine's rules or claims a score it does not reach."""
+
+
+def play_step(game: Game, step: Step, where: str) -> None:
+    """The step's move played by the engine for the player to move; PlanValidationError names
+    the roll when the move is illegal or the step's joker cost is not the move's."""
+    try:
+        game.apply_move(step.move())
+    except NochmalError as exc:
+        raise PlanValidationError(f"{where}: illegal move '{step.move()}': {exc}") from None
+    if not step.is_pass and step.cost != step.move().joker_cost:
+        raise PlanValidationError(f"{where}: joker cost {step.cost} but the move uses "
+                                  f"{step.move().joker_cost} joker(s)")
 
 
 def new_game(instance: Instance) -> Game:
@@ -51,13 +63,7 @@ def replay(instance: Instance, plan: Plan) -> Game:
             raise PlanValidationError(f"{where}: the game is already over")
         before = game.sheets[0].score()
         game.apply_roll(roll)
-        try:
-            game.apply_move(step.move())
-        except NochmalError as exc:
-            raise PlanValidationError(f"{where}: illegal move '{step.move()}': {exc}") from None
-        if not step.is_pass and step.cost != step.move().joker_cost:
-            raise PlanValidationError(f"{where}: joker cost {step.cost} but the move uses "
-                                      f"{step.move().joker_cost} joker(s)")
+        play_step(game, step, where)
         step.points = game.sheets[0].score() - before
     if not game.is_terminal():
         raise PlanValidationError("the game is not over after the plan's last step")
@@ -155,13 +161,7 @@ def replay_race(record: GameRecord, seat: int, plan: Plan, source: str = "record
         seat_active = game.current_player() == seat
         for player, move in moves:
             if player == seat:
-                try:
-                    game.apply_move(step.move())
-                except NochmalError as exc:
-                    raise PlanValidationError(f"{where}: illegal move '{step.move()}': {exc}") from None
-                if not step.is_pass and step.cost != step.move().joker_cost:
-                    raise PlanValidationError(f"{where}: joker cost {step.cost} but the move uses "
-                                              f"{step.move().joker_cost} joker(s)")
+                play_step(game, step, where)
             else:
                 game.apply_move(PASS if seat_active else move)
         mine = game.sheets[seat]
