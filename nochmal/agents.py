@@ -61,25 +61,47 @@ def immediate_gain(game: Game, player: int, colour: str, mask: int) -> int:
     return placement_gains(game.board, game.sheets[player].crossed, (mask,), *game.race_claims)[0]
 
 
-def placement_gains(board, crossed: int, masks, claimed_cols: int, claimed_colours: int) -> list[int]:
-    """The immediate points of each placement in ``masks`` on a sheet with ``crossed``: the
-    stars it crosses, the columns and the colour it completes (later values for what the
-    race has claimed: Game.race_claims). Takes all the masks of one query at once, since the
-    greedy bot asks this for every placement it sees."""
+_FLOOR = (-(10 ** 9), 0, 0)
+
+
+def best_placement(board, crossed: int, anchored: int, picks, query, claimed_cols: int, claimed_colours: int,
+                   floor: tuple[int, int, int] = (0, 0, 0)) -> tuple[tuple[int, int, int], Choice | None, int]:
+    """The rule of immediate points, written once: a placement scores the stars it crosses,
+    the columns and the colour it completes (later values for what the race has claimed:
+    Game.race_claims). Among the placements of ``picks`` (``query(crossed, anchored, colour,
+    count)`` lists each pick's masks: placements.PlacementIndex.query), the one with the
+    largest key (points - the pick's joker cost, cells, -cost) above ``floor``: (key, pick,
+    mask); pick None when none is above. The greedy bot's whole cost is this loop, so it
+    takes all its picks in one call (a call per mask made greedy games 7-10 % slower,
+    benchmarks/RESULTS.md)."""
     facts_cache = board.placement_facts
     first, later = board.column_points_first, board.column_points_later
     bonus_first, bonus_later = board.colour_bonus_first, board.colour_bonus_later
-    out = []
-    for mask in masks:
-        gain, cols, ci, cm = facts_cache.get(mask) or placement_facts(board, mask)
-        new = crossed | mask
-        for c, m in cols:
-            if new & m == m:
-                gain += later[c] if claimed_cols >> c & 1 else first[c]
-        if new & cm == cm:
-            gain += bonus_later if claimed_colours >> ci & 1 else bonus_first
-        out.append(gain)
-    return out
+    best_key, best, best_mask = floor, None, 0
+    for pick in picks:
+        cost, count = pick.cost, pick.count
+        for mask in query(crossed, anchored, pick.colour, count):
+            gain, cols, ci, cm = facts_cache.get(mask) or placement_facts(board, mask)
+            new = crossed | mask
+            for c, m in cols:
+                if new & m == m:
+                    gain += later[c] if claimed_cols >> c & 1 else first[c]
+            if new & cm == cm:
+                gain += bonus_later if claimed_colours >> ci & 1 else bonus_first
+            key = (gain - cost, count, -cost)
+            if key > best_key:
+                best_key, best, best_mask = key, pick, mask
+    return best_key, best, best_mask
+
+
+_FREE = Choice("", "", "", 0, 0)  # a pick of no cost: best_placement's key then starts with the points
+
+
+def placement_gains(board, crossed: int, masks, claimed_cols: int, claimed_colours: int) -> list[int]:
+    """The immediate points of each placement in ``masks`` on a sheet with ``crossed``
+    (best_placement's rule, one mask at a time)."""
+    return [best_placement(board, crossed, 0, (_FREE,), lambda *_, m=mask: (m,), claimed_cols, claimed_colours,
+                           _FLOOR)[0][0] for mask in masks]
 
 
 class GreedyAgent:
@@ -106,27 +128,8 @@ class GreedyAgent:
         query = placement_index(board, bridging).query
         crossed, anchored = sheet.crossed, sheet.anchored
         claimed_cols, claimed_colours = game.race_claims
-        best_key = (0, 0, 0)
-        best: Choice | None = None  # unplaced: placed on best_mask once, after the search
-        best_mask = 0
-        # placement_gains inlined: this loop is the greedy bot's whole cost, and calling it
-        # (per query, once per decision, or as a generator) made greedy games 7-10 % slower
-        # (benchmarks/RESULTS.md); tests/test_bots_greedy_oracle.py holds both to the engine's score
-        facts_cache = board.placement_facts
-        first, later = board.column_points_first, board.column_points_later
-        for pick in cheapest.values():
-            cost, count = pick.cost, pick.count
-            for mask in query(crossed, anchored, pick.colour, count):
-                gain, cols, ci, cm = facts_cache.get(mask) or placement_facts(board, mask)
-                new = crossed | mask
-                for c, m in cols:
-                    if new & m == m:
-                        gain += later[c] if claimed_cols >> c & 1 else first[c]
-                if new & cm == cm:
-                    gain += board.colour_bonus_later if claimed_colours >> ci & 1 else board.colour_bonus_first
-                key = (gain - cost, count, -cost)
-                if key > best_key:
-                    best_key, best, best_mask = key, pick, mask
+        _, best, best_mask = best_placement(board, crossed, anchored, cheapest.values(), query,
+                                            claimed_cols, claimed_colours)
         if best is None:
             return PASS
         return best.placed(best_mask).move(board)

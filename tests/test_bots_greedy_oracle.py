@@ -1,9 +1,9 @@
 """The greedy bot against the engine's own scoring.
 
-GreedyAgent (nochmal/agents.py) keeps an inline copy of placement_gains in its loop for
-speed (benchmarks/RESULTS.md, "Greedy's inline gains"); this test holds both to the rule
-as the engine applies it: a move's immediate gain net of jokers is the change of the
-mover's score when Game.apply_move plays it (first or later values as the race decides).
+The rule of immediate points is written once, nochmal/agents.py best_placement (the greedy
+bot's loop and placement_gains); this test holds it to the rule as the engine applies it:
+a move's immediate gain net of jokers is the change of the mover's score when
+Game.apply_move plays it (first or later values as the race decides).
 """
 
 from __future__ import annotations
