@@ -47,10 +47,10 @@ def analyse_competitive(rec: GameRecord, path: Path, seat: int | None, time_limi
     with reporter_factory("analysing") as reporter:
         for s in seats:
             def on_solve(roll: int, plan, s: int = s) -> None:
-                reporter.label = f"analysing seat {s + 1} (roll {roll} done: best {plan.total}, {plan.status})"
-                reporter.best = reporter.bound = None  # the next solve starts from another position
+                # the next solve starts from another position: its figures start afresh
+                reporter.reset(f"analysing seat {s + 1} (roll {roll} done: best {plan.total}, {plan.status})")
 
-            reporter.label = f"analysing seat {s + 1}"
+            reporter.reset(f"analysing seat {s + 1}")
             result = analyse_seat(rec, s, time_limit=time_limit, workers=workers, source=str(path),
                                   per_roll=not best_only, on_solve=on_solve, progress=reporter)
             results.append(result)
