@@ -22,6 +22,7 @@ from nochmal.game import Game
 from nochmal.play import play_solo
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
+from nochmal.seats import seat_name
 
 from webserver import LiveServer
 
@@ -254,9 +255,9 @@ def test_record_upload_and_stepping_with_the_arrow_keys(server, browser, tmp_pat
     for t in range(1, 4):
         page.keyboard.press("ArrowRight")
         page.wait_for_function(f'document.getElementById("turn-label").textContent === "turn {t} of 8"')
-        played = str(record.rolls[t - 1][1][0][1])
+        played = seat_name(record.players, 0) + ": " + str(record.rolls[t - 1][1][0][1])
         page.wait_for_function(f'document.querySelector("#turn-moves li") && '
-                               f'document.querySelector("#turn-moves li").textContent.endsWith({json.dumps(played)})')
+                               f'document.querySelector("#turn-moves li").textContent === {json.dumps(played)}')
         crossed = page.locator('#sheets rect.cell[data-crossed="1"]').count()
         assert crossed == states[t].sheets[0].crossed.bit_count()
     page.keyboard.press("ArrowLeft")

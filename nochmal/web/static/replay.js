@@ -50,7 +50,7 @@
     moves.innerHTML = "";
     data.moves.forEach(m => {
       const li = document.createElement("li");
-      li.textContent = rec.names[m.player] + ": " + m.move;
+      li.textContent = m.name + ": " + m.move;
       moves.appendChild(li);
     });
     const box = $("sheets");
