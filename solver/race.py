@@ -24,6 +24,7 @@ against the others' recorded moves and knows nothing of this model.
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
@@ -335,14 +336,16 @@ class SeatAnalysis:
 def analyse_seat(record: GameRecord, seat: int, time_limit: float = 10.0, workers: int = 2,
                  source: str = "record", per_roll: bool = True, features: frozenset = RACE_FEATURES,
                  on_solve: Callable[[int, Plan], None] | None = None,
-                 progress: Callable[[Progress], None] | None = None) -> SeatAnalysis:
+                 progress: Callable[[Progress], None] | None = None,
+                 stop: SigintStop | None = None) -> SeatAnalysis:
     """V(t): the best final score from the sheet the seat had before roll t (V after the
     last roll = the actual score); the loss on roll t is V(t) - V(t+1), as in the solo
     analysis (solver/analyse.py), with the interval loss_low..loss_high (None: no bound). Solves run backwards, each hinted with the recorded move
     followed by the next solve's plan, so V(t) >= V(t+1) for the plans found; unproven
     values carry their bound and a loss is then an interval. ``per_roll`` False: only V(0).
     ``time_limit`` is per solve. Ctrl-C stops the analysis: the rolls done so far are
-    returned, marked interrupted."""
+    returned, marked interrupted. ``stop``: a caller's Ctrl-C watch spanning several seats
+    (a press between two seats then stops the next one at once); by default one of its own."""
     t0 = time.monotonic()
     first = race_instance(record, seat, 0, source)
     T = len(first.rolls)
@@ -354,7 +357,7 @@ def analyse_seat(record: GameRecord, seat: int, time_limit: float = 10.0, worker
     value[T] = bound[T] = actual
     solves = []
     interrupted = False
-    with SigintStop() as stop:
+    with (nullcontext(stop) if stop is not None else SigintStop()) as stop:
         for t in (range(T - 1, -1, -1) if per_roll else [0]):
             inst = first if t == 0 else race_instance(record, seat, t, source)
             hint = None

@@ -231,6 +231,37 @@ def test_cli_analyse_competitive_seat_json_and_table(tmp_path):
     assert all(s["losses"] == [] and s["optimum_proven"] for s in json.loads(res.stdout)["seats"])
 
 
+def test_cli_analyse_ctrl_c_between_two_seats_prints_the_seats_done(tmp_path, monkeypatch):
+    """Ctrl-C after seat 1's analysis returned and before seat 2's began: seat 2 never starts,
+    seat 1's table is printed, the output says interrupted, exit 130 (not a bare
+    KeyboardInterrupt without tables)."""
+    import os
+    import signal
+
+    from typer.testing import CliRunner
+
+    import nochmal.solver.race as race
+    from nochmal.cli import app
+
+    record = short_record(7, 3, 3)
+    path = tmp_path / "race.json"
+    record.save(path)
+    real, calls = race.analyse_seat, []
+
+    def analyse_then_ctrl_c(rec, seat, **kw):
+        calls.append(seat)
+        result = real(rec, seat, **kw)
+        os.kill(os.getpid(), signal.SIGINT)  # the press lands between the two seats
+        return result
+
+    monkeypatch.setattr(race, "analyse_seat", analyse_then_ctrl_c)
+    res = CliRunner().invoke(app, ["analyse", str(path), "--time-limit", "20"])
+    assert res.exit_code == 130, res.output
+    assert calls == [0]
+    assert "seat 1 (" in res.stdout and "seat 2 (" not in res.stdout
+    assert "interrupted: the seats and rolls above are the ones done" in res.stdout
+
+
 @pytest.mark.slow
 def test_cli_analyse_competitive_ctrl_c_prints_the_rolls_done(tmp_path):
     """A real SIGINT to the command: exit 130, the seat's rolls solved so far in the JSON,

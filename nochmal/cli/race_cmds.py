@@ -37,6 +37,7 @@ def analyse_competitive(rec: GameRecord, path: Path, seat: int | None, time_limi
     stops the analysis, prints what is done, marked interrupted, and exits 130. ``reporter_factory``:
     the analyse command's progress line (solver_cmds._Reporter, passed in to keep the
     import one way)."""
+    from nochmal.solver.interrupt import SigintStop
     from nochmal.solver.race import analyse_seat  # OR-Tools: loaded only to plan
 
     n = len(rec.players)
@@ -44,30 +45,33 @@ def analyse_competitive(rec: GameRecord, path: Path, seat: int | None, time_limi
         raise typer.BadParameter(f"the record has seats 1..{n}, not {seat}", param_hint="'--seat'")
     seats = [seat - 1] if seat is not None else list(range(n))
     results = []
-    with reporter_factory("analysing") as reporter:
+    # one Ctrl-C watch for all seats: a press between two seats stops too, with the tables so far
+    with reporter_factory("analysing") as reporter, SigintStop() as stop:
         for s in seats:
+            if stop.interrupted:
+                break
             def on_solve(roll: int, plan, s: int = s) -> None:
                 # the next solve starts from another position: its figures start afresh
                 reporter.reset(f"analysing seat {s + 1} (roll {roll} done: best {plan.total}, {plan.status})")
 
             reporter.reset(f"analysing seat {s + 1}")
             result = analyse_seat(rec, s, time_limit=time_limit, workers=workers, source=str(path),
-                                  per_roll=not best_only, on_solve=on_solve, progress=reporter)
+                                  per_roll=not best_only, on_solve=on_solve, progress=reporter, stop=stop)
             results.append(result)
             if result.interrupted:
                 break
-    interrupted = any(r.interrupted for r in results)
+    interrupted = stop.interrupted or any(r.interrupted for r in results)
     if as_json:
         emit_json({"record": str(path), "mode": "competitive", "players": len(rec.players),
                    "interrupted": interrupted, "seats": [r.to_json() for r in results]})
     else:
-        _print_seats(results, path, top)
+        _print_seats(results, path, top, interrupted)
     if interrupted:  # as the solo and co-op analyses do: what is done is printed, exit 130
         err_console.print("interrupted", markup=False)
         raise typer.Exit(130)
 
 
-def _print_seats(results: list, path: Path, top: int) -> None:
+def _print_seats(results: list, path: Path, top: int, interrupted: bool) -> None:
     """Per seat the table of points lost per roll and the headline."""
     for r in results:
         if r.losses:
@@ -84,5 +88,5 @@ def _print_seats(results: list, path: Path, top: int) -> None:
                               "yes" if x.proven else "bound")
             console.print(table)
         console.print(seat_text(r), soft_wrap=True)
-    if any(r.interrupted for r in results):
+    if interrupted:
         console.print("interrupted: the seats and rolls above are the ones done", soft_wrap=True)
