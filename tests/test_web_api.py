@@ -305,8 +305,52 @@ def test_jobs_cancel_abandon_and_bad_inputs(client, tmp_path):
     assert_error(client.post("/api/jobs/analyse", json={}), 400, "record_id")
     assert_error(client.post("/api/jobs/analyse", json={"record_id": "AAAAAAAAAAAAAAAAAAAAAA"}), 404, "record")
     rid = client.post("/api/records", files={"file": ("g.json", _record_bytes(), "application/json")}).json()["id"]
-    assert_error(client.post("/api/jobs/analyse", json={"record_id": rid}), 400, "record_id", "solo")
+    assert_error(client.post("/api/jobs/analyse", json={"record_id": rid}), 400, "seat", "one seat at a time (1..2)")
+    assert_error(client.post("/api/jobs/analyse", json={"record_id": rid, "seat": 3}), 400, "seat", "seats 1..2, not 3")
+    assert_error(client.post("/api/jobs/analyse", json={"record_id": rid, "seat": 0}), 422, "seat")
+    assert_error(client.post("/api/jobs/analyse", json={"record_id": rid, "seat": "two"}), 422, "seat")
+    from nochmal.missions.coop import mission_record, play_mission
+    from nochmal.missions.loader import shipped_mission
+
+    mission = shipped_mission("lockstep")
+    game, _ = play_mission(mission, "easy", [make_agent("greedy"), make_agent("greedy")], seed=5)
+    coop = mission_record(mission, "easy", game, ["greedy", "greedy"], 5).dumps().encode()
+    cid = client.post("/api/records", files={"file": ("c.json", coop, "application/json")}).json()["id"]
+    assert_error(client.post("/api/jobs/analyse", json={"record_id": cid}), 400, "record_id", "co-op")
     assert_error(client.get(f"/api/jobs/{cancelled['id']}/sheet", params={"after": 1}), 409, "job")
+
+
+def _short_competitive_record(rolls: int = 4, seed: int = 5) -> GameRecord:
+    """A finished 2-seat competitive game cut at ``rolls`` rolls (the rule's roll limit): short solves."""
+    from nochmal.game import Mode
+    from nochmal.play import play_game
+
+    game = play_game(Game(nm.load_board("classic"), 2, mode=Mode.COMPETITIVE, roll_limit=rolls),
+                     [make_agent("greedy"), make_agent("random", 1)], seed)
+    return GameRecord.from_game(game, ["greedy", "random"], seed)
+
+
+@pytest.mark.slow
+def test_analyse_job_for_one_seat_of_a_competitive_record_matches_the_cli(client, tmp_path):
+    """The web job answers what `nochmal analyse --seat 2 --json` answers (proven optimum and
+    per-roll losses; both exact on a 4-roll game), one loss per roll of the record."""
+    record = _short_competitive_record()
+    path = tmp_path / "race.json"
+    record.save(path)
+    rid = client.post("/api/records", files={"file": ("race.json", path.read_bytes(), "application/json")}).json()["id"]
+    job = client.post("/api/jobs/analyse", json={"record_id": rid, "seat": 2, "time_limit": 10})
+    assert job.status_code == 202, job.text
+    job = _wait(client, job.json()["id"])
+    assert job["state"] == "done", job
+    got = job["result"]
+    want = cli_json(["analyse", str(path), "--seat", "2", "--time-limit", "10"])["seats"][0]
+    assert got["seat"] == 2 and got["name"] == want["name"]
+    assert got["optimum_proven"] and want["optimum_proven"]
+    assert (got["actual_score"], got["optimum"]) == (want["actual_score"], want["optimum"])
+    assert [r["roll"] for r in got["losses"]] == list(range(1, len(record.rolls) + 1))
+    assert [(r["loss"], r["actual"]) for r in got["losses"]] == [(r["loss"], r["actual"]) for r in want["losses"]]
+    assert got["open_dice"] == want["open_dice"]
+    assert job["progress"]["solves_done"] == len(record.rolls)
 
 
 def test_mission_status_matches_the_cli(client, tmp_path):

@@ -274,3 +274,40 @@ def test_record_upload_and_stepping_with_the_arrow_keys(server, browser, tmp_pat
     page.set_viewport_size({"width": 360, "height": 760})
     shot(page, "replay-analysis-phone")
     assert page.js_errors == []
+
+
+def test_one_seat_of_a_competitive_record_analysed_and_marked_on_its_sheet(server, browser, tmp_path):
+    """Seat 2 of a 2-seat record: the rows are its rolls, the note names it with the dice open
+    to it, and the played/best marks go on its sheet only (the second drawn)."""
+    from nochmal.play import play_game
+    from nochmal.game import Mode
+
+    game = play_game(Game(load_board("classic"), 2, mode=Mode.COMPETITIVE, roll_limit=4),
+                     [make_agent("greedy"), make_agent("random", 1)], 5)
+    record = GameRecord.from_game(game, ["greedy", "random"], 5)
+    path = tmp_path / "race.json"
+    record.save(path)
+    page = new_page(browser, "laptop")
+    page.goto(server.url + "/replay")
+    page.set_input_files("#file", str(path))
+    page.click("#upload button[type=submit]")
+    page.wait_for_selector("#seat-pick:not(.hidden)")
+    page.select_option("#analyse-seat", "2")
+    page.click("#analyse")
+    page.wait_for_selector("#losses:not(.hidden)", timeout=90_000)
+    assert page.locator("#losses tbody tr").count() == len(record.rolls)
+    name = seat_name(record.players, 1)  # as the turn JSON names the seat
+    assert page.text_content("#analysis-status").startswith(f"{name}: actual {game.scores()[1]}")
+    # the row of a roll whose recorded move crossed cells: its cells are marked on seat 2's sheet
+    roll = next(t for t, (_, moves) in enumerate(record.rolls, 1) if not dict(moves)[1].is_pass)
+    page.locator("#losses tbody tr").nth(roll - 1).click()
+    page.wait_for_function(f'document.getElementById("turn-note").textContent.startsWith({json.dumps(f"roll {roll}: {name}, played")})')
+    assert f"dice open to {name}: " in page.text_content("#turn-note")
+    played = dict(record.rolls[roll - 1][1])[1]
+    marked = page.locator("#sheets > :nth-child(2) rect.cell.picked")
+    assert sorted(marked.nth(i).get_attribute("data-cell") for i in range(marked.count())) == sorted(played.cells)
+    assert page.locator("#sheets > :nth-child(1) rect.cell.picked").count() == 0
+    shot(page, "replay-seat-analysis-laptop")
+    page.set_viewport_size({"width": 360, "height": 760})
+    shot(page, "replay-seat-analysis-phone")
+    assert page.js_errors == []

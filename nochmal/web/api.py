@@ -541,9 +541,14 @@ class AnalyseJob(BaseModel):
     record_id: Optional[str] = Field(None, description="An uploaded record (POST /api/records).")
     game_id: Optional[str] = Field(None, description="Or a finished solo game of this app.")
     time_limit: float = Field(ANALYSE_TIME_DEFAULT, gt=0, le=60, description="Seconds per solve (one per roll).")
+    seat: Optional[int] = Field(None, ge=1, le=MAX_PLAYERS,
+                                description="A competitive record: the seat to analyse, 1-based (as `nochmal analyse "
+                                            "--seat N`): the best that player could have reached with the dice open "
+                                            "to them and the others' moves as they were.")
 
 
-@router.post("/jobs/analyse", summary="Analyse a finished solo record in the background: points lost per roll")
+@router.post("/jobs/analyse", summary="Analyse a finished solo record, or one seat of a competitive record, in the "
+                                      "background: points lost per roll")
 def start_analyse(body: AnalyseJob, request: Request):
     state = _app(request)
     if (body.record_id is None) == (body.game_id is None):
@@ -555,8 +560,14 @@ def start_analyse(body: AnalyseJob, request: Request):
         web = state.games.get(body.game_id)
         with web.lock:
             record, final = web.record(), web.game.clone()
-    if record.mode is not Mode.SOLO:
-        raise WebError(f"the analysis needs a solo record; this one is {record.mode}", "record_id")
+    if record.mode is Mode.COOP:
+        raise WebError("the analysis needs a solo or competitive record; a co-op record is analysed by "
+                       "`nochmal analyse` (the team's fewest rolls)", "record_id")
+    seats = len(record.players)
+    if record.mode is Mode.COMPETITIVE and body.seat is None:
+        raise WebError(f"seat: a competitive record is analysed one seat at a time (1..{seats})", "seat")
+    if body.seat is not None and body.seat > seats:
+        raise WebError(f"seat: the record has seats 1..{seats}, not {body.seat}", "seat")
     if not final.is_terminal():
         raise WebError("the analysis needs a finished game", "record_id")
     # one solve per roll, each with the asked time (the planner needs about 2 s a solve to
@@ -565,7 +576,9 @@ def start_analyse(body: AnalyseJob, request: Request):
     if cap > ANALYSE_CAP:
         raise WebError(f"{len(record.rolls)} solves of {body.time_limit:g} s exceed the limit of {ANALYSE_CAP:g} s; "
                        "ask for less time per solve", "time_limit")
-    job = state.jobs.submit("analyse", {"record": record.to_json(), "time_limit": body.time_limit}, time_cap=cap)
+    seat = body.seat - 1 if record.mode is Mode.COMPETITIVE else None  # 0-based, as solver/race.py counts
+    job = state.jobs.submit("analyse", {"record": record.to_json(), "time_limit": body.time_limit, "seat": seat},
+                            time_cap=cap)
     return JSONResponse(job.to_json(), status_code=202)
 
 

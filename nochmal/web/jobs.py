@@ -1,4 +1,5 @@
-"""Background jobs of the web app: the planner's solve and the analysis of a record.
+"""Background jobs of the web app: the planner's solve and the analysis of a record (solo, or
+one seat of a competitive record).
 
 Each job runs in its own process (multiprocessing, forked from a fork server that has the
 planner imported), so it can be stopped at any
@@ -90,8 +91,14 @@ def _child(kind: str, params: dict, out) -> None:
                 out.put(("progress", {"solves_done": len(done), "solves_total": total,
                                       "best": plan.total, "bound": plan.bound}))
 
-            result = analyse(record, time_limit=params["time_limit"], workers=params.get("workers", 2),
-                             on_solve=on_solve)
+            if params.get("seat") is None:
+                result = analyse(record, time_limit=params["time_limit"], workers=params.get("workers", 2),
+                                 on_solve=on_solve)
+            else:  # one seat of a competitive record (nochmal analyse --seat N)
+                from nochmal.solver.race import analyse_seat
+
+                result = analyse_seat(record, params["seat"], time_limit=params["time_limit"],
+                                      workers=params.get("workers", 2), on_solve=on_solve)
             out.put(("result", result.to_json()))
         else:  # pragma: no cover - the manager only submits known kinds
             out.put(("error", f"unknown job kind {kind!r}"))
@@ -99,7 +106,7 @@ def _child(kind: str, params: dict, out) -> None:
         out.put(("error", f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)))
 
 
-PRELOAD = ["nochmal.solver.cpsat", "nochmal.solver.analyse", "nochmal.record"]
+PRELOAD = ["nochmal.solver.cpsat", "nochmal.solver.analyse", "nochmal.solver.race", "nochmal.record"]
 
 
 def job_context():

@@ -4,6 +4,7 @@
   const $ = id => document.getElementById(id);
   const root = $("replay");
   let rec = null, turn = 0, analysis = null, job = null;
+  let analysedSeat = 1;  // 1-based: whose sheet the analysis marks (a competitive record: the picked seat)
 
   $("upload").addEventListener("submit", async ev => {
     ev.preventDefault();
@@ -27,7 +28,14 @@
     $("summary").textContent = rec.mode + " game on the " + rec.board + " board, seed " + rec.seed + ", " +
       rec.turns + " turns; " + who + (rec.over ? "; final scores " + rec.scores.join(" / ") : " (unfinished)");
     $("turn-range").max = rec.turns;
-    $("analysis").classList.toggle("hidden", !(rec.mode === "solo" && rec.over));
+    // a solo record, or one seat of a competitive record at a time (POST /api/jobs/analyse)
+    $("analysis").classList.toggle("hidden", !((rec.mode === "solo" || rec.mode === "competitive") && rec.over));
+    const pick = $("analyse-seat");
+    pick.innerHTML = "";
+    rec.names.forEach((name, i) => {
+      const o = document.createElement("option"); o.value = i + 1; o.textContent = (i + 1) + ": " + name; pick.appendChild(o);
+    });
+    $("seat-pick").classList.toggle("hidden", rec.mode !== "competitive");
     go(rec.turns);
   }
 
@@ -69,12 +77,15 @@
     // mark the turn's actual cells (picked) and the best move's cells (plan-now) on the sheet
     const cellsOf = m => m === "pass" ? [] : m.split(" ").slice(1);
     const actual = new Set(cellsOf(loss.actual)), best = new Set(cellsOf(loss.best));
-    document.querySelectorAll("#sheets rect.cell").forEach(r => {
+    // only the analysed seat's sheet (the sheets are drawn in seat order)
+    document.querySelectorAll("#sheets > :nth-child(" + analysedSeat + ") rect.cell").forEach(r => {
       r.classList.toggle("picked", actual.has(r.dataset.cell));
       r.classList.toggle("legal", best.has(r.dataset.cell) && !actual.has(r.dataset.cell));
     });
-    $("turn-note").textContent = ("roll " + turn + ": played " + loss.actual + " · best " + loss.best + " · lost " +
-      (loss.proven ? loss.loss : loss.loss_low + "–" + loss.loss_high) + " (white: played, black outline: best)");
+    const who = analysis.seat ? analysis.name + ", " : "";
+    const open = analysis.open_dice ? " · dice open to " + analysis.name + ": " + analysis.open_dice[turn - 1] : "";
+    $("turn-note").textContent = ("roll " + turn + ": " + who + "played " + loss.actual + " · best " + loss.best + " · lost " +
+      lostText(loss) + open + " (white: played, black outline: best)");
   }
 
   $("prev").addEventListener("click", () => go(turn - 1));
@@ -88,9 +99,17 @@
     else if (e.key === "End") { e.preventDefault(); go(rec.turns); }
   });
 
+  // a loss is exact when proven, else the interval it lies in (no upper bound: "?")
+  const lostText = l => l.proven ? String(l.loss) : l.loss_low + "–" + (l.loss_high === null ? "?" : l.loss_high);
+
   $("analyse").addEventListener("click", async () => {
-    try { job = await NM.api("POST", "/api/jobs/analyse", { record_id: rec.id }); }
+    const body = { record_id: rec.id };
+    if (rec.mode === "competitive") body.seat = Number($("analyse-seat").value);
+    try { job = await NM.api("POST", "/api/jobs/analyse", body); }
     catch (e) { NM.say(e.message, "bad"); return; }
+    analysis = null;  // a new analysis (another seat): the old rows and marks go
+    $("losses").classList.add("hidden");
+    markAnalysis();
     $("analyse").disabled = true;
     $("analyse-cancel").classList.remove("hidden");
     poll();
@@ -114,8 +133,10 @@
     $("analyse").disabled = false;
     if (job.state !== "done") { $("analysis-status").textContent = "analysis " + job.state + (job.error ? ": " + job.error : ""); return; }
     analysis = job.result;
+    analysedSeat = analysis.seat || 1;
     $("analysis-bar").style.width = "100%";
-    $("analysis-status").textContent = "actual " + analysis.actual_score + ", best " + analysis.optimum +
+    $("analysis-status").textContent = (analysis.seat ? analysis.name + ": " : "") +
+      "actual " + analysis.actual_score + ", best " + analysis.optimum +
       (analysis.optimum_proven ? " (proven)" : " (bound " + analysis.optimum_bound + ")") + ". Click a row to see that roll.";
     const body = document.querySelector("#losses tbody");
     body.innerHTML = "";
@@ -123,7 +144,7 @@
       const tr = document.createElement("tr");
       tr.dataset.roll = l.roll;
       if (l.loss > 0) tr.className = "lost";
-      const lost = l.proven ? String(l.loss) : l.loss_low + "–" + l.loss_high;
+      const lost = lostText(l);
       [l.roll, l.dice, l.actual, l.best, lost].forEach(v => { const td = document.createElement("td"); td.textContent = v; tr.appendChild(td); });
       tr.addEventListener("click", () => go(l.roll));
       body.appendChild(tr);
