@@ -15,17 +15,22 @@ from typing import Callable, Iterator
 
 from nochmal.board import BUILTIN_BOARDS, Board, load_board
 from nochmal.dice import Roll, seeded_roll
-from nochmal.errors import NochmalError, RecordError
+from nochmal.errors import NochmalError, RecordError, quoted
 from nochmal.fileio import atomic_write_text, load_json_text, read_text_file
-from nochmal.game import MODES, Game, Mode
+from nochmal.game import MAX_PLAYERS, MODES, Game, Mode
 from nochmal.move import Move
-from nochmal.rules import RuleSettings
+from nochmal.rules import MAX_GAME_ROLLS, MAX_SEED, RuleSettings
 
 FORMAT = "nochmal-record"
 VERSION = 1
 
 
 GameFactory = Callable[["GameRecord"], Game]  # builds the fresh game a record replays into
+
+
+def _int_in(value, low: int, high: int) -> bool:
+    """An integer (not a bool) within low..high: every number a record holds is capped."""
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 
 @dataclass
@@ -139,14 +144,18 @@ class GameRecord:
         except NochmalError as exc:
             raise RecordError(f"{source}: {exc}") from None
         seed = data.get("seed")
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
-            raise RecordError(f"{source}: key 'seed' must be a non-negative integer or null")
+        if seed is not None and not _int_in(seed, 0, MAX_SEED):
+            raise RecordError(f"{source}: key 'seed' must be an integer 0..{MAX_SEED} or null, got {quoted(seed)}")
         roll_limit = data.get("roll_limit")
-        if roll_limit is not None and (not isinstance(roll_limit, int) or roll_limit < 1):
-            raise RecordError(f"{source}: key 'roll_limit' must be a positive integer or null")
+        if roll_limit is not None and not _int_in(roll_limit, 1, MAX_GAME_ROLLS):
+            raise RecordError(f"{source}: key 'roll_limit' must be an integer 1..{MAX_GAME_ROLLS} or null, "
+                              f"got {quoted(roll_limit)}")
         players = need("players", list)
         if not all(isinstance(p, str) for p in players):
             raise RecordError(f"{source}: key 'players' must list player names")
+        if len(need("rolls", list)) > MAX_GAME_ROLLS:
+            raise RecordError(f"{source}: key 'rolls' holds {len(data['rolls'])} rolls, a record holds at most "
+                              f"{MAX_GAME_ROLLS}")
         rolls = []
         for t, entry in enumerate(need("rolls", list), 1):
             where = f"{source}: turn {t}"
@@ -156,7 +165,8 @@ class GameRecord:
                 roll = Roll.from_json(entry["dice"])
                 moves = []
                 for m in entry["moves"]:
-                    if not isinstance(m, dict) or not isinstance(m.get("player"), int) or not isinstance(m.get("move"), str):
+                    if not isinstance(m, dict) or not _int_in(m.get("player"), 0, MAX_PLAYERS - 1) \
+                            or not isinstance(m.get("move"), str):
                         raise RecordError(f"{where}: each move needs an integer 'player' and a 'move' text")
                     moves.append((m["player"], Move.parse(m["move"])))
             except RecordError:

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-from nochmal.errors import NochmalError
+from nochmal.errors import NochmalError, quoted
+
+# Caps on the numbers a rule setting or a game record holds, so that no file can ask for an
+# unbounded game. A solo game has 30 rolls (§5) and the calibrated co-op budgets are below 130;
+# 1000 is also the mission loader's cap on a roll budget, so every mission game's record loads.
+MAX_GAME_ROLLS = 1000  # solo_rolls, a record's roll_limit and the rolls a record holds
+MAX_SEED = 2**62  # a dice seed (docs/rules.md §6), as the web API accepts
 
 
 @dataclass(frozen=True)
@@ -41,8 +47,9 @@ class RuleSettings:
             if type(value) is not want:
                 raise NochmalError(f"rules: setting {key} must be {want.__name__}, got {value!r}")
         settings = cls(**data)
-        if settings.solo_rolls < 1:
-            raise NochmalError("rules: solo_rolls must be at least 1")
+        if not 1 <= settings.solo_rolls <= MAX_GAME_ROLLS:
+            raise NochmalError(f"rules: setting solo_rolls must be 1..{MAX_GAME_ROLLS}, "
+                               f"got {quoted(settings.solo_rolls)}")
         return settings
 
 
