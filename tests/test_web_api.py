@@ -7,6 +7,7 @@ replayed by GameRecord.verify), the CLI's --json output for the same question.
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -53,7 +54,14 @@ def test_health_and_openapi(client):
     spec = client.get("/openapi.json").json()
     for path in ("/api/health", "/api/games", "/api/games/{game_id}/tap", "/api/jobs/solve", "/api/records"):
         assert path in spec["paths"]
-    assert client.get("/docs").status_code == 200
+    for page in ("/docs", "/redoc"):  # served offline: every script and style comes from the app itself
+        html = client.get(page)
+        assert html.status_code == 200
+        assets = re.findall(r'(?:src|href)="([^"]+)"', html.text)
+        assert any(a.endswith(".js") for a in assets), html.text
+        for url in assets:
+            assert url.startswith("/"), f"{page} loads {url} from outside"
+            assert client.get(url).status_code == 200, url
 
 
 def test_boards_rolls_score_moves_match_the_cli(client, tmp_path):

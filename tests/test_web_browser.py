@@ -93,7 +93,9 @@ def test_pages_render_at_phone_and_laptop_width(server, browser):
         page = new_page(browser, width)
         for name, path, ready in (("index", "/", ".cards"), ("play-setup", "/play", "#seats .seat"),
                                   ("replay-upload", "/replay", "#upload"),
-                                  ("puzzle-start", "/puzzle/42", "#my-sheet rect.cell")):
+                                  ("puzzle-start", "/puzzle/42", "#my-sheet rect.cell"),
+                                  ("api-docs", "/docs", ".opblock"),  # Swagger UI from the app's files, no CDN
+                                  ("api-redoc", "/redoc", ".api-content")):
             page.goto(server.url + path)
             page.wait_for_selector(ready)
             shot(page, f"{name}-{width}")

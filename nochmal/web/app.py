@@ -94,6 +94,31 @@ async def _too_large(limit: int, send) -> None:
     await send({"type": "http.response.body", "body": resp.body})
 
 
+def _install_docs(app: FastAPI) -> None:
+    """/docs (Swagger UI) and /redoc from files served by the app itself: FastAPI's defaults load
+    them from a CDN, which the machines this runs on often cannot reach (a blank page). The files
+    come from the fastapi-offline package (a pinned copy of Swagger UI and ReDoc on PyPI)."""
+    import fastapi_offline
+    from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+
+    assets = Path(fastapi_offline.__file__).parent / "static"
+    app.mount("/docs-static", StaticFiles(directory=str(assets)), name="docs-static")
+    title = f"{app.title} API"
+
+    @app.get("/docs", include_in_schema=False)
+    async def swagger_ui():
+        return get_swagger_ui_html(openapi_url=app.openapi_url, title=title,
+                                   swagger_js_url="/docs-static/swagger-ui-bundle.js",
+                                   swagger_css_url="/docs-static/swagger-ui.css",
+                                   swagger_favicon_url="/docs-static/favicon.png")
+
+    @app.get("/redoc", include_in_schema=False)
+    async def redoc():
+        return get_redoc_html(openapi_url=app.openapi_url, title=title, with_google_fonts=False,
+                              redoc_js_url="/docs-static/redoc.standalone.js",
+                              redoc_favicon_url="/docs-static/favicon.png")
+
+
 def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, abandon_after: float = 30.0,
                max_jobs: int = 1, max_body: int = MAX_BODY, room_settings: RoomSettings | None = None,
                games_per_minute: int = 60) -> FastAPI:
@@ -111,7 +136,7 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
         if rooms_service is not None:  # the status worker's thread and child process end with the app
             rooms_service.worker.stop()
 
-    app = FastAPI(title="nochmal", version=api.version(), lifespan=lifespan,
+    app = FastAPI(title="nochmal", version=api.version(), lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Noch mal! (Encore!): puzzles, games against bots, replays and the planner. "
                               "Errors are 4xx JSON `{\"error\": reason, \"field\": name}`.")
     app.state.data_dir = data_dir
@@ -151,6 +176,7 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     app.include_router(api.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+    _install_docs(app)
 
     rooms.install(app, data_dir, room_settings)  # table rooms (issue 19): API, pages, static files
 
