@@ -1,4 +1,5 @@
-"""Connectivity on bitmask cell sets: the one flood fill the engine, bots and planner share.
+"""Connectivity on bitmask cell sets: the one flood fill and the one "neighbours of a mask"
+the engine, bots, missions and planner share.
 
 ``neighbours[i]`` is the mask of cells adjacent to cell bit ``i`` (a board's
 ``neighbour_mask``, or a block's ``local_neighbours``).
@@ -7,6 +8,17 @@
 from __future__ import annotations
 
 from typing import Iterator, Sequence
+
+
+def neighbours_of(mask: int, neighbours: Sequence[int]) -> int:
+    """The union of the neighbours of the cells of ``mask`` (cells of ``mask`` included when
+    they neighbour each other; mask them out where that matters)."""
+    out = 0
+    while mask:
+        low = mask & -mask
+        out |= neighbours[low.bit_length() - 1]
+        mask ^= low
+    return out
 
 
 def component_of(start: int, within: int, neighbours: Sequence[int]) -> int:

@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from nochmal.bitsets import bit_list, component_of, components
+from nochmal.bitsets import bit_list, component_of, components, neighbours_of
 from nochmal.board import COLUMN_LETTERS, Board
 from nochmal.placements import MAX_COUNT
 from nochmal.sheet import Sheet
@@ -107,10 +107,7 @@ def _connected_sets(start: int, within: int, neighbours: tuple[int, ...]) -> lis
     for _ in range(MAX_COUNT - 1):
         grown = []
         for piece in frontier:
-            border = 0
-            for bit in bit_list(piece):
-                border |= neighbours[bit]
-            border &= within & ~piece
+            border = neighbours_of(piece, neighbours) & within & ~piece
             for bit in bit_list(border):
                 bigger = piece | 1 << bit
                 if bigger not in seen:
