@@ -34,6 +34,7 @@ from nochmal.bitsets import bit_list
 from nochmal.board import COLOURS, Board
 from nochmal.dice import Roll
 from nochmal.game import Mode
+from nochmal.missions.loader import max_score
 from nochmal.move import Move
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
@@ -49,7 +50,6 @@ from nochmal.solver.interrupt import SigintStop
 from nochmal.solver.plan import FEASIBLE, OPTIMAL, UNKNOWN, Plan, Step
 from nochmal.solver.validate import replay_race, validate_race
 
-NO_BOUND = 10 ** 6  # a value's bound when the solve proved none
 # pass_dominance is not valid here (a cross made a roll earlier can end the game earlier);
 # reach_cuts is, but made 60 s solves worse (benchmarks/RESULTS.md, Competitive analysis)
 RACE_FEATURES = frozenset({"reach_prune", "hint", "max_lp"})
@@ -340,7 +340,8 @@ def analyse_seat(record: GameRecord, seat: int, time_limit: float = 10.0, worker
                  stop: SigintStop | None = None) -> SeatAnalysis:
     """V(t): the best final score from the sheet the seat had before roll t (V after the
     last roll = the actual score); the loss on roll t is V(t) - V(t+1), as in the solo
-    analysis (solver/analyse.py), with the interval loss_low..loss_high (None: no bound). Solves run backwards, each hinted with the recorded move
+    analysis (solver/analyse.py), with the interval loss_low..loss_high (a solve that proved no bound is bounded by
+    the board's maximum score, missions.loader.max_score). Solves run backwards, each hinted with the recorded move
     followed by the next solve's plan, so V(t) >= V(t+1) for the plans found; unproven
     values carry their bound and a loss is then an interval. ``per_roll`` False: only V(0).
     ``time_limit`` is per solve. Ctrl-C stops the analysis: the rolls done so far are
@@ -350,6 +351,7 @@ def analyse_seat(record: GameRecord, seat: int, time_limit: float = 10.0, worker
     first = race_instance(record, seat, 0, source)
     T = len(first.rolls)
     actual = record.verify(source).sheets[seat].score()
+    ceiling = max_score(first.board)  # a solve that proved no bound is bounded by this
     value = [0] * (T + 1)
     bound = [0] * (T + 1)
     proven = [True] * (T + 1)
@@ -368,7 +370,7 @@ def analyse_seat(record: GameRecord, seat: int, time_limit: float = 10.0, worker
                               features=features, hint=hint, stop=stop)
             plans[t] = plan
             value[t] = plan.total
-            bound[t] = plan.bound if plan.bound is not None else NO_BOUND
+            bound[t] = ceiling if plan.bound is None else min(ceiling, plan.bound)
             proven[t] = plan.status == OPTIMAL
             solves.append({"roll": t + 1, "best": plan.total, "bound": plan.bound, "status": plan.status,
                            "time": plan.wall_time})
@@ -387,7 +389,7 @@ def analyse_seat(record: GameRecord, seat: int, time_limit: float = 10.0, worker
         if plans[t] is None or (t + 1 < T and plans[t + 1] is None):
             continue
         recorded, best = first.moves[t], plans[t].steps[0].move()
-        high = None if bound[t] == NO_BOUND else bound[t] - value[t + 1]
+        high = bound[t] - value[t + 1]
         if recorded == best:
             # the plan found starts with the recorded move: 0 lost as far as it knows, and
             # exactly 0 when it is proven best (the recorded move then reaches V(t))
@@ -399,5 +401,5 @@ def analyse_seat(record: GameRecord, seat: int, time_limit: float = 10.0, worker
             max(0, value[t] - bound[t + 1]), high, proven[t] and proven[t + 1]))
     solved = plans[0] is not None
     return SeatAnalysis(seat, seat_name(record.players, seat), actual, value[0] if solved else actual,
-                        plans[0].bound if solved else None, proven[0] and solved, losses, plans[0],
+                        bound[0] if solved else None, proven[0] and solved, losses, plans[0],
                         [d.text() for d in first.open], time.monotonic() - t0, interrupted, solves[::-1])

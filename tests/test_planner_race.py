@@ -312,3 +312,31 @@ def test_tiny_time_limit_on_a_30_roll_record_gives_intervals():
             assert r.loss_low == r.loss == r.loss_high
     early = result.losses[0]
     assert not early.proven  # roll 1 of 30 is never proven in 0.2 s
+
+
+def test_a_solve_without_bound_is_bounded_by_the_board_maximum(monkeypatch):
+    """A roll whose solve proved no bound reads 'in 0..(max score - next value)', as the
+    solo analysis does, never an open '0..?'."""
+    import dataclasses
+
+    from nochmal.missions.loader import max_score
+    from nochmal.solver import race
+    from nochmal.solver.plan import UNKNOWN
+
+    real = race.solve_race
+
+    def no_bound(*args, **kwargs):
+        return dataclasses.replace(real(*args, **kwargs), bound=None, status=UNKNOWN)
+
+    monkeypatch.setattr(race, "solve_race", no_bound)
+    record = short_record(2, 2, 4)
+    result = analyse_seat(record, 1, time_limit=5)
+    ceiling = max_score(record.board)
+    assert result.optimum_bound == ceiling and not result.optimum_proven
+    assert len(result.losses) == len(record.rolls)
+    for r in result.losses:
+        # every later value is at least the actual score, so ceiling - actual caps the interval
+        assert r.loss_high is not None and r.loss_low <= r.loss <= r.loss_high <= ceiling - result.actual_score
+        assert not r.proven
+    last = result.losses[-1]  # the last roll: the next value is the actual score
+    assert last.loss_high == ceiling - result.actual_score
