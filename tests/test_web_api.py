@@ -432,6 +432,22 @@ def test_hostile_json_is_a_422_never_a_500(client, content, words):
     assert_error(client.post("/api/rooms/import", content=content), 422, "room.json", words)
 
 
+@pytest.mark.parametrize("path", ["/api/games", "/api/score", "/api/jobs/solve", "/api/moves"])
+@pytest.mark.parametrize("content, words", [
+    (b"not json", "not valid JSON: broken JSON at line 1, column 1"),
+    (b"[" * 12_000 + b"]" * 12_000, "nested too deeply"),
+    (b'{"seed": 1' + b"0" * 5000 + b"}", "too many digits"),
+    (b"[1, 2]", "must be a JSON object, not an array"),
+    (b'"classic"', "must be a JSON object, not a string"),
+    (b"", "the body is empty"),
+], ids=["not-json", "nested", "huge-number", "array", "string", "empty"])
+def test_a_body_unusable_as_a_whole_is_a_422_naming_the_body(client, path, content, words):
+    """These were '0: JSON decode error' with field '0', or 400 'There was an error parsing
+    the body' / a top-level array with field null: now field 'body' and the reader's reason."""
+    resp = client.post(path, content=content, headers={"content-type": "application/json"})
+    assert_error(resp, 422, "body", words)
+
+
 def test_waiting_jobs_are_capped_with_a_503(tmp_path):
     """Each queued job is a thread in the server; a client looping on POST /api/jobs/solve
     could queue without end. No slot runs here (max_jobs=0), so every job waits."""

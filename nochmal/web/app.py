@@ -94,6 +94,21 @@ async def _too_large(limit: int, send) -> None:
     await send({"type": "http.response.body", "body": resp.body})
 
 
+async def _body_problem(request: Request) -> WebError | None:
+    """Why a JSON body is unusable as a whole, read by the rooms' reader (nochmal/fileio.py's
+    load_json_text underneath): broken JSON, too deep, a huge number, empty, or not an object."""
+    from nochmal.web.rooms.api import parse_json
+
+    try:
+        data = parse_json(await request.body())
+    except WebError as exc:
+        return exc
+    if not isinstance(data, dict):
+        kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(data), "a number")
+        return WebError(f"the body must be a JSON object, not {kind}", "body", 422)
+    return None
+
+
 def _install_docs(app: FastAPI) -> None:
     """/docs (Swagger UI) and /redoc from files served by the app itself: FastAPI's defaults load
     them from a CDN, which the machines this runs on often cannot reach (a blank page). The files
@@ -160,6 +175,10 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError):
         first = exc.errors()[0] if exc.errors() else {}
+        if first.get("type") == "json_invalid" or tuple(first.get("loc", ())) == ("body",):
+            problem = await _body_problem(request)  # the body as a whole: not JSON, not an object, missing
+            if problem is not None:
+                return JSONResponse(problem.body(), status_code=problem.status)
         loc = [str(x) for x in first.get("loc", ()) if x not in ("body", "query", "path")]
         field = ".".join(loc) or None
         return JSONResponse(error_body(f"{field or 'request'}: {first.get('msg', 'invalid')}", field),
@@ -167,6 +186,10 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
+        if exc.status_code == 400 and exc.__cause__ is not None:  # FastAPI's json.loads failed (deep, huge number)
+            problem = await _body_problem(request)
+            if problem is not None:
+                return JSONResponse(problem.body(), status_code=problem.status)
         return JSONResponse(error_body(str(exc.detail)), status_code=exc.status_code)
 
     @app.exception_handler(Exception)
