@@ -81,12 +81,13 @@ def replay(
     Example: nochmal replay game.json --verify   (or: nochmal replay game.json --step --to 10)
     """
     record = GameRecord.load(record_file)
-    from nochmal.stepper import game_factory, replayed, run_replay
+    from nochmal.stepper import game_factory, replayed
+    from nochmal.terminal.replay import run_replay
 
     game = (record.verify(str(record_file), game_factory(record)) if verify
             else replayed(record, str(record_file)))
     if step or to is not None:
-        run_replay(record, str(record_file), to, step, as_json, console)
+        run_replay(record, str(record_file), to, step, console, emit=emit_json if as_json else None)
         return
     if as_json:
         emit_json({"file": str(record_file), "verified": verify, "mode": record.mode, "turns": len(record.rolls),
