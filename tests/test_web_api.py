@@ -448,6 +448,26 @@ def test_a_body_unusable_as_a_whole_is_a_422_naming_the_body(client, path, conte
     assert_error(resp, 422, "body", words)
 
 
+def test_unknown_keys_in_a_body_are_refused_naming_the_key(client):
+    """/api/score answered {"seed": 1} as if it were {}: every body model now forbids extra keys."""
+    gid = client.post("/api/games", json={"kind": "puzzle", "seed": 3}).json()["id"]
+    for path, body, key in (("/api/score", {"seed": 1}, "seed"),
+                            ("/api/moves", {"colour": "b", "count": 3, "bridge": True}, "bridge"),
+                            ("/api/hint", {"roll": {"colours": ["y", "b"], "numbers": ["1", "2"]}, "top_n": 2}, "top_n"),
+                            ("/api/games", {"kind": "puzzle", "sede": 4}, "sede"),
+                            (f"/api/games/{gid}/tap", {"colour": "y", "number": "1", "cell": "A1"}, "cell"),
+                            (f"/api/games/{gid}/move", {"move": "pass", "why": 1}, "why"),
+                            ("/api/jobs/solve", {"seed": 1, "timeout": 3}, "timeout"),
+                            ("/api/jobs/analyse", {"record_id": "AAAAAAAAAAAAAAAAAAAAAA", "seats": 2}, "seats"),
+                            ("/api/missions/lockstep/status", {"difficulty": "easy", "rolls_used": 0,
+                                                              "sheets": [""], "extra": 1}, "extra")):
+        assert_error(client.post(path, json=body), 422, key, f"{key}: unknown key")
+    # a nested model too: the roll inside a hint body
+    assert_error(client.post("/api/hint", json={"roll": {"colours": ["y", "b"], "numbers": ["1", "2"], "x": 1}}),
+                 422, "roll.x", "unknown key")
+    assert client.post("/api/score", json={"board": "classic", "sheet": ""}).status_code == 200
+
+
 def test_waiting_jobs_are_capped_with_a_503(tmp_path):
     """Each queued job is a thread in the server; a client looping on POST /api/jobs/solve
     could queue without end. No slot runs here (max_jobs=0), so every job waits."""

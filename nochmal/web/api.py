@@ -17,7 +17,7 @@ from typing import Literal, Optional
 
 from fastapi import APIRouter, File, Query, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from nochmal.board import BUILTIN_BOARDS, COLOURS, board_data, load_board
 from nochmal.dice import Roll, seeded_rolls
@@ -93,7 +93,14 @@ def daily():
     return {"seed": daily_seed(), "date": datetime.now(timezone.utc).date().isoformat()}
 
 
-class SheetBody(BaseModel):
+class Body(BaseModel):
+    """A request body: a key the model does not know is refused (422 naming it), not ignored,
+    so a typo such as ``{"seed": 1}`` sent to /api/score is not silently answered as something else."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class SheetBody(Body):
     board: str = Field("classic", description="A built-in board name.")
     sheet: str = Field("", max_length=4000, description="A typed sheet (7 lines of 15, x = crossed); empty: no crosses.")
 
@@ -150,7 +157,7 @@ def mission(mission_id: str):
     return builtin_mission(mission_id).to_dict()
 
 
-class RollBody(BaseModel):
+class RollBody(Body):
     colours: list[str] = Field(..., description='Colour faces, e.g. ["y", "x"] (x = joker).')
     numbers: list[str] = Field(..., description='Number faces, e.g. ["3", "?"] (? = joker).')
 
@@ -191,7 +198,7 @@ def hint_for_sheet(body: HintBody):
             "hints": hint_items(best_choices(game, body.top))}
 
 
-class MissionStatusBody(BaseModel):
+class MissionStatusBody(Body):
     difficulty: Literal["easy", "normal", "hard"]
     rolls_used: int = Field(..., ge=0, le=200)
     sheets: list[str] = Field(..., min_length=1, max_length=4, description="One typed sheet per player.")
@@ -223,7 +230,7 @@ def mission_status_(mission_id: str, body: MissionStatusBody):
 
 
 # --- games -------------------------------------------------------------------------------
-class NewGame(BaseModel):
+class NewGame(Body):
     kind: Literal["puzzle", "play"] = "play"
     seed: Optional[int] = Field(None, ge=0, le=MAX_SEED, description="Dice seed; default: the daily seed "
                                 "for a puzzle, a random one otherwise.")
@@ -278,7 +285,7 @@ def get_game(game_id: str, request: Request, svg: bool = True):
         return web.state(with_svg=svg)
 
 
-class Tap(BaseModel):
+class Tap(Body):
     colour: Literal["y", "g", "b", "r", "o", "x"] = Field(..., description="The colour die picked (x = joker).")
     number: Literal["1", "2", "3", "4", "5", "?"] = Field(..., description="The number die picked (? = joker).")
     cells: list[str] = Field(default_factory=list, max_length=5, description="The cells selected so far (may be empty: then every cell of a legal placement is returned).")
@@ -297,7 +304,7 @@ def tap(game_id: str, body: Tap, request: Request):
         return web.tap(body.colour, body.number, cells)
 
 
-class MoveBody(BaseModel):
+class MoveBody(Body):
     move: str = Field(..., max_length=80, description="Move notation: b4 G4 G5 H4 H5, xb4 ..., b?4 ..., or pass.")
 
 
@@ -501,7 +508,7 @@ def record_picture(rec_id: str, request: Request):
 
 
 # --- jobs ----------------------------------------------------------------------------------
-class SolveJob(BaseModel):
+class SolveJob(Body):
     seed: Optional[int] = Field(None, ge=0, le=MAX_SEED, description="Plan the seeded solo rolls of this seed.")
     game_id: Optional[str] = Field(None, description="Or: plan the rolls of this solo game.")
     rolls: Optional[list[dict]] = Field(None, max_length=30, description='Or: these solo rolls, '
@@ -537,7 +544,7 @@ def start_solve(body: SolveJob, request: Request):
     return JSONResponse(job.to_json(), status_code=202)
 
 
-class AnalyseJob(BaseModel):
+class AnalyseJob(Body):
     record_id: Optional[str] = Field(None, description="An uploaded record (POST /api/records).")
     game_id: Optional[str] = Field(None, description="Or a finished solo game of this app.")
     time_limit: float = Field(ANALYSE_TIME_DEFAULT, gt=0, le=60, description="Seconds per solve (one per roll).")

@@ -181,8 +181,9 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
                 return JSONResponse(problem.body(), status_code=problem.status)
         loc = [str(x) for x in first.get("loc", ()) if x not in ("body", "query", "path")]
         field = ".".join(loc) or None
-        return JSONResponse(error_body(f"{field or 'request'}: {first.get('msg', 'invalid')}", field),
-                            status_code=422)
+        reason = "unknown key (see /docs for this request's fields)" if first.get("type") == "extra_forbidden" \
+            else first.get("msg", "invalid")
+        return JSONResponse(error_body(f"{field or 'request'}: {reason}", field), status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
