@@ -226,12 +226,16 @@ def _record_bytes(seed=3) -> bytes:
     return rec.dumps().encode()
 
 
-def test_record_upload_and_turns(client):
+def test_record_upload_and_turns(client, tmp_path):
     data = _record_bytes()
     rec = GameRecord.loads(data.decode())
     final = rec.verify()
     summary = client.post("/api/records", files={"file": ("g.json", data, "application/json")}).json()
     assert summary["turns"] == len(rec.rolls) and summary["scores"] == final.scores() and summary["over"]
+    (tmp_path / "g.json").write_bytes(data)  # the keys and values of the CLI's verified replay
+    cli = cli_json(["replay", str(tmp_path / "g.json"), "--verify"])
+    assert cli.pop("file") and cli["verified"] is True
+    assert {k: summary[k] for k in cli} == cli
     rid = summary["id"]
     assert client.get(f"/api/records/{rid}").json() == summary
     turn = client.get(f"/api/records/{rid}/turns/3").json()
@@ -254,6 +258,9 @@ def test_record_upload_bad_inputs(client):
     good = json.loads(_record_bytes())
     good["rolls"][2]["moves"][0]["move"] = "b5 A1 A2 A3 A4 A5"
     assert_error(up(json.dumps(good).encode()), 422, "file", "turn 3")
+    forged = json.loads(_record_bytes())  # a stored result the replay does not give: refused, as --verify does
+    forged["result"]["scores"] = [s + 1 for s in forged["result"]["scores"]]
+    assert_error(up(json.dumps(forged).encode()), 422, "file", "recorded scores")
     sneaky = json.loads(_record_bytes())
     sneaky["extra"] = {"mission": "x", "mission_file": "/etc/passwd", "difficulty": "easy"}
     assert_error(up(json.dumps(sneaky).encode()), 422, "file", "mission file")

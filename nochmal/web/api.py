@@ -439,7 +439,7 @@ class RecordStore(KeptOnDisk):
 
 def parse_record(text: str) -> tuple[GameRecord, list[Game]]:
     """A record from uploaded text, replayed through the engine (states[t]: after turn t)."""
-    from nochmal.stepper import replay_states
+    from nochmal.stepper import game_factory, replay_states
 
     data = load_json_text(text, lambda reason: WebError(f"file: {reason}", "file", 422))
     if isinstance(data, dict) and isinstance(data.get("extra"), dict) and "mission_file" in data["extra"]:
@@ -447,6 +447,7 @@ def parse_record(text: str) -> tuple[GameRecord, list[Game]]:
                        "file", 422)
     try:
         record = GameRecord.from_json(data, "file")
+        record.verify("file", game_factory(record))  # the stored result too, as `nochmal replay --verify`
         states = replay_states(record, "file")
     except NochmalError as exc:
         raise WebError(str(exc), "file", 422) from None
@@ -454,8 +455,10 @@ def parse_record(text: str) -> tuple[GameRecord, list[Game]]:
 
 
 def _record_summary(rec_id: str, record: GameRecord, states: list[Game]) -> dict:
+    """The keys of `nochmal replay F --verify --json` (``id`` for its ``file``) and a few more;
+    ``verified`` is always true: parse_record refused any record that does not verify."""
     final = states[-1]
-    return {"id": rec_id, "mode": record.mode, "board": record.board.name, "seed": record.seed,
+    return {"id": rec_id, "verified": True, "mode": record.mode, "board": record.board.name, "seed": record.seed,
             "players": record.players, "names": [seat_name(record.players, p) for p in range(len(record.players))],
             "turns": len(record.rolls), "over": final.is_terminal(), "scores": final.scores(),
             "winners": final.winners() if final.is_terminal() else None,
