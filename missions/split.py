@@ -3,9 +3,12 @@
 ``mission status`` says how many further crosses ONE sheet would need to finish an objective
 alone. A team wants more: which sheet takes which missing star, column, colour or cell so
 that the whole mission is done in the fewest rolls. A sheet crosses at most 5 cells a roll
-(one colour group of up to five; dice are ignored, as in nochmal/sheetgraph.py), all sheets cross
-in the same roll, so the slowest sheet decides: a split needs ``max over sheets of
-ceil(crosses / 5)`` rolls.
+(one connected group of up to five in ONE block; dice are ignored, as in nochmal/sheetgraph.py),
+all sheets cross in the same roll, so the slowest sheet decides: a split needs the max over
+sheets of the rolls that sheet's crosses take. A sheet's rolls (:func:`sheet_figures`) are at
+least ``ceil(crosses / 5)`` and the block slots of its target (missions.model.block_slots), and
+at most the fewest rolls of its crossing path (nochmal.impossible.rolls_needed: its pieces of
+one block); exact when the two meet.
 
 The instance is plain data (:class:`SplitInstance`): *units* (a missing item and, per sheet,
 the open cells that sheet would have to cross for it, or None where it is not that sheet's
@@ -44,7 +47,8 @@ from itertools import combinations
 
 from nochmal.bitsets import bit_list
 from nochmal.board import COLOURS
-from nochmal.missions.model import IN_PROGRESS, LOST, Mission
+from nochmal.impossible import rolls_needed
+from nochmal.missions.model import IN_PROGRESS, LOST, Mission, block_slots
 from nochmal.missions.objectives import items_needed, objective_items, team_score
 from nochmal.sheet import Sheet
 from nochmal.sheetgraph import CrossesEstimate, cross_distances, fewest_crosses
@@ -138,6 +142,11 @@ def split_instance(mission: Mission, sheets) -> SplitInstance:
     return SplitInstance(sheets, tuple(units), tuple(demands))
 
 
+def has_cell_objectives(mission: Mission) -> bool:
+    """Whether the mission has anything to split (a score or jokers target has not)."""
+    return any(obj.kind not in ("score", "jokers_left") for obj in mission.objectives)
+
+
 def _item_label(kind: str) -> str:
     return {"columns": "column", "colours": "colour", "stars": "star", "cells": "cell"}[kind]
 
@@ -149,10 +158,16 @@ class SheetPlan:
 
     units: tuple[int, ...]
     crosses: CrossesEstimate
+    rolls_lower: int = 0  # the fewest rolls for these units: at least this (sheet_figures) ...
+    rolls_upper: int = 0  # ... and the crossing path takes this many (one block per roll)
 
     @property
     def rolls(self) -> int:
-        return rolls_for(self.crosses.upper)
+        return self.rolls_upper
+
+    def rolls_text(self) -> str:
+        return str(self.rolls_upper) if self.rolls_lower == self.rolls_upper else \
+            f"{self.rolls_lower}..{self.rolls_upper}"
 
 
 @dataclass(frozen=True)
@@ -176,7 +191,8 @@ class Split:
             "rolls": self.rolls_upper if self.exact else None, "exact": self.exact,
             "rolls_lower": self.rolls_lower, "rolls_upper": self.rolls_upper, "method": self.method,
             "sheets": [{"sheet": p + 1, "items": [inst.units[u].name for u in plan.units],
-                        "crosses": plan.crosses.to_dict(), "rolls": plan.rolls}
+                        "crosses": plan.crosses.to_dict(), "rolls": plan.rolls,
+                        "rolls_lower": plan.rolls_lower}
                        for p, plan in enumerate(self.plans)],
         }
 
@@ -187,13 +203,13 @@ class Split:
             return ["nothing left to split: every cell objective is met"]
         total = str(self.rolls_upper) if self.exact else f"{self.rolls_lower}..{self.rolls_upper} (bounds)"
         out = [f"fewest rolls for the cell objectives: {total} (slowest sheet; at most "
-               f"{CROSSES_PER_ROLL} crosses a roll; {self.method})"]
+               f"{CROSSES_PER_ROLL} crosses a roll, all in one block; {self.method})"]
         for p, plan in enumerate(self.plans):
             if not plan.units:
                 out.append(f"  sheet {p + 1}: nothing needed")
                 continue
             out.append(f"  sheet {p + 1}: {', '.join(inst.units[u].name for u in plan.units)} — "
-                       f"{plan.crosses.text()} crosses, {plan.rolls} roll(s)")
+                       f"{plan.crosses.text()} crosses, {plan.rolls_text()} roll(s)")
         return out
 
 
@@ -224,9 +240,13 @@ _FIGURES_LOCK = threading.Lock()
 _FIGURES_MAX = 200_000
 
 
-def sheet_crosses(sheet: Sheet, target: int, time_limit: float = 0.0) -> CrossesEstimate:
-    """``fewest_crosses`` cached per (board, crossed cells, target, time limit): a room asks the
-    same figures again after every tap on another sheet."""
+def sheet_figures(sheet: Sheet, target: int, time_limit: float = 0.0) -> tuple[CrossesEstimate, int, int]:
+    """``fewest_crosses`` and the rolls it takes, cached per (board, crossed cells, target, time
+    limit): a room asks the same figures again after every tap on another sheet.
+
+    The rolls are (lower, upper): every roll crosses at most 5 cells, all in one block, so at
+    least ``ceil(lower crosses / 5)`` and the target's block slots; the witness path takes its
+    fewest pieces of one block (rolls_needed of its cells, bridging off: always legal)."""
     key = (sheet.board.name, id(sheet.board), sheet.crossed, target, time_limit)
     with _FIGURES_LOCK:
         hit = _FIGURES.get(key)
@@ -234,11 +254,20 @@ def sheet_crosses(sheet: Sheet, target: int, time_limit: float = 0.0) -> Crosses
             _FIGURES.move_to_end(key)
             return hit
     est = fewest_crosses(sheet, target, _FIGURE_EXACT_LIMIT if time_limit == 0 else 12, time_limit)
+    board = sheet.board
+    lower = max(rolls_for(est.lower), block_slots(board, target & ~sheet.crossed))
+    upper = max(lower, rolls_needed(board, board.mask_of(est.cells)).upper)
+    figures = (est, lower, upper)
     with _FIGURES_LOCK:
-        _FIGURES[key] = est
+        _FIGURES[key] = figures
         if len(_FIGURES) > _FIGURES_MAX:
             _FIGURES.popitem(last=False)
-    return est
+    return figures
+
+
+def sheet_crosses(sheet: Sheet, target: int, time_limit: float = 0.0) -> CrossesEstimate:
+    """The cached ``fewest_crosses`` of :func:`sheet_figures`."""
+    return sheet_figures(sheet, target, time_limit)[0]
 
 
 def _target(inst: SplitInstance, p: int, units) -> int:
@@ -251,7 +280,8 @@ def _target(inst: SplitInstance, p: int, units) -> int:
 def unit_lower_bound(inst: SplitInstance) -> int:
     """A valid lower bound on the rolls: a demand's cheapest units' cells shared evenly by the
     sheets that may take them; each unit of a demand that needs all its units paid by its
-    cheapest sheet; each sheet paying its own forced units together."""
+    cheapest sheet; each sheet paying its own forced units together (rolls as in
+    :func:`sheet_figures`: crosses and blocks); the blocks a demand touches shared evenly."""
     best = 0
     n = len(inst.sheets)
     for d in inst.demands:
@@ -263,6 +293,7 @@ def unit_lower_bound(inst: SplitInstance) -> int:
                        for u in d.units)
         takers = {p for u in d.units for p in range(n) if inst.units[u].masks[p] is not None}
         best = max(best, rolls_for(-(-sum(sizes[: d.need]) // len(takers))))
+        best = max(best, -(-_team_block_rolls(inst, d) // len(takers)))
         if d.need < len(d.units):
             continue
         forced_on: dict[int, list[int]] = {}
@@ -271,11 +302,38 @@ def unit_lower_bound(inst: SplitInstance) -> int:
             if len(allowed) == 1:
                 forced_on.setdefault(allowed[0], []).append(u)
             else:
-                cheapest = min(sheet_crosses(inst.sheets[p], inst.units[u].masks[p]).lower for p in allowed)
-                best = max(best, rolls_for(cheapest))
+                best = max(best, min(sheet_figures(inst.sheets[p], inst.units[u].masks[p])[1] for p in allowed))
         for p, units in forced_on.items():
-            best = max(best, rolls_for(sheet_crosses(inst.sheets[p], _target(inst, p, units)).lower))
+            best = max(best, sheet_figures(inst.sheets[p], _target(inst, p, units))[1])
     return best
+
+
+def _team_block_rolls(inst: SplitInstance, d: Demand) -> int:
+    """Rolls all sheets together spend at least on a demand, one block a roll: the cells every
+    taker of a unit would cross lie in blocks, and each such block of a done unit costs some
+    sheet a roll (block slots, missions.model.block_slots, when every unit is needed; else
+    the fewest blocks that can touch ``need`` units)."""
+    board = inst.sheets[0].board
+    common = []
+    for u in d.units:
+        cells = -1
+        for mask in inst.units[u].masks:
+            if mask is not None:
+                cells &= mask
+        common.append(cells)
+    if d.need >= len(d.units):
+        union = 0
+        for cells in common:
+            union |= cells
+        return block_slots(board, union)
+    left = d.need - sum(1 for cells in common if not cells)
+    touched = 0
+    for count in sorted((sum(1 for cells in common if cells & block.mask) for block in board.blocks), reverse=True):
+        if left <= 0 or count == 0:
+            break
+        left -= count
+        touched += 1
+    return touched
 
 
 def _reach_without(sheet: Sheet, removed: int) -> int:
@@ -358,15 +416,15 @@ def separator_lower_bound(inst: SplitInstance, lower: int, upper: int, time_limi
     return lower
 
 
-def _subsets_within(inst: SplitInstance, p: int, capacity: int, budget: list[int], deadline: float) -> list | None:
-    """Every subset of sheet p's units whose fewest crosses may fit ``capacity`` (lower figure
-    <= capacity), with its figure; grown unit by unit (a superset never costs less, so a
-    subset that cannot fit ends its branch). None when ``budget`` (figures left to compute,
-    shared by the sheets) runs out or at ``deadline`` (time.monotonic)."""
+def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], deadline: float) -> list | None:
+    """Every subset of sheet p's units that may fit ``rolls`` rolls (lower rolls figure of
+    :func:`sheet_figures` <= rolls), with its figures; grown unit by unit (a superset never
+    costs less, so a subset that cannot fit ends its branch). None when ``budget`` (figures
+    left to compute, shared by the sheets) runs out or at ``deadline`` (time.monotonic)."""
     import time
 
     units = [u for u in range(len(inst.units)) if inst.units[u].masks[p] is not None and inst.units[u].masks[p]]
-    found = [((), CrossesEstimate(0, 0))]
+    found = [((), (CrossesEstimate(0, 0), 0, 0))]
     stack = [((), -1)]
     while stack:
         subset, last = stack.pop()
@@ -375,9 +433,9 @@ def _subsets_within(inst: SplitInstance, p: int, capacity: int, budget: list[int
                 return None
             budget[0] -= 1
             grown = subset + (units[i],)
-            est = sheet_crosses(inst.sheets[p], _target(inst, p, grown))
-            if est.lower <= capacity:
-                found.append((grown, est))
+            figures = sheet_figures(inst.sheets[p], _target(inst, p, grown))
+            if figures[1] <= rolls:
+                found.append((grown, figures))
                 stack.append((grown, i))
     return found
 
@@ -385,35 +443,39 @@ def _subsets_within(inst: SplitInstance, p: int, capacity: int, budget: list[int
 def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 4000,
                    time_limit: float = 1.0) -> tuple[bool | None, list[tuple[int, ...]] | None]:
     """Whether some split finishes within ``rolls`` rolls, decided exactly where few subsets of
-    units fit in 5 x rolls crosses (a late game, or stars from nearby): every such subset of
+    units may fit the rolls (a late game, or stars from nearby): every such subset of
     every sheet is listed (:func:`_subsets_within`) and a CP-SAT model picks one per sheet
     that meets the demands. (False, None): no split can (a proven lower bound of rolls + 1);
-    (True, assignment): this split does, every sheet's exact-or-upper figure within the
+    (True, assignment): this split does, every sheet's upper rolls figure within the
     rolls; (None, None): undecided (too many subsets, or the time limit)."""
     import time
 
     from ortools.sat.python import cp_model
 
     deadline = time.monotonic() + time_limit
-    capacity = CROSSES_PER_ROLL * rolls
     left = [budget]
     options = []
     for p in range(len(inst.sheets)):
-        rows = _subsets_within(inst, p, capacity, left, deadline)
+        rows = _subsets_within(inst, p, rolls, left, deadline)
         if rows is None:
             return None, None
         options.append(rows)
     m = cp_model.CpModel()
     covered: dict[int, list] = {u: [] for u in range(len(inst.units))}
     picks = []
+    unsure = []  # picked subsets whose upper rolls figure does not fit: as few as possible
     for p, rows in enumerate(options):
         zs = [m.NewBoolVar(f"z{p}_{i}") for i in range(len(rows))]
         m.AddExactlyOne(zs)
-        for z, (subset, _) in zip(zs, rows):
+        for z, (subset, figures) in zip(zs, rows):
             for u in subset:
                 covered[u].append(z)
+            if figures[2] > rolls:
+                unsure.append(z)
         picks.append(zs)
     _add_demands(m, inst, covered)
+    if unsure:
+        m.Minimize(sum(unsure))
     solver = _until(deadline)
     status = solver.Solve(m)
     if status == cp_model.INFEASIBLE:
@@ -421,7 +483,7 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 4000,
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None, None
     chosen = [rows[next(i for i, z in enumerate(zs) if solver.Value(z))] for rows, zs in zip(options, picks)]
-    if any(est.upper > capacity for _, est in chosen):  # only lower figures fit: undecided
+    if any(figures[2] > rolls for _, figures in chosen):  # only lower figures fit: undecided
         return None, None
     return True, [subset for subset, _ in chosen]
 
@@ -443,12 +505,13 @@ def solve_split(inst: SplitInstance, time_limit: float = SPLIT_SECONDS, model: s
 
 
 def _plans(inst: SplitInstance, assignment: list[tuple[int, ...]], time_limit: float) -> tuple[SheetPlan, ...]:
-    """Per sheet: its units with a real crossing path (fewest_crosses on the union)."""
+    """Per sheet: its units with a real crossing path (fewest_crosses on the union) and its rolls."""
     plans = []
     for p, units in enumerate(assignment):
-        est = sheet_crosses(inst.sheets[p], _target(inst, p, units), time_limit) if units else CrossesEstimate(0, 0)
+        est, low, high = sheet_figures(inst.sheets[p], _target(inst, p, units), time_limit) if units else \
+            (CrossesEstimate(0, 0), 0, 0)
         path = readable_path(inst.sheets[p], est.cells)
-        plans.append(SheetPlan(tuple(sorted(units)), CrossesEstimate(est.lower, est.upper, path, est.method)))
+        plans.append(SheetPlan(tuple(sorted(units)), CrossesEstimate(est.lower, est.upper, path, est.method), low, high))
     return tuple(plans)
 
 
@@ -477,15 +540,15 @@ def readable_path(sheet: Sheet, cells) -> tuple[str, ...]:
 
 
 def _solve_subsets(inst: SplitInstance, allowed: list[list[int]], time_limit: float) -> Split:
-    figures: list[list[tuple[tuple[int, ...], CrossesEstimate]]] = []
+    figures: list[list[tuple[tuple[int, ...], tuple[CrossesEstimate, int, int]]]] = []
     for p, units in enumerate(allowed):
         rows = []
         for size in range(len(units) + 1):
             for subset in combinations(units, size):
                 target = _target(inst, p, subset)
-                rows.append((subset, sheet_crosses(inst.sheets[p], target) if subset else CrossesEstimate(0, 0)))
+                rows.append((subset, sheet_figures(inst.sheets[p], target) if subset else (CrossesEstimate(0, 0), 0, 0)))
         figures.append(rows)
-    exact_figures = all(est.exact for rows in figures for _, est in rows)
+    exact_figures = all(low == high for rows in figures for _, (_, low, high) in rows)
     high_r, assignment, high_status = _pick_subsets(inst, figures, "upper", time_limit)
     if exact_figures:
         low_r, low_status = high_r, high_status
@@ -497,12 +560,13 @@ def _solve_subsets(inst: SplitInstance, allowed: list[list[int]], time_limit: fl
     lower = min(lower, upper)
     method = "cp-sat over the fewest crosses of every subset"
     if lower < upper:
-        method += " (bounds: some figures are intervals)" if not exact_figures else " (bounds: time limit)"
+        method += " (bounds: some rolls figures are intervals)" if not exact_figures else " (bounds: time limit)"
     return Split(inst, lower, upper, plans, method)
 
 
 def _pick_subsets(inst, figures, side: str, time_limit: float):
-    """CP-SAT: one subset per sheet, demands met, minimise rolls then crosses."""
+    """CP-SAT: one subset per sheet, demands met, minimise rolls (the lower or upper rolls
+    figure of each subset) then crosses."""
     from ortools.sat.python import cp_model
 
     m = cp_model.CpModel()
@@ -513,11 +577,11 @@ def _pick_subsets(inst, figures, side: str, time_limit: float):
     total_crosses = []
     for p in range(n):
         zs = []
-        for s, (subset, est) in enumerate(figures[p]):
+        for s, (subset, (est, low, high)) in enumerate(figures[p]):
             z = m.NewBoolVar(f"z{p}_{s}")
             zs.append((z, subset, est))
             crosses = est.lower if side == "lower" else est.upper
-            m.Add(rolls >= rolls_for(crosses)).OnlyEnforceIf(z)
+            m.Add(rolls >= (low if side == "lower" else high)).OnlyEnforceIf(z)
             total_crosses.append(crosses * z)
             for u in subset:
                 covered[u].append(z)
@@ -589,10 +653,10 @@ def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float =
     n = len(inst.sheets)
     deadline = time.monotonic() + seconds
 
-    def cost(p: int, units) -> int:
-        return _upper_crosses(inst, p, units)
+    def cost(p: int, units) -> tuple[int, int]:
+        return _upper_cost(inst, p, units)
 
-    def single(u: int) -> int:
+    def single(u: int) -> tuple[int, int]:
         return min(cost(p, (u,)) for p in range(n) if inst.units[u].masks[p] is not None)
 
     wanted: list[int] = []
@@ -603,7 +667,7 @@ def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float =
         else:
             groups.setdefault(d.group, []).append(d)
     for alternatives in groups.values():
-        best = min(alternatives, key=lambda d: sum(sorted(single(u) for u in d.units)[: d.need]))
+        best = min(alternatives, key=lambda d: sum(c for _, c in sorted(single(u) for u in d.units)[: d.need]))
         wanted.extend(sorted(best.units, key=single)[: best.need])
     assignment: list[list[int]] = [[] for _ in range(n)]
     for u in sorted(set(wanted), key=single, reverse=True):
@@ -612,8 +676,8 @@ def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float =
             if inst.units[u].masks[p] is None:
                 continue
             trial = cost(p, assignment[p] + [u])
-            slowest = max([rolls_for(trial)] + [rolls_for(cost(q, assignment[q])) for q in range(n) if q != p])
-            options.append((slowest, trial - cost(p, assignment[p]), p))
+            slowest = max([trial[0]] + [cost(q, assignment[q])[0] for q in range(n) if q != p])
+            options.append((slowest, trial[1] - cost(p, assignment[p])[1], p))
         assignment[min(options)[2]].append(u)
     if lift is not None:  # a short search first; if it misses the bound, try to lift the bound before searching on
         assignment = local_search(inst, assignment, cost, min(deadline, time.monotonic() + seconds * 0.4), enough)
@@ -650,9 +714,12 @@ def _remembered_split(inst: SplitInstance) -> list[list[int]] | None:
     return [list(units) for units in seed]
 
 
-def _upper_crosses(inst: SplitInstance, p: int, units) -> int:
-    """The crosses sheet p needs for ``units`` (the upper figure: achievable)."""
-    return sheet_crosses(inst.sheets[p], _target(inst, p, units)).upper if units else 0
+def _upper_cost(inst: SplitInstance, p: int, units) -> tuple[int, int]:
+    """The (rolls, crosses) sheet p needs for ``units`` (the upper figures: achievable)."""
+    if not units:
+        return 0, 0
+    est, _, rolls = sheet_figures(inst.sheets[p], _target(inst, p, units))
+    return rolls, est.upper
 
 
 def _raise_lower(inst: SplitInstance, lower: int, upper: int, time_limit: float):
@@ -676,14 +743,14 @@ def _raise_lower(inst: SplitInstance, lower: int, upper: int, time_limit: float)
     return lower, None, bound
 
 
-def _split_key(costs: list[int]) -> tuple[int, int, int]:
-    """How good a split is, smoothly: its rolls, then the crosses of the sheets that need
-    those rolls beyond the roll before (what must go to make it one roll faster), then the
-    total crosses. Lexicographically lower is better; the first and last entries are the
-    split's (rolls, crosses) that CP-SAT minimises."""
-    rolls = max((rolls_for(c) for c in costs), default=0)
+def _split_key(costs: list[tuple[int, int]]) -> tuple[int, int, int]:
+    """How good a split is, smoothly, from each sheet's (rolls, crosses): its rolls, then per
+    sheet that needs those rolls one plus its crosses beyond the roll before (what must go to
+    make it one roll faster), then the total crosses. Lexicographically lower is better; the
+    first and last entries are the split's (rolls, crosses) that CP-SAT minimises."""
+    rolls = max((r for r, _ in costs), default=0)
     floor = CROSSES_PER_ROLL * (rolls - 1)
-    return rolls, sum(c - floor for c in costs if c > floor), sum(costs)
+    return rolls, sum(1 + max(0, c - floor) for r, c in costs if r == rolls), sum(c for _, c in costs)
 
 
 def local_search(inst: SplitInstance, assignment, cost, deadline: float, enough: int = 0) -> list[list[int]]:
@@ -699,13 +766,13 @@ def local_search(inst: SplitInstance, assignment, cost, deadline: float, enough:
     current = _split_key(costs)
     while current[0] > enough and time.monotonic() < deadline:
         rolls = current[0]
-        slow = [p for p in range(n) if rolls_for(costs[p]) == rolls]
+        slow = [p for p in range(n) if costs[p][0] == rolls]
         best = None
         for p in slow:
             for u in assignment[p]:
                 rest_p = [v for v in assignment[p] if v != u]
                 for q in range(n):
-                    if q == p or inst.units[u].masks[q] is None or rolls_for(cost(q, [u])) > rolls:
+                    if q == p or inst.units[u].masks[q] is None or cost(q, [u])[0] > rolls:
                         continue  # (u alone already needs more rolls on q: no move or swap of it helps)
                     trial = list(costs)
                     trial[p] = cost(p, rest_p)
@@ -746,21 +813,21 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
     greedy = None
     seed = _remembered_split(inst) if shortcut else None
     if seed is not None:  # the last split of the same units (a room after a tap): usually still good, or nearly
-        cost = lambda p, units: _upper_crosses(inst, p, units)  # noqa: E731
+        cost = lambda p, units: _upper_cost(inst, p, units)  # noqa: E731
         seed = local_search(inst, seed, cost, time.monotonic() + min(0.08, time_limit / 30), lower_cheap)
-        seed_rolls = max(rolls_for(cost(p, units)) for p, units in enumerate(seed))
+        seed_rolls = max(cost(p, units)[0] for p, units in enumerate(seed))
         if seed_rolls > lower_cheap:  # a short search missed the bound: lift it before searching longer
             lower_cheap, found, bound = _raise_lower(inst, lower_cheap, seed_rolls, min(0.5, time_limit / 6))
             raised = True
             seed = local_search(inst, found or seed, cost, time.monotonic() + min(0.3, time_limit / 10), lower_cheap)
-        seed_rolls = max(rolls_for(_upper_crosses(inst, p, units)) for p, units in enumerate(seed))
+        seed_rolls = max(_upper_cost(inst, p, units)[0] for p, units in enumerate(seed))
         if seed_rolls <= lower_cheap:
             greedy = seed
     found = None
     if greedy is None:
         def raise_first(assignment) -> int:  # lift the bound towards the greedy split's rolls
             nonlocal lower_cheap, found, bound, raised
-            rolls = max(rolls_for(_upper_crosses(inst, p, units)) for p, units in enumerate(assignment))
+            rolls = max(_upper_cost(inst, p, units)[0] for p, units in enumerate(assignment))
             if shortcut and rolls > lower_cheap and not raised:
                 lower_cheap, found, bound = _raise_lower(inst, lower_cheap, rolls, min(0.5, time_limit / 6))
                 raised = True
@@ -808,6 +875,14 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
             m.Add(sum(inflow[b]) - sum(outflow[b]) == y[b])
         crosses = sum(y.values())
         m.Add(CROSSES_PER_ROLL * rolls >= crosses)
+        slots = []  # one block per roll: at least ceil(new cells of a block / 5) rolls per block
+        for i, block in enumerate(board.blocks):
+            in_block = [y[b] for b in bit_list(block.mask & ~sheet.crossed)]
+            if in_block:
+                slot = m.NewIntVar(0, rolls_for(len(in_block)), f"s{p}_{i}")
+                m.Add(CROSSES_PER_ROLL * slot >= sum(in_block))
+                slots.append(slot)
+        m.Add(rolls >= sum(slots))
         all_crosses.append(crosses)
         takes = {}
         for u in allowed[p]:

@@ -160,3 +160,48 @@ def test_lost_when_the_missing_cells_lie_in_more_blocks_than_rolls_left():
     assert late.state == LOST
     [reason] = late.lost_reasons
     assert "sheet 1 needs at least 4 more rolls" in reason and "3 roll(s) are left" in reason
+
+
+def test_the_split_counts_one_block_a_roll_as_the_lost_check_does():
+    """Lockstep, two sheets H1 H2 H3: 18 open cells are 4 rolls at 5 crosses, but they lie in
+    blocks (counted by the flood fill above), one block a roll: the split says so, and the
+    lost check agrees with it at the same roll count."""
+    from nochmal.missions.split import status_document, team_plan
+
+    lockstep = load_mission("lockstep")
+    budget = lockstep.budget(2, "normal")
+    crossed = {"H1", "H2", "H3"}
+    missing = (column_cells("G") | column_cells("H") | column_cells("I")) - crossed
+    need = rolls_for(missing)
+    assert need > -(-len(missing) // 5)  # the case: blocks, not crosses, decide
+    sheets = [sheet_of(crossed), sheet_of(crossed)]
+    plan = team_plan(lockstep, sheets, need)
+    split = plan.split
+    assert split.exact and split.rolls_upper == need, split.lines()
+    assert [p.rolls for p in split.plans] == [need, need]
+    assert f"18 crosses, {need} roll(s)" in split.lines()[1]
+    assert not plan.lost_early
+    st = mission_status(lockstep, "normal", sheets, budget - need)
+    assert status_document(st, ["a", "b"], plan)["state"] == IN_PROGRESS
+    late = team_plan(lockstep, sheets, need - 1)
+    assert late.lost_early and f"needs at least {need} roll(s)" in late.lost_early[0]
+
+
+def test_a_column_split_counts_the_blocks_of_its_cells(tmp_path):
+    """Column H alone, H1 H2 crossed: 5 crosses would fit one roll, but the cells lie in
+    several blocks; the split's rolls are at least those blocks (the figure the flood fill
+    gives), never the 1 roll of 5 crosses."""
+    from nochmal.missions.split import team_plan
+
+    mission = write(tmp_path, MISSION.format(objectives="""
+[[objectives]]
+kind = "columns"
+columns = ["H"]
+scope = "team"
+"""))
+    missing = column_cells("H") - {"H1", "H2"}
+    assert rolls_for(missing) > 1
+    split = team_plan(mission, [sheet_of({"H1", "H2"}), sheet_of({"H1", "H2"})], 20).split
+    assert split.rolls_lower >= rolls_for(missing) and split.exact
+    [busy] = [p for p in split.plans if p.units]
+    assert busy.rolls == split.rolls_upper == rolls_for(missing)

@@ -24,8 +24,10 @@ from nochmal.board import Board, load_board
 from nochmal.missions.coop import mission_status
 from nochmal.missions.loader import builtin_missions
 from nochmal.missions.objectives import items_needed, objective_items
-from nochmal.missions.model import Mission, Objective
-from nochmal.missions.split import (check_split, rolls_feasible, rolls_for, separator_lower_bound, sheet_crosses, solve_split,
+from nochmal.impossible import rolls_needed
+from nochmal.missions.model import Mission, Objective, block_slots
+from nochmal.missions.split import (check_split, rolls_feasible, rolls_for, separator_lower_bound, sheet_crosses,
+                                    sheet_figures, solve_split,
                                     split_instance, team_plan)
 from nochmal.bitsets import bit_list
 from nochmal.sheet import Sheet
@@ -266,19 +268,22 @@ def test_room_status_figures_match_independent_oracles_for_every_shipped_mission
     assert plan.split.rolls_lower <= slow.rolls_upper and slow.rolls_lower <= plan.split.rolls_upper
     if plan.split.exact and slow.exact:
         assert plan.split.rolls_upper == slow.rolls_upper
-    assert plan.split.rolls_upper == max((rolls_for(p.crosses.upper) for p in plan.split.plans), default=0)
+    assert plan.split.rolls_upper == max((p.rolls for p in plan.split.plans), default=0)
+    assert all(p.rolls >= rolls_for(p.crosses.upper) for p in plan.split.plans)
 
 
 # --- the separator lower bound and rolls_feasible vs brute force ------------------------------------------------
-def brute_rolls(inst) -> int:
-    """Every assignment of the units to the sheets allowed to take them (or none)."""
+def brute_rolls(inst) -> tuple[int, int]:
+    """Every assignment of the units to the sheets allowed to take them (or none): the fewest
+    rolls with each sheet's rolls bounded below by its crosses and block slots (one block a
+    roll) and above by the pieces of its fewest-crosses path (rolls_needed)."""
     n = len(inst.sheets)
-    best = None
+    best_low = best_high = None
     for pick in product(*([None] + [p for p in range(n) if u.masks[p] is not None] for u in inst.units)):
         assignment = [tuple(u for u, p in enumerate(pick) if p == q) for q in range(n)]
         if check_split(inst, assignment):
             continue
-        rolls = 0
+        low = high = 0
         for p, units in enumerate(assignment):
             if units:
                 target = 0
@@ -286,9 +291,12 @@ def brute_rolls(inst) -> int:
                     target |= inst.units[u].masks[p]
                 est = fewest_crosses(inst.sheets[p], target)
                 assert est.exact
-                rolls = max(rolls, rolls_for(est.value))
-        best = rolls if best is None else min(best, rolls)
-    return best
+                board = inst.sheets[p].board
+                low = max(low, rolls_for(est.value), block_slots(board, target))
+                high = max(high, rolls_needed(board, board.mask_of(est.cells)).upper)
+        best_low = low if best_low is None else min(best_low, low)
+        best_high = high if best_high is None else min(best_high, high)
+    return best_low, best_high
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -309,10 +317,10 @@ def test_lower_bounds_and_listed_splits_match_the_brute_force_optimum(seed):
             break
     else:
         pytest.skip("no small case drawn")
-    want = brute_rolls(inst)
-    assert separator_lower_bound(inst, 0, want + 3, time_limit=30) <= want
-    if want > 0:  # listing every subset that fits: no split within want - 1 rolls, one within want
-        assert rolls_feasible(inst, want - 1, budget=100_000, time_limit=30)[0] is False
+    low, want = brute_rolls(inst)
+    assert separator_lower_bound(inst, 0, want + 3, time_limit=30) <= low
+    if low > 0:  # listing every subset that fits: no split within low - 1 rolls, one within want
+        assert rolls_feasible(inst, low - 1, budget=100_000, time_limit=30)[0] is False
     feasible, assignment = rolls_feasible(inst, want, budget=100_000, time_limit=30)
     assert feasible is True and not check_split(inst, assignment)
     for p, units in enumerate(assignment):
@@ -320,10 +328,10 @@ def test_lower_bounds_and_listed_splits_match_the_brute_force_optimum(seed):
             target = 0
             for u in units:
                 target |= inst.units[u].masks[p]
-            assert rolls_for(fewest_crosses(inst.sheets[p], target).upper) <= want
+            assert sheet_figures(inst.sheets[p], target)[2] <= want
     fast = solve_split(inst)
     assert fast.rolls_lower <= want <= fast.rolls_upper
-    if fast.exact:
+    if fast.exact and low == want:
         assert fast.rolls_upper == want
 
 
@@ -337,7 +345,8 @@ def test_separator_bound_proves_column_relay_where_the_sizes_cannot():
     assert separator_lower_bound(inst, 0, 5) == 5  # stops at the upper end it is given
     assert separator_lower_bound(inst, 5, 9) == 6
     split = solve_split(inst)
-    assert split.exact and split.rolls_upper == 6 and "separator" in split.method
+    # the separator bound holds; one block a roll (missions/split.py sheet_figures) makes it more
+    assert 6 <= split.rolls_lower <= split.rolls_upper
 
 
 @pytest.mark.slow
