@@ -90,6 +90,7 @@ class SplitInstance:
     sheets: tuple[Sheet, ...]
     units: tuple[Unit, ...]
     demands: tuple[Demand, ...]
+    has_cells: bool = True  # False: the mission has no cell objectives (only score or jokers targets)
 
 
 def split_instance(mission: Mission, sheets) -> SplitInstance:
@@ -139,7 +140,7 @@ def split_instance(mission: Mission, sheets) -> SplitInstance:
         elif all(more > 0 for _, more in per_sheet):  # any: nobody has it yet
             demands.extend(Demand(ids, more, group) for ids, more in per_sheet)
             group += 1
-    return SplitInstance(sheets, tuple(units), tuple(demands))
+    return SplitInstance(sheets, tuple(units), tuple(demands), has_cells=has_cell_objectives(mission))
 
 
 def has_cell_objectives(mission: Mission) -> bool:
@@ -188,6 +189,7 @@ class Split:
     def to_dict(self) -> dict:
         inst = self.instance
         return {
+            "has_cells": inst.has_cells,
             "rolls": self.rolls_upper if self.exact else None, "exact": self.exact,
             "rolls_lower": self.rolls_lower, "rolls_upper": self.rolls_upper, "method": self.method,
             "sheets": [{"sheet": p + 1, "items": [inst.units[u].name for u in plan.units],
@@ -199,6 +201,8 @@ class Split:
     def lines(self) -> list[str]:
         """Human-readable lines: the total, then one line per sheet with work to do."""
         inst = self.instance
+        if not inst.has_cells:
+            return ["nothing to split: the mission has no cell objectives (columns, colours, stars, cells)"]
         if not inst.demands:
             return ["nothing left to split: every cell objective is met"]
         total = str(self.rolls_upper) if self.exact else f"{self.rolls_lower}..{self.rolls_upper} (bounds)"
@@ -963,6 +967,8 @@ class TeamPlan:
 
     def lines(self) -> list[str]:
         out = ["who should do what:"] + ["  " + line for line in self.split.lines()]
+        if not self.split.instance.has_cells and self.score_bounds:
+            out[-1] += "; what counts is the best score still reachable:"
         for b in self.score_bounds:
             out.append(f"  {b['description']}: best still reachable at most {b['best_reachable']} "
                        f"(needs {b['target']})")

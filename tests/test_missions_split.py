@@ -186,3 +186,18 @@ def test_cli_status_prints_the_split_and_the_early_loss(tmp_path):
     res = runner.invoke(app, ["mission", "status", "lockstep", "-d", "hard", "-k", "10", *files])
     assert res.exit_code == 0
     assert "who should do what" in res.stdout and "sheet 2: column G, column H, column I" in res.stdout
+
+
+def test_a_score_target_has_no_split_but_its_score_bound():
+    """No cell objectives (team-target): no 'nothing left to split: every cell objective is
+    met' while the team is points short; the plan points to the best score still reachable."""
+    from nochmal.missions.loader import load_mission
+
+    plan = team_plan(load_mission("team-target"), [Sheet.empty(BOARD), Sheet.empty(BOARD)], rolls_left=20)
+    data = plan.to_dict()
+    assert data["split"]["has_cells"] is False
+    text = "\n".join(plan.lines())
+    assert "no cell objectives" in text and "every cell objective is met" not in text
+    assert "best still reachable at most" in text
+    met = team_plan(mission(Objective("columns", "each", columns=(7,))), [Sheet.from_cells(BOARD, [f"H{r}" for r in range(1, 8)])], 5)
+    assert met.to_dict()["split"]["has_cells"] is True and "every cell objective is met" in met.lines()[1]

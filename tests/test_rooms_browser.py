@@ -107,6 +107,26 @@ def test_two_seats_live(server, browser):
     ben_ctx.close()
 
 
+def test_a_score_target_shows_no_split_but_the_score_bound(server, browser):
+    """team-target has no cell objectives: no "nothing needed" per player while the team is
+    points short, no path buttons; the best score still reachable instead."""
+    code = httpx.post(server.url + "/api/rooms", json={"mission": "team-target", "difficulty": "normal",
+                                                       "players": 2}).json()["id"]
+    ctx = browser.new_context(viewport={"width": 360, "height": 800})
+    page = ctx.new_page()
+    join(page, f"{server.url}/r/{code}", "Anna")
+    page.wait_for_selector("#split-total", timeout=30000)
+    assert "no cells to split" in page.inner_text("#split-total")
+    bound = page.inner_text(".score-bound")
+    assert "still reachable" in bound and "at most" in bound
+    assert "nothing needed" not in page.inner_text("#status") and page.locator("table.split").count() == 0
+    assert page.is_hidden("#path-mine") and page.locator(".path-btn").count() == 0
+    assert page.inner_text("#status-title") == "Team"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "room-team-target-360.png"), full_page=True)
+    ctx.close()
+
+
 def test_competitive_room_and_pages(server, browser):
     code = httpx.post(server.url + "/api/rooms", json={"mode": "competitive", "board": "classic",
                                                        "players": 3}).json()["id"]
@@ -119,6 +139,7 @@ def test_competitive_room_and_pages(server, browser):
     page.wait_for_selector('#mine rect[data-cell="H1"][data-crossed="1"]')
     page.wait_for_selector("table.scores")
     assert "Cleo" in page.inner_text("table.scores")
+    assert page.inner_text("#status-title") == "Scores"  # not "Team": every player for themself
     assert page.locator(".impossible-flag").count() == 0
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "room-competitive-360.png"), full_page=True)

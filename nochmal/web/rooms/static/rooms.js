@@ -75,7 +75,9 @@
     es.addEventListener("status", (e) => {
       const d = JSON.parse(e.data);
       if (!room || d.version < room.version) return;  // a status of an older state: a newer one follows
+      const had = hasSplit();
       room.status = d.status;
+      if (had !== hasSplit()) { renderAll(); return; }  // (the path buttons come or go)
       renderStatus();
       renderPaths();
     });
@@ -87,6 +89,7 @@
     if (!room) return;
     const mission = room.mode === "mission";
     $("room-title").textContent = mission ? room.mission_name : "Competitive game";
+    $("status-title").textContent = mission ? "Team" : "Scores";
     $("room-sub").textContent = mission
       ? room.difficulty + " · " + room.players + " player(s) · " + room.board + " board"
       : room.board + " board · " + room.players + " player(s)";
@@ -112,7 +115,7 @@
     $("mine").innerHTML = svgs[me.seat] || "";
     $("mine").querySelector("svg") && $("mine").querySelector("svg").setAttribute("data-seat-sheet", me.seat);
     $("jokers-used").textContent = seat.jokers_used;
-    $("path-mine").hidden = room.mode !== "mission";
+    $("path-mine").hidden = room.mode !== "mission" || !hasSplit();
     $("path-mine").textContent = pathsShown[me.seat] ? "Hide my path" : "Show my path";
     renderClaims(seat);
   }
@@ -157,10 +160,17 @@
         esc(s.taken ? s.name : "seat " + (k + 1) + " (free)") + ' <span class="score">' + s.score + ' pts</span></h3>' +
         (bad ? '<p class="flag">Impossible sheet: ' + esc(bad.join("; ")) + "</p>" : "") +
         (s.taken ? '<div class="sheet small">' + (svgs[k] || "") + "</div>" : '<p class="waiting">waiting for a player to sit down</p>') +
-        (room.mode === "mission" && s.taken ? '<button type="button" class="path-btn" data-seat="' + k + '">' +
+        (room.mode === "mission" && s.taken && hasSplit() ? '<button type="button" class="path-btn" data-seat="' + k + '">' +
           (pathsShown[k] ? "Hide path" : "Show path") + "</button>" : "") + "</section>";
     });
     box.innerHTML = html;
+  }
+
+  // whether the mission has cell objectives to split (and so crossing paths to show)
+  function hasSplit() {
+    const st = room && room.status;
+    if (st && st.team) return st.team.split.has_cells !== false;
+    return !(st && st.objectives && st.objectives.length && st.objectives.every((o) => o.kind === "score" || o.kind === "jokers_left"));
   }
 
   function impossibleOf(k) {
@@ -194,7 +204,15 @@
         (o.missing && o.missing.length ? '<div class="missing">missing: ' + esc(o.missing.join(", ")) + "</div>" : "") + "</li>";
     }
     html += "</ul>";
-    if (team) {
+    if (team && !hasSplit()) {
+      // a score (or jokers) target only: nothing to split, the score bound is the figure
+      html += '<h3>Who should do what</h3><p class="split-total" id="split-total">This mission has no cells to split' +
+        (team.score_bounds && team.score_bounds.length ? ": what counts is the best score still reachable." : ".") + "</p>";
+      for (const b of team.score_bounds || []) {
+        html += '<p class="score-bound">' + esc(b.description) + ": at most " + b.best_reachable + " still reachable (needs " +
+          b.target + ")</p>";
+      }
+    } else if (team) {
       const split = team.split;
       html += '<h3>Who should do what</h3><p class="split-total" id="split-total">' +
         (split.exact ? split.rolls_upper + " roll(s) at best" : split.rolls_lower + "–" + split.rolls_upper + " rolls (bounds)") +
