@@ -8,6 +8,7 @@ tests/artifacts/ (git-ignored) for people to look at.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -266,15 +267,72 @@ def test_record_upload_and_stepping_with_the_arrow_keys(server, browser, tmp_pat
     page.wait_for_function('document.getElementById("turn-label").textContent === "turn 2 of 8"')
     shot(page, "replay-step-laptop")
     # the analysis of a solo record runs in the background and marks each roll's moves
+    page.select_option("#analyse-time", "2")
     page.click("#analyse")
     page.wait_for_selector("#losses:not(.hidden)", timeout=90_000)
     assert page.locator("#losses tbody tr").count() == 8
+    # an unproven figure is "best found", with what was proven and the time per roll beside it
+    status = page.text_content("#analysis-status")
+    assert re.match(r"actual -?\d+ · (best possible -?\d+ \(proven\)|best found -?\d+(, at most -?\d+ possible \(not "
+                    r"proven| \(no bound proven) in 2 s per roll\))\. ", status), status
+    lost = [page.text_content(f"#losses tbody tr:nth-child({i + 1}) td:last-child") for i in range(8)]
+    ranges = sum("–" in x for x in lost)
+    assert page.text_content("#best-head") == ("best found" if ranges else "best")
+    assert page.text_content("#losses-note") == (f"{ranges} of 8 rolls not proven in 2 s per roll: their loss lies in "
+                                                 "the range shown (more seconds per roll narrow it)." if ranges else "")
     page.locator("#losses tbody tr").nth(2).click()
     page.wait_for_function('document.getElementById("turn-label").textContent === "turn 3 of 8"')
     page.wait_for_function('document.getElementById("turn-note").textContent.startsWith("roll 3: played")')
+    # the best move's cells (those not played) carry their own mark, distinct from the legal outline
+    best = page.text_content("#losses tbody tr:nth-child(3) td:nth-child(4)")
+    best_cells = set() if best == "pass" else set(best.split()[1:])
+    marked = page.locator("#sheets rect.cell.best")
+    assert {marked.nth(i).get_attribute("data-cell") for i in range(marked.count())} == best_cells - set(record.rolls[2][1][0][1].cells)
+    assert page.locator("#sheets rect.cell.legal").count() == 0
     shot(page, "replay-analysis-laptop")
     page.set_viewport_size({"width": 360, "height": 760})
     shot(page, "replay-analysis-phone")
+    assert page.js_errors == []
+
+
+def test_an_unproven_analysis_says_best_found(server, browser, tmp_path):
+    """Whether 2 s per roll proves a game depends on the machine: here the job's answer is
+    rewritten in flight (Playwright's route) into an unproven one, so the wording is tested
+    every time: "best found", the bound, the time per roll, and the rows' ranges explained."""
+    record = play_solo(load_board("classic"), make_agent("greedy"), seed=6, rules=RuleSettings(solo_rolls=4))
+    path = tmp_path / "game.json"
+    record.save(path)
+    page = new_page(browser, "laptop")
+
+    def unproven(route):
+        resp = route.fetch()
+        job = resp.json()
+        if job.get("result"):
+            res = job["result"]
+            res.update(optimum_proven=False, optimum_bound=res["optimum"] + 9)
+            for loss in res["losses"][1:]:
+                loss.update(proven=False, loss_low=loss["loss"], loss_high=loss["loss"] + 3)
+        route.fulfill(response=resp, json=job)
+
+    page.route("**/api/jobs/*", unproven)
+    page.goto(server.url + "/replay")
+    page.set_input_files("#file", str(path))
+    page.click("#upload button[type=submit]")
+    page.wait_for_selector("#viewer:not(.hidden)")
+    page.select_option("#analyse-time", "2")
+    page.click("#analyse")
+    page.wait_for_selector("#losses:not(.hidden)", timeout=90_000)
+    status = page.text_content("#analysis-status")
+    m = re.fullmatch(r"actual (-?\d+) · best found (-?\d+), at most (-?\d+) possible \(not proven in 2 s per roll\)\. "
+                     r"Click a row to see that roll\.", status)
+    assert m and int(m.group(3)) == int(m.group(2)) + 9 and int(m.group(1)) == record.verify().scores()[0], status
+    assert page.text_content("#best-head") == "best found"
+    assert page.text_content("#losses-note") == ("3 of 4 rolls not proven in 2 s per roll: their loss lies in the range "
+                                                 "shown (more seconds per roll narrow it).")
+    page.locator("#losses tbody tr").nth(1).click()
+    page.wait_for_function('document.getElementById("turn-note").textContent.startsWith("roll 2: played")')
+    assert " · best found " in page.text_content("#turn-note")
+    shot(page, "replay-analysis-unproven-laptop")
     assert page.js_errors == []
 
 
@@ -295,6 +353,7 @@ def test_one_seat_of_a_competitive_record_analysed_and_marked_on_its_sheet(serve
     page.click("#upload button[type=submit]")
     page.wait_for_selector("#seat-pick:not(.hidden)")
     page.select_option("#analyse-seat", "2")
+    page.select_option("#analyse-time", "2")
     page.click("#analyse")
     page.wait_for_selector("#losses:not(.hidden)", timeout=90_000)
     assert page.locator("#losses tbody tr").count() == len(record.rolls)

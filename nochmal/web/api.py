@@ -40,7 +40,7 @@ router = APIRouter(prefix="/api", tags=["api"])
 
 MAX_SEED = 2 ** 62
 SOLVE_TIME_DEFAULT = 30.0
-ANALYSE_TIME_DEFAULT = 2.0  # seconds per solve (one per roll)
+ANALYSE_TIME_DEFAULT = 5.0  # seconds per solve (one per roll): 2 s left a 15-roll plan far from the puzzle's
 ANALYSE_CAP = 600.0  # seconds of one analysis job at most
 
 

@@ -5,6 +5,7 @@
   const root = $("replay");
   let rec = null, turn = 0, analysis = null, job = null;
   let analysedSeat = 1;  // 1-based: whose sheet the analysis marks (a competitive record: the picked seat)
+  let perRoll = 0;  // seconds per roll's solve of the analysis shown
 
   $("upload").addEventListener("submit", async ev => {
     ev.preventDefault();
@@ -80,12 +81,13 @@
     // only the analysed seat's sheet (the sheets are drawn in seat order)
     document.querySelectorAll("#sheets > :nth-child(" + analysedSeat + ") rect.cell").forEach(r => {
       r.classList.toggle("picked", actual.has(r.dataset.cell));
-      r.classList.toggle("legal", best.has(r.dataset.cell) && !actual.has(r.dataset.cell));
+      r.classList.toggle("best", best.has(r.dataset.cell) && !actual.has(r.dataset.cell));
     });
     const who = analysis.seat ? analysis.name + ", " : "";
     const open = analysis.open_dice ? " · dice open to " + analysis.name + ": " + analysis.open_dice[turn - 1] : "";
-    $("turn-note").textContent = ("roll " + turn + ": " + who + "played " + loss.actual + " · best " + loss.best + " · lost " +
-      lostText(loss) + open + " (white: played, black outline: best)");
+    $("turn-note").textContent = ("roll " + turn + ": " + who + "played " + loss.actual + " · " +
+      (loss.proven ? "best " : "best found ") + loss.best + " · lost " + lostText(loss) + open +
+      " (white: played, violet: best)");
   }
 
   $("prev").addEventListener("click", () => go(turn - 1));
@@ -103,12 +105,14 @@
   const lostText = l => l.proven ? String(l.loss) : l.loss_low + "–" + (l.loss_high === null ? "?" : l.loss_high);
 
   $("analyse").addEventListener("click", async () => {
-    const body = { record_id: rec.id };
+    perRoll = Number($("analyse-time").value);
+    const body = { record_id: rec.id, time_limit: perRoll };
     if (rec.mode === "competitive") body.seat = Number($("analyse-seat").value);
     try { job = await NM.api("POST", "/api/jobs/analyse", body); }
     catch (e) { NM.say(e.message, "bad"); return; }
     analysis = null;  // a new analysis (another seat): the old rows and marks go
     $("losses").classList.add("hidden");
+    $("losses-note").textContent = "";
     markAnalysis();
     $("analyse").disabled = true;
     $("analyse-cancel").classList.remove("hidden");
@@ -135,9 +139,17 @@
     analysis = job.result;
     analysedSeat = analysis.seat || 1;
     $("analysis-bar").style.width = "100%";
+    // a figure the planner did not prove is "best found", with what it did prove beside it
+    const within = " in " + perRoll + " s per roll";
     $("analysis-status").textContent = (analysis.seat ? analysis.name + ": " : "") +
-      "actual " + analysis.actual_score + ", best " + analysis.optimum +
-      (analysis.optimum_proven ? " (proven)" : " (bound " + analysis.optimum_bound + ")") + ". Click a row to see that roll.";
+      "actual " + analysis.actual_score + " · " + (analysis.optimum_proven ? "best possible " + analysis.optimum + " (proven)" :
+        "best found " + analysis.optimum + (analysis.optimum_bound !== null
+          ? ", at most " + analysis.optimum_bound + " possible (not proven" + within + ")"
+          : " (no bound proven" + within + ")")) + ". Click a row to see that roll.";
+    const unproven = analysis.losses.filter(l => !l.proven).length;
+    $("best-head").textContent = unproven ? "best found" : "best";
+    $("losses-note").textContent = unproven ? unproven + " of " + analysis.losses.length + " rolls not proven" + within +
+      ": their loss lies in the range shown (more seconds per roll narrow it)." : "";
     const body = document.querySelector("#losses tbody");
     body.innerHTML = "";
     analysis.losses.forEach(l => {
