@@ -10,9 +10,11 @@ import pytest
 
 from nochmal.agents import GreedyAgent
 from nochmal.dice import Roll, seeded_roll
+from nochmal.game import Game
 from nochmal.missions import coop_game, load_mission
 from nochmal.missions.tactics import MissionAgent, mission_hint, rank_moves
-from nochmal.move import PASS
+from nochmal.modes import Mode
+from nochmal.position import Position
 from nochmal.sheet import Sheet
 
 STAR_HUNT = load_mission("star-hunt")
@@ -51,15 +53,15 @@ def test_star_hunt_top_hint_crosses_a_star_when_one_is_crossable(seed):
 
 def _teammate_position(star_crossed_elsewhere: bool):
     """Player 2 (index 1) to move with one green die pair: H1 (a star) or I4 (next to the
-    H4 they crossed) are the green single cells they can cross."""
-    game = coop_game(STAR_HUNT, "normal", 2)
-    board = game.board
-    game.sheets[0] = Sheet.from_cells(board, ["H1"] if star_crossed_elsewhere else ["H2"])
-    game.sheets[1] = Sheet.from_cells(board, ["H4"])
-    game.apply_roll(Roll(("g", "g", "g"), ("1", "1", "1")))
-    while game.current_player() not in (-1, 1):
-        game.apply_move(PASS)
-    assert game.current_player() == 1
+    H4 they crossed) are the green single cells they can cross. Set up through the API
+    (Game.from_position, validated): one roll done, so roll 2 is player 2's."""
+    fresh = coop_game(STAR_HUNT, "normal", 2)  # the mission's roll limit and win check
+    board = fresh.board
+    sheets = (Sheet.from_cells(board, ["H1"] if star_crossed_elsewhere else ["H2"]), Sheet.from_cells(board, ["H4"]))
+    position = Position(Mode.COOP, sheets, rolls_done=1, roll_limit=fresh.roll_limit,
+                        roll=Roll(("g", "g", "g"), ("1", "1", "1")))
+    game = Game.from_position(position, stop_after_roll=fresh.stop_after_roll)
+    assert game.current_player() == 1 and game.sheets[0].crossed != game.sheets[1].crossed
     options = {m.cells for m in game.legal_moves() if not m.is_pass and not m.joker_cost}
     assert {("H1",), ("I4",)} <= options
     return game
