@@ -9,6 +9,11 @@ just return early (``catch_sigint_signal``), which looks exactly like a solve th
 early for any other reason (a busy machine, a solution limit); so ``solve`` switches that
 off and runs ``Solve`` in a helper thread while the main thread waits, where Python's own
 handler runs at once and calls ``stop_search``.
+
+Stops nest: one entered while another is active (a solve inside a command's watch that
+spans model building and hints) shares its ``requested``, so a press that came before the
+inner one was entered (while the model was built, say) stops the inner solve at once, and
+the outer one learns of a press during the inner solve.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import threading
 from ortools.sat.python import cp_model
 
 WAIT_STEP = 0.1  # seconds between the main thread's looks at the solving thread
+_ACTIVE: list["SigintStop"] = []  # the stops entered in the main thread, innermost last
 
 
 class SigintStop:
@@ -43,14 +49,20 @@ class SigintStop:
 
     def __enter__(self) -> "SigintStop":
         if threading.current_thread() is threading.main_thread():
+            if self._installed:
+                raise RuntimeError("a SigintStop is entered once at a time")
+            if _ACTIVE:
+                self.requested = _ACTIVE[-1].requested  # one press stops the whole run
             self._old = signal.signal(signal.SIGINT, self._on_sigint)
             self._installed = True
+            _ACTIVE.append(self)
         return self
 
     def __exit__(self, *exc) -> None:
         if self._installed:
             signal.signal(signal.SIGINT, self._old)
             self._installed = False
+            _ACTIVE.remove(self)
 
     def solve(self, solver: cp_model.CpSolver, model: cp_model.CpModel,
               callback: cp_model.CpSolverSolutionCallback | None = None) -> int:

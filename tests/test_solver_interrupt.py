@@ -1,8 +1,9 @@
 """Ctrl-C during `nochmal solve`: the best plan so far comes back, marked as interrupted and
 not proven, with exit code 0 and no traceback (solo planner and team planning).
 
-Runs the real command in a subprocess and sends SIGINT after a few seconds, so it covers the
-signal handling that CliRunner cannot.
+Runs the real command in a subprocess and sends SIGINT a few seconds after its first progress
+line, so it covers the signal handling that CliRunner cannot. (A fixed sleep from the start
+raced the start-up on a loaded machine: the press came before the watch was on, exit 130.)
 """
 
 from __future__ import annotations
@@ -26,21 +27,25 @@ from nochmal.solver.validate import validate
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
 
 
-def _interrupted_run(args: list[str], cwd, after: float) -> tuple[int, str, str, float]:
-    """Run the CLI, send SIGINT after ``after`` seconds: (exit code, stdout, stderr, seconds)."""
+def _interrupted_run(args: list[str], cwd, after: float, first: str) -> tuple[int, str, str, float]:
+    """Run the CLI, send SIGINT ``after`` seconds after its first progress line on stderr
+    (which must start with ``first``), as tests/test_planner_analyse.py's
+    _analyse_interrupted does: (exit code, stdout, stderr, seconds from that line)."""
     cmd = [sys.executable, "-c", "from nochmal.cli import app; app()", *args]
-    t0 = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stderr.readline()
+    assert line.startswith(first), line + proc.stderr.read()
+    t0 = time.monotonic()
     time.sleep(after)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
-    return proc.returncode, out, err, time.monotonic() - t0
+    return proc.returncode, out, line + err, time.monotonic() - t0
 
 
 @pytest.mark.slow
 def test_solo_solve_interrupted_returns_best_plan(tmp_path):
     code, out, err, secs = _interrupted_run(["solve", "--seed", "1", "--time-limit", "120", "--json"],
-                                            tmp_path, after=6.0)
+                                            tmp_path, after=4.0, first="solving 30 roll(s)")
     assert code == 0, err
     assert "Traceback" not in err
     assert secs < 60  # stopped long before the 120 s limit
@@ -59,14 +64,14 @@ def test_team_solve_interrupted_returns_best_so_far(tmp_path):
     # column-relay with 2 players is not settled within a minute (benchmarks/RESULTS.md)
     code, out, err, secs = _interrupted_run(
         ["solve", "--mission", "column-relay", "--players", "2", "--seed", "1", "--time-limit", "120", "--json"],
-        tmp_path, after=8.0)
+        tmp_path, after=6.0, first="team planning column-relay for 2 player(s)")
     assert code == 0, err
     assert "Traceback" not in err
     assert secs < 60
     data = json.loads(out)
     assert data["interrupted"] is True
     assert data["proven"] is False
-    # at 8 s the search is usually still proving small T, so there is rarely a plan yet;
+    # 6 s in, the search is usually still proving small T, so there is rarely a plan yet;
     # when there is one, it must still win through the engine
     if data["rolls_needed"] is not None:
         mission = load_mission("column-relay")
@@ -125,6 +130,43 @@ def test_sigint_stops_the_solve_and_is_recorded():
     assert time.monotonic() - t0 < 30
 
 
+def test_a_press_before_an_inner_stop_is_entered_stops_its_solve_at_once():
+    """Stops nest: a command's watch that spans model building shares its press with the
+    solve's own stop, which then stops at once (it used to search on to its time limit)."""
+    import os
+
+    from ortools.sat.python import cp_model
+
+    from nochmal.solver.interrupt import SigintStop
+
+    pm = _full_game_model()
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = 40
+    solver.parameters.num_workers = 2
+    with SigintStop() as outer:
+        os.kill(os.getpid(), signal.SIGINT)  # "while the model was built"
+        assert outer.interrupted
+        t0 = time.monotonic()
+        with SigintStop() as inner:
+            status = inner.solve(solver, pm.model)
+        assert time.monotonic() - t0 < 20
+        assert inner.interrupted and status != cp_model.OPTIMAL
+        inner_handler = signal.getsignal(signal.SIGINT)
+    assert inner_handler == outer._on_sigint  # the inner stop put the outer's handler back
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_press_during_an_inner_solve_reaches_the_outer_watch():
+    import os
+
+    from nochmal.solver.interrupt import SigintStop
+
+    with SigintStop() as outer:
+        with SigintStop():
+            os.kill(os.getpid(), signal.SIGINT)
+        assert outer.interrupted
+
+
 def _greedy_total(seed: int) -> int:
     from nochmal.agents import GreedyAgent
     from nochmal.board import load_board
@@ -148,6 +190,46 @@ def test_a_search_that_returns_nothing_keeps_the_greedy_hint(monkeypatch):
     validate(inst, plan)
 
 
+def _press_while_building(monkeypatch):
+    """Ctrl-C as the model is being built (before the search's own stop is entered)."""
+    import os
+
+    import nochmal.solver.cpsat as cpsat
+
+    real = cpsat.build_model
+    pressed = []
+
+    def build_then_press(*args, **kwargs):
+        pm = real(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)
+        pressed.append(True)
+        return pm
+
+    monkeypatch.setattr(cpsat, "build_model", build_then_press)
+    return pressed
+
+
+def test_solve_pressed_while_building_returns_the_greedy_hint(monkeypatch):
+    """`nochmal solve` pressed before the search: the plan it holds (the greedy hint), marked
+    interrupted, exit 0; before, a bare "interrupted" and exit 130."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from nochmal.cli import app
+
+    pressed = _press_while_building(monkeypatch)
+    t0 = time.monotonic()
+    res = CliRunner().invoke(app, ["solve", "--seed", "1", "--time-limit", "60", "--json"])
+    assert pressed and res.exit_code == 0, res.output
+    assert time.monotonic() - t0 < 40  # the search stopped at once, not after 60 s
+    data = json.loads(res.stdout)
+    assert data["interrupted"] is True and data["status"] != "optimal"
+    instance = Instance.from_json(data.pop("instance"))
+    plan = Plan.from_json(data)
+    assert validate(instance, plan).total == plan.total == _greedy_total(1)
+
+
 def test_a_tiny_time_limit_is_never_below_the_greedy_hint():
     from nochmal.solver.cpsat import solve
 
@@ -158,7 +240,7 @@ def test_a_tiny_time_limit_is_never_below_the_greedy_hint():
 
 
 # --- the puzzle's last word: an interrupted planner says so, with the time it ran ----------
-def test_puzzle_planner_result_carries_interrupted_and_elapsed():
+def test_puzzle_planner_result_carries_interrupted_and_elapsed(monkeypatch):
     import os
     import threading
 
@@ -166,15 +248,35 @@ def test_puzzle_planner_result_carries_interrupted_and_elapsed():
     from nochmal.rules import RuleSettings
     from nochmal.terminal.planner import planner_best
 
-    timer = threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
+    import nochmal.solver.cpsat as cpsat
+
+    real_run, timers = cpsat._run, []
+
+    def run_then_press(*args, **kwargs):  # the press lands 1 s into the search, not at a fixed
+        timers.append(threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)))  # time
+        timers[-1].start()  # from the start (that raced a slow start-up)
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(cpsat, "_run", run_then_press)
     result = planner_best(load_board("classic"), 1, RuleSettings(), 60)
-    timer.join()
+    for timer in timers:
+        timer.join()
     assert result["interrupted"] is True
-    assert 1.5 <= result["elapsed"] < 30 and result["seconds"] == 60
+    assert 1.0 <= result["elapsed"] < 30 and result["seconds"] == 60
     assert result["proven"] is False
     quiet = planner_best(load_board("classic"), 1, RuleSettings(), 1)
     assert quiet["interrupted"] is False and quiet["elapsed"] >= 0.5
+
+
+def test_puzzle_planner_pressed_while_building_gives_the_greedy_hint(monkeypatch):
+    from nochmal.board import load_board
+    from nochmal.rules import RuleSettings
+    from nochmal.terminal.planner import planner_best
+
+    pressed = _press_while_building(monkeypatch)
+    result = planner_best(load_board("classic"), 1, RuleSettings(), 60)
+    assert pressed and result["interrupted"] is True and result["elapsed"] < 40
+    assert result["score"] == _greedy_total(1) and result["proven"] is False
 
 
 def test_puzzle_prints_that_the_planner_was_interrupted(monkeypatch):

@@ -147,9 +147,15 @@ def solve(
         inst = Instance.from_rolls_file(rolls, board_arg(board), count=rolls_count)
         if sheet is not None:
             inst.start = read_sheet_file(sheet, inst.board)
-    from nochmal.solver.cpsat import solve as run_solve  # OR-Tools: loaded only to plan
+    from nochmal.solver.interrupt import SigintStop  # OR-Tools: loaded only to plan
 
-    with _Reporter(f"solving {len(inst.rolls)} roll(s)") as reporter:
+    # one Ctrl-C watch over the whole run, model building and hint included: an early press
+    # gives the greedy hint as the plan (marked interrupted), not a bare exit 130
+    label = f"solving {len(inst.rolls)} roll(s)"
+    with SigintStop(), _Reporter(label) as reporter:
+        reporter.reset(label)  # not on a terminal: this first line says the watch is on
+        from nochmal.solver.cpsat import solve as run_solve
+
         plan = run_solve(inst, time_limit=time_limit, workers=workers, progress=reporter)
     if save is not None:
         from nochmal.solver.validate import plan_record
@@ -306,11 +312,17 @@ def _solve_mission(mission_ref: str, players: int, seed: int, difficulty: str, t
                    as_json: bool, save: Path | None = None) -> None:
     """``nochmal solve --mission``: team planning (nochmal.solver.team)."""
     from nochmal.missions.loader import load_mission
+    from nochmal.solver.interrupt import SigintStop
     from nochmal.solver.team import plan_team, team_record
 
     mission = load_mission(mission_ref)
     hint = "(Ctrl-C returns the best plan so far)"
-    with err_console.status(f"team planning {mission.id} for {players} player(s)… {hint}") as status:
+    label = f"team planning {mission.id} for {players} player(s)"
+    # one Ctrl-C watch over the whole run (see solve)
+    with SigintStop(), err_console.status(f"{label}… {hint}") as status:
+        if not err_console.is_terminal:  # the status line is not drawn: one plain first line
+            err_console.print(label, markup=False, soft_wrap=True)
+
         def on_solve(rolls: int, result: str) -> None:
             status.update(f"team planning {mission.id}: {rolls} roll(s) {result} {hint}")
 

@@ -25,13 +25,17 @@ def planner_best(board: Board, seed: int, rules: RuleSettings, seconds: float) -
     if known is not None and known.proven:
         return {"score": known.best, "bound": known.bound, "proven": True, "seconds": 0, "interrupted": False,
                 "elapsed": 0, "source": "table"}
-    from nochmal.solver.cpsat import solve
-    from nochmal.solver.instance import Instance
+    from nochmal.solver.interrupt import SigintStop
 
-    try:
-        plan = solve(Instance.from_seed(seed, board, rules), time_limit=seconds)
-    except NochmalError:
-        return None
+    # one Ctrl-C watch from the import on: an early press gives the greedy hint, interrupted
+    with SigintStop():
+        from nochmal.solver.cpsat import solve
+        from nochmal.solver.instance import Instance
+
+        try:
+            plan = solve(Instance.from_seed(seed, board, rules), time_limit=seconds)
+        except NochmalError:
+            return None
     score, bound = plan.total, plan.bound
     if known is not None:
         score = max(score, known.best)
