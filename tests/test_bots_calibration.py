@@ -1,4 +1,9 @@
-"""benchmarks/value_calibration.py: the recorded values and the bucket statistics."""
+"""benchmarks/value_calibration.py: the recorded values and the bucket statistics.
+
+Loaded by file path on purpose: the script is research tooling (it measures how well the
+bots' evaluation predicts their own final scores, for benchmarks/RESULTS.md); no command or
+module of the package uses its figures, so it stays out of the installed package.
+"""
 
 import importlib.util
 import sys

@@ -1,4 +1,12 @@
-"""The n-tuple residual: its entries, its file, the TD trainer's rule and its games."""
+"""The n-tuple residual: its entries, its file, the TD trainer's rule and its games.
+
+benchmarks/train_tuples.py is loaded by file path on purpose: it is build tooling that
+regenerates the shipped tables offline (about an hour), which no command and no module of
+the package runs, so its self-play loop and TD step stay out of the installed package. What
+the package ships and uses (the layout, the tables, their file and phases) is
+nochmal/bots/tuples.py, imported as usual; these tests keep the trainer honest (its games
+are the bot's games, its update closes the TD error), so retraining stays valid.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +32,7 @@ SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "train_tuples.p
 
 
 def load_trainer():
+    """benchmarks/train_tuples.py as a module (research tooling: see the module docstring)."""
     spec = importlib.util.spec_from_file_location("train_tuples", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
