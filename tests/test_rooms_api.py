@@ -271,6 +271,18 @@ def test_status_matches_the_cli_on_the_exported_sheets(client, tmp_path):
     assert copy["rolls_used"] == 5 and copy["mission"] == "lockstep"
     new_token = res.json()["seats"][0]["seat_token"]
     assert client.put(f"/api/rooms/{copy['id']}/seats/0/sheet", json={"cells": []}, headers=auth(new_token)).status_code == 200
+    # a browser gets its seat from a handover link per seat (the tokens are for scripts)
+    links = res.json()["seats"]
+    assert [s["name"] for s in links] == ["Anna", "Ben"]
+    secret = links[1]["handover_url"].split("#", 1)[1]
+    assert links[1]["handover_url"].startswith(res.json()["url"] + "#") and secret.startswith("seat=1&handover=")
+    claimed = client.post(f"/api/rooms/{copy['id']}/seats/1/claim", json={"handover": secret.split("handover=")[1]})
+    assert claimed.status_code == 200, claimed.text
+    ben_put = client.put(f"/api/rooms/{copy['id']}/seats/1/sheet", json={"cells": ["H6"]},
+                         headers=auth(claimed.json()["seat_token"]))
+    assert ben_put.status_code == 200
+    assert client.post(f"/api/rooms/{copy['id']}/seats/1/claim",
+                       json={"handover": secret.split("handover=")[1]}).status_code == 403  # once
     assert client.post("/api/rooms/import", content=b"PK\x03\x04junk").status_code == 422
     assert client.post("/api/rooms/import", content=json.dumps({"format": "x"}).encode()).json()["field"] == "format"
 

@@ -127,6 +127,34 @@ def test_a_score_target_shows_no_split_but_the_score_bound(server, browser):
     ctx.close()
 
 
+def test_import_form_gives_each_seat_a_link_that_works_in_a_browser(server, browser, tmp_path):
+    """An imported room's seats are all taken: the index page's import form shows one
+    handover link per seat, and a browser opening one holds that seat (not 'Every seat is taken')."""
+    code = httpx.post(server.url + "/api/rooms", json={"mission": "lockstep", "difficulty": "easy", "players": 2}).json()["id"]
+    for name in ("Anna", "Ben"):
+        httpx.post(f"{server.url}/api/rooms/{code}/seats", json={"name": name})
+    exported = tmp_path / "room.zip"
+    exported.write_bytes(httpx.get(f"{server.url}/api/rooms/{code}/export").content)
+    ctx = browser.new_context(viewport={"width": 360, "height": 800})
+    page = ctx.new_page()
+    page.goto(server.url + "/rooms")
+    page.set_input_files("#import-file", str(exported))
+    page.click("#import-form button")
+    page.wait_for_selector(".import-links a.handover")
+    assert page.locator(".import-links li").count() == 2
+    assert "Ben" in page.inner_text('.import-links li:nth-child(2)')
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "rooms-import-360.png"), full_page=True)
+    ben_link = page.get_attribute('a.handover[data-seat="1"]', "href")
+    ben = ctx.new_page()
+    ben.goto(ben_link)
+    ben.wait_for_selector("#mine svg rect[data-cell]")
+    assert "Ben" in ben.inner_text("#mine-title") and ben.is_hidden("#join-box")
+    cell(ben, "#mine", "H4").click()
+    ben.wait_for_selector('#mine rect[data-cell="H4"][data-crossed="1"]', timeout=5000)
+    ctx.close()
+
+
 def test_competitive_room_and_pages(server, browser):
     code = httpx.post(server.url + "/api/rooms", json={"mode": "competitive", "board": "classic",
                                                        "players": 3}).json()["id"]

@@ -116,5 +116,5 @@ def test_an_import_that_fails_halfway_leaves_no_room(tmp_path, monkeypatch):
     assert store._db.execute("SELECT COUNT(*) FROM rooms").fetchone()[0] == 0
     assert store._db.execute("SELECT COUNT(*) FROM seats").fetchone()[0] == 0
     monkeypatch.setattr(store_module, "secret_hash", real_hash)
-    code, tokens = store.import_room(spec, 3, [("Anna", SheetState()), ("Ben", SheetState())])
-    assert len(tokens) == 2 and [s.name for s in store.room(code).seats] == ["Anna", "Ben"]
+    code, tokens, handovers = store.import_room(spec, 3, [("Anna", SheetState()), ("Ben", SheetState())])
+    assert len(tokens) == len(handovers) == 2 and [s.name for s in store.room(code).seats] == ["Anna", "Ben"]

@@ -138,6 +138,11 @@ def room_url(base_url: str, code: str) -> str:
     return f"{base_url.rstrip('/')}/r/{code}"
 
 
+def handover_url(base_url: str, code: str, seat: int, secret: str) -> str:
+    """The one-time link that gives a browser the seat (rooms.js claims it from the hash)."""
+    return f"{room_url(base_url, code)}#seat={seat}&handover={secret}"
+
+
 def problem_response(exc: WebError) -> JSONResponse:
     return JSONResponse(exc.body(), status_code=exc.status)
 
@@ -263,8 +268,7 @@ def make_router(rooms: Rooms) -> APIRouter:
         k = checked_seat(seat, room)
         await run_in_threadpool(store.check_token, code, k, bearer(request))
         secret = await run_in_threadpool(store.start_handover, code, k)
-        return {"seat": k, "url": f"{room_url(str(request.base_url), code)}#seat={k}&handover={secret}",
-                "handover": secret}
+        return {"seat": k, "url": handover_url(str(request.base_url), code, k, secret), "handover": secret}
 
     @router.post("/{code}/seats/{seat}/claim", summary="Take a handed-over seat: a new token, the old one dies")
     async def claim(code: str, seat: str, request: Request):
@@ -308,9 +312,12 @@ def make_router(rooms: Rooms) -> APIRouter:
         raw = await read_body(request, MAX_IMPORT)
         rooms.rate.check(client_address(request))
         spec, rolls_used, seats = parse_export(raw)
-        code, tokens = await run_in_threadpool(store.import_room, spec, rolls_used, seats)
-        return JSONResponse({"id": code, "url": room_url(str(request.base_url), code),
-                             "seats": [{"seat": k, "seat_token": t} for k, t in enumerate(tokens)]},
+        code, tokens, handovers = await run_in_threadpool(store.import_room, spec, rolls_used, seats)
+        base = str(request.base_url)
+        return JSONResponse({"id": code, "url": room_url(base, code),
+                             "seats": [{"seat": k, "name": seats[k][0], "seat_token": t,
+                                        "handover_url": handover_url(base, code, k, h)}
+                                       for k, (t, h) in enumerate(zip(tokens, handovers))]},
                             status_code=201)
 
     return router

@@ -260,22 +260,25 @@ class RoomStore:
             version = self._bump(db, code, seat, "handover", {})
         return token, version
 
-    def import_room(self, spec: RoomSpec, rolls_used: int, seats: list[tuple[str, SheetState]]) -> tuple[str, list[str]]:
-        """A new room holding exported sheets; returns the code and one fresh token per seat.
-        One transaction: a crash never leaves the room without its seats."""
-        tokens = []
+    def import_room(self, spec: RoomSpec, rolls_used: int,
+                    seats: list[tuple[str, SheetState]]) -> tuple[str, list[str], list[str]]:
+        """A new room holding exported sheets; returns the code, one fresh token per seat and
+        one handover secret per seat (a browser takes its seat with the handover link, as
+        from a player's phone). One transaction: a crash never leaves the room without its seats."""
+        tokens, handovers = [], []
         with self._tx() as db:
             code = self._insert_room(db, spec, time.time())
             db.execute("UPDATE rooms SET rolls_used = ? WHERE code = ?", (rolls_used, code))
             for k, (name, state) in enumerate(seats):
-                token = new_secret()
+                token, handover = new_secret(), new_secret()
                 tokens.append(token)
+                handovers.append(handover)
                 db.execute("INSERT INTO seats (code, seat, name, token_hash, crossed, jokers_used, later_columns, "
-                           "later_colours, sheet_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)",
+                           "later_colours, sheet_version, handover_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?)",
                            (code, k, name, secret_hash(token), f"{state.crossed:x}", state.jokers_used,
-                            state.later_columns, state.later_colours))
+                            state.later_columns, state.later_colours, secret_hash(handover)))
             self._bump(db, code, None, "import", {"seats": len(seats), "rolls_used": rolls_used})
-        return code, tokens
+        return code, tokens, handovers
 
     def expire(self, older_than_seconds: float, now: float | None = None) -> int:
         """Delete rooms untouched for longer than ``older_than_seconds``; how many went."""

@@ -43,6 +43,30 @@
     window.location.href = "/r/" + data.id;
   });
 
+  // import: the answer's seat tokens are for scripts; a browser takes its seat by the handover link
+  function esc(text) {
+    return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+  }
+  document.getElementById("import-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const err = document.getElementById("import-error"), box = document.getElementById("import-result");
+    err.textContent = "";
+    box.hidden = true;
+    const file = document.getElementById("import-file").files[0];
+    if (!file) { err.textContent = "choose an exported room file first"; return; }
+    const res = await fetch("/api/rooms/import", { method: "POST", body: await file.arrayBuffer() });
+    const data = await res.json().catch(() => ({}));
+    if (res.status !== 201) { err.textContent = data.error || ("could not import the room (" + res.status + ")"); return; }
+    let html = '<p>Room <a id="import-room" href="' + esc(data.url) + '">' + esc(data.id) + "</a> is ready. " +
+      "Send each player their seat's link (each works once and gives that browser the seat):</p><ul class=\"import-links\">";
+    for (const s of data.seats) {
+      html += '<li><span class="seat-name">' + esc(s.name) + '</span> <a class="handover" data-seat="' + s.seat + '" href="' +
+        esc(s.handover_url) + '">' + esc(s.handover_url) + "</a></li>";
+    }
+    box.innerHTML = html + "</ul>";
+    box.hidden = false;
+  });
+
   document.getElementById("join-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     let code = document.getElementById("join-code").value.trim();
