@@ -183,9 +183,15 @@ def test_illegal_tap_is_refused_with_the_engines_reason(server, browser):
     page.click("#undo")
     wait_roll(page, "roll 1 of 30")
     assert page.locator('#my-sheet rect.cell[data-crossed="1"]').count() == 0
-    # the open-information switch shows every roll of the seed
+    # the open-information switch shows every roll of the seed; it re-renders the roll, and the
+    # message about the pick it dropped goes with it
+    page.locator(".die.colour:not([disabled])").first.click()
+    page.locator(".die.number:not([disabled])").first.click()
+    page.wait_for_function('document.getElementById("message").textContent !== ""')
     page.check("#open-switch")
     page.wait_for_selector("#all-rolls:not(.hidden) span")
+    assert page.text_content("#message") == ""
+    assert page.locator(".die.picked").count() == 0
     shown = page.locator("#all-rolls span").all_inner_texts()
     assert shown == [f"{k + 1}: {seeded_roll(42, k, 2).text()}" for k in range(30)]
     shot(page, "puzzle-open-laptop")

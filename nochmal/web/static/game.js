@@ -156,6 +156,7 @@
   }
 
   function resetPick() {
+    NM.say("");  // a message about the old pick ("tap the cells…") would outlive it
     pick = { colour: null, number: null };
     selected = [];
     pendingMove = null;
