@@ -267,6 +267,8 @@ def test_batch_bots_reports_the_figures_of_bench_bots(tmp_path):
 @pytest.mark.parametrize("args, code, words", [
     (["--seeds", "5..1"], 2, "--seeds '5..1'"),
     (["--seeds", "a..b"], 2, "--seeds 'a..b'"),
+    (["--seeds", "1..1000000000"], 2, "1000000000 seeds; at most 1,000,000"),  # refused before any list is built
+    (["--seeds", "1..1000000000", "--daily", "2026-12-01..2026-12-02"], 2, "at most 1,000,000"),
     (["--seeds", "1..2", "--rolls-count", "31"], 2, "--rolls-count 31"),
     (["--seeds", "1..2", "--time-limit", "0"], 2, "--time-limit"),
     (["--seeds", "1..2", "--workers", "0"], 2, "--workers 0"),
@@ -298,6 +300,7 @@ def test_bad_bots_options(tmp_path):
     store = tmp_path / "b.sqlite"
     for args, words in ((["--bots", "greedy,nobody"], "unknown bot 'nobody'"),
                         (["--mode", "race"], "--mode 'race'"),
+                        (["--seeds", "0..1000000"], "1000001 seeds; at most 1,000,000"),
                         (["--mode", "table", "--players", "5"], "--players 5"),
                         (["--mode", "table", "--players", "2", "--bots", "greedy,random,heuristic"], "do not fit")):
         result = cli.invoke(app, ["batch", "bots", "--store", str(store), *args])

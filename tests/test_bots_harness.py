@@ -9,11 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from nochmal.bots.registry import make_agent
 from nochmal.board import load_board
-from nochmal.bots.harness import mean_ci, parse_seed_range, run_bench, summarize, t_quantile
-from nochmal.errors import NochmalError
+from nochmal.bots.harness import MAX_SEEDS, mean_ci, parse_seed_range, run_bench, summarize, t_quantile
+from nochmal.cli import app
+from nochmal.errors import NochmalError, OptionError
 from nochmal.game import Game
 from nochmal.play import play_game
 
@@ -102,11 +104,26 @@ def test_bad_bench_requests():
     assert parse_seed_range("100000..100199") == (100000, 100199)
 
 
+def test_a_seed_range_is_capped_at_max_seeds():
+    """The cap counts seeds inclusively: MAX_SEEDS seeds pass, one more is refused by name."""
+    assert parse_seed_range(f"7..{7 + MAX_SEEDS - 1}") == (7, 7 + MAX_SEEDS - 1)
+    with pytest.raises(OptionError, match=f"'7..{7 + MAX_SEEDS}': {MAX_SEEDS + 1} seeds; at most 1,000,000"):
+        parse_seed_range(f"7..{7 + MAX_SEEDS}")
+
+
+def test_bench_bots_refuses_a_huge_seed_range_in_one_line():
+    result = CliRunner().invoke(app, ["bench", "bots", "--bots", "greedy", "--seeds", "1..1000000000"])
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0] == "error: --seeds '1..1000000000': 1000000000 seeds; at most 1,000,000 in one run"
+
+
 BENCH_SCRIPTS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 @pytest.mark.parametrize("script, args, message", [
     ("bench_bots.py", ["solo", "--bots", "greedy", "--seeds", "9..x"], "--seeds '9..x'"),
+    ("bench_bots.py", ["solo", "--bots", "greedy", "--seeds", "1..1000000000"], "at most 1,000,000"),
     ("bench_bots.py", ["solo", "--bots", "nosuchbot", "--seeds", "1..2"], "unknown bot 'nosuchbot'"),
     ("bench_bots.py", ["solo", "--bots", "greedy", "--board", "nosuch"], "nosuch: unknown board"),
     ("value_calibration.py", ["--seeds", "5..x"], "--seeds '5..x'"),

@@ -213,8 +213,12 @@ def run_bench(board: Board, names: Sequence[str], mode: str, seeds: tuple[int, i
     return summarize(mode, players, (first, last), distinct, scores, wins, decisions, seconds, games, cpu)
 
 
+MAX_SEEDS = 1_000_000  # seeds in one --seeds range: a typo (1..1000000000) must not queue a billion tasks
+
+
 def parse_seed_range(text: str) -> tuple[int, int]:
-    """``A..B`` (inclusive) or a single seed ``A``."""
+    """``A..B`` (inclusive) or a single seed ``A``, at most MAX_SEEDS seeds (the one parser of
+    ``--seeds`` for `batch solve`, `batch bots`, `bench bots` and the benchmark scripts)."""
     parts = text.split("..")
     try:
         if len(parts) == 1:
@@ -227,4 +231,6 @@ def parse_seed_range(text: str) -> tuple[int, int]:
         raise OptionError(f"--seeds {text!r}: expected A..B, e.g. 100000..100199") from None
     if a < 0 or b < a:
         raise OptionError(f"--seeds {text!r}: need 0 <= A <= B")
+    if b - a + 1 > MAX_SEEDS:
+        raise OptionError(f"--seeds {text!r}: {b - a + 1} seeds; at most {MAX_SEEDS:,} in one run")
     return a, b
