@@ -91,11 +91,19 @@ def _block_stats(size: int, nbrs: tuple[int, ...], crossed: int, anchored: int) 
     return min(best, 5), singles, open_.bit_count()
 
 
+# phase_basis's constants: the shipped weights were fitted with exactly these values
+PHASE_ROLLS = 30.0  # r = rolls left / PHASE_ROLLS: a solo game's length (docs/rules.md §5)
+PHASE_ROLLS_CAP = 40  # more rolls left (long co-op budgets) count as this many: r stays bounded
+LATE_RAMP_ROLLS = 10.0  # the first end-game ramp switches on in the last 10 rolls ...
+FINAL_RAMP_ROLLS = 4.0  # ... the second in the last 4
+
+
 def phase_basis(rolls_left: int) -> tuple[float, ...]:
-    """1, r, r^2 (r = rolls left / 30) and two end-game ramps that switch on in the last
-    10 and the last 4 rolls, where chances change fastest."""
-    r = min(rolls_left, 40) / 30.0
-    return (1.0, r, r * r, max(0.0, 1.0 - rolls_left / 10.0), max(0.0, 1.0 - rolls_left / 4.0))
+    """1, r, r^2 (r = rolls left / PHASE_ROLLS, capped) and two end-game ramps that switch on
+    in the last LATE_RAMP_ROLLS and FINAL_RAMP_ROLLS rolls, where chances change fastest."""
+    r = min(rolls_left, PHASE_ROLLS_CAP) / PHASE_ROLLS
+    return (1.0, r, r * r, max(0.0, 1.0 - rolls_left / LATE_RAMP_ROLLS),
+            max(0.0, 1.0 - rolls_left / FINAL_RAMP_ROLLS))
 
 
 class Context:
