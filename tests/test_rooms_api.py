@@ -446,3 +446,36 @@ def test_a_non_ascii_digit_seat_is_a_404_not_a_500(client):
         assert res.status_code == 404 and res.json()["field"] == "seat", res.text
     res = client.put(f"/api/rooms/{code}/seats/\u00b2/sheet", json={"cells": []})
     assert res.status_code == 404 and res.json()["field"] == "seat", res.text
+
+
+def test_a_handover_is_announced_on_the_stream(data_dir):
+    """The old phone learns at once that its seat went to another browser (a 'handover'
+    event naming the seat, with the claim's version), instead of its next tap failing."""
+    with ThreadServer(make_app(data_dir)) as srv:
+        code = httpx.post(srv.url + "/api/rooms", json={"mission": "lockstep", "players": 2}).json()["id"]
+        token = httpx.post(f"{srv.url}/api/rooms/{code}/seats", json={"name": "A"}).json()["seat_token"]
+        got: list[tuple[str, dict]] = []
+        subscribed = threading.Event()
+
+        def listen():
+            with httpx.stream("GET", f"{srv.url}/api/rooms/{code}/events", timeout=30) as r:
+                event = None
+                for line in r.iter_lines():
+                    if line.startswith("retry:"):
+                        subscribed.set()
+                    elif line.startswith("event:"):
+                        event = line.split(":", 1)[1].strip()
+                    elif line.startswith("data:"):
+                        got.append((event, json.loads(line.split(":", 1)[1])))
+                        if event == "handover":
+                            return
+
+        t = threading.Thread(target=listen, daemon=True)
+        t.start()
+        assert subscribed.wait(20)
+        secret = httpx.post(f"{srv.url}/api/rooms/{code}/seats/0/handover",
+                            headers={"Authorization": f"Bearer {token}"}).json()["handover"]
+        claim = httpx.post(f"{srv.url}/api/rooms/{code}/seats/0/claim", json={"handover": secret}).json()
+        t.join(30)
+        handovers = [d for e, d in got if e == "handover"]
+        assert handovers == [{"version": claim["version"], "seat": 0}]

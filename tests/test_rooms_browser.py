@@ -155,6 +155,32 @@ def test_import_form_gives_each_seat_a_link_that_works_in_a_browser(server, brow
     ctx.close()
 
 
+def test_the_old_phone_is_told_when_its_seat_is_handed_over(server, browser):
+    code = httpx.post(server.url + "/api/rooms", json={"mission": "lockstep", "difficulty": "easy", "players": 1}).json()["id"]
+    old_ctx = browser.new_context(viewport={"width": 360, "height": 800})
+    new_ctx = browser.new_context(viewport={"width": 360, "height": 800})
+    old, new = old_ctx.new_page(), new_ctx.new_page()
+    join(old, f"{server.url}/r/{code}", "Anna")
+    old.wait_for_selector("#live.on")
+    old.click("#handover")
+    link = old.get_attribute("#handover-link a", "href")
+    new.goto(link)
+    new.wait_for_selector("#mine svg rect[data-cell]")
+    assert "Anna" in new.inner_text("#mine-title")
+    # the old phone drops the seat by itself and says why, where it can be read
+    old.wait_for_selector("#mine-box", state="hidden", timeout=5000)
+    assert "handed over to another browser" in old.inner_text("#join-error")
+    assert old.evaluate(f"() => localStorage.getItem('nochmal-room-{code}')") is None
+    # the new phone keeps it (its own claim's event is not taken for another one)
+    cell(new, "#mine", "H4").click()
+    new.wait_for_selector('#mine rect[data-cell="H4"][data-crossed="1"]', timeout=5000)
+    assert new.is_visible("#mine-box")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    old.screenshot(path=str(ARTIFACTS / "room-handed-over-360.png"), full_page=True)
+    old_ctx.close()
+    new_ctx.close()
+
+
 def test_competitive_room_and_pages(server, browser):
     code = httpx.post(server.url + "/api/rooms", json={"mode": "competitive", "board": "classic",
                                                        "players": 3}).json()["id"]

@@ -278,6 +278,8 @@ def make_router(rooms: Rooms) -> APIRouter:
         if not isinstance(data, dict) or not isinstance(data.get("handover"), str):
             raise RequestProblem(422, "handover must be the secret from the handover link", "handover")
         token, version = await run_in_threadpool(store.claim_handover, code, k, data["handover"])
+        # the old phone is told at once (its token died): it drops the seat and says why
+        rooms.hub.publish(code, "handover", {"version": version, "seat": k}, version)
         return {"seat": k, "seat_token": token, "version": version}
 
     @router.get("/{code}/seats/{seat}/sheet.svg", summary="A seat's sheet drawn by nochmal/svg.py")
@@ -291,7 +293,7 @@ def make_router(rooms: Rooms) -> APIRouter:
         await run_in_threadpool(store.room, checked_code(code))
         return Response(qr_svg(room_url(str(request.base_url), code)), media_type="image/svg+xml")
 
-    @router.get("/{code}/events", summary="Live stream (server-sent events): sync, sheet, rolls, status")
+    @router.get("/{code}/events", summary="Live stream (server-sent events): sync, sheet, rolls, status, handover")
     async def events(code: str, request: Request):
         room = await run_in_threadpool(store.room, checked_code(code))
         last = request.headers.get("last-event-id", "")

@@ -12,6 +12,7 @@
   let me = loadSeat();      // {seat, token} held by this browser
   let pathsShown = {};      // seat -> true while its crossing path is drawn
   let sending = Promise.resolve();
+  let seatNote = "";        // why this browser lost its seat (shown until it sits down again)
 
   function loadSeat() {
     try { return JSON.parse(localStorage.getItem(storeKey)) || null; } catch (e) { return null; }
@@ -38,7 +39,8 @@
       body: JSON.stringify({ handover: params.get("handover") }),
     });
     const data = await res.json().catch(() => ({}));
-    if (res.ok) saveSeat({ seat: data.seat, token: data.seat_token });
+    // claimed: the room version of this claim, so that its own "handover" event is not taken for a later one
+    if (res.ok) saveSeat({ seat: data.seat, token: data.seat_token, claimed: data.version });
     else $("live").textContent = data.error || "the handover link did not work";
   }
 
@@ -81,6 +83,18 @@
       renderStatus();
       renderPaths();
     });
+    es.addEventListener("handover", (e) => {
+      const d = JSON.parse(e.data);
+      if (!room) return;
+      if (d.version > room.version) room.version = d.version;
+      if (!me || me.seat !== d.seat || (me.claimed || 0) >= d.version) return;
+      const stored = loadSeat();  // this browser claimed it in another tab: take that token
+      if (stored && stored.seat === d.seat && (stored.claimed || 0) >= d.version) { me = stored; return; }
+      const name = room.seats[d.seat] ? room.seats[d.seat].name : "seat " + (d.seat + 1);
+      seatNote = "Your seat (" + name + ") was handed over to another browser; this one no longer holds it.";
+      saveSeat(null);
+      renderAll();
+    });
     es.addEventListener("resync", () => { es.close(); connect(); });
   }
 
@@ -100,7 +114,11 @@
     const free = room.seats.some((s) => !s.taken);
     $("join-box").hidden = seated;
     $("seat-form").hidden = !free;
-    if (!seated && !free) $("join-error").textContent = "Every seat is taken; a player can hand a seat over to you.";
+    if (seated) seatNote = "";
+    if (!seated && (seatNote || !free)) {
+      $("join-error").textContent = [seatNote, free ? "" : "Every seat is taken; a player can hand a seat over to you."]
+        .filter(Boolean).join(" ");
+    }
     $("mine-box").hidden = !seated;
     $("rolls-minus").disabled = $("rolls-plus").disabled = !seated;
     if (seated) renderMine();
@@ -311,8 +329,9 @@
         $("edit-error").textContent = data.error;
         await refresh();
       } else if (res.status === 401 || res.status === 403) {
+        // (the edit box is hidden once the seat is gone: say it where it stays visible)
+        seatNote = "This browser no longer holds the seat: " + (data.error || "refused");
         saveSeat(null);
-        $("edit-error").textContent = data.error;
         renderAll();
       } else {
         $("edit-error").textContent = data.error || ("edit refused (" + res.status + ")");
