@@ -44,6 +44,7 @@ COLOURS_BAND = 26
 JOKERS_BAND = 26
 SCORE_BAND = 26
 SHEET_GAP = 14
+FRAME_INSET = 2  # the dashed frame of an unfinished sheet, from the picture's edge
 MODE_TEXT = {Mode.SOLO: "solo game", Mode.COMPETITIVE: "competitive game", Mode.COOP: "co-op game"}
 
 
@@ -107,8 +108,9 @@ def _sheet_svg(pic: SheetPicture, seat: int, top: float, width: float) -> list[s
     height = sheet_height(sheet) - SHEET_GAP
     out = [f'<g class="sheet" data-seat="{seat}" data-score="{sheet.score()}" '
            f'data-unfinished="{int(pic.unfinished)}">']
-    if pic.unfinished:
-        out.append(f'<rect class="unfinished" x="{MARGIN / 2}" y="{top}" width="{width - MARGIN}" height="{height}" '
+    if pic.unfinished:  # the frame keeps clear of the labels drawn left of the grid (x = MARGIN - 8)
+        out.append(f'<rect class="unfinished" x="{FRAME_INSET}" y="{top}" width="{width - 2 * FRAME_INSET}" '
+                   f'height="{height}" '
                    f'fill="none" stroke="#888" stroke-width="1.2" stroke-dasharray="6 4"/>')
     out.append(f'<text class="title" x="{MARGIN}" y="{top + 18}" font-size="15" font-weight="bold">'
                f'{escape(pic.title)}</text>')

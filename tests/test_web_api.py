@@ -144,6 +144,24 @@ def test_puzzle_game_by_the_api_equals_the_engine(client):
     assert_error(client.post(f"/api/games/{gid}/move", json={"move": "pass"}), 409, "move")
 
 
+def test_the_svg_of_an_unfinished_game_frames_it_clear_of_its_labels(client):
+    """The dashed frame of an unfinished game ran through the '1st/later/colours/jokers'
+    labels and the score line (both at x = 8): it now keeps clear of every text of the sheet."""
+    import xml.etree.ElementTree as ET
+
+    gid = client.post("/api/games", json={"kind": "puzzle", "seed": 9}).json()["id"]
+    client.post(f"/api/games/{gid}/move", json={"move": "pass"})
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.fromstring(client.get(f"/api/games/{gid}/svg").text.split("?>", 1)[1])
+    sheet = next(g for g in root.iter(ns + "g") if g.get("class") == "sheet")
+    frame = next(r for r in sheet.iter(ns + "rect") if r.get("class") == "unfinished")
+    x, w, stroke = float(frame.get("x")), float(frame.get("width")), float(frame.get("stroke-width"))
+    starts = [float(t.get("x")) for t in sheet.iter(ns + "text") if t.get("text-anchor") is None]
+    assert {"1st", "later", "colours", "jokers"} <= {t.text for t in sheet.iter(ns + "text")}
+    assert x + stroke < min(starts), (x, min(starts))
+    assert 0 < x and x + w <= float(root.get("width"))
+
+
 def test_tap_answers_extensions_and_the_engines_refusal(client):
     state = client.post("/api/games", json={"kind": "puzzle", "seed": 42}).json()
     gid = state["id"]
