@@ -18,20 +18,21 @@ import sys
 import time
 
 from nochmal.board import load_board
-from nochmal.bots.harness import parse_seed_range, run_bench
+from nochmal.bots.harness import BenchMode, parse_seed_range, run_bench
 from nochmal.errors import NochmalError
 from nochmal.fileio import atomic_write_text
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("mode", choices=["solo", "table"])
+    ap.add_argument("mode", choices=[m.value for m in BenchMode])
     ap.add_argument("--bots", required=True)
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--seeds", default="100000..100099")
     ap.add_argument("--board", default="classic")
     ap.add_argument("--json-out", default=None)
     args = ap.parse_args()
+    mode = BenchMode(args.mode)
     names = [n for n in args.bots.split(",") if n]
     try:
         seeds = parse_seed_range(args.seeds)
@@ -47,10 +48,10 @@ def main() -> None:
             print(f"  {done}/{total} games, {time.time() - t0:.0f}s", file=sys.stderr, flush=True)
 
     try:
-        res = run_bench(board, names, args.mode, seeds, args.players, progress=progress)
+        res = run_bench(board, names, mode, seeds, args.players, progress=progress)
     except NochmalError as exc:  # an unknown bot, a bad table size: named before any game is played
         ap.exit(2, f"error: {exc}\n")
-    what = "solo" if args.mode == "solo" else f"table of {args.players}"
+    what = "solo" if mode is BenchMode.SOLO else f"table of {args.players}"
     print(f"{what}, board {args.board}, seeds {seeds[0]}..{seeds[1]} ({seeds[1] - seeds[0] + 1} seeds), "
           f"{time.time() - t0:.0f}s wall")
     print("| bot | games | mean score ± 95% CI | win rate ± 95% CI | s/decision (wall) | s/decision (CPU) |")

@@ -78,6 +78,7 @@ def play_mission(mission, players: int, bot: str, seed: int, budget: int, target
     from nochmal.bots.registry import make_agent
     from nochmal.game import Game
     from nochmal.missions.objectives import all_met, team_score
+    from nochmal.modes import Mode
     from nochmal.play import play_game
 
     if target is not None:
@@ -86,7 +87,7 @@ def play_mission(mission, players: int, bot: str, seed: int, budget: int, target
     else:
         def won(game: Game) -> bool:
             return all_met(mission.objectives, game.sheets)
-    game = Game(load_board(mission.board), players, mode="coop", roll_limit=budget,
+    game = Game(load_board(mission.board), players, mode=Mode.COOP, roll_limit=budget,
                 stop_after_roll=won if stop else None)
     return play_game(game, [make_agent(bot, seed * 10 + p) for p in range(players)], seed)
 

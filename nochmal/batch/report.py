@@ -12,7 +12,7 @@ from collections import Counter
 from xml.sax.saxutils import escape
 
 from nochmal.batch.store import OK, Store
-from nochmal.bots.harness import mean_ci, summarize
+from nochmal.bots.harness import BenchMode, mean_ci, summarize
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -91,13 +91,14 @@ def bots_bench(store: Store, ok_rows=None):
     """(the harness's BenchResult over the stored seeds, per-bot scores) of a bots store."""
     ok = ok_rows if ok_rows is not None else [r for r in store.rows() if r.status == OK]
     settings = store.campaign
+    mode = BenchMode.parse(settings["mode"], f"{store.path}: settings.mode")  # stored as its text
     names = list(dict.fromkeys(settings["bots"]))
     seeds = [r.settings["seed"] for r in ok]
     scores = {n: [r.result["bots"][n]["score"] for r in ok] for n in names}
-    wins = {n: [r.result["bots"][n]["win"] for r in ok] for n in names} if settings["mode"] == "table" else None
+    wins = {n: [r.result["bots"][n]["win"] for r in ok] for n in names} if mode is BenchMode.TABLE else None
     totals = {field: {n: sum(r.result["bots"][n][field] for r in ok) for n in names}
               for field in ("decisions", "seconds", "cpu_seconds", "games")}
-    bench = summarize(settings["mode"], settings["players"], (min(seeds, default=0), max(seeds, default=0)),
+    bench = summarize(mode, settings["players"], (min(seeds, default=0), max(seeds, default=0)),
                       names, scores, wins, totals["decisions"], totals["seconds"], totals["games"],
                       totals["cpu_seconds"])
     return bench, scores

@@ -29,12 +29,12 @@ def bots_task(settings: dict, threads: int) -> dict:  # noqa: ARG001 (the bots u
     range seed..seed): per bot the seed's score (and win share at a table) and the decision
     tally that the report adds up over seeds."""
     from nochmal.board import load_board, parse_board_text
-    from nochmal.bots.harness import run_bench
+    from nochmal.bots.harness import BenchMode, run_bench
 
     seed = settings["seed"]
     board = (parse_board_text(settings["board_toml"], settings["board"]) if "board_toml" in settings
              else load_board(settings["board"]))
-    bench = run_bench(board, settings["bots"], settings["mode"], (seed, seed),
+    bench = run_bench(board, settings["bots"], BenchMode(settings["mode"]), (seed, seed),
                       settings["players"])
     per_bot = {}
     for fig in bench.bots:

@@ -17,18 +17,41 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Callable, Sequence
 
 from nochmal.bots.registry import make_agent
 from nochmal.board import Board
 from nochmal.dice import seeded_roll
 from nochmal.errors import NochmalError, OptionError
-from nochmal.game import Game, Mode
+from nochmal.game import Game
+from nochmal.modes import Mode
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 
 _T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
          2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
          2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+class BenchMode(StrEnum):
+    """How the benchmark seats the bots: a solo game each, or a race table with the seats
+    rotated. A str enum: stores and JSON keep the text ("solo", "table")."""
+
+    SOLO = "solo"
+    TABLE = "table"
+
+    @property
+    def game_mode(self) -> Mode:
+        """The game's mode (nochmal/modes.py): a table plays the race."""
+        return Mode.SOLO if self is BenchMode.SOLO else Mode.COMPETITIVE
+
+    @classmethod
+    def parse(cls, text: str, option: str = "--mode") -> "BenchMode":
+        """A member from its text (a stored campaign, an option), or an OptionError naming it."""
+        try:
+            return cls(text)
+        except ValueError:
+            raise OptionError(f"{option} {text!r}: use {' or '.join(cls)}") from None
 
 
 def t_quantile(df: int) -> float:
@@ -77,7 +100,7 @@ class PairedDiff:
 
 @dataclass
 class BenchResult:
-    mode: str
+    mode: BenchMode
     players: int
     seeds: tuple[int, int]
     bots: list[BotFigures]
@@ -90,7 +113,7 @@ class BenchResult:
         return d
 
 
-def summarize(mode: str, players: int, seeds: tuple[int, int], names: Sequence[str],
+def summarize(mode: BenchMode | str, players: int, seeds: tuple[int, int], names: Sequence[str],
               scores: dict[str, list[float]], wins: dict[str, list[float]] | None,
               decisions: dict[str, int], seconds: dict[str, float], games: dict[str, int],
               cpu_seconds: dict[str, float] | None = None) -> BenchResult:
@@ -118,7 +141,7 @@ def summarize(mode: str, players: int, seeds: tuple[int, int], names: Sequence[s
     per_seed = {"score": {n: list(scores[n]) for n in names}}
     if wins is not None:
         per_seed["win"] = {n: list(wins[n]) for n in names}
-    return BenchResult(mode, players, seeds, figs, paired, per_seed)
+    return BenchResult(BenchMode(mode), players, seeds, figs, paired, per_seed)
 
 
 class _Timed:
@@ -147,10 +170,12 @@ def _play(game: Game, agents: Sequence, seed: int) -> Game:
     return game
 
 
-def run_bench(board: Board, names: Sequence[str], mode: str, seeds: tuple[int, int], players: int = 2,
+def run_bench(board: Board, names: Sequence[str], mode: BenchMode | str, seeds: tuple[int, int], players: int = 2,
               rules: RuleSettings = DEFAULT_RULES,
               progress: Callable[[int, int], None] | None = None) -> BenchResult:
-    """Play the paired benchmark and summarise it (``progress(done, total)`` after each game)."""
+    """Play the paired benchmark and summarise it (``progress(done, total)`` after each game);
+    ``mode`` may be the member's text (a stored campaign's settings)."""
+    mode = BenchMode.parse(mode, "mode")
     first, last = seeds
     if first < 0 or last < first:
         raise OptionError(f"seeds {first}..{last}: need 0 <= first <= last")
@@ -159,28 +184,26 @@ def run_bench(board: Board, names: Sequence[str], mode: str, seeds: tuple[int, i
         raise OptionError("no bots given")
     for n in set(names):
         make_agent(n)  # unknown names fail here, before any game
-    if mode == "solo":
+    if mode is BenchMode.SOLO:
         players = 1
-    elif mode == "table":
+    else:
         if not 2 <= players <= 4:
             raise OptionError(f"--players {players}: a table has 2..4 players")
         if len(names) > players:
             raise OptionError(f"{len(names)} bots do not fit a table of {players}")
-    else:
-        raise OptionError(f"unknown mode {mode!r}: use solo or table")
     distinct = list(dict.fromkeys(names))
     scores = {n: [] for n in distinct}
-    wins = {n: [] for n in distinct} if mode == "table" else None
+    wins = {n: [] for n in distinct} if mode is BenchMode.TABLE else None
     tally: dict[str, list] = {}
     games = {n: 0 for n in distinct}
     seed_list = range(first, last + 1)
-    total = len(seed_list) * (len(distinct) if mode == "solo" else players)
+    total = len(seed_list) * (len(distinct) if mode is BenchMode.SOLO else players)
     done = 0
     for seed in seed_list:
-        if mode == "solo":
+        if mode is BenchMode.SOLO:
             for n in distinct:
                 agent = _Timed(make_agent(n, seed), tally, n)
-                game = _play(Game(board, 1, rules, Mode.SOLO), [agent], seed)
+                game = _play(Game(board, 1, rules, mode.game_mode), [agent], seed)
                 scores[n].append(float(game.scores()[0]))
                 games[n] += 1
                 done += 1
@@ -192,7 +215,7 @@ def run_bench(board: Board, names: Sequence[str], mode: str, seeds: tuple[int, i
         for rot in range(players):
             seats = [lineup[(s + rot) % players] for s in range(players)]
             agents = [_Timed(make_agent(n, seed * 10 + s), tally, n) for s, n in enumerate(seats)]
-            game = _play(Game(board, players, rules, Mode.COMPETITIVE), agents, seed)
+            game = _play(Game(board, players, rules, mode.game_mode), agents, seed)
             win = game.winners()
             for s, n in enumerate(seats):
                 acc = sums[n]

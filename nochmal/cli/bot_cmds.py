@@ -91,25 +91,26 @@ def _fmt(m: float | None, ci: float | None, pct: bool = False) -> str:
 
 def bots_campaign(bots: str, mode: str, players: int, board: str) -> dict:
     """The settings of a paired bot benchmark (`batch bots`, `bench bots`), checked. A board
-    file travels as its TOML text (the workers may be other machines)."""
+    file travels as its TOML text (the workers may be other machines); the mode is stored
+    as its text (BenchMode's value), as in the stores already written."""
     names = [n.strip() for n in bots.split(",") if n.strip()]
+    from nochmal.bots.harness import BenchMode
     from nochmal.bots.registry import agent_names  # the bots load numpy: imported on use
 
     unknown = [n for n in names if n not in agent_names()]
     if unknown or not names:
         raise OptionError(f"--bots: unknown bot {unknown[0]!r}; known bots: {', '.join(agent_names())}" if unknown
                           else "--bots: no bot given")
-    if mode not in ("solo", "table"):
-        raise OptionError(f"--mode {mode!r}: use solo or table")
-    if mode == "table" and not 2 <= players <= 4:
+    bench_mode = BenchMode.parse(mode)
+    if bench_mode is BenchMode.TABLE and not 2 <= players <= 4:
         raise OptionError(f"--players {players}: a table has 2..4 players")
-    if mode == "table" and len(names) > players:
+    if bench_mode is BenchMode.TABLE and len(names) > players:
         raise OptionError(f"--bots: {len(names)} bots do not fit a table of {players}")
     from nochmal.board import BUILTIN_BOARDS
 
     b = board_arg(board)
-    campaign = {"board": board if board in BUILTIN_BOARDS else b.name, "bots": names, "mode": mode,
-                "players": 1 if mode == "solo" else players}
+    campaign = {"board": board if board in BUILTIN_BOARDS else b.name, "bots": names, "mode": bench_mode.value,
+                "players": 1 if bench_mode is BenchMode.SOLO else players}
     if board not in BUILTIN_BOARDS:
         campaign["board_toml"] = Path(board).read_text(encoding="utf-8")  # board_arg has read and checked it
     return campaign
@@ -169,7 +170,9 @@ def bench_bots(
 
 def print_bench(result, where: str) -> None:
     """The benchmark's table and paired differences (also ``nochmal batch report`` of a bots store)."""
-    what = "solo (2+2 dice, 30 rolls)" if result.mode == "solo" else f"table of {result.players}, seats rotated"
+    from nochmal.bots.harness import BenchMode
+
+    what = "solo (2+2 dice, 30 rolls)" if result.mode is BenchMode.SOLO else f"table of {result.players}, seats rotated"
     table = Table(title=f"{what}, {where}")
     for col in ("bot", "games", "mean score (95% CI)", "win rate (95% CI)", "s/decision", "CPU s/decision"):
         table.add_column(col)
