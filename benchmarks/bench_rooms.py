@@ -182,17 +182,24 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
 
         async def tap(code: str, tokens: list[str], client: int) -> None:
             await ready.wait()
+            seen = 0  # the seat's sheet version (a PUT must name it)
             for k in range(edits):
                 await asyncio.sleep(rng.uniform(*pause))
                 start = time.perf_counter()
                 try:
-                    res = await http.put(f"/api/rooms/{code}/seats/{client}/sheet", json={"cells": CELLS[: k + 1]},
+                    res = await http.put(f"/api/rooms/{code}/seats/{client}/sheet",
+                                         json={"cells": CELLS[: k + 1], "version": seen},
                                          headers={"Authorization": f"Bearer {tokens[client]}"})
                 except httpx.HTTPError as exc:  # e.g. a kept-alive connection the server had closed
                     errors.append(type(exc).__name__)
+                    try:  # the edit may have landed: read the version again
+                        seen = (await http.get(f"/api/rooms/{code}")).json()["seats"][client]["sheet_version"]
+                    except httpx.HTTPError:
+                        pass
                     continue
                 taps.append((time.perf_counter() - start) * 1000)
                 if res.status_code == 200:
+                    seen = res.json()["sheet_version"]
                     sent[(code, res.json()["version"])] = (start, client)
                     if (ms := server_ms(res)) is not None:
                         put_server.append(ms)
@@ -358,14 +365,17 @@ async def kill_and_restart(kill_after: float) -> tuple[int, int, int]:
         cells = [f"{c}{r}" for r in range(1, 8) for c in "ABCDEFGHIJKLMNO"]
 
         async def writer(seat: int) -> None:
+            seen = 0  # the seat's sheet version (a PUT must name it)
             for k in range(len(cells)):
                 try:
-                    res = await http.put(f"/api/rooms/{code}/seats/{seat}/sheet", json={"cells": cells[: k + 1]},
+                    res = await http.put(f"/api/rooms/{code}/seats/{seat}/sheet",
+                                         json={"cells": cells[: k + 1], "version": seen},
                                          headers={"Authorization": f"Bearer {tokens[seat]}"})
                 except httpx.HTTPError:
                     return
                 if res.status_code != 200:
                     return
+                seen = res.json()["sheet_version"]
                 acked[seat] = k
 
         tasks = [asyncio.create_task(writer(s)) for s in range(4)]

@@ -48,6 +48,13 @@ def sit(client, code, name="Anna"):
     return res.json()["seat"], res.json()["seat_token"]
 
 
+def fresh(client, code, seat, body, base=""):
+    """``body`` with the seat's current sheet_version (a PUT of a sheet requires it);
+    ``client`` may be the httpx module with the server's ``base`` URL."""
+    room = client.get(f"{base}/api/rooms/{code}").json()
+    return {**body, "version": room["seats"][seat]["sheet_version"]}
+
+
 def auth(token):
     return {"Authorization": f"Bearer {token}"}
 
@@ -62,7 +69,7 @@ def test_create_join_edit_read(client):
     seat, token = sit(client, code, "Ben")
     assert seat == 1
     assert client.put(f"/api/rooms/{code}/rolls", json={"rolls_used": 2}, headers=auth(token)).status_code == 200
-    res = client.put(f"/api/rooms/{code}/seats/1/sheet", json={"cells": ["H4", "h5"], "jokers_used": 1},
+    res = client.put(f"/api/rooms/{code}/seats/1/sheet", json=fresh(client, code, 1, {"cells": ["H4", "h5"], "jokers_used": 1}),
                      headers=auth(token))
     assert res.status_code == 200, res.text
     room = client.get(f"/api/rooms/{code}").json()
@@ -72,7 +79,7 @@ def test_create_join_edit_read(client):
     # the typed-sheet form of the same edit
     rows = ["." * 15] * 7
     rows[3] = "......." + "x" + "......."
-    res = client.put(f"/api/rooms/{code}/seats/1/sheet", json={"text": "\n".join(rows) + "\njokers_used: 2\n"},
+    res = client.put(f"/api/rooms/{code}/seats/1/sheet", json=fresh(client, code, 1, {"text": "\n".join(rows) + "\njokers_used: 2\n"}),
                      headers=auth(token))
     assert res.status_code == 200
     assert res.json()["seat"]["cells"] == ["H4"] and res.json()["seat"]["jokers_used"] == 2
@@ -105,7 +112,8 @@ def test_malformed_and_oversized_bodies(client):
                         (b'{"cells": ["H4", 5]}', "cells[1]"), (b'{"cells": ["Q9"]}', "cells[0]"),
                         (b'{"cells": [], "jokers_used": 9}', "jokers_used"),
                         (b'{"cells": [], "later_columns": ["H"]}', "later_columns"),
-                        (b'{"text": "xx"}', "text"), (b'{"cells": [], "version": -1}', "version")]:
+                        (b'{"text": "xx"}', "text"), (b'{"cells": [], "version": -1}', "version"),
+                        (b'{"cells": ["H4"]}', "version"), (b'{"text": "' + b"." * 15 + b'"}', "text")]:
         res = client.put(url, content=body, headers={**auth(token), "Content-Type": "application/json"})
         assert res.status_code == 422, (body, res.text)
         assert res.json()["field"] == field, (body, res.json())
@@ -149,7 +157,7 @@ def test_tokens_guard_the_seats(client):
     assert client.put(f"/api/rooms/{other_room}/rolls", json={"rolls_used": 1}, headers=auth(anna)).status_code == 403
     assert client.put(f"/api/rooms/{code}/rolls", json={"rolls_used": 1}).status_code == 401
     assert client.get(f"/api/rooms/{code}").json()["seats"][0]["cells"] == []
-    assert client.put(url, json=edit, headers=auth(anna)).status_code == 200
+    assert client.put(url, json=fresh(client, code, 0, edit), headers=auth(anna)).status_code == 200
     assert anna != ben and len(anna) >= 30
     assert client.put(f"/api/rooms/{code}/seats/7/sheet", json=edit, headers=auth(anna)).status_code == 404
 
@@ -226,7 +234,7 @@ def test_handover_moves_the_seat(client):
     new = res.json()["seat_token"]
     url = f"/api/rooms/{code}/seats/0/sheet"
     assert client.put(url, json={"cells": ["H4"]}, headers=auth(old)).status_code == 403
-    assert client.put(url, json={"cells": ["H4"]}, headers=auth(new)).status_code == 200
+    assert client.put(url, json=fresh(client, code, 0, {"cells": ["H4"]}), headers=auth(new)).status_code == 200
     assert client.post(f"/api/rooms/{code}/seats/0/claim", json={"handover": secret}).status_code == 403
 
 
@@ -236,8 +244,9 @@ def test_status_matches_the_cli_on_the_exported_sheets(client, tmp_path):
     _, ben = sit(client, code, "Ben")
     # Anna's five cells lie in five blocks: 5 rolls at least (nochmal/impossible.py)
     client.put(f"/api/rooms/{code}/rolls", json={"rolls_used": 5}, headers=auth(anna))
-    client.put(f"/api/rooms/{code}/seats/0/sheet", json={"cells": ["H1", "H2", "H3", "G3", "H4"]}, headers=auth(anna))
-    client.put(f"/api/rooms/{code}/seats/1/sheet", json={"cells": ["H6", "I6"]}, headers=auth(ben))
+    client.put(f"/api/rooms/{code}/seats/0/sheet", json=fresh(client, code, 0, {"cells": ["H1", "H2", "H3", "G3", "H4"]}),
+               headers=auth(anna))
+    client.put(f"/api/rooms/{code}/seats/1/sheet", json=fresh(client, code, 1, {"cells": ["H6", "I6"]}), headers=auth(ben))
     rooms = client.app.state.rooms
     deadline = time.monotonic() + 180  # lockstep: the full status takes well under a second idle
     while time.monotonic() < deadline:  # the background worker computes the full status
@@ -270,7 +279,8 @@ def test_status_matches_the_cli_on_the_exported_sheets(client, tmp_path):
     assert [s["cells"] for s in copy["seats"]] == [s["cells"] for s in original["seats"]]
     assert copy["rolls_used"] == 5 and copy["mission"] == "lockstep"
     new_token = res.json()["seats"][0]["seat_token"]
-    assert client.put(f"/api/rooms/{copy['id']}/seats/0/sheet", json={"cells": []}, headers=auth(new_token)).status_code == 200
+    assert client.put(f"/api/rooms/{copy['id']}/seats/0/sheet", json=fresh(client, copy["id"], 0, {"cells": []}),
+                      headers=auth(new_token)).status_code == 200
     # a browser gets its seat from a handover link per seat (the tokens are for scripts)
     links = res.json()["seats"]
     assert [s["name"] for s in links] == ["Anna", "Ben"]
@@ -278,7 +288,7 @@ def test_status_matches_the_cli_on_the_exported_sheets(client, tmp_path):
     assert links[1]["handover_url"].startswith(res.json()["url"] + "#") and secret.startswith("seat=1&handover=")
     claimed = client.post(f"/api/rooms/{copy['id']}/seats/1/claim", json={"handover": secret.split("handover=")[1]})
     assert claimed.status_code == 200, claimed.text
-    ben_put = client.put(f"/api/rooms/{copy['id']}/seats/1/sheet", json={"cells": ["H6"]},
+    ben_put = client.put(f"/api/rooms/{copy['id']}/seats/1/sheet", json=fresh(client, copy["id"], 1, {"cells": ["H6"]}),
                          headers=auth(claimed.json()["seat_token"]))
     assert ben_put.status_code == 200
     assert client.post(f"/api/rooms/{copy['id']}/seats/1/claim",
@@ -290,7 +300,8 @@ def test_status_matches_the_cli_on_the_exported_sheets(client, tmp_path):
 def test_impossible_sheet_is_flagged_not_refused(client):
     code = new_room(client)
     _, token = sit(client, code)
-    res = client.put(f"/api/rooms/{code}/seats/0/sheet", json={"cells": ["A1", "H4"]}, headers=auth(token))
+    res = client.put(f"/api/rooms/{code}/seats/0/sheet", json=fresh(client, code, 0, {"cells": ["A1", "H4"]}),
+                     headers=auth(token))
     assert res.status_code == 200
     status = res.json()["status"]
     assert status["state"] is None
@@ -305,8 +316,8 @@ def test_competitive_scores_and_race(client):
     _, b = sit(client, code, "B")
     column_h = [f"H{r}" for r in range(1, 8)]
     client.put(f"/api/rooms/{code}/rolls", json={"rolls_used": 2}, headers=auth(a))
-    client.put(f"/api/rooms/{code}/seats/0/sheet", json={"cells": column_h}, headers=auth(a))
-    res = client.put(f"/api/rooms/{code}/seats/1/sheet", json={"cells": column_h, "later_columns": ["H"]},
+    client.put(f"/api/rooms/{code}/seats/0/sheet", json=fresh(client, code, 0, {"cells": column_h}), headers=auth(a))
+    res = client.put(f"/api/rooms/{code}/seats/1/sheet", json=fresh(client, code, 1, {"cells": column_h, "later_columns": ["H"]}),
                      headers=auth(b))
     status = res.json()["status"]
     assert status["race"]["columns"]["H"] == {"first": [0], "later": [1]}
@@ -317,7 +328,7 @@ def test_competitive_scores_and_race(client):
     scores = [s["score"] for s in status["scores"]]
     assert scores[0] - scores[1] == first - later
     assert status["race_problems"] == []
-    res = client.put(f"/api/rooms/{code}/seats/0/sheet", json={"cells": ["H4"]}, headers=auth(a))
+    res = client.put(f"/api/rooms/{code}/seats/0/sheet", json=fresh(client, code, 0, {"cells": ["H4"]}), headers=auth(a))
     assert "nobody scored it first" in res.json()["status"]["race_problems"][0]
 
 
@@ -360,7 +371,7 @@ def test_live_stream_and_catch_up(data_dir):
         t = threading.Thread(target=listen, args=({},), daemon=True)
         t.start()
         assert subscribed.wait(20)
-        httpx.put(f"{srv.url}/api/rooms/{code}/seats/0/sheet", json={"cells": ["H4"]},
+        httpx.put(f"{srv.url}/api/rooms/{code}/seats/0/sheet", json=fresh(httpx, code, 0, {"cells": ["H4"]}, srv.url),
                   headers={"Authorization": f"Bearer {token}"})
         t.join(30)
         events = [e for e, kind in got if kind == "data"]
@@ -373,7 +384,8 @@ def test_live_stream_and_catch_up(data_dir):
             t = threading.Thread(target=listen, args=({"Last-Event-ID": last},), daemon=True)
             t.start()
             assert subscribed.wait(20)
-            httpx.put(f"{srv.url}/api/rooms/{code}/seats/0/sheet", json={"cells": ["H4", "H5"] if expect_sync else ["H4"]},
+            body = {"cells": ["H4", "H5"] if expect_sync else ["H4"]}
+            httpx.put(f"{srv.url}/api/rooms/{code}/seats/0/sheet", json=fresh(httpx, code, 0, body, srv.url),
                       headers={"Authorization": f"Bearer {token}"})
             t.join(30)
             events = [e for e, kind in got if kind == "data"]

@@ -37,17 +37,19 @@ def test_sigkill_keeps_every_acknowledged_edit(tmp_path):
 
         def writer(seat: int) -> None:
             with httpx.Client(timeout=5) as http:
+                sheet_version = 0  # a new seat's; each answer gives the next
                 for k in range(len(ORDER)):
                     if stop.is_set():
                         return
                     try:
                         res = http.put(f"{url}/api/rooms/{code}/seats/{seat}/sheet",
-                                       json={"cells": ORDER[: k + 1]},
+                                       json={"cells": ORDER[: k + 1], "version": sheet_version},
                                        headers={"Authorization": f"Bearer {tokens[seat]}"})
                     except httpx.HTTPError:
                         return  # the server died mid-request: not acknowledged
                     if res.status_code != 200:
                         return
+                    sheet_version = res.json()["sheet_version"]
                     acked[seat] = k
 
         threads = [threading.Thread(target=writer, args=(s,)) for s in range(4)]
@@ -78,7 +80,8 @@ def test_sigkill_keeps_every_acknowledged_edit(tmp_path):
             assert held >= acked[seat], f"seat {seat}: edit {acked[seat]} was acknowledged, only {held} stored"
             assert held <= acked[seat] + 1, "more than one unanswered edit stored"
         # the old tokens still hold their seats after the restart
-        res = httpx.put(f"{url}/api/rooms/{code}/seats/0/sheet", json={"cells": []},
+        res = httpx.put(f"{url}/api/rooms/{code}/seats/0/sheet",
+                        json={"cells": [], "version": room["seats"][0]["sheet_version"]},
                         headers={"Authorization": f"Bearer {tokens[0]}"})
         assert res.status_code == 200
     finally:

@@ -167,13 +167,26 @@ class SheetState:
 @dataclass
 class SheetEdit:
     state: SheetState
-    version: int | None = None  # the seat's sheet version the client saw (None: no check)
+    version: int | None = None  # the seat's sheet version the client saw (required of a PUT: parse_sheet_edit)
     fields: set[str] = field(default_factory=set)
 
 
 def parse_sheet_edit(data, board: Board, mode: str) -> SheetEdit:
     """``{"cells": [...], "jokers_used": 0, "later_columns": [...], "later_colours": [...],
-    "version": 3}`` or ``{"text": "<typed sheet>", "version": 3}``."""
+    "version": 3}`` or ``{"text": "<typed sheet>", "version": 3}``.
+
+    ``version`` (the seat's ``sheet_version`` the client last saw) is required: a PUT replaces
+    the whole sheet, so without it a stale phone would silently overwrite the other phone's
+    crosses (issue 19: conflicting edits never silently overwrite each other). It is checked
+    after the other fields, so that a malformed field is named first."""
+    edit = _parse_sheet_fields(data, board, mode)
+    if edit.version is None:
+        raise RequestProblem(422, "version is missing: send the seat's sheet_version you last saw (GET /api/rooms/ID); "
+                                  "a stale edit is then refused (409) instead of overwriting another phone's", "version")
+    return edit
+
+
+def _parse_sheet_fields(data, board: Board, mode: str) -> SheetEdit:
     data = _need_object(data)
     _unknown_keys(data, {"cells", "jokers_used", "later_columns", "later_colours", "text", "version"})
     version = data.get("version")
