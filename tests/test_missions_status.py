@@ -205,3 +205,23 @@ scope = "team"
     assert split.rolls_lower >= rolls_for(missing) and split.exact
     [busy] = [p for p in split.plans if p.units]
     assert busy.rolls == split.rolls_upper == rolls_for(missing)
+
+
+def test_a_cell_list_sheet_names_its_own_line_numbers(tmp_path):
+    """A cell list is converted to a typed sheet before parsing; its key errors still name the
+    line of the file the user wrote (was 'line 8' of a 2-line file)."""
+    from typer.testing import CliRunner
+
+    from nochmal.cli import app
+
+    runner = CliRunner()
+    for text, line in (("H1\njokers_used: 99\n", 2), ("H1 H2\n\n# note\njokers_usd: 1\n", 4)):
+        path = tmp_path / "jk.txt"
+        path.write_text(text)
+        res = runner.invoke(app, ["mission", "status", "lockstep", "-d", "normal", "-k", "3", str(path)])
+        assert res.exit_code != 0 and "Traceback" not in res.output
+        [message] = res.output.strip().splitlines()
+        assert f"jk.txt, line {line}: " in message, message
+    path.write_text("H1 H2\njokers_used: 1\n")
+    res = runner.invoke(app, ["mission", "status", "lockstep", "-d", "normal", "-k", "3", str(path), "--json"])
+    assert res.exit_code == 0, res.output

@@ -96,7 +96,7 @@ def read_sheet_any(path: Path, board: Board) -> Sheet:
         if not line:
             continue
         if ":" in line:
-            keys.append(line)
+            keys.append((lineno, line))
             continue
         for tok in re.split(r"[\s,]+", line):
             if tok:
@@ -109,13 +109,17 @@ def read_sheet_any(path: Path, board: Board) -> Sheet:
             except KeyError:
                 raise SheetError(f"{path}, line {lineno}: cell {tok!r} is not on the {board.name} board "
                                  f"(A1..{COLUMN_LETTERS[board.cols - 1]}{board.rows})") from None
-        grid = []
+        # the key lines at their own line numbers (blank lines between), the rows after them:
+        # an error in a key names the line of this file, not of the converted sheet
+        lines = [""] * (keys[-1][0] if keys else 0)
+        for lineno, line in keys:
+            lines[lineno - 1] = line
         for r in range(board.rows):
-            grid.append("".join("x" if crossed & board.cell_bits[r * board.cols + c] else "."
-                                for c in range(board.cols)))
+            lines.append("".join("x" if crossed & board.cell_bits[r * board.cols + c] else "."
+                                 for c in range(board.cols)))
         from nochmal.sheet import parse_typed_sheet
 
-        return parse_typed_sheet("\n".join(grid + keys) + "\n", board, str(path))
+        return parse_typed_sheet("\n".join(lines) + "\n", board, str(path))
     return read_sheet_file(path, board)
 
 
