@@ -184,10 +184,36 @@ def test_tap_answers_extensions_and_the_engines_refusal(client):
     assert_error(client.post(f"/api/games/{gid}/tap", json={"colour": cf, "number": nf, "cells": ["Z99"]}), 400, "cells")
     assert_error(client.post(f"/api/games/{gid}/tap", json={"colour": cf, "number": nf, "cells": ["H1", "H1"]}), 400,
                  "cells", "twice")
+    assert_error(client.post(f"/api/games/{gid}/tap", json={"colour": cf, "number": nf, "cells": ["h1", "H1"]}), 400,
+                 "cells", "twice")  # one cell in two spellings
+    for bad in ("4H", "H", "H100", "Ä4"):  # refused by nochmal.move's parse_cell, in its words
+        assert_error(client.post(f"/api/games/{gid}/tap", json={"colour": cf, "number": nf, "cells": [bad]}), 400,
+                     "cells", f"bad cell name {bad!r}: expected a column letter and row, like H4")
     assert_error(client.post(f"/api/games/{gid}/move", json={"move": "b4 A1 A2"}), 422, "move", "not allowed")
     assert_error(client.post(f"/api/games/{gid}/move", json={"move": "zz"}), 400, "move", "bad choice")
     assert_error(client.post(f"/api/games/{gid}/move", json={"move": 4}), 422, "move")
     assert_error(client.post(f"/api/games/{gid}/move", json={}), 422, "move")
+
+
+def test_tap_with_joker_dice_names_the_joker_move_and_counts_the_jokers_a_pick_needs(client):
+    """The tap's joker faces are the core's COLOUR_JOKER / NUMBER_JOKER: a whole selection
+    picked with them is the engine's joker move; with no jokers left the pick is refused."""
+    from nochmal.move import COLOUR_JOKER, NUMBER_JOKER
+
+    seed = next(s for s in range(200) if {COLOUR_JOKER} <= set(seeded_roll(s, 0, 2).colours)
+                and NUMBER_JOKER in seeded_roll(s, 0, 2).numbers)
+    gid = client.post("/api/games", json={"kind": "puzzle", "seed": seed}).json()["id"]
+    game = Game(nm.load_board("classic"), 1, mode="solo")
+    game.apply_roll(seeded_roll(seed, 0, 2))
+    both = next(m for m in game.legal_moves() if m.colour_face == COLOUR_JOKER and m.number_face == NUMBER_JOKER)
+    tap = client.post(f"/api/games/{gid}/tap", json={"colour": COLOUR_JOKER, "number": NUMBER_JOKER,
+                                                     "cells": list(both.cells)}).json()
+    assert tap["ok"] and tap["move"] == str(both) and str(both).startswith(COLOUR_JOKER)
+    web = client.app.state.games.get(gid)  # spend every joker but one: a two-joker pick is refused
+    web.game.sheets[0].jokers_used = web.game.board.jokers - 1
+    refused = client.post(f"/api/games/{gid}/tap", json={"colour": COLOUR_JOKER, "number": NUMBER_JOKER,
+                                                         "cells": []}).json()
+    assert not refused["ok"] and refused["reason"] == "no jokers left: this pick needs 2, 1 left"
 
 
 def test_undo_reload_and_restart_keep_the_game(client, tmp_path):

@@ -8,7 +8,6 @@ from a path, and a record naming a mission file is refused.
 
 from __future__ import annotations
 
-import re
 import threading
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version as dist_version
@@ -26,7 +25,7 @@ from nochmal.fileio import atomic_write_text, load_json_text, read_text_file
 from nochmal.game import MAX_PLAYERS, Game
 from nochmal.modes import Mode
 from nochmal.missions.coop import mission_outcome_line
-from nochmal.move import Move
+from nochmal.move import Move, parse_cell
 from nochmal.record import GameRecord
 from nochmal.seats import seat_name
 from nochmal.sheet import Sheet, parse_typed_sheet
@@ -294,12 +293,12 @@ class Tap(Body):
 @router.post("/games/{game_id}/tap", summary="What a selection of cells allows: cells to add, the move, or the reason")
 def tap(game_id: str, body: Tap, request: Request):
     web = _app(request).games.get(game_id)
-    cells = [c.strip().upper() for c in body.cells]
+    try:
+        cells = [parse_cell(c.strip()) for c in body.cells]  # the one cell-name grammar (nochmal.move)
+    except NochmalError as exc:
+        raise WebError(str(exc), "cells") from None
     if len(set(cells)) != len(cells):
         raise WebError("a cell is selected twice", "cells")
-    for c in cells:
-        if not re.match(r"^[A-Z][1-9][0-9]?$", c):
-            raise WebError(f"bad cell name {c!r}: expected a column letter and row, like H4", "cells")
     with web.lock:
         return web.tap(body.colour, body.number, cells)
 

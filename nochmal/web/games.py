@@ -30,7 +30,7 @@ from nochmal.puzzles import known_optimum
 from nochmal.seats import is_human, seat_name
 from nochmal.terminal.session import Session
 from nochmal.terminal.setup import parse_seats
-from nochmal.move import Move
+from nochmal.move import COLOUR_JOKER, NUMBER_JOKER, Move
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
 from nochmal.svg import SheetPicture, pictures_svg, sheet_title
@@ -181,7 +181,8 @@ class WebGame:
             raise WebError(f"cell {exc.args[0]} is not on the {board.name} board", "cells") from None
         options = resolutions(colour_face, number_face, sheet.jokers_left)
         if not options:
-            return {"ok": False, "reason": f"no jokers left: this pick needs {(colour_face == 'x') + (number_face == '?')}, "
+            needs = (colour_face == COLOUR_JOKER) + (number_face == NUMBER_JOKER)
+            return {"ok": False, "reason": f"no jokers left: this pick needs {needs}, "
                                            f"{sheet.jokers_left} left", "extend": [], "move": None}
         extend, complete = 0, None
         for colour, count, _cost in options:
@@ -191,7 +192,8 @@ class WebGame:
                 if placement & mask == mask:
                     extend |= placement
                     if placement == mask:
-                        complete = Move.of(colour, count, cells, colour_face == "x", number_face == "?")
+                        complete = Move.of(colour, count, cells, colour_face == COLOUR_JOKER,
+                                           number_face == NUMBER_JOKER)
         if extend:
             return {"ok": True, "reason": None, "extend": board.cells_of(extend & ~mask),
                     "move": str(complete) if complete else None}
