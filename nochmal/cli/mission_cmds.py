@@ -139,8 +139,8 @@ def status(
     what is missing, and the fewest further crosses per sheet (exact, or
     lower..upper marked approximate); and the rolls left. Then who should
     do what: the split of the missing columns, colours, stars and cells
-    across the sheets that needs the fewest rolls (at most 5 crosses a
-    roll per sheet; exact CP-SAT, or bounds at the time limit), the best
+    across the sheets that needs the fewest rolls (a roll crosses at most
+    5 cells of one block per sheet; exact CP-SAT, or bounds), the best
     score still reachable for score targets, and "lost" with the reason as
     soon as no split can finish in time (or jokers ran short). A sheet
     no legal game can produce is reported with the reasons (exit 1).
@@ -157,9 +157,10 @@ def status(
     missing (texts), fewest_crosses}; fewest_crosses: per sheet null
     (score, jokers) or {exact, value (null unless exact), lower, upper,
     method, cells (a crossing order that achieves upper)}; team (null if a
-    sheet is impossible): {split: {rolls (null unless exact), exact,
-    rolls_lower, rolls_upper, method, sheets: per sheet {sheet, items,
-    crosses, rolls}}, lost_early, lost_reasons, score_bounds}. state is
+    sheet is impossible): {split: {has_cells (false: no cell objectives,
+    nothing to split), rolls (null unless exact), exact, rolls_lower,
+    rolls_upper, method, sheets: per sheet {sheet, items, crosses, rolls,
+    rolls_lower}}, lost_early, lost_reasons, score_bounds}. state is
     "lost" (with the split's reasons in lost_reasons) as soon as no split
     can finish in the rolls left.
     """
