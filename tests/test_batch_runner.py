@@ -372,10 +372,23 @@ def test_report_figures_and_histogram_match_the_stored_rows(tmp_path):
     svg = (tmp_path / "h.svg").read_text(encoding="utf-8")
     import re
 
-    counts = {int(s): int(n) for s, n in re.findall(r'data-score="(-?\d+)" data-count="(\d+)"', svg)}
-    assert counts == {b: bests.count(b) for b in set(bests)}
-    table = cli.invoke(app, ["batch", "report", str(path)])
+    counts: dict[str, dict[int, int]] = {}
+    for name, s, n in re.findall(r'data-series="([^"]+)" data-score="(-?\d+)" data-count="(\d+)"', svg):
+        counts.setdefault(name, {})[int(s)] = int(n)
+    proven_bests = [b for seed, b in enumerate(bests, 1) if seed % 3 != 0]
+    assert counts == {report_module.BEST_SERIES: {b: bests.count(b) for b in set(bests)},
+                      report_module.PROVEN_SERIES: {b: proven_bests.count(b) for b in set(proven_bests)}}
+    # --json drops the raw scores but keeps their counts: every best score, and the proven ones
+    assert "scores" not in data
+    assert data["distribution"] == [{"score": b, "seeds": bests.count(b), "proven": proven_bests.count(b)}
+                                    for b in sorted(set(bests))]
+    assert sum(d["proven"] for d in data["distribution"]) == data["proven"]["count"]
+    table = cli.invoke(app, ["batch", "report", str(path)], env={"COLUMNS": "200"})
     assert table.exit_code == 0 and "5 (71.4" in table.stdout and "failed seed=99" in table.stdout
+    rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in table.stdout.splitlines()
+            if line.count("│") == 3}
+    assert rows["seeds per best score (score:seeds)"] == "9:1, 11:1, 12:1, 15:3, 20:1"
+    assert rows["proven seeds per score"] == "9:1, 11:1, 12:1, 15:1, 20:1"  # of the 15s, seeds 3 and 6 unproven
 
 
 def test_percentiles_against_sorting():

@@ -38,9 +38,22 @@ def _finite(x: float) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
 
 
+BEST_SERIES = "best found, every seed"
+PROVEN_SERIES = "proven optimum"
+
+
+def best_distribution(best: list[float], proven: list[bool]) -> list[dict]:
+    """Per best score: how many seeds reached it and how many of them are proven optimal (the
+    optimum's distribution is the proven part; the rest are lower bounds of their optimum)."""
+    seeds, sure = Counter(best), Counter(b for b, p in zip(best, proven) if p)
+    return [{"score": int(b) if float(b).is_integer() else b, "seeds": seeds[b], "proven": sure[b]}
+            for b in sorted(seeds)]
+
+
 def summary(store: Store) -> dict:
     """The store's figures as plain data (``--json``); ``scores`` maps a series name to the
-    scores the histogram draws."""
+    scores the histogram draws (left out of ``--json``: a solve store's ``distribution``
+    counts them)."""
     rows = store.rows()
     ok = [r for r in rows if r.status == OK]
     failed = [r for r in rows if r.status != OK]
@@ -63,7 +76,9 @@ def summary(store: Store) -> dict:
             "solve_seconds": {k: _finite(v) for k, v in
                               time_percentiles([r.result["solve_seconds"] for r in ok]).items()},
         })
-        data["scores"] = {"best": best}
+        proven_flags = [bool(r.result["proven"]) for r in ok]
+        data["distribution"] = best_distribution(best, proven_flags)
+        data["scores"] = {BEST_SERIES: best, PROVEN_SERIES: [b for b, p in zip(best, proven_flags) if p]}
     elif store.kind == "calibrate":
         data["games"] = calibration_games(ok)
         data["scores"] = {"team score": [float(r.result["team_score"]) for r in ok]}
@@ -161,9 +176,10 @@ def histogram_svg(series: dict[str, list[float]], title: str, width: int = 720, 
     out.append(f'<text x="14" y="{top + plot_h / 2}" text-anchor="middle" '
                f'transform="rotate(-90 14 {top + plot_h / 2})">count</text>')
     if len(series) > 1:
+        x = left + 10
         for s, name in enumerate(series):
-            x = left + 10 + s * 130
             out.append(f'<rect x="{x}" y="{top - 26}" width="10" height="10" fill="{SERIES_COLOURS[s % 6]}"/>'
                        f'<text x="{x + 14}" y="{top - 17}">{escape(name)}</text>')
+            x += 34 + 7 * len(name)  # ~7 px a character at 12 px sans-serif
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -320,7 +320,7 @@ def batch_report(
         st.close()
     written = _write_optima(optima, data, rows) if optima is not None else 0
     if svg is not None:
-        what = {"solve": "best score per seed", "calibrate": "team score per game"}.get(data["kind"],
+        what = {"solve": "score per seed", "calibrate": "team score per game"}.get(data["kind"],
                                                                                         "score per seed and bot")
         title = f"{data['kind']} campaign, {data['ok']} task(s): {what}"
         atomic_write_text(svg, histogram_svg(data["scores"], title))
@@ -343,6 +343,8 @@ def batch_report(
         table.add_row("best score, min..max", f"{best['min']}..{best['max']}" if best["min"] is not None else "-")
         table.add_row("bound, mean (95% CI)", _fmt(bound["mean"], bound["ci"], 2))
         table.add_row("proven optimal", f"{proven['count']} ({_fmt(proven['rate'], proven['ci'], 1, 100, ' %')})")
+        for label, field in (("seeds per best score (score:seeds)", "seeds"), ("proven seeds per score", "proven")):
+            table.add_row(label, ", ".join(f"{d['score']}:{d[field]}" for d in data["distribution"] if d[field]) or "-")
         for name, value in data["solve_seconds"].items():
             table.add_row(f"solve seconds {name}", "-" if value is None else f"{value:.2f}")
         console.print(table)
