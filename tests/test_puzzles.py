@@ -134,3 +134,11 @@ def test_the_web_puzzle_shows_the_table_at_the_end(monkeypatch, tmp_path):
         for _ in range(30):
             other = client.post(f"/api/games/{other['id']}/move", params={"svg": False}, json={"move": "pass"}).json()
         assert other["over"] and other["known_best"] is None  # a seed not in the table
+
+
+def test_puzzle_help_names_both_seed_ranges_of_the_table():
+    """The help says which seeds the shipped table covers: the daily ones and 1..100 (issue 21)."""
+    result = CliRunner().invoke(app, ["puzzle", "--help"], env={"COLUMNS": "300"})
+    assert result.exit_code == 0
+    text = " ".join(result.stdout.split())
+    assert "the daily seeds of 2026-12-01 through 2027-12-31 and the seeds 1..100" in text

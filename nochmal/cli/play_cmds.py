@@ -111,7 +111,7 @@ def puzzle(
 ):
     """A seeded solo puzzle: 30 rolls of 2 colour and 2 number dice, you choose every move.
 
-    At the end: your score, the rulebook's rating and what the planner finds for this seed within --planner-time seconds: the best score possible when it can prove it, else its best play and the bound no play can beat; a seed whose optimum the shipped table proves (nochmal/data/puzzle_optima.json, daily seeds from 2026-12-01) is answered at once. The daily seed is the UTC date as YYYYMMDD.
+    At the end: your score, the rulebook's rating and what the planner finds for this seed within --planner-time seconds: the best score possible when it can prove it, else its best play and the bound no play can beat; a seed whose optimum the shipped table proves (nochmal/data/puzzle_optima.json: the daily seeds of 2026-12-01 through 2027-12-31 and the seeds 1..100) is answered at once. The daily seed is the UTC date as YYYYMMDD.
 
     Example: nochmal puzzle --daily --open
     """
