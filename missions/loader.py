@@ -17,6 +17,7 @@ from pathlib import Path
 from nochmal.board import BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board, load_board
 from nochmal.errors import NochmalError, quoted
 from nochmal.fileio import load_toml_text, read_text_file
+from nochmal.rules import MAX_GAME_ROLLS
 from nochmal.sheet import Sheet
 from nochmal.missions.model import (DIFFICULTIES, KINDS, PLAYER_COUNTS, SCOPES, SOURCES, Mission, MissionError,
                                     Objective, rolls_lower_bound)
@@ -33,7 +34,7 @@ _KIND_KEYS = {
 }
 # caps that keep every figure computed from a mission file bounded (docs/missions.md: 1-4 players,
 # a budget of rolls; the calibrated budgets are below 130)
-MAX_BUDGET = 1000
+MAX_BUDGET = MAX_GAME_ROLLS  # a roll budget: at most the rolls a record can hold
 MAX_OBJECTIVES = 50
 MAX_TEXT = 200
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")

@@ -31,7 +31,8 @@ from nochmal.game import Game
 from nochmal.missions.model import Mission
 from nochmal.missions.objectives import items_needed, objective_items, team_score
 from nochmal.move import PASS, Move
-from nochmal.sheet import Sheet, neighbours_of
+from nochmal.bitsets import neighbours_of
+from nochmal.sheet import Sheet
 
 ITEM_WEIGHT = 100.0
 STEP_WEIGHT = 10.0
@@ -60,7 +61,7 @@ def _item_needs(sheet: Sheet, items: list[int]) -> list[int]:
                 still.append(i)
         left = still
         depth += 1
-        layer = neighbours_of(board, layer) & open_cells & ~seen
+        layer = neighbours_of(layer, board.neighbour_mask) & open_cells & ~seen
         seen |= layer
     for i in left:
         need[i] = board.n_cells

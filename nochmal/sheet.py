@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nochmal.bitsets import component_of
+from nochmal.bitsets import component_of, neighbours_of
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.errors import IllegalMoveError, SheetError
 from nochmal.placements import placement_index
@@ -35,17 +35,6 @@ def letters_mask(field: str, alphabet: str) -> int:
             raise ValueError(ch)
         mask |= 1 << alphabet.index(ch)
     return mask
-
-
-def neighbours_of(board: Board, mask: int) -> int:
-    """Union of the orthogonal neighbours of the cells in ``mask``."""
-    nb = board.neighbour_mask
-    out = 0
-    while mask:
-        low = mask & -mask
-        out |= nb[low.bit_length() - 1]
-        mask ^= low
-    return out
 
 
 @dataclass(frozen=True)
@@ -100,7 +89,7 @@ class Sheet:
                  anchored: int | None = None):
         self.board = board
         self.crossed = crossed
-        self.anchored = (board.start_mask | neighbours_of(board, crossed)) if anchored is None else anchored
+        self.anchored = (board.start_mask | neighbours_of(crossed, board.neighbour_mask)) if anchored is None else anchored
         self.jokers_used = jokers_used
         self.cols_upper = cols_upper
         self.cols_lower = cols_lower
@@ -161,7 +150,7 @@ class Sheet:
         """New sheet with ``mask`` crossed and ``jokers`` more marks used (no legality check)."""
         return Sheet(self.board, self.crossed | mask, self.jokers_used + jokers, self.cols_upper,
                      self.cols_lower, self.colours_upper, self.colours_lower,
-                     self.anchored | neighbours_of(self.board, mask))
+                     self.anchored | neighbours_of(mask, self.board.neighbour_mask))
 
     def award(self, cols_upper: int = 0, cols_lower: int = 0, colours_upper: int = 0,
               colours_lower: int = 0) -> "Sheet":

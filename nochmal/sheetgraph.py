@@ -39,9 +39,9 @@ from itertools import combinations
 from math import comb
 from typing import TYPE_CHECKING
 
-from nochmal.bitsets import bit_list, components
+from nochmal.bitsets import bit_list, components, neighbours_of
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
-from nochmal.sheet import Sheet, neighbours_of
+from nochmal.sheet import Sheet
 from nochmal.steiner import (INF, Reduced, connected_to_root, cpsat_steiner, crossing_order, dreyfus_wagner,
                              node_dijkstra, nodes_cost, nodes_mask, prune_leaves, reduce_optional, reduce_target)
 
@@ -126,7 +126,7 @@ def cross_distances(sheet: Sheet) -> dict[int, int]:
     while ring:
         for bit in bit_list(ring):
             out[bit] = d
-        ring = neighbours_of(board, ring) & open_cells & ~seen
+        ring = neighbours_of(ring, board.neighbour_mask) & open_cells & ~seen
         seen |= ring
         d += 1
     return out

@@ -21,9 +21,9 @@ import heapq
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from nochmal.bitsets import bit_list, components
+from nochmal.bitsets import bit_list, components, neighbours_of
 from nochmal.board import Board
-from nochmal.sheet import Sheet, neighbours_of
+from nochmal.sheet import Sheet
 
 if TYPE_CHECKING:
     import numpy as np
@@ -83,7 +83,7 @@ def reduce_target(sheet: Sheet, target: int) -> Reduced:
     root_region = crossed | base_mask
     adj_sets: list[set[int]] = [set() for _ in members]
     nb = board.neighbour_mask
-    for b in bit_list(anchored_open | (open_mask & neighbours_of(board, base_mask))):
+    for b in bit_list(anchored_open | (open_mask & neighbours_of(base_mask, board.neighbour_mask))):
         if b in node_of:
             adj_sets[0].add(node_of[b])
             adj_sets[node_of[b]].add(0)

@@ -22,14 +22,14 @@ from typing import Callable
 
 from ortools.sat.python import cp_model
 
-from nochmal.bitsets import bit_list
+from nochmal.bitsets import bit_list, neighbours_of
 from nochmal.agents import GreedyAgent
 from nochmal.board import COLOURS, Board
 from nochmal.choice import Choice
 from nochmal.dice import Roll, resolutions
 from nochmal.errors import NochmalError
 from nochmal.placements import placement_index
-from nochmal.sheet import Sheet, neighbours_of, score_parts
+from nochmal.sheet import Sheet, score_parts
 
 from nochmal.solver.instance import Instance
 from nochmal.solver.interrupt import SigintStop
@@ -244,7 +244,7 @@ def add_anchoring(pm: PlannerModel) -> None:
         for k, c in enumerate(cands):
             if c.mask & start.anchored:
                 continue
-            ring = neighbours_of(board, c.mask) & ~c.mask & ~start.crossed
+            ring = neighbours_of(c.mask, board.neighbour_mask) & ~c.mask & ~start.crossed
             lits = [pm.crossed_before[j, t] for j in bit_list(ring) if (j, t) in pm.crossed_before]
             if lits and "linear_anchor" in pm.features:
                 m.Add(sum(lits) >= pm.x[t][k])

@@ -16,12 +16,11 @@ objects, so one evaluation costs tens of microseconds.
 
 from __future__ import annotations
 
-from nochmal.bitsets import components
+from nochmal.bitsets import components, neighbours_of
 from nochmal.board import COLOURS, N_COLOURS, Board
 from nochmal.bots.tuples import TupleResidual
 from nochmal.game import Game, Mode
 from nochmal.placements import placement_index
-from nochmal.sheet import neighbours_of
 
 PHASE_TERMS = 5  # weight = sum of w_k * phase_basis(rolls left)[k]
 PER_COLUMN = 15  # columns with their own weights (the classic width; wider boards share none)
@@ -208,10 +207,10 @@ class Evaluator:
 
     # --- features -----------------------------------------------------------------------
     def neighbours(self, mask: int) -> int:
-        """nochmal.sheet.neighbours_of, cached per mask (asked for every placement valued)."""
+        """nochmal.bitsets.neighbours_of, cached per mask (asked for every placement valued)."""
         nb = self._nb_cache.get(mask)
         if nb is None:
-            nb = self._nb_cache[mask] = neighbours_of(self.board, mask)
+            nb = self._nb_cache[mask] = neighbours_of(mask, self.board.neighbour_mask)
         return nb
 
     def features(self, crossed: int, anchored: int, ctx: Context) -> tuple[float, list[float]]:
