@@ -350,7 +350,9 @@ def test_plan_team_keeps_to_its_time_limit(monkeypatch):
     monkeypatch.setattr(team, "_check_deadline", check)
     start = time.monotonic()
     plan = plan_team(load_mission("lockstep"), 2, seed=1, time_limit=limit)
-    assert budgets and all(b <= limit for b in budgets)
+    # On a loaded machine model building may use the whole limit, so that no CP-SAT run is
+    # left to start (CI once saw none): every run that does start keeps to the time left.
+    assert all(b <= limit for b in budgets)
     assert checks and all(d is not None and d <= start + limit + 0.01 for d in checks)
     assert plan.rolls_needed is not None  # the bots' plan at least
 
