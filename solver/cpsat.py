@@ -15,6 +15,7 @@ Every plan returned here went through nochmal.solver.validate first.
 from __future__ import annotations
 
 import heapq
+import math
 import threading
 import time
 from dataclasses import dataclass, field
@@ -39,7 +40,8 @@ from nochmal.solver.validate import new_game, replay, validate
 # optional model parts, switchable so benchmarks can measure each (see benchmarks/RESULTS.md)
 DEFAULT_FEATURES = frozenset({"reach_prune", "hint", "max_lp"})
 ALL_FEATURES = frozenset({"reach_prune", "hint", "bot_hint", "max_lp", "linear_anchor", "reach_cuts",
-                          "pass_dominance", "lb_tree", "two_phase"})
+                          "pass_dominance", "lb_tree", "two_phase", "split_bound"})
+SPLIT_SHARE = 0.25  # feature "split_bound": the share of the time limit left to split_bound
 HINT_BOTS = ("greedy", "heuristic", "hard")  # fast registered bots tried by "bot_hint"
 
 
@@ -190,6 +192,7 @@ class PlannerModel:
     final: dict[int, cp_model.LinearExprT]  # bit -> crossed at the end (0/1 expression)
     objective: cp_model.LinearExprT = 0
     features: frozenset = DEFAULT_FEATURES
+    completions: list = field(default_factory=list)  # (literal, points): the column/colour values the plan may win
     stats: dict = field(default_factory=dict)
 
 
@@ -295,6 +298,8 @@ def add_objective(pm: PlannerModel) -> None:
     stars_open = [1 - pm.final.get(bit, 0) for bit in bit_list(board.star_mask & ~start.crossed)]
     parts = score_parts(board, columns_first, colours_first, stars_open, start.jokers_left - sum(spent),
                         columns_later, colours_later)
+    pm.completions = ([(v, board.colour_bonus_first) for v in colours_first if not isinstance(v, int)]
+                      + [(v, board.column_points_first[c]) for c, v in enumerate(columns_first) if not isinstance(v, int)])
     pm.objective = parts.total
     m.Maximize(pm.objective)
 
@@ -401,6 +406,90 @@ def build_model(instance: Instance, features: frozenset = DEFAULT_FEATURES) -> P
     add_objective(pm)
     pm.stats["candidates"] = sum(len(c) for c in cands)
     return pm
+
+
+# --- a dedicated bound: the LP relaxation split on the completion literals ----------------------
+def lp_relaxation(model: cp_model.CpModel):
+    """The model's LP relaxation (GLOP): every variable continuous within its domain, each
+    constraint as its linear form (a clause as sum >= 1, an implication as lit <= lit, a
+    domain with holes as its hull: only ever looser). Returns (solver, variables by proto index, the objective value of the last solve)."""
+    from ortools.linear_solver import pywraplp
+
+    proto = model.Proto()
+    lp = pywraplp.Solver.CreateSolver("GLOP")
+    v = [lp.NumVar(var.domain[0], var.domain[len(var.domain) - 1], "") for var in proto.variables]
+
+    def lit(ref: int):
+        return v[ref] if ref >= 0 else 1 - v[-ref - 1]
+
+    for c in proto.constraints:
+        enforced = [lit(e) for e in c.enforcement_literal]
+        if c.has_linear() and not enforced:
+            expr = sum(co * v[i] for i, co in zip(c.linear.vars, c.linear.coeffs))
+            lo, hi = c.linear.domain[0], c.linear.domain[len(c.linear.domain) - 1]
+            if lo > cp_model.INT_MIN:
+                lp.Add(expr >= lo)
+            if hi < cp_model.INT_MAX:
+                lp.Add(expr <= hi)
+        elif c.has_bool_or():
+            lp.Add(sum(lit(r) for r in c.bool_or.literals) + sum(1 - e for e in enforced) >= 1)
+        elif c.has_bool_and():
+            for r in c.bool_and.literals:
+                for e in enforced:
+                    lp.Add(lit(r) >= e)
+        elif c.has_at_most_one():
+            lp.Add(sum(lit(r) for r in c.at_most_one.literals) <= 1)
+        else:
+            raise SolverError("lp_relaxation: a constraint kind the planner's models do not use")
+    obj = proto.objective
+    lp.Minimize(sum(co * v[i] for i, co in zip(obj.vars, obj.coeffs)))
+    scale = obj.scaling_factor or 1  # Maximize is stored as minimising the negation, scaled by -1
+    return lp, v, lambda: (lp.Objective().Value() + obj.offset) * scale
+
+
+def split_bound(pm: PlannerModel, target: int, time_limit: float) -> tuple[int, dict]:
+    """A proven upper bound on the model's optimum: best-first branch and bound on the
+    completion literals (``pm.completions``, the most points at stake first) over the LP
+    relaxation. A node whose LP value rounds down to at most ``target`` (a plan's score)
+    is closed; the bound is the largest open node's, at least ``target``. Why: the LP is
+    weak mostly because every colour and column sits near 0.87 complete; fixing which are
+    complete cuts it far down (benchmarks/RESULTS.md). Ctrl-C ends it with the bound so far.
+    Stats: the root LP, nodes solved, nodes left open, seconds."""
+    from ortools.linear_solver import pywraplp
+
+    t0 = time.monotonic()
+    lp, v, value = lp_relaxation(pm.model)
+    lits = [(v[var.Index()], w) for var, w in pm.completions]
+    tol = 1e-3  # GLOP's tolerances: a value this close below an integer still counts as it
+
+    def relax(fixed: dict[int, int]):
+        for i, (var, _) in enumerate(lits):
+            var.SetBounds(fixed.get(i, 0), fixed.get(i, 1))
+        if lp.Solve() != pywraplp.Solver.OPTIMAL:
+            return None, None  # infeasible: no plan in this node
+        return math.floor(value() + tol), [var.solution_value() for var, _ in lits]
+
+    root, sol = relax({})
+    heap = [] if root is None or root <= target else [(-root, 0, {}, sol)]
+    leaves, nodes = [], 1
+    with SigintStop() as stop:
+        while heap and time.monotonic() - t0 < time_limit and not stop.requested.is_set():
+            neg, _, fixed, sol = heapq.heappop(heap)
+            frac = [(w * min(x, 1 - x), i) for i, ((_, w), x) in enumerate(zip(lits, sol))
+                    if i not in fixed and 1e-6 < x < 1 - 1e-6]
+            if not frac:
+                leaves.append(-neg)  # every completion literal integral: nothing left to split
+                continue
+            i = max(frac)[1]
+            for val in (1, 0):
+                child = {**fixed, i: val}
+                ub, child_sol = relax(child)
+                nodes += 1
+                if ub is not None and ub > target:
+                    heapq.heappush(heap, (-ub, nodes, child, child_sol))
+    bound = max([target] + leaves + [-h[0] for h in heap])
+    return bound, {"root": root, "nodes": nodes, "open": len(heap) + len(leaves),
+                   "time": round(time.monotonic() - t0, 2)}
 
 
 # --- hints and reading plans back -------------------------------------------------------------
@@ -593,6 +682,9 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
     Ctrl-C (SIGINT) stops the search and returns the best plan so far, marked not proven
     (``interrupted``; status feasible with the bound reached, or unknown).
 
+    Feature ``split_bound``: the last quarter of the time (SPLIT_SHARE) goes to split_bound
+    when CP-SAT did not prove its plan, and the smaller bound is kept.
+
     Feature ``two_phase``: half the time with the max_lp worker (good plans), then, if not
     proven, the rest with a best-bound tree search (``lb_tree_search``) hinted with the
     first plan (or the greedy hint when the first phase found none) and capped by the first
@@ -618,8 +710,8 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
         subsolvers = []
     remaining = time_limit - (time.monotonic() - t0)
     two_phase = "two_phase" in features and workers == 2
-    run = _run(pm, remaining * (0.5 if two_phase else 1.0), workers, subsolvers, progress, t0,
-               random_seed, log)
+    share = 0.5 if two_phase else 1.0 - SPLIT_SHARE if "split_bound" in features else 1.0
+    run = _run(pm, remaining * share, workers, subsolvers, progress, t0, random_seed, log)
     notes = [run.note]
     if two_phase and not run.optimal and not run.interrupted and (run.objective is not None or hinted):
         pm2 = build_model(instance, features)
@@ -643,6 +735,13 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
             notes.append(f"the hint ({hint_total}) kept: the search returned "
                          + ("no plan" if run.objective is None else f"only {run.objective}"))
             run = _Run(hinted, hint_total, run.bound, False, run.interrupted, "")
+    if "split_bound" in features and not run.optimal and not run.interrupted and run.objective is not None:
+        split, stats = split_bound(pm, run.objective, time_limit - (time.monotonic() - t0))
+        notes.append(f"split bound {split} (root LP {stats['root']}, {stats['nodes']} LPs, {stats['open']} open)")
+        if run.bound is None or split < run.bound:
+            run = _Run(run.chosen, run.objective, split, False, run.interrupted, "")
+            if progress is not None:
+                progress(Progress("bound", run.objective, split, time.monotonic() - t0))
     wall = time.monotonic() - t0
     plan_status = OPTIMAL if run.optimal else (FEASIBLE if run.bound is not None else UNKNOWN)
     steps = plan_from_choice(instance, pm, run.chosen)

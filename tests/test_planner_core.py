@@ -227,7 +227,7 @@ def test_rejects_bridging_clearly():
 
 
 @pytest.mark.parametrize("feature", ["reach_cuts", "pass_dominance", "linear_anchor", "bot_hint", "lb_tree", "two_phase", "-reach_prune",
-                                     "-max_lp"])
+                                     "-max_lp", "split_bound"])
 def test_every_model_option_keeps_the_exhaustive_optimum(feature):
     from nochmal.solver.cpsat import DEFAULT_FEATURES
 

@@ -1,0 +1,81 @@
+"""Proof benchmark for the hard 30-roll seeds (issue 20): model variants interleaved per seed.
+
+    nice -n 0 python benchmarks/bench_proofs.py --seeds 1,18,20,29,36,39 --time-limit 60 \
+        --variants default "default,split_bound" --after-split 60
+
+Per seed, every variant is solved in turn (so all of them see the same machine load);
+``--after-split S`` also gives the default run's model S more seconds of split_bound
+(nochmal.solver.cpsat) with the default's plan as target, and reports the smaller bound:
+does a dedicated bound search beat CP-SAT's own bound in the same time? Prints the load
+average before and after, one line per solve and a table per variant; nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+from nochmal.rules import RuleSettings
+from nochmal.solver.cpsat import build_model, solve, split_bound
+from nochmal.solver.instance import Instance
+
+from bench_planner import parse_features, parse_seeds
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rolls", type=int, default=30)
+    ap.add_argument("--seeds", default="1,18,20,29,36,39")
+    ap.add_argument("--time-limit", type=float, default=60.0)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--board", default="classic")
+    ap.add_argument("--variants", nargs="+", default=["default", "default,split_bound"])
+    ap.add_argument("--after-split", type=float, default=0.0, metavar="S",
+                    help="also run split_bound for S seconds after the first variant's solve")
+    args = ap.parse_args()
+    variants = {name: parse_features(name) for name in args.variants}
+    names = list(variants) + ([f"{args.variants[0]} + split {args.after_split:g}s"] if args.after_split else [])
+    print(f"# rolls={args.rolls} time_limit={args.time_limit}s workers={args.workers} board={args.board} "
+          f"pid={os.getpid()}; load average before: {load()}", flush=True)
+    rows: dict[str, list] = {n: [] for n in names}
+    t_all = time.monotonic()
+    for seed in parse_seeds(args.seeds):
+        inst = Instance.from_seed(seed, args.board, RuleSettings(solo_rolls=args.rolls), count=args.rolls)
+        for name, feats in variants.items():
+            plan = solve(inst, time_limit=args.time_limit, workers=args.workers, features=feats)
+            rows[name].append((seed, plan.total, plan.bound, plan.status, plan.wall_time))
+            print(f"seed {seed:>3} {name:<28} best {plan.total:>3} bound {plan.bound} {plan.status:<9} "
+                  f"{plan.wall_time:7.2f}s  load {load()}  [{plan.note}]", flush=True)
+            if args.after_split and name == args.variants[0] and plan.status == "optimal":
+                rows[names[-1]].append(rows[name][-1])
+            elif args.after_split and name == args.variants[0]:
+                t0 = time.monotonic()
+                pm = build_model(inst, feats)
+                split, stats = split_bound(pm, plan.total, args.after_split)
+                bound = split if plan.bound is None else min(plan.bound, split)
+                status = "optimal" if bound == plan.total else plan.status
+                wall = plan.wall_time + time.monotonic() - t0
+                rows[names[-1]].append((seed, plan.total, bound, status, wall))
+                print(f"seed {seed:>3} {names[-1]:<28} best {plan.total:>3} bound {bound} (split {split}: {stats}) "
+                      f"{status:<9} {wall:7.2f}s  load {load()}", flush=True)
+    print(f"# load average after: {load()}; wall {time.monotonic() - t_all:.0f}s", flush=True)
+    for name in names:
+        print(f"\n## {name}\n| seed | best | bound | gap | proven | time (s) |\n|---|---|---|---|---|---|")
+        for seed, best, bound, status, wall in rows[name]:
+            gap = "-" if bound is None else bound - best
+            print(f"| {seed} | {best} | {bound if bound is not None else '-'} | {gap} | "
+                  f"{'yes' if status == 'optimal' else 'no'} | {wall:.1f} |")
+        gaps = [b - a for _, a, b, _, _ in rows[name] if b is not None]
+        print(f"proven {sum(r[3] == 'optimal' for r in rows[name])}/{len(rows[name])}; best mean "
+              f"{statistics.mean(r[1] for r in rows[name]):.2f}; gap median "
+              f"{statistics.median(gaps) if gaps else '-'}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
