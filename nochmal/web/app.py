@@ -20,7 +20,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from nochmal.errors import NochmalError
-from nochmal.web.errors import WebError, error_body
+from nochmal.web.errors import WebError, error_body, parse_json
 from nochmal.web.games import GameStore
 from nochmal.web.jobs import JobManager
 from nochmal.web.limits import RateLimit, env_days
@@ -95,10 +95,8 @@ async def _too_large(limit: int, send) -> None:
 
 
 async def _body_problem(request: Request) -> WebError | None:
-    """Why a JSON body is unusable as a whole, read by the rooms' reader (nochmal/fileio.py's
+    """Why a JSON body is unusable as a whole, read by the one body reader (nochmal/fileio.py's
     load_json_text underneath): broken JSON, too deep, a huge number, empty, or not an object."""
-    from nochmal.web.rooms.api import parse_json
-
     try:
         data = parse_json(await request.body())
     except WebError as exc:

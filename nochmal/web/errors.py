@@ -4,6 +4,7 @@ JSON body ``{"error": reason, "field": name}`` (nochmal/web/app.py, nochmal/web/
 from __future__ import annotations
 
 from nochmal.errors import NochmalError
+from nochmal.fileio import decode_text, load_json_text
 
 
 def error_body(message: str, field: str | None = None) -> dict:
@@ -21,3 +22,20 @@ class WebError(NochmalError):
 
     def body(self) -> dict:
         return error_body(str(self), self.field)
+
+
+def parse_json(raw: bytes):
+    """A request body as JSON (the app's and the rooms' one reader): empty, broken, too deep or
+    a huge number is a 422 naming field ``body``, never a 500."""
+    if not raw.strip():
+        raise WebError("the body is empty; send a JSON object", "body", 422)
+    return client_json(raw, "body", "the body")
+
+
+def client_json(raw: bytes, field: str, what: str):
+    """JSON from a client through the project's one reader (nochmal/fileio.py): a problem is a
+    422 naming ``field``."""
+    def problem(reason: str) -> WebError:
+        return WebError(f"{what} is not valid JSON: {reason}", field, 422)
+
+    return load_json_text(decode_text(raw, problem), problem)

@@ -22,11 +22,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from nochmal.fileio import decode_text, load_json_text
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 from nochmal.sheet import format_typed_sheet
 from nochmal.svg import sheets_svg
-from nochmal.web.errors import WebError
+from nochmal.web.errors import WebError, client_json, parse_json
 from nochmal.web.limits import RateLimit, client_address, env_days
 from nochmal.web.rooms.hub import Hub, sse_message
 from nochmal.web.rooms.model import (MAX_SEATS, RequestProblem, RoomSpec, SheetState, board_of, parse_name, parse_rolls,
@@ -149,21 +148,6 @@ def problem_response(exc: WebError) -> JSONResponse:
 
 async def read_json(request: Request, cap: int = MAX_BODY):
     return parse_json(await read_body(request, cap))
-
-
-def parse_json(raw: bytes):
-    if not raw.strip():
-        raise RequestProblem(422, "the body is empty; send a JSON object", "body")
-    return _json_of(raw, "body", "the body")
-
-
-def _json_of(raw: bytes, field: str, what: str):
-    """JSON from a client through the project's one reader (nochmal/fileio.py): broken JSON,
-    deep nesting or a huge number is a 422 naming ``field``, never a 500."""
-    def problem(reason: str) -> RequestProblem:
-        return RequestProblem(422, f"{what} is not valid JSON: {reason}", field)
-
-    return load_json_text(decode_text(raw, problem), problem)
 
 
 async def read_body(request: Request, cap: int) -> bytes:
@@ -415,7 +399,7 @@ def parse_export(raw: bytes) -> tuple[RoomSpec, int, list[tuple[str, SheetState]
             raise RequestProblem(422, "the zip has no room.json", "room.json") from None
         except zipfile.BadZipFile:
             raise RequestProblem(422, "the body is not a valid zip file", "body") from None
-    doc = _json_of(raw, "room.json", "room.json")
+    doc = client_json(raw, "room.json", "room.json")
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT or doc.get("version") != 1:
         raise RequestProblem(422, f"not an exported room (format must be {EXPORT_FORMAT!r}, version 1)", "format")
     spec_data = {k: doc[k] for k in ("mode", "board", "players", "mission", "difficulty") if doc.get(k) is not None}
