@@ -58,7 +58,9 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 
 def check_writable(path: str | Path) -> None:
     """Raise NochmalError now if ``atomic_write_*`` could not write ``path`` later: the
-    folder is missing or not writable, or the path is a folder. Nothing is created."""
+    folder is missing or not writable, or the path is a folder. It makes (and removes) the
+    temporary file the write would make, so folders that refuse new files even to root
+    (``/proc``) are found before a game, not after it; nothing is left behind."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
@@ -67,6 +69,12 @@ def check_writable(path: str | Path) -> None:
         raise NochmalError(f"{path}: cannot write file (Is a directory)")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise NochmalError(f"{path}: cannot write file (no permission to write in {folder})")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise NochmalError(f"{path}: cannot write file ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(tmp)
 
 
 def _mode_for(path: Path) -> int:

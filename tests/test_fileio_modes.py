@@ -50,3 +50,21 @@ def test_record_and_svg_from_the_cli_are_readable_by_others(tmp_path):
     finally:
         os.umask(old)
     assert mode(tmp_path / "g.json") == mode(tmp_path / "g.svg") == 0o644
+
+
+def test_check_writable_agrees_with_the_write_it_promises(tmp_path):
+    """check_writable (run before a game, so a bad --save fails before the first roll) refuses
+    exactly where atomic_write_text would fail: /proc takes no new file even from root, which
+    os.access alone says it would (issue 17); a writable folder passes and is left empty."""
+    from nochmal.errors import NochmalError
+    from nochmal.fileio import check_writable
+
+    check_writable(tmp_path / "game.json")
+    assert list(tmp_path.iterdir()) == []
+    target = "/proc/nochmal-test.json"
+    with pytest.raises(NochmalError) as later:
+        atomic_write_text(target, "x")
+    with pytest.raises(NochmalError) as now:
+        check_writable(target)
+    assert str(now.value).startswith(target) and "\n" not in str(now.value)
+    assert str(later.value).startswith(target)
