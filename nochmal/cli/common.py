@@ -18,7 +18,9 @@ from nochmal.errors import BoardError, NochmalError, OptionError, SheetError
 from nochmal.sheet import Sheet, parse_typed_sheet
 from nochmal.fileio import read_text_file
 
-console = Console(highlight=False)
+# Piped output is read by scripts and other programs: never wrapped at the terminal width
+# (COLUMNS=40 broke the score line mid-phrase); a terminal still wraps as it always did.
+console = Console(highlight=False, soft_wrap=not sys.stdout.isatty())
 err_console = Console(stderr=True, highlight=False)
 
 def guarded(fn: Callable) -> Callable:
