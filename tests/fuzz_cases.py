@@ -344,6 +344,7 @@ def cli_cases(rng: random.Random, tmp: Path, per_command: int) -> list[list[str]
             ["solve", "--record", file("record", ".json"), "--time-limit", "0.5", "--workers", "1"],
             ["analyse", file("record", ".json"), "--time-limit", "0.1", "--workers", "1", "--top", "1"],
             ["solo", "--board", file("board toml", ".toml"), "--seed", "1"],
+            ["play", "--resume", file("record", ".json")],  # no input: a resumed game ends at once
             ["rolls", "--seed", str(rng.choice([0, 1, 2**31, 2**63, -1])), "--count", str(rng.choice([1, 30, 0]))],
         ]
     return cases

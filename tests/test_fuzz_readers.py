@@ -116,5 +116,5 @@ def test_commands_on_mutated_files_as_subprocesses(tmp_path):
     rng = random.Random(29)
     for args in fuzz_cases.cli_cases(rng, tmp_path, per_command=1):
         proc = subprocess.run([exe, *args], capture_output=True, text=True, timeout=120,
-                              errors="backslashreplace")
+                              errors="backslashreplace", stdin=subprocess.DEVNULL)
         fuzz_cases.assert_clean_exit(args, proc.returncode, proc.stdout, proc.stderr)
