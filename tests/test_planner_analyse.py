@@ -207,6 +207,9 @@ def test_a_tiny_time_limit_on_a_full_game_gives_intervals(tmp_path):
     res = CliRunner().invoke(app, ["analyse", str(path), "--time-limit", "0.1", "--workers", "1"])
     assert res.exit_code == 0, res.output
     assert " (in " in res.stdout and "not proven" in res.stdout
+    # the plain progress lines (stderr is no terminal) count down to roll 1, never to "roll 0"
+    assert "analysing roll 1 of 30" in res.stderr and "all 30 rolls analysed" in res.stderr
+    assert "analysing roll 0 " not in res.stderr
 
 
 def test_the_progress_line_never_shows_a_bound_below_the_best(tmp_path, monkeypatch):

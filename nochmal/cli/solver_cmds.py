@@ -218,7 +218,7 @@ def analyse(
     with _Reporter(f"analysing roll {total} of {total}", "Ctrl-C stops and shows the rolls analysed") as reporter:
         def on_solve(roll: int, plan: Plan) -> None:
             # the next solve is another position: its best and bound start afresh
-            reporter.reset(f"analysing roll {roll - 1} of {total} (roll {roll}: best {plan.total}, {plan.status})")
+            reporter.reset(f"{_next_roll(roll, total)} (roll {roll}: best {plan.total}, {plan.status})")
 
         result = run_analysis(rec, time_limit=time_limit, workers=workers, source=str(record),
                               on_solve=on_solve, progress=reporter)
@@ -229,6 +229,12 @@ def analyse(
     if result.interrupted:
         err_console.print("interrupted", markup=False)
         raise typer.Exit(130)
+
+
+def _next_roll(done: int, total: int) -> str:
+    """The progress line after roll ``done`` is solved: the analysis runs from the last roll
+    back to roll 1, so roll 1 done means every roll is (not "analysing roll 0")."""
+    return f"analysing roll {done - 1} of {total}" if done > 1 else f"all {total} rolls analysed"
 
 
 def print_analysis(result, source: str, top: int = 0) -> None:
@@ -264,7 +270,7 @@ def _analyse_coop(rec: GameRecord, source: str, time_limit: float, workers: int,
     hint = "(Ctrl-C stops and shows the rolls analysed)"
     with err_console.status(f"analysing roll {total} of {total} {hint}") as status:
         def on_solve(roll: int, plan) -> None:
-            line = f"analysing roll {roll - 1} of {total} (roll {roll}: {plan.status})"
+            line = f"{_next_roll(roll, total)} (roll {roll}: {plan.status})"
             status.update(f"{line} {hint}")
             if not err_console.is_terminal:  # a log or a pipe: the status line is not drawn
                 err_console.print(line, markup=False, soft_wrap=True)
