@@ -246,7 +246,7 @@ def clear_caches() -> None:
     from nochmal.missions import objectives, split
 
     objectives._crosses_cached.cache_clear()
-    for owner, name in ((split, "_FIGURES"), (split, "_LAST_SPLITS"), (sheetgraph, "_RECENT")):
+    for owner, name in ((split, "_FIGURES"), (split, "_PIECES"), (split, "_LAST_SPLITS"), (sheetgraph, "_RECENT")):
         if hasattr(owner, name):
             getattr(owner, name).clear()
 

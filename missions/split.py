@@ -8,7 +8,9 @@ all sheets cross in the same roll, so the slowest sheet decides: a split needs t
 sheets of the rolls that sheet's crosses take. A sheet's rolls (:func:`sheet_figures`) are at
 least ``ceil(crosses / 5)`` and the block slots of its target (missions.model.block_slots), and
 at most the fewest rolls of its crossing path (nochmal.impossible.rolls_needed: its pieces of
-one block); exact when the two meet.
+one block); where those differ, the piece search (nochmal.sheetgraph.fewest_rolls: a Steiner
+tree over the open parts of blocks) raises the one and offers a path of fewer pieces for the
+other; exact when the two meet.
 
 The instance is plain data (:class:`SplitInstance`): *units* (a missing item and, per sheet,
 the open cells that sheet would have to cross for it, or None where it is not that sheet's
@@ -51,7 +53,8 @@ from nochmal.impossible import rolls_needed
 from nochmal.missions.model import IN_PROGRESS, LOST, Mission, block_slots
 from nochmal.missions.objectives import items_needed, objective_items, team_score
 from nochmal.sheet import Sheet
-from nochmal.sheetgraph import CrossesEstimate, cross_distances, fewest_crosses
+from nochmal.sheetgraph import CrossesEstimate, RollsEstimate, cross_distances, fewest_crosses, fewest_rolls
+from nochmal.steiner import crossing_order
 
 CROSSES_PER_ROLL = 5  # docs/rules.md: a roll's placement is at most 5 cells (a number die shows 1-5 or '?')
 SUBSET_LIMIT = 64  # subsets of one sheet's units up to which the subsets model runs (2^6)
@@ -212,8 +215,10 @@ class Split:
             if not plan.units:
                 out.append(f"  sheet {p + 1}: nothing needed")
                 continue
+            longer = len(plan.crosses.cells) > plan.crosses.upper  # the path trades crosses for rolls
             out.append(f"  sheet {p + 1}: {', '.join(inst.units[u].name for u in plan.units)} — "
-                       f"{plan.crosses.text()} crosses, {plan.rolls_text()} roll(s)")
+                       f"{plan.crosses.text()} crosses" + (f" (the path: {len(plan.crosses.cells)}, in fewer rolls)"
+                                                           if longer else "") + f", {plan.rolls_text()} roll(s)")
         return out
 
 
@@ -244,13 +249,15 @@ _FIGURES_LOCK = threading.Lock()
 _FIGURES_MAX = 200_000
 
 
-def sheet_figures(sheet: Sheet, target: int, time_limit: float = 0.0) -> tuple[CrossesEstimate, int, int]:
+def sheet_figures(sheet: Sheet, target: int, time_limit: float = 0.0) -> tuple[CrossesEstimate, int, int, tuple]:
     """``fewest_crosses`` and the rolls it takes, cached per (board, crossed cells, target, time
     limit): a room asks the same figures again after every tap on another sheet.
 
     The rolls are (lower, upper): every roll crosses at most 5 cells, all in one block, so at
     least ``ceil(lower crosses / 5)`` and the target's block slots; the witness path takes its
-    fewest pieces of one block (rolls_needed of its cells, bridging off: always legal)."""
+    fewest pieces of one block (rolls_needed of its cells, bridging off: always legal). When
+    they differ, fewest_rolls' bounds (pieces of blocks) tighten both, and the last entry is
+    the path that takes the upper rolls (the fewest-crosses path unless one of fewer pieces)."""
     key = (sheet.board.name, id(sheet.board), sheet.crossed, target, time_limit)
     with _FIGURES_LOCK:
         hit = _FIGURES.get(key)
@@ -260,13 +267,41 @@ def sheet_figures(sheet: Sheet, target: int, time_limit: float = 0.0) -> tuple[C
     est = fewest_crosses(sheet, target, _FIGURE_EXACT_LIMIT if time_limit == 0 else 12, time_limit)
     board = sheet.board
     lower = max(rolls_for(est.lower), block_slots(board, target & ~sheet.crossed))
-    upper = max(lower, rolls_needed(board, board.mask_of(est.cells)).upper)
-    figures = (est, lower, upper)
+    upper = rolls_needed(board, board.mask_of(est.cells)).upper
+    path = est.cells
+    if upper > lower:  # the fewest crosses take more pieces than the bound sees: search on pieces
+        pieces = sheet_pieces(sheet, target)
+        lower = max(lower, pieces.lower)
+        if pieces.upper < upper:  # that path, trimmed of crosses the rolls do not need
+            trimmed = fewest_rolls(sheet, target)
+            upper, path = trimmed.upper, crossing_order(sheet, trimmed.cells)
+    figures = (est, lower, max(lower, upper), path)
     with _FIGURES_LOCK:
         _FIGURES[key] = figures
         if len(_FIGURES) > _FIGURES_MAX:
             _FIGURES.popitem(last=False)
     return figures
+
+
+_NO_FIGURES = (CrossesEstimate(0, 0), 0, 0, ())  # sheet_figures of nothing to do
+_PIECES: OrderedDict = OrderedDict()
+
+
+def sheet_pieces(sheet: Sheet, target: int) -> RollsEstimate:
+    """fewest_rolls (bounds on the rolls by pieces of one block), cached as :func:`sheet_figures`;
+    a few milliseconds where the crosses take tens: :func:`_subsets_within` prunes by it first."""
+    key = (sheet.board.name, id(sheet.board), sheet.crossed, target)
+    with _FIGURES_LOCK:
+        hit = _PIECES.get(key)
+        if hit is not None:
+            _PIECES.move_to_end(key)
+            return hit
+    pieces = fewest_rolls(sheet, target, trim=False)
+    with _FIGURES_LOCK:
+        _PIECES[key] = pieces
+        if len(_PIECES) > _FIGURES_MAX:
+            _PIECES.popitem(last=False)
+    return pieces
 
 
 def sheet_crosses(sheet: Sheet, target: int, time_limit: float = 0.0) -> CrossesEstimate:
@@ -428,7 +463,7 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
     import time
 
     units = [u for u in range(len(inst.units)) if inst.units[u].masks[p] is not None and inst.units[u].masks[p]]
-    found = [((), (CrossesEstimate(0, 0), 0, 0))]
+    found = [((), _NO_FIGURES)]
     stack = [((), -1)]
     while stack:
         subset, last = stack.pop()
@@ -437,7 +472,11 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
                 return None
             budget[0] -= 1
             grown = subset + (units[i],)
-            figures = sheet_figures(inst.sheets[p], _target(inst, p, grown))
+            target = _target(inst, p, grown)
+            if block_slots(inst.sheets[p].board, target & ~inst.sheets[p].crossed) > rolls or \
+                    sheet_pieces(inst.sheets[p], target).lower > rolls:
+                continue  # (cheap lower bounds first: the crosses' programme is the slow part)
+            figures = sheet_figures(inst.sheets[p], target)
             if figures[1] <= rolls:
                 found.append((grown, figures))
                 stack.append((grown, i))
@@ -509,12 +548,13 @@ def solve_split(inst: SplitInstance, time_limit: float = SPLIT_SECONDS, model: s
 
 
 def _plans(inst: SplitInstance, assignment: list[tuple[int, ...]], time_limit: float) -> tuple[SheetPlan, ...]:
-    """Per sheet: its units with a real crossing path (fewest_crosses on the union) and its rolls."""
+    """Per sheet: its units with a real crossing path that takes its upper rolls (fewest_crosses
+    on the union, or fewest_rolls' path where that takes fewer pieces) and its rolls."""
     plans = []
     for p, units in enumerate(assignment):
-        est, low, high = sheet_figures(inst.sheets[p], _target(inst, p, units), time_limit) if units else \
-            (CrossesEstimate(0, 0), 0, 0)
-        path = readable_path(inst.sheets[p], est.cells)
+        est, low, high, cells = sheet_figures(inst.sheets[p], _target(inst, p, units), time_limit) if units else \
+            _NO_FIGURES
+        path = readable_path(inst.sheets[p], cells)
         plans.append(SheetPlan(tuple(sorted(units)), CrossesEstimate(est.lower, est.upper, path, est.method), low, high))
     return tuple(plans)
 
@@ -550,9 +590,9 @@ def _solve_subsets(inst: SplitInstance, allowed: list[list[int]], time_limit: fl
         for size in range(len(units) + 1):
             for subset in combinations(units, size):
                 target = _target(inst, p, subset)
-                rows.append((subset, sheet_figures(inst.sheets[p], target) if subset else (CrossesEstimate(0, 0), 0, 0)))
+                rows.append((subset, sheet_figures(inst.sheets[p], target) if subset else _NO_FIGURES))
         figures.append(rows)
-    exact_figures = all(low == high for rows in figures for _, (_, low, high) in rows)
+    exact_figures = all(low == high for rows in figures for _, (_, low, high, _) in rows)
     high_r, assignment, high_status = _pick_subsets(inst, figures, "upper", time_limit)
     if exact_figures:
         low_r, low_status = high_r, high_status
@@ -581,7 +621,7 @@ def _pick_subsets(inst, figures, side: str, time_limit: float):
     total_crosses = []
     for p in range(n):
         zs = []
-        for s, (subset, (est, low, high)) in enumerate(figures[p]):
+        for s, (subset, (est, low, high, _)) in enumerate(figures[p]):
             z = m.NewBoolVar(f"z{p}_{s}")
             zs.append((z, subset, est))
             crosses = est.lower if side == "lower" else est.upper
@@ -722,7 +762,7 @@ def _upper_cost(inst: SplitInstance, p: int, units) -> tuple[int, int]:
     """The (rolls, crosses) sheet p needs for ``units`` (the upper figures: achievable)."""
     if not units:
         return 0, 0
-    est, _, rolls = sheet_figures(inst.sheets[p], _target(inst, p, units))
+    est, _, rolls, _ = sheet_figures(inst.sheets[p], _target(inst, p, units))
     return rolls, est.upper
 
 

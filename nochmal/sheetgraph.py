@@ -446,3 +446,167 @@ def colour_target(board: Board, colours) -> int:
             raise ValueError(f"{c!r} is not a colour ({', '.join(COLOUR_NAMES)})")
         mask |= board.colour_mask[c]
     return mask
+
+
+# --- fewest further rolls (one block a roll) -------------------------------------------------
+ROLLS_EXACT_LIMIT = 8  # terminal parts up to which fewest_rolls runs Dreyfus-Wagner on all of them
+
+
+@dataclass(frozen=True)
+class RollsEstimate:
+    """Fewest further rolls to a target with one block a roll: ``lower`` .. ``upper``, and
+    ``cells`` (a mask) that cross the target in ``upper`` rolls, each piece anchored in turn."""
+
+    lower: int
+    upper: int
+    cells: int
+
+
+@lru_cache(maxsize=256)
+def _part_graph(board: Board, crossed: int, anchored: int) -> tuple[list[int], list[frozenset[int]]]:
+    """The open parts of blocks and their adjacency, the last node (index len(parts)) the
+    crossed region: the same for every target of one sheet state."""
+    open_mask = board.full_mask & ~crossed
+    parts = []
+    for block in board.blocks:
+        local = (open_mask & block.mask) >> block.offset
+        parts.extend(part << block.offset for part in components(local, block.local_neighbours))
+    node_of = {b: i for i, cells in enumerate(parts) for b in bit_list(cells)}
+    root = len(parts)
+    adj: list[set[int]] = [set() for _ in range(root + 1)]
+    for i, cells in enumerate(parts):
+        if cells & anchored:
+            adj[i].add(root)
+            adj[root].add(i)
+        for b in bit_list(neighbours_of(cells, board.neighbour_mask) & open_mask & ~cells):
+            adj[i].add(node_of[b])
+    return parts, [frozenset(a) for a in adj]
+
+
+def reduce_pieces(sheet: Sheet, target: int) -> Reduced:
+    """The sheet contracted for "fewest rolls that cross ``target``": a node per connected open
+    part of a block (a roll crosses cells of one part, so a set of new cells takes at least
+    one roll per part it touches, and ceil(n / 5) for n target cells of a part); node 0 is
+    the crossed region. Forced parts (those holding target cells) next to the root or to each
+    other are merged (an exact contraction: every solution holds both ends)."""
+    need = target & ~sheet.crossed
+    parts, adj = _part_graph(sheet.board, sheet.crossed, sheet.anchored)
+    weight = [max(1, -(-(cells & need).bit_count() // 5)) for cells in parts]
+    root = len(parts)  # (renumbered to 0 below)
+    forced = {i for i, cells in enumerate(parts) if cells & need} | {root}
+    group = {}
+    for start in forced:  # connected groups of forced nodes, the root's group first
+        if start in group:
+            continue
+        stack, group[start] = [start], start
+        while stack:
+            u = stack.pop()
+            for v in adj[u]:
+                if v in forced and v not in group:
+                    group[v] = start
+                    stack.append(v)
+    heads = [group[root]] + sorted({g for g in group.values() if g != group[root]}) + \
+        [i for i in range(len(parts)) if i not in forced]
+    new = {h: k for k, h in enumerate(heads)}
+    of = {i: new[group.get(i, i)] for i in range(root + 1)}
+    members = [0] * len(heads)
+    wts = [0] * len(heads)
+    for i, cells in enumerate(parts):
+        members[of[i]] |= cells
+        wts[of[i]] += weight[i]
+    base = wts[0]
+    wts[0] = 0
+    adj_new: list[set[int]] = [set() for _ in heads]
+    for u in range(root + 1):
+        for v in adj[u]:
+            if of[u] != of[v]:
+                adj_new[of[u]].add(of[v])
+    terminals = list(range(1, len({g for g in group.values()})))
+    return Reduced(wts, [sorted(s) for s in adj_new], members, terminals, base, members[0], set(terminals))
+
+
+def fewest_rolls(sheet: Sheet, target: int, exact_limit: int = ROLLS_EXACT_LIMIT,
+                 trim: bool = True) -> RollsEstimate:
+    """Fewest further rolls after which every cell of ``target`` is crossed, each roll one
+    connected piece of at most 5 cells in one block, anchored (bridging off).
+
+    Lower bound: a node-weighted Steiner tree over :func:`reduce_pieces` (any legal set of new
+    cells touches a connected set of parts holding every target part, and takes at least
+    the parts' weights in rolls), exact by Dreyfus-Wagner up to ``exact_limit`` terminals,
+    else on a subset of them with the others free to pass (plus their weight). Upper bound:
+    the cells of the tree's parts (legal: connected to the crossed region), their pieces
+    counted by nochmal.impossible.rolls_needed, then cells off the target dropped while the
+    set stays legal and saves rolls, and (``trim``: fewer crosses for the same rolls, what a
+    path shown to a player wants; bounds alone do not) while its pieces do not grow."""
+    import numpy as np  # loaded on use: light commands need no array
+
+    from nochmal.impossible import rolls_needed
+
+    board = sheet.board
+    need = target & ~sheet.crossed
+    if not need:
+        return RollsEstimate(0, 0, 0)
+    red = reduce_pieces(sheet, target)
+    terms = red.terminals
+    if not terms:
+        nodes = {0}
+        lower = red.base
+    else:
+        subset = terms
+        if len(terms) > max(0, exact_limit):  # the farthest terminals from the root: the most telling subset
+            init = np.full(len(red.adj), INF, dtype=np.int64)
+            init[0] = 0
+            dist, _ = node_dijkstra(red.adj, red.weight, init)
+            subset = sorted(terms, key=lambda t: -int(dist[t]))[:exact_limit]
+        weight = list(red.weight)
+        for t in terms:
+            if t not in subset:
+                weight[t] = 0
+        nodes, tree = {0}, 0
+        if subset:
+            dp, rebuild = dreyfus_wagner(red, subset, weight)
+            full = (1 << len(subset)) - 1
+            if int(dp[full][0]) >= INF:
+                raise ValueError("target cells cannot be reached from the start column")
+            tree, nodes = int(dp[full][0]), rebuild(full, 0)
+        lower = tree + red.base + sum(red.weight[t] for t in terms if t not in subset)
+        nodes = _join_missing(red, nodes, [t for t in terms if t not in nodes])
+    cells = nodes_mask(red, nodes) | red.base_mask
+    upper = rolls_needed(board, cells).upper
+    if upper > lower or trim:
+        cells, upper = _drop_cells(sheet, cells, need, upper, trim)
+    assert lower <= upper, (lower, upper)
+    return RollsEstimate(lower, upper, cells)
+
+
+def _drop_cells(sheet: Sheet, cells: int, need: int, rolls: int, trim: bool) -> tuple[int, int]:
+    """Drop cells off the target from a legal set of new cells while every connected piece of
+    it stays anchored: first cells of a block's part of more than 5 chosen cells while that
+    saves a roll (a drop that merely splits a part in two would block cutting it to 5), then
+    (``trim``) any cell while the rolls stay."""
+    from nochmal.impossible import rolls_needed
+
+    board = sheet.board
+
+    def drop(b: int, strict: bool) -> bool:
+        nonlocal cells, rolls
+        trial = cells & ~(1 << b)
+        if any(not piece & sheet.anchored for piece in components(trial, board.neighbour_mask)):
+            return False
+        r = rolls_needed(board, trial).upper
+        if r < rolls or (r == rolls and not strict):
+            cells, rolls = trial, r
+            return True
+        return False
+
+    changed = True
+    while changed:
+        changed = False
+        for block in board.blocks:
+            for part in components(cells & block.mask, board.neighbour_mask):
+                if part.bit_count() > 5 and any(drop(b, True) for b in bit_list(part & ~need)):
+                    changed = True
+    if trim:
+        for b in bit_list(cells & ~need):
+            drop(b, False)
+    return cells, rolls
