@@ -28,7 +28,7 @@ from nochmal.svg import sheets_svg
 from nochmal.web.errors import WebError, client_json, parse_json
 from nochmal.web.limits import RateLimit, client_address, env_days
 from nochmal.web.rooms.hub import Hub, sse_message
-from nochmal.web.rooms.model import (MAX_SEATS, RequestProblem, RoomSpec, SheetState, board_of, parse_name, parse_rolls,
+from nochmal.web.rooms.model import (MAX_SEATS, RequestProblem, RoomMode, RoomSpec, SheetState, board_of, parse_name, parse_rolls,
                                      parse_room_spec, parse_sheet_edit, shipped_mission, typed_sheet_state,
                                      valid_code)
 from nochmal.web.rooms.status import StatusWorker, claimed_by_others, quick_status, room_sheets
@@ -91,7 +91,7 @@ class Rooms:
                "players": spec.players, "mission": spec.mission, "difficulty": spec.difficulty,
                "rolls_used": room.rolls_used, "version": room.version,
                "expires": room.touched + self.settings.expire_days * 86400, "seats": seats, "status": status}
-        if spec.mode == "mission":
+        if spec.mode is RoomMode.MISSION:
             mission = shipped_mission(spec.mission)
             out["mission_name"] = mission.name
             out["budget"] = mission.budget(spec.players, spec.difficulty)
@@ -100,7 +100,7 @@ class Rooms:
     def seat_svg(self, room: Room, k: int) -> str:
         sheet = room_sheets(room)[k]
         seat = room.seat(k)
-        cols, colours = claimed_by_others(room, k) if room.spec.mode == "competitive" else (0, 0)
+        cols, colours = claimed_by_others(room, k)
         title = seat.name if seat else f"seat {k + 1} (free)"
         svg = sheets_svg([(title, sheet)], cols, colours)
         return svg[svg.index("<svg"):]
@@ -122,7 +122,7 @@ class Rooms:
         version, sheet_version = self.store.set_sheet(code, k, edit.state, edit.version)
         room = self.store.room(code)
         # a seat scoring a column or colour first strikes that first value on the other sheets
-        redraw_all = room.spec.mode == "competitive" and first_claims(room, k) != before
+        redraw_all = room.spec.mode is RoomMode.COMPETITIVE and first_claims(room, k) != before
         doc = self.room_document(room, base_url)
         self.publish_sheet(room, k, redraw_all, doc)
         return {"version": version, "sheet_version": sheet_version, "seat": doc["seats"][k], "status": doc["status"]}
@@ -379,7 +379,7 @@ def export_zip(room: Room) -> bytes:
         zf.writestr("room.json", json.dumps(doc, indent=2) + "\n")
         for s in seats:
             zf.writestr(s["file"], s["text"])
-        if room.spec.mode == "mission":
+        if room.spec.mode is RoomMode.MISSION:
             files = " ".join(s["file"] for s in seats)
             zf.writestr("README.txt", f"Check this room's progress from a terminal:\n\n    nochmal mission status "
                                       f"{room.spec.mission} -d {room.spec.difficulty} -k {room.rolls_used} {files}\n")
@@ -403,7 +403,7 @@ def parse_export(raw: bytes) -> tuple[RoomSpec, int, list[tuple[str, SheetState]
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT or doc.get("version") != 1:
         raise RequestProblem(422, f"not an exported room (format must be {EXPORT_FORMAT!r}, version 1)", "format")
     spec_data = {k: doc[k] for k in ("mode", "board", "players", "mission", "difficulty") if doc.get(k) is not None}
-    if spec_data.get("mode") == "competitive":
+    if spec_data.get("mode") == RoomMode.COMPETITIVE:
         spec_data.pop("mission", None)
         spec_data.pop("difficulty", None)
     spec = parse_room_spec(spec_data)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from nochmal.board import BUILTIN_BOARDS, COLOURS, COLUMN_LETTERS, Board, load_board
 from nochmal.errors import NochmalError
@@ -24,7 +25,17 @@ from nochmal.web.errors import WebError
 MAX_SEATS = MAX_PLAYERS  # a room seats the players of one game
 CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: read aloud at a table
 CODE_LENGTH = 10  # 31^10 ~ 8e14 codes (~50 bits): not guessable, short enough to type
-MODES = ("mission", "competitive")
+
+
+class RoomMode(StrEnum):
+    """What a room plays, as its API text: a co-op mission (nochmal.modes.Mode.COOP) or the
+    competitive game (Mode.COMPETITIVE; one seat is a solo score pad)."""
+
+    MISSION = "mission"
+    COMPETITIVE = "competitive"
+
+
+MODES = tuple(RoomMode)
 
 
 class RequestProblem(WebError):
@@ -55,13 +66,16 @@ def valid_code(code: str) -> bool:
 
 @dataclass(frozen=True)
 class RoomSpec:
-    """What a room plays: ``mode`` "mission" (mission id, difficulty) or "competitive"."""
+    """What a room plays: ``mode`` a mission (mission id, difficulty) or the competitive game."""
 
-    mode: str
+    mode: RoomMode
     board: str
     players: int
     mission: str | None = None
     difficulty: str | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "mode", RoomMode(self.mode))  # the stored text loads as the member
 
     def to_dict(self) -> dict:
         return {"mode": self.mode, "board": self.board, "players": self.players,
@@ -98,13 +112,13 @@ def parse_room_spec(data) -> RoomSpec:
     ``{"mode": "competitive", "board": "classic", "players": 3}``."""
     data = _need_object(data)
     _unknown_keys(data, {"mode", "mission", "difficulty", "players", "board"})
-    mode = data.get("mode", "mission" if "mission" in data else None)
+    mode = data.get("mode", RoomMode.MISSION if "mission" in data else None)
     if mode not in MODES:
         raise RequestProblem(422, f"mode must be one of {', '.join(MODES)} (or give a mission)", "mode")
     players = data.get("players")
     if not _is_int(players):
         raise RequestProblem(422, "players must be a whole number", "players")
-    if mode == "mission":
+    if mode == RoomMode.MISSION:
         mission_id = data.get("mission")
         ids = shipped_mission_ids()
         if not isinstance(mission_id, str) or mission_id not in ids:
@@ -118,7 +132,7 @@ def parse_room_spec(data) -> RoomSpec:
         mission = shipped_mission(mission_id)
         if "board" in data and data["board"] != mission.board:
             raise RequestProblem(422, f"mission {mission_id} is played on the {mission.board} board", "board")
-        return RoomSpec("mission", mission.board, players, mission_id, difficulty)
+        return RoomSpec(RoomMode.MISSION, mission.board, players, mission_id, difficulty)
     for key in ("mission", "difficulty"):
         if key in data:
             raise RequestProblem(422, f"{key} belongs to a mission room, not a competitive one", key)
@@ -127,7 +141,7 @@ def parse_room_spec(data) -> RoomSpec:
         raise RequestProblem(422, f"board must be one of {', '.join(BUILTIN_BOARDS)}", "board")
     if not 1 <= players <= MAX_SEATS:
         raise RequestProblem(422, f"a game has 1-{MAX_SEATS} players, not {players}", "players")
-    return RoomSpec("competitive", board, players)
+    return RoomSpec(RoomMode.COMPETITIVE, board, players)
 
 
 def parse_name(data) -> str:
@@ -171,7 +185,7 @@ class SheetEdit:
     fields: set[str] = field(default_factory=set)
 
 
-def parse_sheet_edit(data, board: Board, mode: str) -> SheetEdit:
+def parse_sheet_edit(data, board: Board, mode: RoomMode) -> SheetEdit:
     """``{"cells": [...], "jokers_used": 0, "later_columns": [...], "later_colours": [...],
     "version": 3}`` or ``{"text": "<typed sheet>", "version": 3}``.
 
@@ -186,7 +200,7 @@ def parse_sheet_edit(data, board: Board, mode: str) -> SheetEdit:
     return edit
 
 
-def _parse_sheet_fields(data, board: Board, mode: str) -> SheetEdit:
+def _parse_sheet_fields(data, board: Board, mode: RoomMode) -> SheetEdit:
     data = _need_object(data)
     _unknown_keys(data, {"cells", "jokers_used", "later_columns", "later_colours", "text", "version"})
     version = data.get("version")
@@ -216,7 +230,7 @@ def _parse_sheet_fields(data, board: Board, mode: str) -> SheetEdit:
         raise RequestProblem(422, f"jokers_used must be a whole number 0..{board.jokers}", "jokers_used")
     later_cols = _letters(data.get("later_columns", []), COLUMN_LETTERS[: board.cols], "later_columns", "column letter")
     later_colours = _letters(data.get("later_colours", []), COLOURS, "later_colours", "colour letter (y g b r o)")
-    if mode == "mission" and (later_cols or later_colours):
+    if mode is RoomMode.MISSION and (later_cols or later_colours):
         field_name = "later_columns" if later_cols else "later_colours"
         raise RequestProblem(422, "a mission has no race: every column and colour scores its first value", field_name)
     probe = Sheet(board, crossed)
@@ -227,7 +241,7 @@ def _parse_sheet_fields(data, board: Board, mode: str) -> SheetEdit:
     return SheetEdit(SheetState(crossed, jokers, later_cols, later_colours), version, set(data))
 
 
-def typed_sheet_state(text, board: Board, mode: str, where: str) -> SheetState:
+def typed_sheet_state(text, board: Board, mode: RoomMode, where: str) -> SheetState:
     """A typed sheet from a client (an edit's ``text``, an imported seat) as a SheetState;
     a mission refuses race markers (later_columns / later_colours)."""
     if not isinstance(text, str):
@@ -236,7 +250,7 @@ def typed_sheet_state(text, board: Board, mode: str, where: str) -> SheetState:
         sheet = parse_typed_sheet(text, board, where)
     except NochmalError as exc:
         raise RequestProblem(422, str(exc), where) from None
-    if mode == "mission" and (sheet.cols_lower or sheet.colours_lower):
+    if mode is RoomMode.MISSION and (sheet.cols_lower or sheet.colours_lower):
         raise RequestProblem(422, "a mission has no race: every column scores its first value", where)
     return SheetState(sheet.crossed, sheet.jokers_used, sheet.cols_lower, sheet.colours_lower)
 

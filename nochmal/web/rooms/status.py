@@ -22,7 +22,7 @@ from nochmal.impossible import impossible_sheet_reasons
 from nochmal.missions.coop import mission_status
 from nochmal.missions.split import SPLIT_SECONDS, status_document, team_plan
 from nochmal.sheet import Sheet
-from nochmal.web.rooms.model import board_of, shipped_mission
+from nochmal.web.rooms.model import RoomMode, board_of, shipped_mission
 from nochmal.web.rooms.store import Room
 
 log = logging.getLogger(__name__)
@@ -50,13 +50,13 @@ def state_key(room: Room) -> tuple:
 
 
 def quick_status(room: Room) -> dict:
-    if room.spec.mode == "mission":
+    if room.spec.mode is RoomMode.MISSION:
         return _mission_status(room, full=False)
     return competitive_status(room)
 
 
 def full_status(room: Room, time_limit: float = SPLIT_SECONDS) -> dict:
-    if room.spec.mode == "mission":
+    if room.spec.mode is RoomMode.MISSION:
         return _mission_status(room, full=True, time_limit=time_limit)
     return competitive_status(room)
 
@@ -68,7 +68,7 @@ def _mission_status(room: Room, full: bool, time_limit: float = SPLIT_SECONDS) -
     plan = team_plan(mission, sheets, st.rolls_left, time_limit) if full and not any(st.impossible) else None
     labels = [seat_label(room, k) for k in range(room.spec.players)]
     doc = status_document(st, labels, plan)
-    doc["mode"] = "mission"
+    doc["mode"] = RoomMode.MISSION
     doc["complete"] = full  # False: fewest crosses and the split are still being computed
     return doc
 
@@ -97,14 +97,17 @@ def competitive_status(room: Room) -> dict:
             if later and not first:
                 names = ", ".join(seat_label(room, k) for k in later)
                 problems.append(f"{what[:-1]} {name}: {names} scored the later value but nobody scored it first")
-    return {"mode": "competitive", "board": board.name, "players": room.spec.players,
+    return {"mode": RoomMode.COMPETITIVE, "board": board.name, "players": room.spec.players,
             "rolls_used": room.rolls_used, "scores": scores, "race": race, "race_problems": problems,
             "impossible": impossible, "complete": True}
 
 
 def claimed_by_others(room: Room, k: int) -> tuple[int, int]:
-    """Columns and colours some OTHER seat scored first (struck on seat k's sheet)."""
+    """Columns and colours some OTHER seat scored first (struck on seat k's sheet); none in a
+    mission room, where nobody races (as nochmal.game.Game.race_claims)."""
     cols = colours = 0
+    if room.spec.mode is not RoomMode.COMPETITIVE:
+        return cols, colours
     for j, sheet in enumerate(room_sheets(room)):
         if j != k:
             cols |= sheet.cols_upper
@@ -225,7 +228,7 @@ class StatusWorker:
                 status = self.cached(room)
                 if status is None:
                     start = time.perf_counter()
-                    status = self._compute(room) if room.spec.mode == "mission" else full_status(room)
+                    status = self._compute(room) if room.spec.mode is RoomMode.MISSION else full_status(room)
                     self.timings.append(time.perf_counter() - start)
                     with self._cv:
                         self._cache[state_key(room)] = status
