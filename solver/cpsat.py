@@ -15,6 +15,7 @@ Every plan returned here went through nochmal.solver.validate first.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import threading
 import time
@@ -470,8 +471,9 @@ def split_bound(pm: PlannerModel, target: int, time_limit: float) -> tuple[int, 
         return math.floor(value() + tol), [var.solution_value() for var, _ in lits]
 
     root, sol = relax({})
+    tick = itertools.count(1)  # heap tie-break: dicts do not compare
     heap = [] if root is None or root <= target else [(-root, 0, {}, sol)]
-    leaves, nodes = [], 1
+    leaves, nodes = [], 1  # nodes: LPs solved
     with SigintStop() as stop:
         while heap and time.monotonic() - t0 < time_limit and not stop.requested.is_set():
             neg, _, fixed, sol = heapq.heappop(heap)
@@ -481,12 +483,20 @@ def split_bound(pm: PlannerModel, target: int, time_limit: float) -> tuple[int, 
                 leaves.append(-neg)  # every completion literal integral: nothing left to split
                 continue
             i = max(frac)[1]
+            children = []
             for val in (1, 0):
+                if children and time.monotonic() - t0 >= time_limit:
+                    break  # out of time between the two children: the node stays open as it was
                 child = {**fixed, i: val}
                 ub, child_sol = relax(child)
                 nodes += 1
+                children.append((ub, child, child_sol))
+            if len(children) < 2:
+                heapq.heappush(heap, (neg, next(tick), fixed, sol))
+                break
+            for ub, child, child_sol in children:
                 if ub is not None and ub > target:
-                    heapq.heappush(heap, (-ub, nodes, child, child_sol))
+                    heapq.heappush(heap, (-ub, next(tick), child, child_sol))
     bound = max([target] + leaves + [-h[0] for h in heap])
     return bound, {"root": root, "nodes": nodes, "open": len(heap) + len(leaves),
                    "time": round(time.monotonic() - t0, 2)}

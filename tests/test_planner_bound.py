@@ -81,3 +81,11 @@ def test_solve_uses_the_split_when_cp_sat_proves_nothing(monkeypatch):
     best = exhaustive_best(inst)
     plan = solve(inst, time_limit=20, features=DEFAULT_FEATURES | {"split_bound"})
     assert plan.total == best and plan.bound > best and plan.status == FEASIBLE
+
+
+def test_split_bound_out_of_time_keeps_the_open_nodes():
+    """No time to split: the bound is the root LP's (rounded down), still above the optimum."""
+    inst = small_instance(3)
+    best = exhaustive_best(inst)
+    bound, stats = split_bound(build_model(inst), best, 0)
+    assert bound == stats["root"] > best and stats["open"] == 1
