@@ -455,15 +455,24 @@ def separator_lower_bound(inst: SplitInstance, lower: int, upper: int, time_limi
     return lower
 
 
+def _rolls_figures(sheet: Sheet, target: int) -> tuple[int, int]:
+    """The (lower, upper) rolls of :func:`sheet_figures`, from the piece search alone where its
+    bounds meet (then they are the rolls, and sheet_figures' too): no crosses programme."""
+    pieces = sheet_pieces(sheet, target)
+    if pieces.lower == pieces.upper:
+        return pieces.lower, pieces.upper
+    return sheet_figures(sheet, target)[1:3]
+
+
 def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], deadline: float) -> list | None:
     """Every subset of sheet p's units that may fit ``rolls`` rolls (lower rolls figure of
-    :func:`sheet_figures` <= rolls), with its figures; grown unit by unit (a superset never
+    :func:`sheet_figures` <= rolls), with its rolls figures (lower, upper); grown unit by unit (a superset never
     costs less, so a subset that cannot fit ends its branch). None when ``budget`` (figures
     left to compute, shared by the sheets) runs out or at ``deadline`` (time.monotonic)."""
     import time
 
     units = [u for u in range(len(inst.units)) if inst.units[u].masks[p] is not None and inst.units[u].masks[p]]
-    found = [((), _NO_FIGURES)]
+    found = [((), (0, 0))]
     stack = [((), -1)]
     while stack:
         subset, last = stack.pop()
@@ -476,8 +485,8 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
             if block_slots(inst.sheets[p].board, target & ~inst.sheets[p].crossed) > rolls or \
                     sheet_pieces(inst.sheets[p], target).lower > rolls:
                 continue  # (cheap lower bounds first: the crosses' programme is the slow part)
-            figures = sheet_figures(inst.sheets[p], target)
-            if figures[1] <= rolls:
+            figures = _rolls_figures(inst.sheets[p], target)
+            if figures[0] <= rolls:
                 found.append((grown, figures))
                 stack.append((grown, i))
     return found
@@ -513,7 +522,7 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 4000,
         for z, (subset, figures) in zip(zs, rows):
             for u in subset:
                 covered[u].append(z)
-            if figures[2] > rolls:
+            if figures[1] > rolls:
                 unsure.append(z)
         picks.append(zs)
     _add_demands(m, inst, covered)
@@ -526,7 +535,7 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 4000,
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None, None
     chosen = [rows[next(i for i, z in enumerate(zs) if solver.Value(z))] for rows, zs in zip(options, picks)]
-    if any(figures[2] > rolls for _, figures in chosen):  # only lower figures fit: undecided
+    if any(figures[1] > rolls for _, figures in chosen):  # only lower figures fit: undecided
         return None, None
     return True, [subset for subset, _ in chosen]
 
