@@ -492,7 +492,7 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
     return found
 
 
-def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 4000,
+def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
                    time_limit: float = 1.0) -> tuple[bool | None, list[tuple[int, ...]] | None]:
     """Whether some split finishes within ``rolls`` rolls, decided exactly where few subsets of
     units may fit the rolls (a late game, or stars from nearby): every such subset of
@@ -870,7 +870,7 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
         seed = local_search(inst, seed, cost, time.monotonic() + min(0.08, time_limit / 30), lower_cheap)
         seed_rolls = max(cost(p, units)[0] for p, units in enumerate(seed))
         if seed_rolls > lower_cheap:  # a short search missed the bound: lift it before searching longer
-            lower_cheap, found, bound = _raise_lower(inst, lower_cheap, seed_rolls, min(0.5, time_limit / 6))
+            lower_cheap, found, bound = _raise_lower(inst, lower_cheap, seed_rolls, min(1.0, time_limit / 3))
             raised = True
             seed = local_search(inst, found or seed, cost, time.monotonic() + min(0.3, time_limit / 10), lower_cheap)
         seed_rolls = max(_upper_cost(inst, p, units)[0] for p, units in enumerate(seed))
@@ -882,7 +882,7 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
             nonlocal lower_cheap, found, bound, raised
             rolls = max(_upper_cost(inst, p, units)[0] for p, units in enumerate(assignment))
             if shortcut and rolls > lower_cheap and not raised:
-                lower_cheap, found, bound = _raise_lower(inst, lower_cheap, rolls, min(0.5, time_limit / 6))
+                lower_cheap, found, bound = _raise_lower(inst, lower_cheap, rolls, min(1.0, time_limit / 3))
                 raised = True
             return lower_cheap if found is None else 10**9  # (a split within the bound is known: no search)
         greedy = greedy_split(inst, allowed, time_limit / 3, enough=lower_cheap, lift=raise_first)
