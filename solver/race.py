@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Callable
 
 from ortools.sat.python import cp_model
@@ -302,6 +302,18 @@ def solve_race(inst: RaceInstance, time_limit: float = 60.0, workers: int = 2,
     return validate_race(inst.record, inst.seat, plan, inst.source)
 
 
+def _tail_plan(record: GameRecord, seat: int, plan: Plan, solved: Plan, source: str) -> Plan:
+    """``plan`` without its first step, as the plan from the next roll (validated), with the
+    bound of ``solved``, that roll's own solve."""
+    status = FEASIBLE if solved.bound is not None else UNKNOWN
+    if solved.bound == plan.total:
+        status = OPTIMAL
+    tail = Plan([replace(s) for s in plan.steps[1:]], plan.total, dict(plan.breakdown), status, solved.bound,
+                solved.wall_time, plan.board, plan.first_roll + 1, solved.interrupted,
+                f"the plan from roll {plan.first_roll} after its first move (worth more than this roll's solve)")
+    return validate_race(record, seat, tail, source)
+
+
 # --- per-seat analysis --------------------------------------------------------------------------
 @dataclass
 class SeatAnalysis:
@@ -381,9 +393,14 @@ def analyse_seat(record: GameRecord, seat: int, time_limit: float = 10.0, worker
                 break
     for t in range(T - 1):
         # a best plan that starts with the recorded move is, without that move, a plan from
-        # the next position worth as much: V(t+1) >= value[t]
-        if plans[t] is not None and plans[t].steps[0].move() == first.moves[t] and value[t] > value[t + 1]:
-            value[t + 1] = value[t]
+        # the next position worth as much: V(t+1) >= value[t]. That plan then stands for
+        # roll t+1, so the next lift goes by its own move on roll t+1 (not by the move of
+        # a worse plan the solve for t+1 returned: that lifted V(t+2) above its bound)
+        p = plans[t]
+        if p is not None and plans[t + 1] is not None and p.steps[0].move() == first.moves[t] \
+                and p.total > value[t + 1]:
+            plans[t + 1] = _tail_plan(record, seat, p, plans[t + 1], source)
+            value[t + 1], proven[t + 1] = p.total, plans[t + 1].status == OPTIMAL
     losses = []
     for t in range(T):
         if plans[t] is None or (t + 1 < T and plans[t + 1] is None):

@@ -340,3 +340,41 @@ def test_a_solve_without_bound_is_bounded_by_the_board_maximum(monkeypatch):
         assert not r.proven
     last = result.losses[-1]  # the last roll: the next value is the actual score
     assert last.loss_high == ceiling - result.actual_score
+
+
+def test_a_lifted_value_lifts_the_next_roll_only_through_its_own_plan(monkeypatch):
+    """Issue 20 (loss 3 outside 3..0 under load): the forward pass lifts V(t+1) to V(t)
+    when the plan behind V(t) starts with the recorded move. V(t) itself may have been
+    lifted by the plan from t-1, whose move on roll t is not the recorded one; that plan
+    must then stand for roll t, or V(t+1) is lifted above its proven bound. Deterministic:
+    one worker, and the solve for roll 2 is cut short by hand (CP-SAT's proven bound, no
+    solution: the hint, the recorded move plus the plan for roll 3, is kept)."""
+    import dataclasses
+
+    import nochmal.solver.race as race
+
+    record, seat = short_record(2, 3, 6), 2
+    T = len(race_instance(record, seat).rolls)
+    real_run = race._run
+
+    def roll_2_cut_short(pm, *args):
+        run = real_run(pm, *args)
+        if len(pm.candidates) == T - 1:  # the instance from before roll 2
+            assert run.optimal
+            return dataclasses.replace(run, chosen=[None] * len(pm.x), objective=None, optimal=False)
+        return run
+
+    monkeypatch.setattr(race, "_run", roll_2_cut_short)
+    plans = {}
+    result = analyse_seat(record, seat, time_limit=20, workers=1,
+                          on_solve=lambda roll, plan: plans.__setitem__(roll, plan))
+    moves = race_instance(record, seat).moves
+    # the case: the plan from roll 1 starts with the recorded move, then leaves the record,
+    # and is worth more than the proven best from roll 3 (the kept hint for roll 2 is worth that)
+    assert plans[1].steps[0].move() == moves[0] and plans[1].steps[1].move() != moves[1]
+    assert plans[1].total > plans[3].bound == plans[2].total and "the hint" in plans[2].note
+    best = [oracle_best(record, seat, after=t) for t in range(T)] + [result.actual_score]
+    assert result.optimum == best[0]
+    assert all(r.loss_low <= r.loss <= r.loss_high for r in result.losses), result.losses
+    for t, r in enumerate(result.losses):
+        assert r.proven and r.loss == best[t] - best[t + 1], r
