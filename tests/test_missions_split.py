@@ -9,16 +9,15 @@ at 5 crosses and one block a roll.
 from __future__ import annotations
 
 import random
-from itertools import product
 
 import pytest
+from split_oracle import brute_split_rolls
 
 from nochmal.board import load_board
-from nochmal.impossible import rolls_needed
 from nochmal.missions.model import Mission, Objective, block_slots
-from nochmal.missions.split import (check_split, rolls_for, sheet_figures, solve_split, split_instance, team_plan)
+from nochmal.missions.split import (check_split, sheet_figures, solve_split, split_instance, team_plan)
 from nochmal.sheet import Sheet
-from nochmal.sheetgraph import fewest_crosses, fewest_rolls
+from nochmal.sheetgraph import fewest_crosses
 
 BOARD = load_board("classic")
 
@@ -35,37 +34,6 @@ def random_sheet(rng: random.Random, crosses: int) -> Sheet:
 def mission(*objectives: Objective) -> Mission:
     budgets = tuple((p, (("easy", 30), ("normal", 20), ("hard", 10))) for p in (1, 2, 3, 4))
     return Mission("test", "Test", "user", "a test mission", tuple(objectives), budgets)
-
-
-def oracle_rolls(inst) -> tuple[int, int]:
-    """(lower, upper): the fewest rolls over every assignment, each sheet's rolls for its
-    union bounded below by ceil(fewest crosses / 5) and its block slots (one block a roll),
-    and the piece search (fewest_rolls), and above by the fewer pieces of one block of its
-    fewest-crosses path (rolls_needed) and of the piece search's cells."""
-    n = len(inst.sheets)
-    choices = []
-    for unit in inst.units:
-        choices.append([None] + [p for p in range(n) if unit.masks[p] is not None])
-    best_low = best_high = None
-    for pick in product(*choices):
-        assignment = [tuple(u for u, p in enumerate(pick) if p == q) for q in range(n)]
-        if check_split(inst, assignment):
-            continue
-        low = high = 0
-        for p, units in enumerate(assignment):
-            target = 0
-            for u in units:
-                target |= inst.units[u].masks[p]
-            if not units:
-                continue
-            est = fewest_crosses(inst.sheets[p], target)
-            assert est.exact
-            pieces = fewest_rolls(inst.sheets[p], target)
-            low = max(low, rolls_for(est.value), block_slots(BOARD, target), pieces.lower)
-            high = max(high, min(rolls_needed(BOARD, BOARD.mask_of(est.cells)).upper, pieces.upper))
-        best_low = low if best_low is None else min(best_low, low)
-        best_high = high if best_high is None else min(best_high, high)
-    return best_low, best_high
 
 
 OBJECTIVES = [
@@ -98,7 +66,7 @@ def test_split_matches_brute_force(seed, model):
             break
     else:
         pytest.skip("no small case drawn")
-    low, high = oracle_rolls(inst)
+    low, high = brute_split_rolls(inst)
     split = solve_split(inst, time_limit=20, model=model)
     assert split.rolls_lower <= high <= split.rolls_upper  # a valid bound; the split is one assignment
     assert split.rolls_upper >= low

@@ -15,9 +15,9 @@ from __future__ import annotations
 import heapq
 import random
 import zlib
-from itertools import product
 
 import pytest
+from split_oracle import brute_split_rolls
 
 from nochmal import sheetgraph
 from nochmal.board import COLOURS, Board, load_board
@@ -25,7 +25,7 @@ from nochmal.missions.coop import mission_status
 from nochmal.missions.loader import builtin_missions
 from nochmal.missions.objectives import items_needed, objective_items
 from nochmal.impossible import rolls_needed
-from nochmal.missions.model import Mission, Objective, block_slots
+from nochmal.missions.model import Mission, Objective
 from nochmal.missions.split import (check_split, rolls_feasible, rolls_for, separator_lower_bound, sheet_crosses,
                                     sheet_figures, solve_split,
                                     split_instance, team_plan)
@@ -339,34 +339,6 @@ def test_sheet_figures_rolls_match_a_brute_force_where_they_meet():
 
 
 # --- the separator lower bound and rolls_feasible vs brute force ------------------------------------------------
-def brute_rolls(inst) -> tuple[int, int]:
-    """Every assignment of the units to the sheets allowed to take them (or none): the fewest
-    rolls with each sheet's rolls bounded below by its crosses and block slots (one block a
-    roll) and the piece search (fewest_rolls), above by the fewer pieces of its fewest-crosses
-    path (rolls_needed) and of the piece search's cells."""
-    n = len(inst.sheets)
-    best_low = best_high = None
-    for pick in product(*([None] + [p for p in range(n) if u.masks[p] is not None] for u in inst.units)):
-        assignment = [tuple(u for u, p in enumerate(pick) if p == q) for q in range(n)]
-        if check_split(inst, assignment):
-            continue
-        low = high = 0
-        for p, units in enumerate(assignment):
-            if units:
-                target = 0
-                for u in units:
-                    target |= inst.units[u].masks[p]
-                est = fewest_crosses(inst.sheets[p], target)
-                assert est.exact
-                board = inst.sheets[p].board
-                pieces = fewest_rolls(inst.sheets[p], target)
-                low = max(low, rolls_for(est.value), block_slots(board, target), pieces.lower)
-                high = max(high, min(rolls_needed(board, board.mask_of(est.cells)).upper, pieces.upper))
-        best_low = low if best_low is None else min(best_low, low)
-        best_high = high if best_high is None else min(best_high, high)
-    return best_low, best_high
-
-
 @pytest.mark.parametrize("seed", range(10))
 def test_lower_bounds_and_listed_splits_match_the_brute_force_optimum(seed):
     rng = random.Random(3000 + seed)
@@ -385,7 +357,7 @@ def test_lower_bounds_and_listed_splits_match_the_brute_force_optimum(seed):
             break
     else:
         pytest.skip("no small case drawn")
-    low, want = brute_rolls(inst)
+    low, want = brute_split_rolls(inst)
     assert separator_lower_bound(inst, 0, want + 3, time_limit=30) <= low
     if low > 0:  # listing every subset that fits: no split within low - 1 rolls, one within want
         assert rolls_feasible(inst, low - 1, budget=100_000, time_limit=30)[0] is False
