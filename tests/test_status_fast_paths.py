@@ -153,17 +153,22 @@ def brute_fewest(board: Board, sheet: Sheet, target: int, limit: int = 12) -> in
     raise AssertionError("brute force limit reached")
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_lazy_terminals_match_brute_force_on_small_boards(seed, monkeypatch):
-    monkeypatch.setattr(sheetgraph, "LAZY_FROM", 1)  # every instance with 2+ terminals goes the lazy way
-    rng = random.Random(1000 + seed)
+def small_case(rng: random.Random, fewest_targets: int) -> tuple[Board, Sheet, int]:
+    """A random 3 x 5 board (blocks as its colours fall), a sheet of 0-3 legal crosses, and
+    fewest_targets..5 of its open cells as the target: small enough for the brute forces."""
     grid = ["".join(rng.choice("ygbro") for _ in range(5)) for _ in range(3)]
     board = Board.from_grid(grid, strict=False)
     sheet = random_sheet(board, rng, rng.randint(0, 3))
     open_bits = [b for b in range(board.n_cells) if not sheet.crossed >> b & 1]
-    target = 0
-    for b in rng.sample(open_bits, min(len(open_bits), rng.randint(2, 5))):
-        target |= 1 << b
+    target = sum(1 << b for b in rng.sample(open_bits, min(len(open_bits), rng.randint(fewest_targets, 5))))
+    return board, sheet, target
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_lazy_terminals_match_brute_force_on_small_boards(seed, monkeypatch):
+    monkeypatch.setattr(sheetgraph, "LAZY_FROM", 1)  # every instance with 2+ terminals goes the lazy way
+    rng = random.Random(1000 + seed)
+    board, sheet, target = small_case(rng, 2)
     want = brute_fewest(board, sheet, target)
     for limit, time_limit in ((12, 5.0), (12, 0.0), (2, 0.0)):
         sheetgraph._RECENT.clear()  # each call does its own search
@@ -302,13 +307,7 @@ def test_fewest_rolls_bounds_hold_against_brute_force(seed):
     """fewest_rolls' lower bound never exceeds the fewest rolls, its cells are a legal set of
     new crosses (every piece anchored) holding the target and taking ``upper`` pieces."""
     rng = random.Random(7000 + seed)
-    grid = ["".join(rng.choice("ygbro") for _ in range(5)) for _ in range(3)]
-    board = Board.from_grid(grid, strict=False)
-    sheet = random_sheet(board, rng, rng.randint(0, 3))
-    open_bits = [b for b in range(board.n_cells) if not sheet.crossed >> b & 1]
-    target = 0
-    for b in rng.sample(open_bits, min(len(open_bits), rng.randint(1, 5))):
-        target |= 1 << b
+    board, sheet, target = small_case(rng, 1)
     want = brute_fewest_rolls(sheet, target)
     for limit in (8, 1, 0):  # all terminals exact, one, none (the others at their weight)
         est = fewest_rolls(sheet, target, exact_limit=limit)
@@ -324,11 +323,7 @@ def test_sheet_figures_rolls_match_a_brute_force_where_they_meet():
     met = 0
     for seed in range(12):
         rng = random.Random(7500 + seed)
-        grid = ["".join(rng.choice("ygbro") for _ in range(5)) for _ in range(3)]
-        board = Board.from_grid(grid, strict=False)
-        sheet = random_sheet(board, rng, rng.randint(0, 3))
-        open_bits = [b for b in range(board.n_cells) if not sheet.crossed >> b & 1]
-        target = sum(1 << b for b in rng.sample(open_bits, min(len(open_bits), rng.randint(2, 5))))
+        board, sheet, target = small_case(rng, 2)
         want = brute_fewest_rolls(sheet, target)
         _, lower, upper, path = sheet_figures(sheet, target)
         assert lower <= want <= upper
