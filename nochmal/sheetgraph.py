@@ -39,7 +39,7 @@ from itertools import combinations
 from math import comb
 from typing import TYPE_CHECKING
 
-from nochmal.bitsets import bit_list, component_of, components, neighbours_of
+from nochmal.bitsets import bit_list, components, connected_within, neighbours_of
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.sheet import Sheet
 from nochmal.steiner import (INF, Reduced, connected_to_root, cpsat_steiner, crossing_order, dreyfus_wagner,
@@ -579,11 +579,6 @@ def fewest_rolls(sheet: Sheet, target: int, exact_limit: int = ROLLS_EXACT_LIMIT
     return RollsEstimate(lower, upper, cells)
 
 
-def _still_connected(mask: int, board: Board) -> bool:
-    low = mask & -mask
-    return component_of(low, mask, board.neighbour_mask) == mask
-
-
 def _drop_cells(sheet: Sheet, cells: int, need: int, rolls: int, trim: bool) -> tuple[int, int]:
     """Drop cells off the target from a legal set of new cells while every connected piece of
     it stays anchored: first cells of a block's part of more than 5 chosen cells while that
@@ -609,7 +604,7 @@ def _drop_cells(sheet: Sheet, cells: int, need: int, rolls: int, trim: bool) -> 
         changed = False
         for block in board.blocks:
             for part in components(cells & block.mask, board.neighbour_mask):
-                if part.bit_count() > 5 and any(_still_connected(part & ~(1 << b), board) and drop(b, True)
+                if part.bit_count() > 5 and any(connected_within(part & ~(1 << b), part & ~(1 << b), board.neighbour_mask) and drop(b, True)
                                                  for b in bit_list(part & ~need)):
                     changed = True  # (only a drop that leaves the part in one piece can save a roll)
     if trim:

@@ -413,7 +413,8 @@ def build_model(instance: Instance, features: frozenset = DEFAULT_FEATURES) -> P
 def lp_relaxation(model: cp_model.CpModel):
     """The model's LP relaxation (GLOP): every variable continuous within its domain, each
     constraint as its linear form (a clause as sum >= 1, an implication as lit <= lit, a
-    domain with holes as its hull: only ever looser). Returns (solver, variables by proto index, the objective value of the last solve)."""
+    domain with holes as its hull: only ever looser). Returns the solver, its variables by
+    proto index, and a function giving the model objective of the last solve."""
     from ortools.linear_solver import pywraplp
 
     proto = model.Proto()
