@@ -47,7 +47,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from nochmal.bitsets import bit_list
+from nochmal.bitsets import bit_list, component_of
 from nochmal.board import COLOURS
 from nochmal.impossible import rolls_needed
 from nochmal.missions.model import IN_PROGRESS, LOST, Mission, block_slots
@@ -380,14 +380,7 @@ def _reach_without(sheet: Sheet, removed: int) -> int:
     cell of ``removed``."""
     board = sheet.board
     allowed = board.full_mask & ~sheet.crossed & ~removed
-    reach = frontier = sheet.anchored & allowed
-    while frontier:
-        grown = 0
-        for b in bit_list(frontier):
-            grown |= board.neighbour_mask[b]
-        frontier = grown & allowed & ~reach
-        reach |= frontier
-    return reach
+    return component_of(sheet.anchored & allowed, allowed, board.neighbour_mask)
 
 
 def separator_lower_bound(inst: SplitInstance, lower: int, upper: int, time_limit: float = 1.0) -> int:
