@@ -242,11 +242,12 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
 # --- 2. status time -------------------------------------------------------------------------------
 def clear_caches() -> None:
     """Every cache the full status keeps between calls (those a tree does not have are skipped)."""
-    from nochmal import sheetgraph
+    from nochmal import impossible, sheetgraph
     from nochmal.missions import objectives, split
 
     objectives._crosses_cached.cache_clear()
-    for owner, name in ((split, "_FIGURES"), (split, "_PIECES"), (split, "_LAST_SPLITS"), (sheetgraph, "_RECENT")):
+    for owner, name in ((split, "_FIGURES"), (split, "_PIECES"), (split, "_LAST_SPLITS"), (split, "_LISTINGS"),
+                        (sheetgraph, "_RECENT"), (impossible, "_BLOCK_TABLES")):
         if hasattr(owner, name):
             getattr(owner, name).clear()
 

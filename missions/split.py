@@ -457,32 +457,54 @@ def _rolls_figures(sheet: Sheet, target: int) -> tuple[int, int]:
     return sheet_figures(sheet, target)[1:3]
 
 
+_LISTINGS: OrderedDict = OrderedDict()  # complete listings of _subsets_within, by sheet state, units and rolls
+_LISTINGS_MAX = 4096
+
+
 def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], deadline: float) -> list | None:
     """Every subset of sheet p's units that may fit ``rolls`` rolls (lower rolls figure of
     :func:`sheet_figures` <= rolls), with its rolls figures (lower, upper); grown unit by unit (a superset never
     costs less, so a subset that cannot fit ends its branch). None when ``budget`` (figures
-    left to compute, shared by the sheets) runs out or at ``deadline`` (time.monotonic)."""
+    left to compute, shared by the sheets) runs out or at ``deadline`` (time.monotonic).
+
+    A complete listing is remembered per (board, crossed cells, the units' cells on this sheet
+    in order, rolls): everything it depends on, so a room asks it again after a tap on another
+    sheet and gets it without a figure (a remembered listing spends no budget)."""
     import time
 
+    sheet = inst.sheets[p]
     units = [u for u in range(len(inst.units)) if inst.units[u].masks[p] is not None and inst.units[u].masks[p]]
+    masks = tuple(inst.units[u].masks[p] for u in units)
+    key = (sheet.board.name, id(sheet.board), sheet.crossed, masks, rolls)
+    with _FIGURES_LOCK:
+        hit = _LISTINGS.get(key)
+        if hit is not None:
+            _LISTINGS.move_to_end(key)
+    if hit is not None:
+        return [(tuple(units[i] for i in subset), figures) for subset, figures in hit]
     found = [((), (0, 0))]
-    stack = [((), -1)]
+    stack = [((), 0, -1)]
+    board = sheet.board
     while stack:
-        subset, last = stack.pop()
+        subset, target, last = stack.pop()
         for i in range(last + 1, len(units)):
             if budget[0] <= 0 or time.monotonic() > deadline:
                 return None
             budget[0] -= 1
-            grown = subset + (units[i],)
-            target = _target(inst, p, grown)
-            if block_slots(inst.sheets[p].board, target & ~inst.sheets[p].crossed) > rolls or \
-                    sheet_pieces(inst.sheets[p], target).lower > rolls:
+            grown = subset + (i,)
+            grown_target = target | masks[i]
+            if block_slots(board, grown_target & ~sheet.crossed) > rolls or \
+                    sheet_pieces(sheet, grown_target).lower > rolls:
                 continue  # (cheap lower bounds first: the crosses' programme is the slow part)
-            figures = _rolls_figures(inst.sheets[p], target)
+            figures = _rolls_figures(sheet, grown_target)
             if figures[0] <= rolls:
                 found.append((grown, figures))
-                stack.append((grown, i))
-    return found
+                stack.append((grown, grown_target, i))
+    with _FIGURES_LOCK:
+        _LISTINGS[key] = found
+        if len(_LISTINGS) > _LISTINGS_MAX:
+            _LISTINGS.popitem(last=False)
+    return [(tuple(units[i] for i in subset), figures) for subset, figures in found]
 
 
 def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,

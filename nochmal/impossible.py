@@ -64,20 +64,49 @@ class RollsNeeded:
 
 def rolls_needed(board: Board, crossed: int, bridging: bool = False) -> RollsNeeded:
     """The fewest rolls that cross exactly ``crossed`` (board bit order) on an empty sheet."""
-    unanchored = tuple(c for c in components(crossed, board.neighbour_mask) if not c & board.start_mask)
-    lower = upper = 0
-    for block in board.blocks:
-        local = (crossed & block.mask) >> block.offset
-        if not local:
-            continue
-        for part in components(local, block.local_neighbours):
-            size = part.bit_count()
-            low = -(-size // MAX_COUNT)
-            lower += low
-            upper += low if size <= MAX_COUNT + 1 else _fewest_pieces(part, block.local_neighbours)
+    nb = board.neighbour_mask
+    reached = component_of(crossed & board.start_mask, crossed, nb)  # (whole components: the anchored ones)
+    unanchored = tuple(components(crossed & ~reached, nb)) if reached != crossed else ()
+    lower, upper = block_pieces(board, crossed)
     if not bridging:
         lower = upper
     return RollsNeeded(not unanchored, lower, upper, unanchored)
+
+
+_BLOCK_TABLES: dict[int, tuple[Board, list]] = {}  # id(board) -> (board, per block: offset, mask, neighbours, memo)
+_MEMO_MAX = 1 << 12  # local masks remembered per block (a printed block has at most 2^6)
+
+
+def block_pieces(board: Board, crossed: int) -> tuple[int, int]:
+    """Sum over blocks of (ceil(cells / 5), fewest pieces) of ``crossed``'s connected parts in
+    each block: the rolls_needed figures without the anchoring check. Each block's figure
+    depends on its own cells only, so it is remembered per (block, local cells): searches that
+    change one cell at a time (nochmal/sheetgraph.py ``_drop_cells``) pay one block."""
+    entry = _BLOCK_TABLES.get(id(board))
+    if entry is None or entry[0] is not board:
+        if len(_BLOCK_TABLES) > 64:
+            _BLOCK_TABLES.clear()
+        entry = (board, [(b.offset, (1 << b.size) - 1, b.local_neighbours, {}) for b in board.blocks])
+        _BLOCK_TABLES[id(board)] = entry
+    lower = upper = 0
+    for offset, full, neighbours, memo in entry[1]:
+        local = (crossed >> offset) & full
+        if not local:
+            continue
+        hit = memo.get(local)
+        if hit is None:
+            low_sum = up_sum = 0
+            for part in components(local, neighbours):
+                size = part.bit_count()
+                low = -(-size // MAX_COUNT)
+                low_sum += low
+                up_sum += low if size <= MAX_COUNT + 1 else _fewest_pieces(part, neighbours)
+            hit = (low_sum, up_sum)
+            if len(memo) < _MEMO_MAX:
+                memo[local] = hit
+        lower += hit[0]
+        upper += hit[1]
+    return lower, upper
 
 
 def _fewest_pieces(part: int, neighbours: tuple[int, ...]) -> int:

@@ -39,7 +39,7 @@ from itertools import combinations
 from math import comb
 from typing import TYPE_CHECKING
 
-from nochmal.bitsets import bit_list, components, connected_within, neighbours_of
+from nochmal.bitsets import bit_list, component_of, components, connected_within, neighbours_of
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.sheet import Sheet
 from nochmal.steiner import (INF, Reduced, connected_to_root, cpsat_steiner, crossing_order, dreyfus_wagner,
@@ -584,16 +584,17 @@ def _drop_cells(sheet: Sheet, cells: int, need: int, rolls: int, trim: bool) -> 
     it stays anchored: first cells of a block's part of more than 5 chosen cells while that
     saves a roll (a drop that merely splits a part in two would block cutting it to 5), then
     (``trim``) any cell while the rolls stay."""
-    from nochmal.impossible import rolls_needed
+    from nochmal.impossible import block_pieces
 
     board = sheet.board
+    nb, anchored = board.neighbour_mask, sheet.anchored
 
     def drop(b: int, strict: bool) -> bool:
         nonlocal cells, rolls
         trial = cells & ~(1 << b)
-        if any(not piece & sheet.anchored for piece in components(trial, board.neighbour_mask)):
+        if component_of(trial & anchored, trial, nb) != trial:  # some piece of it left unanchored
             return False
-        r = rolls_needed(board, trial).upper
+        r = block_pieces(board, trial)[1]  # (rolls_needed's pieces; anchoring checked above)
         if r < rolls or (r == rolls and not strict):
             cells, rolls = trial, r
             return True
@@ -603,6 +604,8 @@ def _drop_cells(sheet: Sheet, cells: int, need: int, rolls: int, trim: bool) -> 
     while changed:
         changed = False
         for block in board.blocks:
+            if (cells & block.mask).bit_count() <= 5:
+                continue  # (no part of more than 5 cells)
             for part in components(cells & block.mask, board.neighbour_mask):
                 if part.bit_count() > 5 and any(connected_within(part & ~(1 << b), part & ~(1 << b), board.neighbour_mask) and drop(b, True)
                                                  for b in bit_list(part & ~need)):
