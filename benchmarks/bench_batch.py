@@ -6,17 +6,22 @@
 - ``scaling``: a CPU-bound campaign (each task spins a fixed pure-Python loop, no I/O) with
   1 and then 2 worker processes; the throughput ratio. Cluster start-up is left out of the
   rates (it is printed).
+- ``window``: a long range of trivial tasks whose settings carry a board's TOML (as a
+  ``batch bots`` campaign's do), stopped after ``--stop-after`` stored rows: the time to the
+  first row and to the last, and the client's peak memory (the task graph it builds).
 
 Run niced and small on a shared machine, and note the load (``uptime``):
 
     nice -n 10 python benchmarks/bench_batch.py overhead --tasks 300
     nice -n 10 python benchmarks/bench_batch.py scaling --tasks 16 --spin 3000000
+    nice -n 10 python benchmarks/bench_batch.py window --tasks 100000 --workers 2
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -80,16 +85,41 @@ def scaling(args) -> None:
         print(f"2 workers / 1 worker throughput: {rates[2] / rates[1]:.2f}x")
 
 
+def window(args) -> None:
+    board = (Path(__file__).resolve().parent.parent / "boards" / "classic.toml").read_text(encoding="utf-8")
+    tasks = [Task(f"seed={s}", {"board_toml": board, "seed": s}) for s in range(args.tasks)]
+    marks: dict[str, float] = {}
+
+    def progress(done: int, todo: int) -> None:  # noqa: ARG001
+        marks.setdefault("first", time.perf_counter())
+        if done >= args.stop_after:
+            marks["last"] = time.perf_counter()
+            raise KeyboardInterrupt  # (the runner cancels what is in flight and re-raises)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            run_tasks(tasks, trivial, Path(tmp) / "window.sqlite", "solve", {"bench": "window"},
+                      workers=args.workers[0], threads=1,
+                      on_start=lambda *_: marks.setdefault("up", time.perf_counter()), progress=progress)
+        except KeyboardInterrupt:
+            pass
+    last = marks.get("last", time.perf_counter())
+    print(f"window: {args.tasks} tasks ({len(board)} characters of board each), {args.workers[0]} worker(s): "
+          f"first row {marks['first'] - marks['up']:.2f} s after start-up, {min(args.stop_after, args.tasks)} rows "
+          f"{last - marks['up']:.2f} s; client peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=["overhead", "scaling"])
+    ap.add_argument("what", choices=["overhead", "scaling", "window"])
     ap.add_argument("--tasks", type=int, default=200)
     ap.add_argument("--spin", type=int, default=3_000_000, help="loop steps per task (scaling)")
-    ap.add_argument("--workers", default="1,2", help="worker counts to run, e.g. 1,2")
+    ap.add_argument("--workers", default="1,2", help="worker counts to run, e.g. 1,2 (window: the first)")
+    ap.add_argument("--stop-after", type=int, default=5000, help="rows after which the window run stops")
     args = ap.parse_args()
     args.workers = [int(w) for w in args.workers.split(",")]
     print(f"load: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores")
-    {"overhead": overhead, "scaling": scaling}[args.what](args)
+    {"overhead": overhead, "scaling": scaling, "window": window}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -220,6 +220,40 @@ def test_a_task_that_raises_is_stored_failed_with_its_message_and_the_others_fin
     st.close()
 
 
+def seed_back(settings: dict, threads: int) -> dict:  # noqa: ARG001
+    return {"seed": settings["seed"]}
+
+
+@pytest.mark.slow
+def test_a_long_range_is_submitted_in_windows_and_every_task_is_stored_once(tmp_path, monkeypatch):
+    """A million seeds must not become one task graph: the runner keeps a window of tasks on
+    the cluster and tops it up as results arrive; every task still runs once and is stored."""
+    from distributed import Client
+
+    from nochmal.batch import runner
+
+    monkeypatch.setattr(runner, "submit_window", lambda threads: 8)
+    chunks = []
+    real_map = Client.map
+
+    def counting_map(self, fn, *iterables, **kwargs):
+        chunks.append(len(iterables[0]))
+        return real_map(self, fn, *iterables, **kwargs)
+
+    monkeypatch.setattr(Client, "map", counting_map)
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    tasks = [Task(f"seed={s}", {"seed": s}) for s in range(1, 51)]
+    try:
+        summary = run_tasks(tasks, seed_back, tmp_path / "w.sqlite", "solve", {"kind": "test"}, workers=2, threads=1)
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    assert (summary.ok, summary.failed) == (50, 0)
+    assert sum(chunks) == 50 and max(chunks) <= 8 and len(chunks) > 50 // 8, chunks
+    st = Store.read(tmp_path / "w.sqlite")
+    assert sorted(r.result["seed"] for r in st.rows()) == list(range(1, 51))
+    st.close()
+
+
 def die_once(settings: dict, threads: int) -> dict:
     """Seed 3 kills its worker process the first time it runs (as a crash or an OOM kill would)."""
     marker = Path(settings["marker"])

@@ -13,6 +13,7 @@ committed when it arrives (nochmal/batch/store.py), and the next run skips store
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import signal
@@ -28,6 +29,14 @@ from nochmal.batch.store import FAILED, OK, Store, check_store
 from nochmal.errors import NochmalError, OptionError
 
 CONNECT_TIMEOUT = 5.0  # seconds: an unreachable scheduler is an error, never a hang
+WINDOW_PER_THREAD = 64  # tasks on the cluster at once per worker thread (at least WINDOW_MIN)
+WINDOW_MIN = 256
+
+
+def submit_window(threads: int) -> int:
+    """How many tasks a run keeps on the cluster at once: enough that no worker waits for the
+    client between tasks, few enough that the task graph stays small for any seed range."""
+    return max(WINDOW_MIN, WINDOW_PER_THREAD * threads)
 
 
 class SchedulerError(NochmalError):
@@ -188,7 +197,7 @@ def run_tasks(tasks: list[Task], fn: Callable[[dict, int], dict], store_path: Pa
     scheduler = cluster.scheduler
     summary.workers = count
     summary.threads = threads or (default_threads(count) if scheduler is None else 1)
-    futures, pending = [], set()
+    pending = set()
     store = None
     try:
         from dask.distributed import as_completed
@@ -197,15 +206,30 @@ def run_tasks(tasks: list[Task], fn: Callable[[dict, int], dict], store_path: Pa
 
         if on_start:
             on_start(len(todo), count, summary.threads)
-        # one map call submits all (a submit per task costs a round trip to the client's loop)
-        futures = client.map(execute, [fn] * len(todo), [t.settings for t in todo], [summary.threads] * len(todo),
-                             pure=False)
-        pending.update(futures)
-        by_key = {future.key: task for future, task in zip(futures, todo)}
+        # a window of tasks on the cluster at once, submitted in chunks (one map call per chunk:
+        # a submit per task costs a round trip to the client's loop); a million seeds never
+        # become one task graph of every task's settings at once
+        window = submit_window(count)
+        queue = iter(todo)
+        by_key: dict[str, Task] = {}
+
+        def submit(n: int) -> list:
+            chunk = list(itertools.islice(queue, n))
+            if not chunk:
+                return []
+            new = client.map(execute, [fn] * len(chunk), [t.settings for t in chunk],
+                             [summary.threads] * len(chunk), pure=False)
+            by_key.update((future.key, task) for future, task in zip(new, chunk))
+            pending.update(new)
+            return new
+
         # results are gathered in the background, in batches: no round trip per task
-        for future, out in as_completed(futures, with_results=True, raise_errors=False):
+        results = as_completed(submit(window), with_results=True, raise_errors=False)
+        for future, out in results:
             pending.discard(future)
-            task = by_key[future.key]
+            task = by_key.pop(future.key)
+            if len(pending) <= window // 2:
+                results.update(submit(window - len(pending)))
             if not isinstance(out, dict):  # KilledWorker, a task that cannot be unpickled, ...
                 exc = out[1] if isinstance(out, tuple) else out  # (type, exception, traceback)
                 out = {"status": FAILED, "result": None, "error": f"{type(exc).__name__}: {exc}",
