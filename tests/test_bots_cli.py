@@ -18,7 +18,7 @@ from nochmal.move import Move
 runner = CliRunner()
 BOARD = load_board("classic")
 SHEET = """gggyyyyGbbbOyyy
-ogYgYyoorBboogg
+ogYgYyoxrBboogg
 BgrgggGxrryyogg
 brrgoObxggyyoRb
 roooorbxooorrrr
@@ -26,6 +26,8 @@ rBbRrrryYoRbbbO
 yybbbbryyyggGoo
 jokers_used: 7
 """
+# (4 crosses in column H: 7 jokers take at least 4 rolls of one cross or more; a sheet no legal
+# game can produce is refused, tests/test_cli_impossible_sheets.py)
 SOLO_ROLL = '{"colours": ["y", "x"], "numbers": ["3", "?"]}'
 
 

@@ -10,7 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
+from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file, refuse_impossible
 from nochmal.dice import Roll
 from nochmal.errors import NochmalError, OptionError
 from nochmal.fileio import load_json_text
@@ -46,6 +46,7 @@ def hint_cmd(
     top: int = typer.Option(3, "--top", help="How many choices to show."),
     bridging: bool = typer.Option(False, "--bridging", help="Rule option: new crosses may connect through crossed cells."),
     as_json: bool = typer.Option(False, "--json", help="Print the hints as JSON."),
+    allow_impossible: bool = typer.Option(False, "--allow-impossible", help="Hint for a sheet no legal game can produce (warn instead of exit 1)."),
 ):
     """Show the best few choices for a sheet and a roll, with the estimated final score of each.
 
@@ -58,7 +59,8 @@ def hint_cmd(
     b = board_arg(board)
     dice = _parse_roll(roll)
     state = read_sheet_file(sheet, b)
-    game = build_hint_game(b, state, dice, solo, rolls_left, bridging)
+    game = build_hint_game(b, state, dice, solo, rolls_left, bridging)  # (checks the dice against the mode first)
+    refuse_impossible(state, str(sheet), allow_impossible)
     results = hint(game, top)
     if as_json:
         emit_json({

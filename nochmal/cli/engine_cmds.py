@@ -113,6 +113,7 @@ def moves(
     sheet: Optional[Path] = typer.Option(None, "--sheet", help="Typed sheet (7 lines of 15, x = crossed); default empty."),
     bridging: bool = typer.Option(False, "--bridging", help="Rule option: new crosses may connect through crossed cells."),
     as_json: bool = typer.Option(False, "--json", help="Print the placements as JSON."),
+    allow_impossible: bool = typer.Option(False, "--allow-impossible", help="List placements on a sheet no legal game can produce (warn instead of exit 1)."),
 ):
     """List every legal placement of COUNT crosses of COLOUR as cell lists.
 
@@ -127,6 +128,8 @@ def moves(
     from nochmal.sheet import Sheet
 
     state = read_sheet_file(sheet, b) if sheet else Sheet.empty(b)
+    if sheet:
+        refuse_impossible(state, str(sheet), allow_impossible)
     placements = [b.cells_of(m) for m in state.placements(colour, count, bridging)]
     placements.sort()
     if as_json:

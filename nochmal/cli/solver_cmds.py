@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file
+from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file, refuse_impossible
 from nochmal.errors import NochmalError
 from nochmal.fileio import check_writable
 from nochmal.modes import Mode
@@ -99,6 +99,7 @@ def solve(
     players: Optional[int] = typer.Option(None, "--players", "-n", min=1, max=4, help="With --mission: the number of players (1-4)."),
     difficulty: str = typer.Option("normal", "--difficulty", "-d", help="With --mission: easy, normal or hard (sets the roll budget)."),
     save: Optional[Path] = typer.Option(None, "--save", help="Write the plan as a game record (nochmal replay --verify reads it); a plan from roll 1 on an empty sheet."),
+    allow_impossible: bool = typer.Option(False, "--allow-impossible", help="With --sheet: plan from a sheet no legal game can produce (warn instead of exit 1)."),
 ):
     """Find the best plan for known dice (CP-SAT) and say whether it is proven optimal.
 
@@ -147,6 +148,7 @@ def solve(
         inst = Instance.from_rolls_file(rolls, board_arg(board), count=rolls_count)
         if sheet is not None:
             inst.start = read_sheet_file(sheet, inst.board)
+            refuse_impossible(inst.start, str(sheet), allow_impossible)
     from nochmal.solver.interrupt import SigintStop  # OR-Tools: loaded only to plan
 
     # one Ctrl-C watch over the whole run, model building and hint included: an early press
