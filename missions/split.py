@@ -517,8 +517,6 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
     rolls; (None, None): undecided (too many subsets, or the time limit)."""
     import time
 
-    from ortools.sat.python import cp_model
-
     deadline = time.monotonic() + time_limit
     left = [budget]
     options = []
@@ -527,32 +525,70 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
         if rows is None:
             return None, None
         options.append(rows)
+    # The demands only ask for units done, so a sheet may as well take a largest subset that
+    # fits: the picks run over the maximal ones (by inclusion), first those that may fit (lower
+    # figures: none meets the demands -> no split can), then those whose path fits (upper).
+    status, chosen = _pick_one_each(inst, [_maximal(rows) for rows in options], deadline)
+    if status is False or status is None:
+        return status, None
+    if any(figures[1] > rolls for _, figures in chosen):
+        status, chosen = _pick_one_each(inst, [_maximal([r for r in rows if r[1][1] <= rolls]) for rows in options],
+                                        deadline)
+        if not status:  # (False here: only subsets whose figures are intervals fit: undecided)
+            return None, None
+    return True, _without_repeats(inst, [subset for subset, _ in chosen], rolls)
+
+
+def _maximal(rows: list) -> list:
+    """The rows whose subset no other row's subset contains."""
+    kept: list = []
+    masks: list[int] = []
+    for row in sorted(rows, key=lambda r: -len(r[0])):
+        mask = 0
+        for u in row[0]:
+            mask |= 1 << u
+        if all(mask & ~other for other in masks):
+            kept.append(row)
+            masks.append(mask)
+    return kept
+
+
+def _pick_one_each(inst: SplitInstance, options: list[list], deadline: float) -> tuple[bool | None, list | None]:
+    """CP-SAT: one row per sheet so that the demands are met. (True, the rows), (False, None)
+    when none can, (None, None) at ``deadline``."""
+    from ortools.sat.python import cp_model
+
     m = cp_model.CpModel()
     covered: dict[int, list] = {u: [] for u in range(len(inst.units))}
     picks = []
-    unsure = []  # picked subsets whose upper rolls figure does not fit: as few as possible
     for p, rows in enumerate(options):
         zs = [m.NewBoolVar(f"z{p}_{i}") for i in range(len(rows))]
         m.AddExactlyOne(zs)
-        for z, (subset, figures) in zip(zs, rows):
+        for z, (subset, _) in zip(zs, rows):
             for u in subset:
                 covered[u].append(z)
-            if figures[1] > rolls:
-                unsure.append(z)
         picks.append(zs)
     _add_demands(m, inst, covered)
-    if unsure:
-        m.Minimize(sum(unsure))
     solver = _until(deadline)
     status = solver.Solve(m)
     if status == cp_model.INFEASIBLE:
         return False, None
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None, None
-    chosen = [rows[next(i for i, z in enumerate(zs) if solver.Value(z))] for rows, zs in zip(options, picks)]
-    if any(figures[1] > rolls for _, figures in chosen):  # only lower figures fit: undecided
-        return None, None
-    return True, [subset for subset, _ in chosen]
+    return True, [rows[next(i for i, z in enumerate(zs) if solver.Value(z))] for rows, zs in zip(options, picks)]
+
+
+def _without_repeats(inst: SplitInstance, assignment: list[tuple[int, ...]], rolls: int) -> list[tuple[int, ...]]:
+    """A unit that largest subsets give to several sheets stays with one: dropped from the
+    others where their path then still takes at most ``rolls`` (upper figure)."""
+    out = [list(units) for units in assignment]
+    for u in range(len(inst.units)):
+        holders = [p for p, units in enumerate(out) if u in units]
+        for p in holders[1:]:
+            rest = [v for v in out[p] if v != u]
+            if _upper_cost(inst, p, rest)[0] <= rolls:
+                out[p] = rest
+    return [tuple(units) for units in out]
 
 
 # --- solving ----------------------------------------------------------------------------------
@@ -882,15 +918,14 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
     seed = _remembered_split(inst) if shortcut else None
     if seed is not None:  # the last split of the same units (a room after a tap): usually still good, or nearly
         cost = lambda p, units: _upper_cost(inst, p, units)  # noqa: E731
-        seed = local_search(inst, seed, cost, time.monotonic() + min(0.08, time_limit / 30), lower_cheap)
         seed_rolls = max(cost(p, units)[0] for p, units in enumerate(seed))
-        if seed_rolls > lower_cheap:  # a short search missed the bound: lift it before searching longer
+        if seed_rolls > lower_cheap:  # lift the bound first: a search for a split below it hunts in vain
             lower_cheap, found, bound = _raise_lower(inst, lower_cheap, seed_rolls, min(1.0, time_limit / 3))
             raised = True
-            seed = local_search(inst, found or seed, cost, time.monotonic() + min(0.3, time_limit / 10), lower_cheap)
-        seed_rolls = max(_upper_cost(inst, p, units)[0] for p, units in enumerate(seed))
-        if seed_rolls <= lower_cheap:
-            greedy = seed
+            seed = found or seed
+        seed = local_search(inst, seed, cost, time.monotonic() + (min(0.3, time_limit / 10) if raised else
+                                                                  min(0.08, time_limit / 30)), lower_cheap)
+        greedy = seed  # (searched from a split of the same units: a fresh greedy one did worse in the bench rooms)
     found = None
     if greedy is None:
         def raise_first(assignment) -> int:  # lift the bound towards the greedy split's rolls
