@@ -86,6 +86,13 @@ def test_fact_endpoints_refuse_bad_input_naming_the_field(client):
     assert_error(client.get("/api/rolls", params={"seed": -1}), 422, "seed")
     assert_error(client.get("/api/rolls", params={"seed": 1, "count": 100000}), 422, "count")
     assert_error(client.post("/api/score", json={"board": "classic", "sheet": "xx\n"}), 400, "sheet")
+    # a sheet no legal game can produce (column A alone, not connected to H): refused with the
+    # reasons as the CLI refuses it, answered with allow_impossible as with --allow-impossible
+    far = nm.format_typed_sheet(nm.Sheet.from_cells(nm.load_board("classic"), [f"A{r}" for r in range(1, 8)]))
+    for path, extra in (("/api/score", {}), ("/api/moves", {"colour": "b", "count": 2}),
+                        ("/api/hint", {"roll": {"colours": ["y", "b"], "numbers": ["3", "?"]}, "solo": True})):
+        assert_error(client.post(path, json={"sheet": far, **extra}), 400, "sheet", "impossible sheet")
+        assert client.post(path, json={"sheet": far, "allow_impossible": True, **extra}).status_code == 200
     assert_error(client.post("/api/score", json={"board": 5}), 422, "board")
     assert_error(client.post("/api/moves", json={"colour": "z", "count": 2}), 422, "colour")
     assert_error(client.post("/api/moves", json={"colour": "b", "count": "many"}), 422, "count")

@@ -102,16 +102,26 @@ class Body(BaseModel):
 class SheetBody(Body):
     board: str = Field("classic", description="A built-in board name.")
     sheet: str = Field("", max_length=4000, description="A typed sheet (7 lines of 15, x = crossed); empty: no crosses.")
+    allow_impossible: bool = Field(False, description="Answer for a sheet no legal game can produce (as the CLI's "
+                                   "--allow-impossible); by default such a sheet is refused with the reasons.")
 
 
 def _sheet(body: SheetBody) -> tuple:
+    """The board and the typed sheet; a sheet no legal game can produce is refused as the CLI
+    refuses it (nochmal/cli/common.py refuse_impossible), unless ``allow_impossible``."""
+    from nochmal.impossible import impossible_sheet_reasons
+
     b = builtin_board(body.board)
     if not body.sheet.strip():
         return b, Sheet.empty(b)
     try:
-        return b, parse_typed_sheet(body.sheet, b, "sheet")
+        state = parse_typed_sheet(body.sheet, b, "sheet")
     except NochmalError as exc:
         raise WebError(str(exc), "sheet") from None
+    reasons = [] if body.allow_impossible else impossible_sheet_reasons(state)
+    if reasons:
+        raise WebError(f"impossible sheet: {'; '.join(reasons)}", "sheet")
+    return b, state
 
 
 @router.post("/score", summary="Score a typed sheet (as `nochmal score --json`)")
