@@ -569,6 +569,11 @@ def _pick_one_each(inst: SplitInstance, options: list[list], deadline: float) ->
                 covered[u].append(z)
         picks.append(zs)
     _add_demands(m, inst, covered)
+    for d in inst.demands:  # implied: the units a demand needs are counted in the rows (CP-SAT proves "no" fast)
+        if d.group is None:
+            wanted = set(d.units)
+            m.Add(sum(len(wanted.intersection(subset)) * z for rows, zs in zip(options, picks)
+                      for (subset, _), z in zip(rows, zs) if wanted.intersection(subset)) >= d.need)
     solver = _until(deadline)
     status = solver.Solve(m)
     if status == cp_model.INFEASIBLE:
@@ -811,8 +816,19 @@ def _remember_split(inst: SplitInstance, assignment) -> None:
 
 
 def _remembered_split(inst: SplitInstance) -> list[list[int]] | None:
+    """The last split of the same units; else the latest of more units (a room where an item
+    got done since: star hunt crosses a star) restricted to these, when it holds them all."""
+    key = _units_key(inst)
     with _FIGURES_LOCK:
-        seed = _LAST_SPLITS.get(_units_key(inst))
+        seed = _LAST_SPLITS.get(key)
+        recent = list(_LAST_SPLITS.items()) if seed is None else []
+    if seed is None:
+        index = {(u.objective, u.name): i for i, u in enumerate(inst.units)}
+        for (n, names, _), old in reversed(recent):
+            if n != key[0] or not index.keys() <= set(names):
+                continue
+            seed = tuple(tuple(index[names[u]] for u in units if names[u] in index) for units in old)
+            break
     if seed is None or any(inst.units[u].masks[p] is None for p, units in enumerate(seed) for u in units):
         return None
     return [list(units) for units in seed]
