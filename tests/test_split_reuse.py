@@ -1,0 +1,188 @@
+"""What a room's status reuses between taps (issue 19) against the same figures computed fresh.
+
+- missions/split.py remembers rolls_feasible's per-sheet listings (``_subsets_within``) per
+  (sheet state, units' cells, rolls): a remembered listing must equal a fresh one on seeded
+  random room states where one seat gains crosses at a time (a stale entry for the changed
+  sheet would show here), and the verdicts must match the brute-force oracle on small cases.
+- nochmal/impossible.py remembers each block's pieces per (block, local cells)
+  (``block_pieces``): checked against a plain count written here and against the CP-SAT
+  model ``rolls_needed_cpsat`` on boards with large blocks, two boards used in turn.
+- a room whose items got done since seeds its split from the latest split of more units
+  (``_remembered_split``): the seed maps units by name, and the split stays within the
+  brute-force optimum's bounds.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from split_oracle import brute_split_rolls
+
+from nochmal import impossible
+from nochmal.bitsets import bit_list, component_of, components
+from nochmal.board import Board, load_board
+from nochmal.impossible import block_pieces, rolls_needed, rolls_needed_cpsat
+from nochmal.missions import split
+from nochmal.missions.loader import builtin_missions
+from nochmal.missions.model import Mission, Objective
+from nochmal.missions.split import check_split, rolls_feasible, solve_split, split_instance, unit_lower_bound
+from nochmal.sheet import Sheet
+
+CLASSIC = load_board("classic")
+MISSIONS = {m.id: m for m in builtin_missions()}
+
+
+def grow(sheet: Sheet, rng: random.Random, crosses: int) -> Sheet:
+    """The sheet after ``crosses`` more legal one-cell crosses (each anchored when placed)."""
+    board = sheet.board
+    for _ in range(crosses):
+        open_anchored = [b for b in range(board.n_cells) if sheet.anchored >> b & 1 and not sheet.crossed >> b & 1]
+        if not open_anchored:
+            break
+        sheet = sheet.cross(1 << rng.choice(open_anchored))
+    return sheet
+
+
+def clear_reuse() -> None:
+    """Every per-state cache of the split (what a fresh computation would not have)."""
+    for cache in (split._LISTINGS, split._FIGURES, split._PIECES, split._LAST_SPLITS):
+        cache.clear()
+
+
+def listings(inst, rolls: int) -> list:
+    return [split._subsets_within(inst, p, rolls, [10**9], float("inf")) for p in range(len(inst.sheets))]
+
+
+# --- remembered listings vs fresh ones -----------------------------------------------------------------------
+@pytest.mark.parametrize("mission_id,seed", [("column-relay", 0), ("column-relay", 1), ("star-hunt", 0),
+                                             ("star-hunt", 1)])
+def test_remembered_listings_equal_fresh_ones_as_one_seat_gains_crosses(mission_id, seed):
+    rng = random.Random(7100 + seed)
+    mission = MISSIONS[mission_id]
+    sheets = [grow(Sheet.empty(CLASSIC), rng, rng.randint(15, 35)) for _ in range(4)]
+    clear_reuse()
+    hits = 0
+    for step in range(4):
+        inst = split_instance(mission, sheets)
+        rolls = unit_lower_bound(inst) + 1
+        before = len(split._LISTINGS)
+        warm = listings(inst, rolls)  # entries of the earlier states (and this one's unchanged sheets) in the cache
+        hits += 4 - (len(split._LISTINGS) - before)
+        again = listings(inst, rolls)  # all four remembered now
+        clear_reuse()
+        fresh = listings(inst, rolls)
+        assert warm == fresh and again == fresh
+        # the listing's contract, checked on the fresh figures: a listed subset's lower figure fits
+        for p, rows in enumerate(fresh):
+            assert rows[0] == ((), (0, 0))
+            for subset, (low, high) in rows[1:]:
+                assert low <= rolls and low <= high
+                assert all(inst.units[u].masks[p] for u in subset)
+        seat = step % 4
+        sheets[seat] = grow(sheets[seat], rng, 3)  # one seat's tap: its listing must not come from the cache
+    assert hits > 0  # (the unchanged sheets were served from the cache: the test exercises hits)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_rolls_feasible_with_remembered_listings_matches_the_brute_force(seed):
+    rng = random.Random(7300 + seed)
+    budgets = tuple((p, (("easy", 30), ("normal", 20), ("hard", 10))) for p in (1, 2, 3, 4))
+    objectives = [Objective("columns", "team", columns=(0, 1, 2, 12, 13, 14)),
+                  Objective("cells", "team", cells=("A1", "B1", "C1", "O7", "N7", "H1")),
+                  Objective("stars", "team", count=15)]
+    for _ in range(40):
+        n = rng.choice([2, 3])
+        sheets = [grow(Sheet.empty(CLASSIC), rng, rng.randint(10, 60)) for _ in range(n)]
+        mission = Mission("t", "T", "user", "a test", (rng.choice(objectives),), budgets)
+        inst = split_instance(mission, sheets)
+        if inst.demands and len(inst.units) <= 6:
+            break
+    else:
+        pytest.skip("no small case drawn")
+    low, want = brute_split_rolls(inst)
+    for _ in range(2):  # the second round runs on remembered listings
+        if low > 0:
+            assert rolls_feasible(inst, low - 1, budget=100_000, time_limit=30)[0] is False
+        feasible, assignment = rolls_feasible(inst, want, budget=100_000, time_limit=30)
+        assert feasible is True and not check_split(inst, assignment)
+        for p, units in enumerate(assignment):
+            assert split._upper_cost(inst, p, units)[0] <= want
+
+
+# --- block pieces remembered per block ------------------------------------------------------------------------
+def plain_pieces(board: Board, crossed: int) -> int:
+    """Printed blocks have at most 6 cells: each connected part of a block takes ceil(size / 5)."""
+    total = 0
+    for block in board.blocks:
+        for part in components(crossed & block.mask, board.neighbour_mask):
+            total += -(-part.bit_count() // 5)
+    return total
+
+
+def test_block_pieces_remembered_equal_a_plain_count_on_the_classic_board():
+    rng = random.Random(7500)
+    impossible._BLOCK_TABLES.clear()
+    for _ in range(300):
+        mask = 0
+        for b in rng.sample(range(CLASSIC.n_cells), rng.randint(0, 40)):
+            mask |= 1 << b
+        first = block_pieces(CLASSIC, mask)
+        assert first == block_pieces(CLASSIC, mask)  # remembered
+        assert first[1] == plain_pieces(CLASSIC, mask)
+        need = rolls_needed(CLASSIC, mask)
+        reached = component_of(mask & CLASSIC.start_mask, mask, CLASSIC.neighbour_mask)
+        assert need.reachable == (reached == mask) and need.upper == first[1]
+        assert set(need.unanchored) == {c for c in components(mask, CLASSIC.neighbour_mask)
+                                        if not c & CLASSIC.start_mask}
+
+
+def test_block_pieces_of_large_blocks_match_cp_sat_with_two_boards_in_turn():
+    boards = [Board.from_grid(["yyyyyyy", "yyyyyyy", "bbbgggg"]), Board.from_grid(["yyyyyyy", "ybyyyyy", "bbbgggg"])]
+    rng = random.Random(7600)
+    impossible._BLOCK_TABLES.clear()
+    for _ in range(40):
+        board = rng.choice(boards)
+        sheet = grow(Sheet.empty(board), rng, rng.randint(1, 14))
+        pieces = block_pieces(board, sheet.crossed)[1]
+        assert pieces == rolls_needed(board, sheet.crossed).upper
+        # the fewest rolls of an anchored set are its fewest pieces of one block (impossible.py)
+        assert rolls_needed_cpsat(board, sheet.crossed, pieces) is True
+        if pieces > 1:
+            assert rolls_needed_cpsat(board, sheet.crossed, pieces - 1) is False
+    assert len(impossible._BLOCK_TABLES) == 2
+
+
+# --- the seed of a room whose items got done since ---------------------------------------------------------------
+@pytest.mark.parametrize("seed", range(4))
+def test_seed_from_a_split_of_more_units_maps_units_by_name(seed):
+    rng = random.Random(7700 + seed)
+    budgets = tuple((p, (("easy", 30), ("normal", 20), ("hard", 10))) for p in (1, 2, 3, 4))
+    mission = Mission("t", "T", "user", "a test",
+                      (Objective("cells", "team", cells=("G1", "I1", "G7", "I7", "F4", "J4")),), budgets)
+    clear_reuse()
+    sheets = [grow(Sheet.empty(CLASSIC), rng, rng.randint(3, 12)) for _ in range(3)]
+    before = split_instance(mission, sheets)
+    if not before.demands:
+        pytest.skip("every cell crossed already")
+    split._remember_split(before, [tuple(u for u in range(len(before.units)) if u % 3 == p) for p in range(3)])
+    names = {p: {before.units[u].name for u in range(len(before.units)) if u % 3 == p} for p in range(3)}
+    # cross one open target cell on some sheet where it is anchored: that unit is done for the team
+    open_units = [(p, u) for u in range(len(before.units)) for p in range(3)
+                  if before.units[u].masks[p] & sheets[p].anchored]
+    if not open_units:
+        pytest.skip("no target cell anchored")
+    p, u = rng.choice(open_units)
+    ready = before.units[u].masks[p] & sheets[p].anchored
+    sheets[p] = sheets[p].cross(ready & -ready)
+    after = split_instance(mission, sheets)
+    seed_split = split._remembered_split(after)
+    if len(after.units) < len(before.units):  # a unit went: the old split, restricted, by name
+        assert seed_split is not None
+        for q, units in enumerate(seed_split):
+            assert {after.units[v].name for v in units} == names[q] & {x.name for x in after.units}
+    if after.demands and len(after.units) <= 6:
+        _, want = brute_split_rolls(after)
+        found = solve_split(after)
+        assert found.rolls_lower <= want <= found.rolls_upper
+        assert not check_split(after, [plan.units for plan in found.plans])
