@@ -53,7 +53,8 @@ from nochmal.impossible import rolls_needed
 from nochmal.missions.model import IN_PROGRESS, LOST, Mission, block_slots
 from nochmal.missions.objectives import items_needed, objective_items, team_score
 from nochmal.sheet import Sheet
-from nochmal.sheetgraph import CrossesEstimate, RollsEstimate, cross_distances, fewest_crosses, fewest_rolls
+from nochmal.sheetgraph import (CrossesEstimate, RollsEstimate, cross_distances, fewest_crosses, fewest_rolls,
+                               trimmed_rolls)
 from nochmal.steiner import crossing_order
 
 CROSSES_PER_ROLL = 5  # docs/rules.md: a roll's placement is at most 5 cells (a number die shows 1-5 or '?')
@@ -273,7 +274,7 @@ def sheet_figures(sheet: Sheet, target: int, time_limit: float = 0.0) -> tuple[C
         pieces = sheet_pieces(sheet, target)
         lower = max(lower, pieces.lower)
         if pieces.upper < upper:  # that path, trimmed of crosses the rolls do not need
-            trimmed = fewest_rolls(sheet, target)
+            trimmed = trimmed_rolls(sheet, target, pieces)
             upper, path = trimmed.upper, crossing_order(sheet, trimmed.cells)
     figures = (est, lower, max(lower, upper), path)
     with _FIGURES_LOCK:
@@ -673,9 +674,56 @@ def _solve_subsets(inst: SplitInstance, allowed: list[list[int]], time_limit: fl
     return Split(inst, lower, upper, plans, method)
 
 
+_DP_UNITS = 6  # units up to which _pick_subsets runs a programme over the units done (2^6 states) instead of CP-SAT
+
+
+def _meets(inst: SplitInstance, done: int) -> bool:
+    """Whether the units of the bit mask ``done`` meet every demand (one of each group)."""
+    groups: dict[int, bool] = {}
+    for d in inst.demands:
+        ok = sum(1 for u in d.units if done >> u & 1) >= d.need
+        if d.group is None:
+            if not ok:
+                return False
+        else:
+            groups[d.group] = groups.get(d.group, False) or ok
+    return all(groups.values())
+
+
+def _pick_subsets_dp(inst, figures, side: str):
+    """The optimum of :func:`_pick_subsets` exactly, without a solver, for few units: for each
+    roll count R (ascending), the fewest total crosses per set of units done, sheet by sheet,
+    over the subsets whose rolls fit R; the first R where a set that meets the demands is
+    reached is the fewest rolls, and that set's crosses the fewest at R."""
+    candidates = sorted({(low if side == "lower" else high) for rows in figures for _, (_, low, high, _) in rows})
+    for rolls in candidates:
+        best: dict[int, tuple[int, tuple]] = {0: (0, ())}
+        for rows in figures:
+            grown: dict[int, tuple[int, tuple]] = {}
+            fits = []
+            for subset, (est, low, high, _) in rows:
+                if (low if side == "lower" else high) <= rolls:
+                    mask = 0
+                    for u in subset:
+                        mask |= 1 << u
+                    fits.append((mask, est.lower if side == "lower" else est.upper, subset))
+            for done, (crosses, picks) in best.items():
+                for mask, more, subset in fits:
+                    key = done | mask
+                    if key not in grown or crosses + more < grown[key][0]:
+                        grown[key] = (crosses + more, picks + (subset,))
+            best = grown
+        met = [(crosses, picks) for done, (crosses, picks) in best.items() if _meets(inst, done)]
+        if met:
+            return rolls, list(min(met, key=lambda item: item[0])[1]), "optimal"
+    raise ValueError("no split meets the demands (a unit no sheet may take)")
+
+
 def _pick_subsets(inst, figures, side: str, time_limit: float):
     """CP-SAT: one subset per sheet, demands met, minimise rolls (the lower or upper rolls
-    figure of each subset) then crosses."""
+    figure of each subset) then crosses (:func:`_pick_subsets_dp` where few units)."""
+    if len(inst.units) <= _DP_UNITS:
+        return _pick_subsets_dp(inst, figures, side)
     from ortools.sat.python import cp_model
 
     m = cp_model.CpModel()

@@ -579,6 +579,17 @@ def fewest_rolls(sheet: Sheet, target: int, exact_limit: int = ROLLS_EXACT_LIMIT
     return RollsEstimate(lower, upper, cells)
 
 
+def trimmed_rolls(sheet: Sheet, target: int, pieces: RollsEstimate) -> RollsEstimate:
+    """``fewest_rolls(sheet, target)`` (trim on) from its ``trim=False`` answer ``pieces``: the
+    same tree and the same first drops (at their fixed point, or none where the rolls already
+    meet the bound), so only the trimming is left to do."""
+    need = target & ~sheet.crossed
+    if not need:
+        return pieces
+    cells, upper = _drop_cells(sheet, pieces.cells, need, pieces.upper, True)
+    return RollsEstimate(pieces.lower, upper, cells)
+
+
 def _drop_cells(sheet: Sheet, cells: int, need: int, rolls: int, trim: bool) -> tuple[int, int]:
     """Drop cells off the target from a legal set of new cells while every connected piece of
     it stays anchored: first cells of a block's part of more than 5 chosen cells while that

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import random
+from itertools import combinations
 
 import pytest
 from split_oracle import brute_split_rolls
@@ -186,3 +187,54 @@ def test_seed_from_a_split_of_more_units_maps_units_by_name(seed):
         found = solve_split(after)
         assert found.rolls_lower <= want <= found.rolls_upper
         assert not check_split(after, [plan.units for plan in found.plans])
+
+
+# --- the piece search's trimmed path and the subsets model's programme ---------------------------------------------
+@pytest.mark.parametrize("seed", range(6))
+def test_trimmed_rolls_from_the_untrimmed_answer_equal_a_fresh_trimmed_search(seed):
+    from nochmal.sheetgraph import fewest_rolls, trimmed_rolls
+
+    rng = random.Random(7800 + seed)
+    for _ in range(12):
+        sheet = grow(Sheet.empty(CLASSIC), rng, rng.randint(0, 40))
+        target = 0
+        for b in rng.sample(range(CLASSIC.n_cells), rng.randint(1, 12)):
+            target |= 1 << b
+        assert trimmed_rolls(sheet, target, fewest_rolls(sheet, target, trim=False)) == fewest_rolls(sheet, target)
+
+
+BUDGETS = tuple((p, (("easy", 30), ("normal", 20), ("hard", 10))) for p in (1, 2, 3, 4))
+SMALL = {"colour-fan": MISSIONS["colour-fan"],  # team colours, and alternatives (any: one sheet's two columns)
+         "any-columns": Mission("t", "T", "user", "a test", (Objective("columns", "any", columns=(0, 13)),), BUDGETS)}
+
+
+@pytest.mark.parametrize("mission_id", sorted(SMALL))
+def test_subsets_programme_finds_the_cp_sat_optimum(mission_id, monkeypatch):
+    rng = random.Random(mission_id)
+    mission = SMALL[mission_id]
+    compared = 0
+    for _ in range(6):
+        players = 3 if mission_id == "any-columns" else 4
+        sheets = [grow(Sheet.empty(CLASSIC), rng, rng.randint(0, 40)) for _ in range(players)]
+        inst = split_instance(mission, sheets)
+        if not inst.demands or len(inst.units) > split._DP_UNITS:
+            continue
+        figures = []
+        for p in range(len(sheets)):
+            units = [u for u in range(len(inst.units)) if inst.units[u].masks[p] is not None]
+            rows = [(sub, split.sheet_figures(sheets[p], split._target(inst, p, sub)) if sub else split._NO_FIGURES)
+                    for k in range(len(units) + 1) for sub in combinations(units, k)]
+            figures.append(rows)
+        for side in ("upper", "lower"):
+            rolls, assignment, _ = split._pick_subsets_dp(inst, figures, side)
+            monkeypatch.setattr(split, "_DP_UNITS", -1)
+            cp_rolls, cp_assignment, status = split._pick_subsets(inst, figures, side, 20.0)
+            monkeypatch.setattr(split, "_DP_UNITS", 6)
+            assert status == "optimal" and rolls == cp_rolls and not check_split(inst, assignment)
+
+            def crosses(picks):
+                return sum(next(f[0].lower if side == "lower" else f[0].upper for s, f in figures[p] if s == sub)
+                           for p, sub in enumerate(picks))
+            assert crosses(assignment) == crosses(cp_assignment)
+            compared += 1
+    assert compared
