@@ -464,8 +464,10 @@ _LISTINGS_MAX = 4096
 
 def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], deadline: float) -> list | None:
     """Every subset of sheet p's units that may fit ``rolls`` rolls (lower rolls figure of
-    :func:`sheet_figures` <= rolls), with its rolls figures (lower, upper); grown unit by unit (a superset never
-    costs less, so a subset that cannot fit ends its branch). None when ``budget`` (figures
+    :func:`sheet_figures` <= rolls), with its rolls figures (lower, upper); grown size by size
+    from the subsets listed one size smaller, and only where each of those that it holds is
+    listed (a superset never needs fewer rolls: one that holds a subset that cannot fit cannot
+    either, so every subset that really fits is listed). None when ``budget`` (figures
     left to compute, shared by the sheets) runs out or at ``deadline`` (time.monotonic).
 
     A complete listing is remembered per (board, crossed cells, the units' cells on this sheet
@@ -484,23 +486,30 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
     if hit is not None:
         return [(tuple(units[i] for i in subset), figures) for subset, figures in hit]
     found = [((), (0, 0))]
-    stack = [((), 0, -1)]
+    level = {(): 0}  # the listed subsets of the last size, with their cells
     board = sheet.board
-    while stack:
-        subset, target, last = stack.pop()
-        for i in range(last + 1, len(units)):
-            if budget[0] <= 0 or time.monotonic() > deadline:
-                return None
-            budget[0] -= 1
-            grown = subset + (i,)
-            grown_target = target | masks[i]
-            if block_slots(board, grown_target & ~sheet.crossed) > rolls or \
-                    sheet_pieces(sheet, grown_target).lower > rolls:
-                continue  # (cheap lower bounds first: the crosses' programme is the slow part)
-            figures = _rolls_figures(sheet, grown_target)
-            if figures[0] <= rolls:
-                found.append((grown, figures))
-                stack.append((grown, grown_target, i))
+    while level:
+        listed = set(level)
+        grown_level = {}
+        for subset, target in level.items():
+            for i in range(subset[-1] + 1 if subset else 0, len(units)):
+                grown = subset + (i,)
+                # a subset whose every smaller subset fits may fit; one that holds a subset that cannot
+                # fit (its rolls only grow with more units) cannot, and is not computed
+                if any(grown[:k] + grown[k + 1:] not in listed for k in range(len(subset))):
+                    continue
+                if budget[0] <= 0 or time.monotonic() > deadline:
+                    return None
+                budget[0] -= 1
+                grown_target = target | masks[i]
+                if block_slots(board, grown_target & ~sheet.crossed) > rolls or \
+                        sheet_pieces(sheet, grown_target).lower > rolls:
+                    continue  # (cheap lower bounds first: the crosses' programme is the slow part)
+                figures = _rolls_figures(sheet, grown_target)
+                if figures[0] <= rolls:
+                    found.append((grown, figures))
+                    grown_level[grown] = grown_target
+        level = grown_level
     with _FIGURES_LOCK:
         _LISTINGS[key] = found
         if len(_LISTINGS) > _LISTINGS_MAX:
