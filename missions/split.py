@@ -54,7 +54,7 @@ from nochmal.missions.model import IN_PROGRESS, LOST, Mission, block_slots
 from nochmal.missions.objectives import items_needed, objective_items, team_score
 from nochmal.sheet import Sheet
 from nochmal.sheetgraph import (CrossesEstimate, RollsEstimate, cross_distances, fewest_crosses, fewest_rolls,
-                               trimmed_rolls)
+                               fits_rolls, trimmed_rolls)
 from nochmal.steiner import crossing_order
 
 CROSSES_PER_ROLL = 5  # docs/rules.md: a roll's placement is at most 5 cells (a number die shows 1-5 or '?')
@@ -542,11 +542,58 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
     if status is False or status is None:
         return status, None
     if any(figures[1] > rolls for _, figures in chosen):
-        status, chosen = _pick_one_each(inst, [_maximal([r for r in rows if r[1][1] <= rolls]) for rows in options],
-                                        deadline)
-        if not status:  # (False here: only subsets whose figures are intervals fit: undecided)
-            return None, None
+        sure, picked = _pick_one_each(inst, [_maximal([r for r in rows if r[1][1] <= rolls]) for rows in options],
+                                      deadline)
+        if sure:
+            chosen = picked
+    while any(figures[1] > rolls for _, figures in chosen):  # picks whose figures straddle the rolls: decide them
+        for p, (subset, figures) in enumerate(chosen):
+            if figures[1] <= rolls:
+                continue
+            fits = _fits_exactly(inst, p, subset, rolls, deadline)
+            if fits is None:
+                return None, None
+            if fits:  # its path now takes at most the rolls (sheet_figures knows it)
+                options[p] = [(s, (f[0], rolls) if s == subset else f) for s, f in options[p]]
+            else:  # it cannot, nor can any subset that holds it
+                options[p] = [(s, f) for s, f in options[p] if not set(subset) <= set(s)]
+        status, chosen = _pick_one_each(inst, [_maximal(rows) for rows in options], deadline)
+        if status is False or status is None:
+            return status, None
     return True, _without_repeats(inst, [subset for subset, _ in chosen], rolls)
+
+
+_FITS: OrderedDict = OrderedDict()  # fits_rolls verdicts by (board, crossed cells, target, rolls)
+
+
+def _fits_exactly(inst: SplitInstance, p: int, subset, rolls: int, deadline: float) -> bool | None:
+    """Whether sheet p can do ``subset`` within ``rolls`` rolls, exactly (sheetgraph.fits_rolls),
+    remembered; the answer tightens :func:`sheet_figures` (a path within the rolls, or a lower
+    figure above them), so that the plans and later bounds use it."""
+    sheet = inst.sheets[p]
+    target = _target(inst, p, subset)
+    key = (sheet.board.name, id(sheet.board), sheet.crossed, target, rolls)
+    with _FIGURES_LOCK:
+        known = _FITS.get(key)
+    if known is not None:
+        return known
+    fits, cells = fits_rolls(sheet, target, rolls, max(0.01, deadline - time.monotonic()))
+    if fits is None:
+        return None
+    est, lower, upper, path = sheet_figures(sheet, target)
+    if fits:
+        took = rolls_needed(sheet.board, cells).upper
+        if took < upper:
+            upper, path = max(lower, took), crossing_order(sheet, cells)
+    else:
+        lower = max(lower, rolls + 1)
+        upper = max(upper, lower)
+    with _FIGURES_LOCK:
+        _FIGURES[(sheet.board.name, id(sheet.board), sheet.crossed, target, 0.0)] = (est, lower, upper, path)
+        _FITS[key] = fits
+        if len(_FITS) > _FIGURES_MAX:
+            _FITS.popitem(last=False)
+    return fits
 
 
 def _maximal(rows: list) -> list:

@@ -579,6 +579,78 @@ def fewest_rolls(sheet: Sheet, target: int, exact_limit: int = ROLLS_EXACT_LIMIT
     return RollsEstimate(lower, upper, cells)
 
 
+FITS_BLOCK_CELLS = 10  # open cells of a block up to which fits_rolls tabulates its pieces (2^10 rows)
+
+
+def fits_rolls(sheet: Sheet, target: int, rolls: int, time_limit: float = 1.0) -> tuple[bool | None, int]:
+    """Whether every cell of ``target`` can be crossed within ``rolls`` further rolls (one
+    block a roll, bridging off), exactly, by CP-SAT: (True, the new cells), (False, 0), or
+    (None, 0) at the time limit or where a block has more than FITS_BLOCK_CELLS open cells.
+
+    The rolls of a set X of new cells whose every connected piece touches the anchored cells
+    are exactly its fewest pieces of one block (nochmal/impossible.py: any such set can be
+    crossed piece by piece in an anchored order), a sum over blocks of a figure of X's cells
+    in that block. So: a boolean per open cell, the target's cells set, a flow from the
+    anchored cells that every chosen cell consumes (each connected to them through chosen
+    cells), and per block a table from its chosen cells to their pieces (impossible.block_pieces),
+    the pieces summed within ``rolls``. :func:`fewest_rolls` gives bounds fast; this decides
+    where they straddle the roll count a split asks about (missions/split.py rolls_feasible)."""
+    from ortools.sat.python import cp_model
+
+    from nochmal.impossible import block_pieces
+
+    board = sheet.board
+    open_mask = board.full_mask & ~sheet.crossed
+    need = target & open_mask
+    if not need:
+        return True, 0
+    if any((block.mask & open_mask).bit_count() > FITS_BLOCK_CELLS for block in board.blocks):
+        return None, 0
+    open_bits = bit_list(open_mask)
+    m = cp_model.CpModel()
+    y = {b: m.NewBoolVar(f"y{b}") for b in open_bits}
+    cap = len(open_bits)
+    inflow: dict[int, list] = {b: [] for b in open_bits}
+    outflow: dict[int, list] = {b: [] for b in open_bits}
+    for b in open_bits:
+        if sheet.anchored >> b & 1:
+            f = m.NewIntVar(0, cap, f"r{b}")
+            m.Add(f <= cap * y[b])
+            inflow[b].append(f)
+        for c in bit_list(board.neighbour_mask[b] & open_mask):
+            f = m.NewIntVar(0, cap, f"f{b}_{c}")
+            m.Add(f <= cap * y[b])
+            m.Add(f <= cap * y[c])
+            outflow[b].append(f)
+            inflow[c].append(f)
+    for b in open_bits:
+        m.Add(sum(inflow[b]) - sum(outflow[b]) == y[b])
+        if need >> b & 1:
+            m.Add(y[b] == 1)
+    pieces = []
+    for block in board.blocks:
+        cells = bit_list(block.mask & open_mask)
+        if not cells:
+            continue
+        rows = []
+        for pick in range(1 << len(cells)):
+            chosen = sum(1 << c for i, c in enumerate(cells) if pick >> i & 1)
+            if need & block.mask & ~chosen == 0:
+                rows.append([pick >> i & 1 for i in range(len(cells))] + [block_pieces(board, chosen)[1]])
+        k = m.NewIntVar(0, len(cells), f"k{block.index}")
+        m.AddAllowedAssignments([y[c] for c in cells] + [k], rows)
+        pieces.append(k)
+    m.Add(sum(pieces) <= rolls)
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = max(0.01, time_limit)
+    solver.parameters.num_workers = 1
+    solver.parameters.random_seed = 0
+    status = solver.Solve(m)
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return True, sum(1 << b for b in open_bits if solver.Value(y[b]))
+    return (False, 0) if status == cp_model.INFEASIBLE else (None, 0)
+
+
 def trimmed_rolls(sheet: Sheet, target: int, pieces: RollsEstimate) -> RollsEstimate:
     """``fewest_rolls(sheet, target)`` (trim on) from its ``trim=False`` answer ``pieces``: the
     same tree and the same first drops (at their fixed point, or none where the rolls already

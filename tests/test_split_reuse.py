@@ -47,7 +47,7 @@ def grow(sheet: Sheet, rng: random.Random, crosses: int) -> Sheet:
 
 def clear_reuse() -> None:
     """Every per-state cache of the split (what a fresh computation would not have)."""
-    for cache in (split._LISTINGS, split._FIGURES, split._PIECES, split._LAST_SPLITS):
+    for cache in (split._LISTINGS, split._FIGURES, split._PIECES, split._LAST_SPLITS, split._FITS):
         cache.clear()
 
 
@@ -238,3 +238,40 @@ def test_subsets_programme_finds_the_cp_sat_optimum(mission_id, monkeypatch):
             assert crosses(assignment) == crosses(cp_assignment)
             compared += 1
     assert compared
+
+
+# --- the exact one-sheet check behind rolls_feasible -----------------------------------------------------------
+@pytest.mark.parametrize("seed", range(16))
+def test_fits_rolls_matches_a_breadth_first_search_over_placements(seed):
+    from test_status_fast_paths import brute_fewest_rolls, small_case
+
+    from nochmal.sheetgraph import fits_rolls
+
+    rng = random.Random(7900 + seed)
+    board, sheet, target = small_case(rng, 1)
+    want = brute_fewest_rolls(sheet, target)
+    for rolls in range(max(0, want - 2), want + 2):
+        fits, cells = fits_rolls(sheet, target, rolls, time_limit=30)
+        assert fits is (rolls >= want), (rolls, want)
+        if fits and target & ~sheet.crossed:  # a legal set of new cells holding the target, within the rolls
+            assert cells & target == target & ~sheet.crossed and not cells & sheet.crossed
+            assert all(piece & sheet.anchored for piece in components(cells, board.neighbour_mask))
+            assert rolls_needed(board, cells).upper <= rolls
+
+
+def test_rolls_feasible_decides_column_relay_where_the_figures_straddle_the_rolls():
+    """The first tap of a column relay room (bench_rooms' seeded edit): every sheet's figures
+    for some sets of columns are intervals around 10 rolls; the exact check decides them."""
+    mission = MISSIONS["column-relay"]
+    rng = random.Random(7950)
+    sheets = [Sheet.empty(CLASSIC) for _ in range(4)]
+    sheets[0] = grow(sheets[0], rng, 3)
+    inst = split_instance(mission, sheets)
+    clear_reuse()
+    split._FITS.clear()
+    verdicts = [rolls_feasible(inst, r, time_limit=60)[0] for r in (9, 10, 11)]
+    assert None not in verdicts and verdicts == sorted(verdicts)  # (False before True: a bound and a split)
+    feasible, assignment = rolls_feasible(inst, 11, time_limit=60)
+    assert feasible and not check_split(inst, assignment)
+    assert max(split._upper_cost(inst, p, units)[0] for p, units in enumerate(assignment)) <= 11
+    assert split._FITS  # (the exact check ran: the case is one it is for)
