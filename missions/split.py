@@ -724,7 +724,8 @@ def _solve_subsets(inst: SplitInstance, allowed: list[list[int]], time_limit: fl
     upper = max(plan.rolls for plan in plans)
     lower = max(low_r, unit_lower_bound(inst))
     lower = min(lower, upper)
-    method = "cp-sat over the fewest crosses of every subset"
+    method = ("every split tried over the fewest crosses of every subset" if len(inst.units) <= _DP_UNITS else
+              "cp-sat over the fewest crosses of every subset")
     if lower < upper:
         method += " (bounds: some rolls figures are intervals)" if not exact_figures else " (bounds: time limit)"
     return Split(inst, lower, upper, plans, method)
