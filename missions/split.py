@@ -553,10 +553,16 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
             fits = _fits_exactly(inst, p, subset, rolls, deadline)
             if fits is None:
                 return None, None
-            if fits:  # its path now takes at most the rolls (sheet_figures knows it)
-                options[p] = [(s, (f[0], rolls) if s == subset else f) for s, f in options[p]]
-            else:  # it cannot, nor can any subset that holds it
-                options[p] = [(s, f) for s, f in options[p] if not set(subset) <= set(s)]
+            target = _target(inst, p, subset)
+            for q in range(len(inst.sheets)):  # (the same verdict for every sheet in the same state: twins stay twins)
+                if q != p and (inst.sheets[q].crossed != inst.sheets[p].crossed or inst.sheets[q].board is not
+                               inst.sheets[p].board or any(inst.units[u].masks[q] is None for u in subset) or
+                               _target(inst, q, subset) != target):
+                    continue
+                if fits:  # its path now takes at most the rolls (sheet_figures knows it)
+                    options[q] = [(s, (f[0], rolls) if s == subset else f) for s, f in options[q]]
+                else:  # it cannot, nor can any subset that holds it
+                    options[q] = [(s, f) for s, f in options[q] if not set(subset) <= set(s)]
         status, chosen = _pick_one_each(inst, [_maximal(rows) for rows in options], deadline)
         if status is False or status is None:
             return status, None
@@ -626,6 +632,10 @@ def _pick_one_each(inst: SplitInstance, options: list[list], deadline: float) ->
                 covered[u].append(z)
         picks.append(zs)
     _add_demands(m, inst, covered)
+    for p in range(len(options)):  # sheets with the same rows are interchangeable: their picks in row order
+        twin = next((q for q in reversed(range(p)) if options[q] == options[p]), None)
+        if twin is not None and len(options[p]) > 1:
+            m.Add(sum(i * z for i, z in enumerate(picks[twin])) <= sum(i * z for i, z in enumerate(picks[p])))
     for d in inst.demands:  # implied: the units a demand needs are counted in the rows (CP-SAT proves "no" fast)
         if d.group is None:
             wanted = set(d.units)

@@ -275,3 +275,21 @@ def test_rolls_feasible_decides_column_relay_where_the_figures_straddle_the_roll
     assert feasible and not check_split(inst, assignment)
     assert max(split._upper_cost(inst, p, units)[0] for p, units in enumerate(assignment)) <= 11
     assert split._FITS  # (the exact check ran: the case is one it is for)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rolls_feasible_on_sheets_in_the_same_state_matches_the_brute_force(seed):
+    """Sheets in the same state have the same rows: the pick orders theirs (symmetry), and a
+    verdict of the exact check applies to all of them; the answer must not change."""
+    rng = random.Random(8100 + seed)
+    columns = tuple(sorted(rng.sample(range(15), 5)))
+    mission = Mission("t", "T", "user", "a test", (Objective("columns", "team", columns=columns),), BUDGETS)
+    same = grow(Sheet.empty(CLASSIC), rng, rng.randint(0, 20))
+    sheets = [same, same, grow(Sheet.empty(CLASSIC), rng, rng.randint(0, 20))][: rng.choice([2, 3])]
+    inst = split_instance(mission, sheets)
+    clear_reuse()
+    low, want = brute_split_rolls(inst)
+    if low > 0:
+        assert rolls_feasible(inst, low - 1, budget=100_000, time_limit=30)[0] is False
+    feasible, assignment = rolls_feasible(inst, want, budget=100_000, time_limit=30)
+    assert feasible is True and not check_split(inst, assignment)
