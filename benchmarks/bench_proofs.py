@@ -2,6 +2,8 @@
 
     nice -n 0 python benchmarks/bench_proofs.py --seeds 1,18,20,29,36,39 --time-limit 60 \
         --variants default "default,split_bound" --after-split 60
+    taskset -c 1 python benchmarks/bench_proofs.py --seeds 1,18,20,29,36,39 --time-limit 60 \
+        --workers 1 --variants default "default,colour_cases"
 
 Per seed, every variant is solved in turn (so all of them see the same machine load);
 ``--after-split S`` also gives the default run's model S more seconds of split_bound

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ortools.sat.python import cp_model
+from ortools.sat.python import cp_model, cp_model_helper
 
 from nochmal.bitsets import bit_list, neighbours_of
 from nochmal.agents import GreedyAgent
@@ -41,8 +41,9 @@ from nochmal.solver.validate import new_game, replay, validate
 # optional model parts, switchable so benchmarks can measure each (see benchmarks/RESULTS.md)
 DEFAULT_FEATURES = frozenset({"reach_prune", "hint", "max_lp"})
 ALL_FEATURES = frozenset({"reach_prune", "hint", "bot_hint", "max_lp", "linear_anchor", "reach_cuts",
-                          "pass_dominance", "lb_tree", "two_phase", "split_bound"})
+                          "pass_dominance", "lb_tree", "two_phase", "split_bound", "colour_cases"})
 SPLIT_SHARE = 0.25  # feature "split_bound": the share of the time limit left to split_bound
+CASES_SHARE = 0.4  # feature "colour_cases": the share of the time limit for the first, plain run
 HINT_BOTS = ("greedy", "heuristic", "hard")  # fast registered bots tried by "bot_hint"
 
 
@@ -194,6 +195,7 @@ class PlannerModel:
     objective: cp_model.LinearExprT = 0
     features: frozenset = DEFAULT_FEATURES
     completions: list = field(default_factory=list)  # (literal, points): the column/colour values the plan may win
+    colours_done: list = field(default_factory=list)  # the colour bonus literals of pm.completions (colour_case_search)
     stats: dict = field(default_factory=dict)
 
 
@@ -299,7 +301,8 @@ def add_objective(pm: PlannerModel) -> None:
     stars_open = [1 - pm.final.get(bit, 0) for bit in bit_list(board.star_mask & ~start.crossed)]
     parts = score_parts(board, columns_first, colours_first, stars_open, start.jokers_left - sum(spent),
                         columns_later, colours_later)
-    pm.completions = ([(v, board.colour_bonus_first) for v in colours_first if not isinstance(v, int)]
+    pm.colours_done = [v for v in colours_first if not isinstance(v, int)]
+    pm.completions = ([(v, board.colour_bonus_first) for v in pm.colours_done]
                       + [(v, board.column_points_first[c]) for c, v in enumerate(columns_first) if not isinstance(v, int)])
     pm.objective = parts.total
     m.Maximize(pm.objective)
@@ -503,6 +506,53 @@ def split_bound(pm: PlannerModel, target: int, time_limit: float) -> tuple[int, 
                    "time": round(time.monotonic() - t0, 2)}
 
 
+# --- a dedicated search for the proof: the colour cases under a cut ----------------------------
+def colour_case_search(instance: Instance, features: frozenset, target: int, time_limit: float, workers: int,
+                       progress: Callable[[Progress], None] | None, t0: float, random_seed: int = 0,
+                       log: bool = False, known_bound: int | None = None) -> tuple[PlannerModel, _Run]:
+    """Is there a plan worth more than ``target`` (a plan's score)? The model built again
+    with ``objective >= target + 1``, searched by CP-SAT case by case over which colours are
+    completed: a fixed search that decides the colour bonus literals first (not completed
+    first), then CP-SAT's own choices, with the full LP (linearization 2) in every node.
+    Why: the LP's gap comes from the all-or-nothing completions (every colour about 0.87
+    complete in the LP, benchmarks/RESULTS.md); with the colours decided the cut closes a
+    case by its LP, and the cut keeps the search on plans better than the target (without
+    it the same search proves nothing). INFEASIBLE (``infeasible``) proves ``target``
+    optimal; a plan found is better than the target. ``known_bound`` (the first run's)
+    caps the bounds reported to ``progress``."""
+    pm = build_model(instance, features)
+    pm.model.Add(pm.objective >= target + 1)
+    if pm.colours_done:
+        pm.model.AddDecisionStrategy(pm.colours_done, cp_model.CHOOSE_FIRST, cp_model.SELECT_MIN_VALUE)
+
+    def configure(solver: cp_model.CpSolver) -> None:
+        if workers >= 2:  # the full-problem worker searches the cases; the other runs LNS
+            params = cp_model_helper.SatParameters()  # (subsolver_params.add() cannot be written to)
+            params.name = "colour_cases"
+            params.search_branching = cp_model.FIXED_SEARCH
+            params.linearization_level = 2
+            solver.parameters.subsolver_params.append(params)
+            solver.parameters.subsolvers.append("colour_cases")
+        else:
+            solver.parameters.search_branching = cp_model.FIXED_SEARCH
+            solver.parameters.linearization_level = 2
+
+    def report(event: Progress) -> None:  # in the whole problem's terms: never a bound above the known one
+        bound = event.bound if event.bound is None else max(target, event.bound)
+        if known_bound is not None:
+            bound = known_bound if bound is None else min(bound, known_bound)
+        progress(Progress(event.kind, target if event.objective is None else event.objective, bound, event.elapsed))
+
+    run = _run(pm, time_limit, workers, [], report if progress is not None else None, t0, random_seed, log,
+               configure=configure)
+    return pm, run
+
+
+def _min_bound(*bounds: int | None) -> int | None:
+    known = [b for b in bounds if b is not None]
+    return min(known) if known else None
+
+
 # --- hints and reading plans back -------------------------------------------------------------
 def greedy_steps(instance: Instance, agent=None) -> list[int | None]:
     """A bot's play on the instance's rolls (default greedy), as a cell mask or None (pass)."""
@@ -650,16 +700,22 @@ class _Run:
     optimal: bool
     interrupted: bool
     note: str
+    infeasible: bool = False  # CP-SAT proved the model has no solution (colour_case_search's cut)
+    search_bound: float | None = None  # CP-SAT's bound even without a solution (the cut model's)
 
 
 def _run(pm: PlannerModel, time_limit: float, workers: int, subsolvers: list[str],
-         progress: Callable[[Progress], None] | None, t0: float, random_seed: int, log: bool) -> _Run:
-    """One CP-SAT run on a built model; SIGINT stops it and keeps the best assignment."""
+         progress: Callable[[Progress], None] | None, t0: float, random_seed: int, log: bool,
+         configure: Callable[[cp_model.CpSolver], None] | None = None) -> _Run:
+    """One CP-SAT run on a built model; SIGINT stops it and keeps the best assignment.
+    ``configure`` sets further solver parameters (colour_case_search)."""
     solver = new_solver(time_limit, workers, random_seed, log)
     if workers == 2 and subsolvers:
         # with 2 workers only the first subsolver runs the full problem; the other worker
         # runs the LNS / local-search portfolio
         solver.parameters.subsolvers.extend(subsolvers)
+    if configure is not None:
+        configure(solver)
     cb = _Callback(pm, progress, t0)
     if progress is not None:
         solver.best_bound_callback = lambda b: progress(Progress("bound", cb.best_obj, round(b),
@@ -677,7 +733,9 @@ def _run(pm: PlannerModel, time_limit: float, workers: int, subsolvers: list[str
         chosen, objective, bound = [None] * len(pm.x), None, None
     note = (f"{pm.stats['candidates']} candidates, {solver.NumBranches()} branches, "
             f"{solver.NumConflicts()} conflicts")
-    return _Run(chosen, objective, bound, status == cp_model.OPTIMAL, interrupted, note)
+    search_bound = solver.BestObjectiveBound()
+    return _Run(chosen, objective, bound, status == cp_model.OPTIMAL, interrupted, note,
+                status == cp_model.INFEASIBLE, search_bound if math.isfinite(search_bound) else None)
 
 
 def _masks(pm: PlannerModel, chosen: list[int | None]) -> list[int | None]:
@@ -695,6 +753,10 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
 
     Feature ``split_bound``: the last quarter of the time (SPLIT_SHARE) goes to split_bound
     when CP-SAT did not prove its plan, and the smaller bound is kept.
+
+    Feature ``colour_cases``: the first run gets 40 % of the time (CASES_SHARE); if it
+    did not prove its plan, the rest goes to colour_case_search above that plan's score
+    (better plan kept, smaller bound kept; no plan above it proves the plan optimal).
 
     Feature ``two_phase``: half the time with the max_lp worker (good plans), then, if not
     proven, the rest with a best-bound tree search (``lb_tree_search``) hinted with the
@@ -721,7 +783,8 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
         subsolvers = []
     remaining = time_limit - (time.monotonic() - t0)
     two_phase = "two_phase" in features and workers == 2
-    share = 0.5 if two_phase else 1.0 - SPLIT_SHARE if "split_bound" in features else 1.0
+    share = (0.5 if two_phase else CASES_SHARE if "colour_cases" in features
+             else 1.0 - SPLIT_SHARE if "split_bound" in features else 1.0)
     run = _run(pm, remaining * share, workers, subsolvers, progress, t0, random_seed, log)
     notes = [run.note]
     if two_phase and not run.optimal and not run.interrupted and (run.objective is not None or hinted):
@@ -746,7 +809,11 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
             notes.append(f"the hint ({hint_total}) kept: the search returned "
                          + ("no plan" if run.objective is None else f"only {run.objective}"))
             run = _Run(hinted, hint_total, run.bound, False, run.interrupted, "")
-    if "split_bound" in features and not run.optimal and not run.interrupted and run.objective is not None:
+    if "colour_cases" in features and not run.optimal and not run.interrupted and run.objective is not None:
+        pm, run, note = _colour_cases_phase(instance, features, pm, run, time_limit - (time.monotonic() - t0),
+                                            workers, progress, t0, random_seed, log)
+        notes.append(note)
+    elif "split_bound" in features and not run.optimal and not run.interrupted and run.objective is not None:
         split, stats = split_bound(pm, run.objective, time_limit - (time.monotonic() - t0))
         notes.append(f"split bound {split} (root LP {stats['root']}, {stats['nodes']} LPs, {stats['open']} open)")
         if run.bound is None or split < run.bound:
@@ -761,6 +828,30 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
         raise SolverError(f"model objective {run.objective} differs from the engine's score {plan.total}")
     plan.note = "; ".join(notes)
     return plan
+
+
+def _colour_cases_phase(instance: Instance, features: frozenset, pm: PlannerModel, run: _Run, time_limit: float,
+                        workers: int, progress: Callable[[Progress], None] | None, t0: float, random_seed: int,
+                        log: bool) -> tuple[PlannerModel, _Run, str]:
+    """Feature "colour_cases": the rest of the time to colour_case_search with the first
+    run's plan as target; the better plan, the smaller bound (the cut run's bound counts
+    for plans above the target only, so it is at least the target)."""
+    with SigintStop() as stop:  # a press while the model is built stops the search at once
+        pm2, run2 = colour_case_search(instance, features, run.objective, time_limit, workers, progress, t0,
+                                       random_seed, log, run.bound)
+        interrupted = stop.interrupted
+    if run2.objective is not None and run2.objective > run.objective:
+        bound = run2.objective if run2.optimal else _min_bound(run.bound, run2.bound)
+        note = f"colour cases: a better plan ({run2.objective}), {run2.note}"
+        return pm2, _Run(run2.chosen, run2.objective, bound, run2.optimal, interrupted, ""), note
+    if run2.infeasible:
+        bound = run.objective
+    elif run2.search_bound is not None:
+        bound = _min_bound(run.bound, max(run.objective, math.floor(run2.search_bound + 1e-6)))
+    else:
+        bound = run.bound
+    note = (f"colour cases: {'no plan above' if run2.infeasible else 'open above'} {run.objective}, {run2.note}")
+    return pm, _Run(run.chosen, run.objective, bound, bound == run.objective, interrupted, ""), note
 
 
 def _engine_score(instance: Instance, steps: list[Step]) -> int:
