@@ -459,7 +459,7 @@ def _rolls_figures(sheet: Sheet, target: int) -> tuple[int, int]:
 
 
 _LISTINGS: OrderedDict = OrderedDict()  # complete listings of _subsets_within, by sheet state, units and rolls
-_LISTINGS_MAX = 4096
+_LISTINGS_MAX = 512  # (a listing holds up to a few hundred rows: tens of kB; a room asks ~12 per status)
 
 
 def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], deadline: float) -> list | None:
