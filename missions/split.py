@@ -19,7 +19,8 @@ alternatives, one of them suffices: the ``any`` scope). Two exact models, both C
 
 - **subsets** (few units per sheet): the fewest crosses of every subset of a sheet's units is
   computed once (nochmal/sheetgraph.py ``fewest_crosses``, exact or an interval), then a CP-SAT
-  model picks one subset per sheet. Interval figures give two solves: on the lower figures
+  model picks one subset per sheet (up to 6 units in all, a programme over the sets of units
+  done tries every split instead). Interval figures give two solves: on the lower figures
   (a lower bound on the rolls) and on the upper ones (a split that is really achievable).
 - **cells** (many units, e.g. 15 stars): one CP-SAT model with a cross variable per open
   cell and sheet, connected to the crossed region by a single-commodity flow (a legal
@@ -32,7 +33,10 @@ that meet, fast paths for a room's status after each tap): a split is found by l
 (moves and swaps of units) from the last split of the same units or from a greedy one, and
 its rolls are proven when they meet a lower bound: the cheap one, :func:`separator_lower_bound`
 (the cells a sheet crosses between its units) or :func:`rolls_feasible` (every subset of
-units that fits a roll count, listed); only otherwise does CP-SAT run. A split proven this way
+units that fits a roll count, listed; where a sheet's rolls figures straddle the count, the
+exact one-sheet check nochmal.sheetgraph.fits_rolls decides); only otherwise does CP-SAT run
+on the cells. A room's statuses reuse what did not change: the listings per sheet state, the
+last split of the same (or of more) units as the seed. A split proven this way
 has the local search's total crosses, not a solver's minimum (the rolls are what is proven).
 :func:`check_split` validates a split without any solver. The crossing path of each sheet is a real order (each cell anchored when
 placed) from ``fewest_crosses`` on the sheet's chosen target.
@@ -522,9 +526,11 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
     """Whether some split finishes within ``rolls`` rolls, decided exactly where few subsets of
     units may fit the rolls (a late game, or stars from nearby): every such subset of
     every sheet is listed (:func:`_subsets_within`) and a CP-SAT model picks one per sheet
-    that meets the demands. (False, None): no split can (a proven lower bound of rolls + 1);
-    (True, assignment): this split does, every sheet's upper rolls figure within the
-    rolls; (None, None): undecided (too many subsets, or the time limit)."""
+    that meets the demands; a picked subset whose rolls figures straddle ``rolls`` is decided
+    exactly (:func:`_fits_exactly`) and the pick repeated. (False, None): no split can (a
+    proven lower bound of rolls + 1); (True, assignment): this split does, every sheet's
+    upper rolls figure within the rolls; (None, None): undecided (too many subsets, or the
+    time limit)."""
     import time
 
     deadline = time.monotonic() + time_limit
