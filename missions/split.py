@@ -722,6 +722,8 @@ def readable_path(sheet: Sheet, cells) -> tuple[str, ...]:
 
 
 def _solve_subsets(inst: SplitInstance, allowed: list[list[int]], time_limit: float) -> Split:
+    if len(inst.units) <= _DP_UNITS:
+        return _solve_subsets_lazily(inst, allowed)
     figures: list[list[tuple[tuple[int, ...], tuple[CrossesEstimate, int, int]]]] = []
     for p, units in enumerate(allowed):
         rows = []
@@ -750,6 +752,53 @@ def _solve_subsets(inst: SplitInstance, allowed: list[list[int]], time_limit: fl
 _DP_UNITS = 6  # units up to which _pick_subsets runs a programme over the units done (2^6 states) instead of CP-SAT
 
 
+def _solve_subsets_lazily(inst: SplitInstance, allowed: list[list[int]]) -> Split:
+    """The subsets model for few units with :func:`_pick_subsets_dp`'s programme, computing a
+    subset's figures only once the roll count reaches its block slots (a lower figure never
+    below them): the roll counts start at :func:`unit_lower_bound` (the optimum is never
+    below it), so the subsets too large to fit the answer are never searched. The same
+    answer as computing every figure first (the rows that can fit a roll count are the same)."""
+    start = unit_lower_bound(inst)
+    rows: list[list[list]] = []  # per sheet: [subset, block slots, figures or None]
+    for p, units in enumerate(allowed):
+        sheet = inst.sheets[p]
+        rows.append([[subset, block_slots(sheet.board, _target(inst, p, subset) & ~sheet.crossed) if subset else 0,
+                      None if subset else _NO_FIGURES]
+                     for size in range(len(units) + 1) for subset in combinations(units, size)])
+
+    def figures_within(rolls: int) -> list:
+        for p, sheet_rows in enumerate(rows):
+            for row in sheet_rows:
+                if row[2] is None and row[1] <= rolls:
+                    row[2] = sheet_figures(inst.sheets[p], _target(inst, p, row[0]))
+        return [[(subset, figures) for subset, _, figures in sheet_rows if figures is not None] for sheet_rows in rows]
+
+    def solve(side: str, rolls: int):
+        while True:
+            known = figures_within(rolls)
+            try:
+                return _pick_subsets_dp(inst, known, side, rolls, rolls)  # (only R = rolls: more rows fit above)
+            except ValueError:
+                pass
+            later = [figures[1 if side == "lower" else 2] for sheet_rows in known for _, figures in sheet_rows] + \
+                [slots for sheet_rows in rows for _, slots, figures in sheet_rows if figures is None]
+            later = [r for r in later if r > rolls]
+            if not later:
+                raise ValueError("no split meets the demands (a unit no sheet may take)")
+            rolls = min(later)
+
+    high_r, assignment, _ = solve("upper", start)
+    exact_figures = all(f[1] == f[2] for sheet_rows in rows for _, _, f in sheet_rows if f is not None)
+    low_r = high_r if exact_figures else solve("lower", start)[0]
+    plans = _plans(inst, assignment, 0.0)
+    upper = max(plan.rolls for plan in plans)
+    lower = min(max(low_r, start), upper)
+    method = "every split tried over the fewest crosses of every subset"
+    if lower < upper:
+        method += " (bounds: some rolls figures are intervals)"
+    return Split(inst, lower, upper, plans, method)
+
+
 def _meets(inst: SplitInstance, done: int) -> bool:
     """Whether the units of the bit mask ``done`` meet every demand (one of each group)."""
     groups: dict[int, bool] = {}
@@ -763,13 +812,17 @@ def _meets(inst: SplitInstance, done: int) -> bool:
     return all(groups.values())
 
 
-def _pick_subsets_dp(inst, figures, side: str):
+def _pick_subsets_dp(inst, figures, side: str, least: int = 0, most: int | None = None):
     """The optimum of :func:`_pick_subsets` exactly, without a solver, for few units: for each
-    roll count R (ascending), the fewest total crosses per set of units done, sheet by sheet,
-    over the subsets whose rolls fit R; the first R where a set that meets the demands is
-    reached is the fewest rolls, and that set's crosses the fewest at R."""
-    candidates = sorted({(low if side == "lower" else high) for rows in figures for _, (_, low, high, _) in rows})
+    roll count R (ascending, from ``least``), the fewest total crosses per set of units done,
+    sheet by sheet, over the subsets whose rolls fit R; the first R where a set that meets the
+    demands is reached is the fewest rolls (or ``least``), and that set's crosses the fewest at R;
+    ValueError when none up to ``most``."""
+    candidates = sorted({max(least, low if side == "lower" else high)
+                         for rows in figures for _, (_, low, high, _) in rows})
     for rolls in candidates:
+        if most is not None and rolls > most:
+            break
         best: dict[int, tuple[int, tuple]] = {0: (0, ())}
         for rows in figures:
             grown: dict[int, tuple[int, tuple]] = {}

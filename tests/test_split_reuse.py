@@ -293,3 +293,27 @@ def test_rolls_feasible_on_sheets_in_the_same_state_matches_the_brute_force(seed
         assert rolls_feasible(inst, low - 1, budget=100_000, time_limit=30)[0] is False
     feasible, assignment = rolls_feasible(inst, want, budget=100_000, time_limit=30)
     assert feasible is True and not check_split(inst, assignment)
+
+
+@pytest.mark.parametrize("mission_id", sorted(SMALL))
+def test_lazy_subsets_split_equals_every_figure_computed_first(mission_id, monkeypatch):
+    """_solve_subsets_lazily computes a subset's figures only once the roll count reaches its
+    block slots; the split (rolls, bounds, total crosses) must equal the eager CP-SAT path's."""
+    rng = random.Random(f"lazy-{mission_id}")
+    mission = SMALL[mission_id]
+    compared = 0
+    for _ in range(8):
+        players = 3 if mission_id == "any-columns" else 4
+        sheets = [grow(Sheet.empty(CLASSIC), rng, rng.randint(0, 50)) for _ in range(players)]
+        inst = split_instance(mission, sheets)
+        if not inst.demands:
+            continue
+        lazy = solve_split(inst)
+        monkeypatch.setattr(split, "_DP_UNITS", -1)
+        eager = solve_split(inst, time_limit=20)
+        monkeypatch.setattr(split, "_DP_UNITS", 6)
+        assert (lazy.rolls_lower, lazy.rolls_upper) == (eager.rolls_lower, eager.rolls_upper)
+        assert sum(p.crosses.upper for p in lazy.plans) == sum(p.crosses.upper for p in eager.plans)
+        assert not check_split(inst, [plan.units for plan in lazy.plans])
+        compared += 1
+    assert compared
