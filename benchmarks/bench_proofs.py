@@ -20,6 +20,7 @@ import statistics
 import time
 
 from nochmal.rules import RuleSettings
+from nochmal.solver import cpsat
 from nochmal.solver.cpsat import build_model, solve, split_bound
 from nochmal.solver.instance import Instance
 
@@ -40,10 +41,18 @@ def main() -> None:
     ap.add_argument("--variants", nargs="+", default=["default", "default,split_bound"])
     ap.add_argument("--after-split", type=float, default=0.0, metavar="S",
                     help="also run split_bound for S seconds after the first variant's solve")
+    ap.add_argument("--cases-share", type=float, default=None, metavar="F",
+                    help="feature colour_cases: the share of the time for the first, plain run "
+                         "(default nochmal.solver.cpsat.CASES_SHARE)")
     args = ap.parse_args()
+    if args.cases_share is not None:
+        if not 0 < args.cases_share < 1:
+            ap.error(f"--cases-share {args.cases_share}: must be between 0 and 1")
+        cpsat.CASES_SHARE = args.cases_share
     variants = {name: parse_features(name) for name in args.variants}
     names = list(variants) + ([f"{args.variants[0]} + split {args.after_split:g}s"] if args.after_split else [])
     print(f"# rolls={args.rolls} time_limit={args.time_limit}s workers={args.workers} board={args.board} "
+          f"cases_share={cpsat.CASES_SHARE} "
           f"pid={os.getpid()}; load average before: {load()}", flush=True)
     rows: dict[str, list] = {n: [] for n in names}
     t_all = time.monotonic()
