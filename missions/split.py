@@ -58,7 +58,7 @@ from nochmal.missions.model import IN_PROGRESS, LOST, Mission, block_slots
 from nochmal.missions.objectives import items_needed, objective_items, team_score
 from nochmal.sheet import Sheet
 from nochmal.sheetgraph import (CrossesEstimate, RollsEstimate, cross_distances, fewest_crosses, fewest_rolls,
-                               fits_rolls, trimmed_rolls)
+                               add_anchored_cells, fits_rolls, trimmed_rolls)
 from nochmal.steiner import crossing_order
 
 CROSSES_PER_ROLL = 5  # docs/rules.md: a roll's placement is at most 5 cells (a number die shows 1-5 or '?')
@@ -1148,24 +1148,7 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
     all_crosses = []
     for p, sheet in enumerate(inst.sheets):
         board = sheet.board
-        open_bits = bit_list(board.full_mask & ~sheet.crossed)
-        cap = len(open_bits)
-        y = {b: m.NewBoolVar(f"y{p}_{b}") for b in open_bits}
-        inflow: dict[int, list] = {b: [] for b in open_bits}
-        outflow: dict[int, list] = {b: [] for b in open_bits}
-        for b in open_bits:
-            if sheet.anchored >> b & 1:  # the crossed region (or the start column) feeds it
-                f = m.NewIntVar(0, cap, f"r{p}_{b}")
-                m.Add(f <= cap * y[b])
-                inflow[b].append(f)
-            for c in bit_list(board.neighbour_mask[b] & ~sheet.crossed):
-                f = m.NewIntVar(0, cap, f"f{p}_{b}_{c}")
-                m.Add(f <= cap * y[b])
-                m.Add(f <= cap * y[c])
-                outflow[b].append(f)
-                inflow[c].append(f)
-        for b in open_bits:
-            m.Add(sum(inflow[b]) - sum(outflow[b]) == y[b])
+        y = add_anchored_cells(m, sheet, str(p))  # the sheet's new cells, each anchored through the others
         crosses = sum(y.values())
         m.Add(CROSSES_PER_ROLL * rolls >= crosses)
         slots = []  # one block per roll: at least ceil(new cells of a block / 5) rolls per block

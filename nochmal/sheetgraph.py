@@ -582,6 +582,35 @@ def fewest_rolls(sheet: Sheet, target: int, exact_limit: int = ROLLS_EXACT_LIMIT
 FITS_BLOCK_CELLS = 10  # open cells of a block up to which fits_rolls tabulates its pieces (2^10 rows)
 
 
+def add_anchored_cells(m, sheet: Sheet, prefix: str = "") -> dict:
+    """CP-SAT variables for the cells a sheet crosses next: a boolean per open cell, and a
+    single-commodity flow from the anchored cells that every chosen cell consumes, so the
+    chosen cells are exactly those each connected to the anchored cells through chosen cells
+    (a legal crossing order exists, one cell at a time, bridging off). Used by
+    :func:`fits_rolls` and the split's cells model (missions/split.py)."""
+    board = sheet.board
+    open_mask = board.full_mask & ~sheet.crossed
+    open_bits = bit_list(open_mask)
+    y = {b: m.NewBoolVar(f"y{prefix}_{b}") for b in open_bits}
+    cap = len(open_bits)
+    inflow: dict[int, list] = {b: [] for b in open_bits}
+    outflow: dict[int, list] = {b: [] for b in open_bits}
+    for b in open_bits:
+        if sheet.anchored >> b & 1:  # the crossed region (or the start column) feeds it
+            f = m.NewIntVar(0, cap, f"r{prefix}_{b}")
+            m.Add(f <= cap * y[b])
+            inflow[b].append(f)
+        for c in bit_list(board.neighbour_mask[b] & open_mask):
+            f = m.NewIntVar(0, cap, f"f{prefix}_{b}_{c}")
+            m.Add(f <= cap * y[b])
+            m.Add(f <= cap * y[c])
+            outflow[b].append(f)
+            inflow[c].append(f)
+    for b in open_bits:
+        m.Add(sum(inflow[b]) - sum(outflow[b]) == y[b])
+    return y
+
+
 def fits_rolls(sheet: Sheet, target: int, rolls: int, time_limit: float = 1.0) -> tuple[bool | None, int]:
     """Whether every cell of ``target`` can be crossed within ``rolls`` further rolls (one
     block a roll, bridging off), exactly, by CP-SAT: (True, the new cells), (False, 0), or
@@ -608,23 +637,8 @@ def fits_rolls(sheet: Sheet, target: int, rolls: int, time_limit: float = 1.0) -
         return None, 0
     open_bits = bit_list(open_mask)
     m = cp_model.CpModel()
-    y = {b: m.NewBoolVar(f"y{b}") for b in open_bits}
-    cap = len(open_bits)
-    inflow: dict[int, list] = {b: [] for b in open_bits}
-    outflow: dict[int, list] = {b: [] for b in open_bits}
+    y = add_anchored_cells(m, sheet)
     for b in open_bits:
-        if sheet.anchored >> b & 1:
-            f = m.NewIntVar(0, cap, f"r{b}")
-            m.Add(f <= cap * y[b])
-            inflow[b].append(f)
-        for c in bit_list(board.neighbour_mask[b] & open_mask):
-            f = m.NewIntVar(0, cap, f"f{b}_{c}")
-            m.Add(f <= cap * y[b])
-            m.Add(f <= cap * y[c])
-            outflow[b].append(f)
-            inflow[c].append(f)
-    for b in open_bits:
-        m.Add(sum(inflow[b]) - sum(outflow[b]) == y[b])
         if need >> b & 1:
             m.Add(y[b] == 1)
     pieces = []

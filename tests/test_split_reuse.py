@@ -208,16 +208,22 @@ SMALL = {"colour-fan": MISSIONS["colour-fan"],  # team colours, and alternatives
          "any-columns": Mission("t", "T", "user", "a test", (Objective("columns", "any", columns=(0, 13)),), BUDGETS)}
 
 
+def small_rooms(mission_id: str, rng: random.Random, rooms: int, most_crosses: int):
+    """Seeded random rooms of a SMALL mission (3 sheets for any-columns, else 4), each sheet
+    up to ``most_crosses`` legal crosses: (sheets, split instance), rooms with work left only."""
+    for _ in range(rooms):
+        players = 3 if mission_id == "any-columns" else 4
+        sheets = [grow(Sheet.empty(CLASSIC), rng, rng.randint(0, most_crosses)) for _ in range(players)]
+        inst = split_instance(SMALL[mission_id], sheets)
+        if inst.demands:
+            yield sheets, inst
+
+
 @pytest.mark.parametrize("mission_id", sorted(SMALL))
 def test_subsets_programme_finds_the_cp_sat_optimum(mission_id, monkeypatch):
-    rng = random.Random(mission_id)
-    mission = SMALL[mission_id]
     compared = 0
-    for _ in range(6):
-        players = 3 if mission_id == "any-columns" else 4
-        sheets = [grow(Sheet.empty(CLASSIC), rng, rng.randint(0, 40)) for _ in range(players)]
-        inst = split_instance(mission, sheets)
-        if not inst.demands or len(inst.units) > split._DP_UNITS:
+    for sheets, inst in small_rooms(mission_id, random.Random(mission_id), 6, 40):
+        if len(inst.units) > split._DP_UNITS:
             continue
         figures = []
         for p in range(len(sheets)):
@@ -299,15 +305,8 @@ def test_rolls_feasible_on_sheets_in_the_same_state_matches_the_brute_force(seed
 def test_lazy_subsets_split_equals_every_figure_computed_first(mission_id, monkeypatch):
     """_solve_subsets_lazily computes a subset's figures only once the roll count reaches its
     block slots; the split (rolls, bounds, total crosses) must equal the eager CP-SAT path's."""
-    rng = random.Random(f"lazy-{mission_id}")
-    mission = SMALL[mission_id]
     compared = 0
-    for _ in range(8):
-        players = 3 if mission_id == "any-columns" else 4
-        sheets = [grow(Sheet.empty(CLASSIC), rng, rng.randint(0, 50)) for _ in range(players)]
-        inst = split_instance(mission, sheets)
-        if not inst.demands:
-            continue
+    for _, inst in small_rooms(mission_id, random.Random(f"lazy-{mission_id}"), 8, 50):
         lazy = solve_split(inst)
         monkeypatch.setattr(split, "_DP_UNITS", -1)
         eager = solve_split(inst, time_limit=20)
