@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from nochmal.bitsets import bit_list, components, neighbours_of
@@ -125,10 +126,12 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tup
     """dp[S][v]: cheapest connected node set holding terminals S and node v (weights counted).
 
     Returns dp and a function rebuilding the node set of (S, v). The subsets of one size do
-    not depend on each other, so each size is one batch: the merges of a subset are one numpy
-    reduction over all its splits, and the shortest-path passes of all subsets of that size
-    are one call of scipy's Dijkstra (a super-source per subset whose arc to v weighs the
-    merged label of v; arc u->v weighs weight[v]: node weights as arc weights).
+    not depend on each other, so each size is one batch: the merges of all its subsets are
+    one gather and one minimum over every (half, other half) pair (:func:`_merge_plan`), and
+    the shortest-path passes of all subsets of that size are one call of scipy's Dijkstra (a
+    super-source per subset whose arc to v weighs the merged label of v; arc u->v weighs
+    weight[v]: node weights as arc weights). Which half achieves a merge is only looked up
+    when a node set is rebuilt (a few merges per tree, not one per subset and node).
     """
     import numpy as np
 
@@ -136,46 +139,31 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tup
     k = len(terminals)
     w = np.array(weight, dtype=np.int64)
     dp = np.full((1 << k, n), INF, dtype=np.int64)
-    split = np.zeros((1 << k, n), dtype=np.int64)
+    dp32 = np.full((1 << k, n), INF, dtype=np.int32)  # the merges' copy: half the memory read (INF + INF < 2^31)
     pred = np.full((1 << k, n), -1, dtype=np.int64)
-    arc_from = np.array([u for u in range(n) for _ in red.adj[u]], dtype=np.int64)
-    arc_to = np.array([v for u in range(n) for v in red.adj[u]], dtype=np.int64)
-    by_size: list[list[int]] = [[] for _ in range(k + 1)]
-    for s in range(1, 1 << k):
-        by_size[s.bit_count()].append(s)
+    arcs = None
     for size in range(1, k + 1):
-        subsets = by_size[size]
-        init = np.full((len(subsets), n), INF, dtype=np.int64)
-        for row, s in enumerate(subsets):
-            if size == 1:
-                t = terminals[s.bit_length() - 1]
+        subsets, s1, s2 = _merge_plan(k, size)
+        if size == 1:
+            init = np.full((k, n), INF, dtype=np.int64)
+            for row, t in enumerate(terminals):
                 init[row, t] = weight[t]
-                continue
-            low = s & -s
-            rest = s ^ low
-            halves = []
-            sub = (rest - 1) & rest  # S1 = low | sub over proper subsets ``sub`` of rest
-            while True:
-                halves.append(low | sub)
-                if sub == 0:
-                    break
-                sub = (sub - 1) & rest
-            s1 = np.array(halves, dtype=np.int64)
-            cand = dp[s1] + dp[s ^ s1] - w
-            pick = cand.argmin(axis=0)
-            best = cand[pick, np.arange(n)]
-            init[row] = np.minimum(best, INF)
-            split[s] = s1[pick]
+        else:
+            init = np.empty((len(subsets), n), dtype=np.int64)
+            rows = max(1, _MERGE_CHUNK // s1.shape[1])
+            for a in range(0, len(subsets), rows):  # chunks bound the gathered pairs' memory
+                cand = dp32[s1[a:a + rows]]
+                cand += dp32[s2[a:a + rows]]
+                np.minimum(cand.min(axis=1) - w, INF, out=init[a:a + rows])
         if len(subsets) <= _BATCH_FROM:  # a scipy call costs more than a few Python passes
             done = [node_dijkstra(red.adj, weight, row) for row in init]
-            labels, preds = [d for d, _ in done], [p for _, p in done]
+            dp[subsets] = [d for d, _ in done]
+            pred[subsets] = [p for _, p in done]
         else:
-            labels, preds = _batch_dijkstra(n, arc_from, arc_to, w, init)
-        for row, s in enumerate(subsets):
-            dp[s] = labels[row]
-            pred[s] = preds[row]
-            if size > 1:
-                split[s] = np.where(preds[row] < 0, split[s], 0)
+            if arcs is None:
+                arcs = _arcs(red.adj)
+            dp[subsets], pred[subsets] = _batch_dijkstra(n, *arcs, w, init)
+        dp32[subsets] = dp[subsets]
 
     def rebuild(s: int, v: int) -> set[int]:
         out: set[int] = set()
@@ -187,12 +175,55 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tup
             if p >= 0:
                 stack.append((s, int(p)))
             elif s & (s - 1):
-                s1 = int(split[s][v])
+                s1 = _first_best_half(dp, k, s, v)
                 stack.append((s1, v))
                 stack.append((s ^ s1, v))
         return out
 
     return dp, rebuild
+
+
+_MERGE_CHUNK = 8192  # (half, other half) pairs gathered per merge chunk (measured: 1024..32768 alike, 131072 slower)
+
+
+@lru_cache(maxsize=None)
+def _merge_plan(k: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The subsets of ``size`` of k terminals (ascending) and, per subset, its halves S1 that
+    hold its lowest terminal (all but the subset itself, as submasks in descending order:
+    the order the merge scanned them one subset at a time, so the first best half and the
+    rebuilt sets stay the same) and their other halves, as (subsets, S1 rows, S2 rows)."""
+    import numpy as np
+
+    subsets = np.array([s for s in range(1, 1 << k) if s.bit_count() == size], dtype=np.int64)
+    if size == 1:
+        return subsets, subsets[:, None], subsets[:, None]
+    bits = np.array([[b for b in range(k) if s >> b & 1] for s in subsets.tolist()], dtype=np.int64)
+    low, rest = 1 << bits[:, 0], bits[:, 1:]  # rest: the size-1 other terminals' bit positions
+    idx = np.arange((1 << (size - 1)) - 2, -1, -1, dtype=np.int64)  # submask numbers, descending (not all of rest)
+    picks = (idx[None, :, None] >> np.arange(size - 1)[None, None, :]) & 1
+    sub = (picks << rest[:, None, :]).sum(axis=2)  # the submask of rest numbered idx: order kept
+    s1 = low[:, None] | sub
+    s2 = subsets[:, None] ^ s1
+    for a in (subsets, s1, s2):  # shared by every call (cached)
+        a.setflags(write=False)
+    return subsets, s1, s2
+
+
+def _first_best_half(dp: np.ndarray, k: int, s: int, v: int) -> int:
+    """The first half S1 (in :func:`_merge_plan`'s order) with dp[S1][v] + dp[S - S1][v] least."""
+    import numpy as np
+
+    subsets, s1, s2 = _merge_plan(k, s.bit_count())
+    row = int(np.searchsorted(subsets, s))
+    return int(s1[row][(dp[s1[row], v] + dp[s2[row], v]).argmin()])
+
+
+def _arcs(adj: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """The arcs u->v of the graph as two arrays (from, to), by u then v (CSR order)."""
+    import numpy as np
+
+    return (np.array([u for u in range(len(adj)) for _ in adj[u]], dtype=np.int64),
+            np.array([v for row in adj for v in row], dtype=np.int64))
 
 
 def _batch_dijkstra(n: int, arc_from: np.ndarray, arc_to: np.ndarray, w: np.ndarray,
