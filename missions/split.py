@@ -476,7 +476,9 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
 
     A complete listing is remembered per (board, crossed cells, the units' cells on this sheet
     in order, rolls): everything it depends on, so a room asks it again after a tap on another
-    sheet and gets it without a figure (a remembered listing spends no budget)."""
+    sheet and gets it without a figure (a remembered listing spends no budget), or filtered
+    from one of the same sheet state for more rolls or more units (:func:`_filtered_listing`:
+    a column another sheet finished since leaves this sheet's listing valid)."""
     import time
 
     sheet = inst.sheets[p]
@@ -487,6 +489,12 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
         hit = _LISTINGS.get(key)
         if hit is not None:
             _LISTINGS.move_to_end(key)
+        else:
+            hit = _filtered_listing(key)
+            if hit is not None:
+                _LISTINGS[key] = hit
+                if len(_LISTINGS) > _LISTINGS_MAX:
+                    _LISTINGS.popitem(last=False)
     if hit is not None:
         return [(tuple(units[i] for i in subset), figures) for subset, figures in hit]
     found = [((), (0, 0))]
@@ -521,12 +529,51 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
     return [(tuple(units[i] for i in subset), figures) for subset, figures in found]
 
 
+def _filtered_listing(key: tuple) -> list | None:
+    """A listing for ``key`` (as :func:`_subsets_within` keys them) filtered from a remembered
+    one of the same sheet state for at least these rolls and at least these units (a unit
+    done since by another sheet, or the count one roll lower): its rows on these units whose
+    lower figure fits the rolls and whose every subset one unit smaller is kept. The same
+    rows as a fresh listing: a figure depends on the sheet and the units' cells only, a row
+    that fits fewer rolls fitted the more, and the cheap bounds a fresh listing tries first
+    (block slots, the pieces' lower bound) never exceed the lower figure. None: no such
+    listing remembered. Call with _FIGURES_LOCK held."""
+    *state, masks, rolls = key
+    best = None
+    for (*other, src, more), rows in _LISTINGS.items():
+        if other != state or more < rolls or len(src) < len(masks) or (best is not None and more >= best[0]):
+            continue
+        where, j = [], 0  # masks as an ordered sub-sequence of src (units keep their order)
+        for mask in masks:
+            while j < len(src) and src[j] != mask:
+                j += 1
+            if j == len(src):
+                break
+            where.append(j)
+            j += 1
+        else:
+            best = more, where, rows
+    if best is None:
+        return None
+    _, where, rows = best
+    index = {j: i for i, j in enumerate(where)}
+    kept = {()}
+    out = []
+    for subset, figures in rows:  # (sizes ascending: a row's smaller subsets are decided before it)
+        if subset and (figures[0] > rolls or any(j not in index for j in subset) or
+                       any(subset[:k] + subset[k + 1:] not in kept for k in range(len(subset)))):
+            continue
+        kept.add(subset)
+        out.append((tuple(index[j] for j in subset), figures))
+    return out
+
+
 def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
                    time_limit: float = 1.0) -> tuple[bool | None, list[tuple[int, ...]] | None]:
     """Whether some split finishes within ``rolls`` rolls, decided exactly where few subsets of
     units may fit the rolls (a late game, or stars from nearby): every such subset of
-    every sheet is listed (:func:`_subsets_within`) and a CP-SAT model picks one per sheet
-    that meets the demands; a picked subset whose rolls figures straddle ``rolls`` is decided
+    every sheet is listed (:func:`_subsets_within`) and one per sheet that meets the demands
+    is picked (:func:`_pick_one_each`: a cover search, or CP-SAT); a picked subset whose rolls figures straddle ``rolls`` is decided
     exactly (:func:`_fits_exactly`) and the pick repeated. (False, None): no split can (a
     proven lower bound of rolls + 1); (True, assignment): this split does, every sheet's
     upper rolls figure within the rolls; (None, None): undecided (too many subsets, or the
@@ -544,12 +591,12 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
     # The demands only ask for units done, so a sheet may as well take a largest subset that
     # fits: the picks run over the maximal ones (by inclusion), first those that may fit (lower
     # figures: none meets the demands -> no split can), then those whose path fits (upper).
-    status, chosen = _pick_one_each(inst, [_maximal(rows) for rows in options], deadline)
+    status, chosen = _pick_one_each(inst, [_maximal(rows) for rows in options], deadline, rolls)
     if status is False or status is None:
         return status, None
     if any(figures[1] > rolls for _, figures in chosen):
         sure, picked = _pick_one_each(inst, [_maximal([r for r in rows if r[1][1] <= rolls]) for rows in options],
-                                      deadline)
+                                      deadline, rolls)
         if sure:
             chosen = picked
     while any(figures[1] > rolls for _, figures in chosen):  # picks whose figures straddle the rolls: decide them
@@ -569,7 +616,7 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
                     options[q] = [(s, (f[0], rolls) if s == subset else f) for s, f in options[q]]
                 else:  # it cannot, nor can any subset that holds it
                     options[q] = [(s, f) for s, f in options[q] if not set(subset) <= set(s)]
-        status, chosen = _pick_one_each(inst, [_maximal(rows) for rows in options], deadline)
+        status, chosen = _pick_one_each(inst, [_maximal(rows) for rows in options], deadline, rolls)
         if status is False or status is None:
             return status, None
     return True, _without_repeats(inst, [subset for subset, _ in chosen], rolls)
@@ -622,9 +669,88 @@ def _maximal(rows: list) -> list:
     return kept
 
 
-def _pick_one_each(inst: SplitInstance, options: list[list], deadline: float) -> tuple[bool | None, list | None]:
-    """CP-SAT: one row per sheet so that the demands are met. (True, the rows), (False, None)
-    when none can, (None, None) at ``deadline``."""
+_COVER_NODES = 20_000  # nodes of _pick_cover's search before CP-SAT takes over
+
+
+def _pick_cover(inst: SplitInstance, options: list[list], rolls: int, deadline: float,
+                max_nodes: int = _COVER_NODES) -> tuple[bool, list | None] | None:
+    """:func:`_pick_one_each` by a search where every demand needs all its units (column relay,
+    star hunt: the rows must cover a set of units): the uncovered unit that the fewest rows of
+    the sheets not yet picked hold is covered by one of them, each tried (of sheets with the
+    same rows only the first, which is no loss: they are interchangeable); a node whose free
+    sheets' best rows cannot hold the missing units, or that failed before, is cut. Rows
+    whose path fits ``rolls`` (upper figure) first, and a sheet left free takes such a row
+    where it has one, so that fewer picks need the exact check. Complete, so its False is a
+    proof; None where it does not apply or gives up (``max_nodes``, ``deadline``): CP-SAT."""
+    need = 0
+    for d in inst.demands:
+        if d.group is not None or d.need < len(d.units):
+            return None
+        for u in d.units:
+            need |= 1 << u
+    n = len(options)
+    if any(not rows for rows in options):
+        return False, None
+    masks = []
+    for rows in options:
+        row_masks = []
+        for subset, _ in rows:
+            mask = 0
+            for u in subset:
+                mask |= 1 << u
+            row_masks.append(mask & need)
+        masks.append(row_masks)
+    order = [sorted(range(len(rows)), key=lambda i, rows=rows, p=p: (rows[i][1][1] > rolls, -masks[p][i].bit_count()))
+             for p, rows in enumerate(options)]
+    holding = [{u: [i for i in order[p] if masks[p][i] >> u & 1] for u in bit_list(need)} for p in range(n)]
+    first_twin = [next(q for q in range(p + 1) if options[q] == options[p]) for p in range(n)]
+    failed: set[tuple[int, int]] = set()
+    picked: list[int | None] = [None] * n
+    nodes = 0
+
+    def search(free: int, covered: int) -> bool | None:
+        nonlocal nodes
+        missing = need & ~covered
+        if not missing:
+            return True
+        if not free or (free, covered) in failed:
+            return False
+        nodes += 1
+        if nodes > max_nodes or (nodes & 63 == 0 and time.monotonic() > deadline):
+            return None
+        sheets = [p for p in range(n) if free >> p & 1]
+        if sum(max((m & missing).bit_count() for m in masks[p]) for p in sheets) < missing.bit_count():
+            failed.add((free, covered))
+            return False
+        tried = [p for p in sheets if not any(first_twin[q] == first_twin[p] for q in sheets if q < p)]
+        unit = min(bit_list(missing), key=lambda u: sum(len(holding[p][u]) for p in tried))
+        for p in tried:
+            for i in holding[p][unit]:
+                picked[p] = i
+                found = search(free & ~(1 << p), covered | masks[p][i])
+                if found is not False:
+                    return found
+                picked[p] = None
+        failed.add((free, covered))
+        return False
+
+    found = search((1 << n) - 1, 0)
+    if found is None:
+        return None
+    if not found:
+        return False, None
+    return True, [rows[order[p][0] if picked[p] is None else picked[p]] for p, rows in enumerate(options)]
+
+
+def _pick_one_each(inst: SplitInstance, options: list[list], deadline: float,
+                   rolls: int | None = None) -> tuple[bool | None, list | None]:
+    """One row per sheet so that the demands are met: :func:`_pick_cover` where it applies
+    (``rolls`` given), else CP-SAT. (True, the rows), (False, None) when none can, (None,
+    None) at ``deadline``."""
+    if rolls is not None:
+        found = _pick_cover(inst, options, rolls, deadline)
+        if found is not None:
+            return found
     from ortools.sat.python import cp_model
 
     m = cp_model.CpModel()

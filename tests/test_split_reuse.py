@@ -316,3 +316,97 @@ def test_lazy_subsets_split_equals_every_figure_computed_first(mission_id, monke
         assert not check_split(inst, [plan.units for plan in lazy.plans])
         compared += 1
     assert compared
+
+
+# --- listings filtered from a remembered one, and the cover search of the pick ---------------------------------------
+def fewer_units(inst, keep):
+    """The instance on the units ``keep`` only (as after other sheets did the rest)."""
+    from nochmal.missions.split import Demand, SplitInstance
+
+    units = tuple(inst.units[u] for u in keep)
+    return SplitInstance(inst.sheets, units, (Demand(tuple(range(len(units))), len(units)),))
+
+
+@pytest.mark.parametrize("mission_id,seed", [("column-relay", 0), ("column-relay", 1), ("star-hunt", 0)])
+def test_listings_filtered_for_fewer_rolls_or_fewer_units_equal_fresh_ones(mission_id, seed):
+    rng = random.Random(8300 + seed)
+    mission = MISSIONS[mission_id]
+    filtered = 0
+    for _ in range(3):
+        sheets = [grow(Sheet.empty(CLASSIC), rng, rng.randint(10, 35)) for _ in range(4)]
+        inst = split_instance(mission, sheets)
+        rolls = unit_lower_bound(inst) + 2
+        keep = sorted(rng.sample(range(len(inst.units)), len(inst.units) - rng.randint(1, 3)))
+        asks = [(inst, rolls - 1), (inst, rolls - 2), (fewer_units(inst, keep), rolls), (fewer_units(inst, keep), rolls - 1)]
+        clear_reuse()
+        listings(inst, rolls)  # remembered: every ask below is filtered from these, spending no figure
+        served = [[split._subsets_within(ask, p, r, [0], float("inf")) for p in range(4)] for ask, r in asks]
+        for (ask, r), rows in zip(asks, served):
+            clear_reuse()
+            fresh = listings(ask, r)
+            assert rows == fresh, (r, len(ask.units))
+            filtered += 1
+    assert filtered == 12
+
+
+def brute_pick(inst, options) -> bool:
+    """Whether one row per sheet meets the demands: every combination tried."""
+    from itertools import product
+
+    for rows in product(*options):
+        if not check_split(inst, [subset for subset, _ in rows]):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_cover_search_of_the_pick_matches_every_combination_and_cp_sat(seed):
+    from nochmal.missions.split import Demand, SplitInstance, Unit
+
+    rng = random.Random(8400 + seed)
+    checked = {True: 0, False: 0}
+    for _ in range(60):
+        n = rng.randint(1, 4)
+        units = rng.randint(1, 9)
+        inst = SplitInstance((Sheet.empty(CLASSIC),) * n, tuple(Unit(f"u{u}", 0, (1,) * n) for u in range(units)),
+                             (Demand(tuple(range(units)), units),))
+        twin = [tuple(sorted(rng.sample(range(units), rng.randint(0, min(units, 4))))) for _ in range(rng.randint(1, 6))]
+        options = []
+        for p in range(n):
+            if p and rng.random() < 0.3:  # a sheet in the same state as the one before: the same rows
+                options.append(list(options[-1]))
+                continue
+            subsets = twin if rng.random() < 0.3 else \
+                [tuple(sorted(rng.sample(range(units), rng.randint(0, min(units, 4))))) for _ in range(rng.randint(1, 6))]
+            options.append([(s, (3, rng.choice([3, 4]))) for s in dict.fromkeys(subsets)])
+        found = split._pick_cover(inst, options, 3, float("inf"))
+        want = brute_pick(inst, options)
+        assert found is not None and found[0] is want
+        if want:
+            assert len(found[1]) == n and all(row in rows for row, rows in zip(found[1], options))
+            assert not check_split(inst, [subset for subset, _ in found[1]])
+        cp = split._pick_one_each(inst, options, float("inf"))  # (no roll count: CP-SAT)
+        assert cp[0] is want
+        checked[want] += 1
+    assert checked[True] and checked[False]
+
+
+def test_cover_search_declines_demands_of_some_units_and_alternatives():
+    inst = split_instance(SMALL["any-columns"], [Sheet.empty(CLASSIC)] * 3)
+    assert split._pick_cover(inst, [[((), (0, 0))]] * 3, 5, float("inf")) is None
+
+
+def test_a_filtered_listing_keeps_a_row_only_where_its_smaller_subsets_are_kept():
+    """Lower figures are bounds, not always growing with the units: a row that fits fewer
+    rolls under one that does not is left out, as the growth of a fresh listing leaves it."""
+    state = ("classic", 1, 0)
+    source = [((), (0, 0)), ((0,), (5, 5)), ((1,), (3, 4)), ((2,), (4, 4)), ((0, 1), (4, 4)), ((1, 2), (4, 6)),
+              ((0, 1, 2), (5, 5))]
+    clear_reuse()
+    split._LISTINGS[(*state, (8, 16, 32), 5)] = source
+    assert split._filtered_listing((*state, (8, 16, 32), 4)) == [((), (0, 0)), ((1,), (3, 4)), ((2,), (4, 4)),
+                                                                  ((1, 2), (4, 6))]
+    assert split._filtered_listing((*state, (8, 32), 5)) == [((), (0, 0)), ((0,), (5, 5)), ((1,), (4, 4))]
+    assert split._filtered_listing((*state, (16, 8), 5)) is None  # (units in another order: not served)
+    assert split._filtered_listing((*state, (8, 16, 32), 6)) is None  # (more rolls: not served)
+    clear_reuse()
