@@ -99,27 +99,31 @@ def reduce_target(sheet: Sheet, target: int) -> Reduced:
 
 
 def node_dijkstra(adj: list[list[int]], weight: list[int], init: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Node-weighted relaxation: label[v] = min(init[v], label[u] + weight[v]); returns labels, preds.
-    (Python lists inside: indexing a numpy array one element at a time is several times slower.)"""
+    """Node-weighted relaxation: label[v] = min(init[v], label[u] + weight[v]); returns labels, preds."""
     import numpy as np  # loaded on use (nochmal/sheetgraph.py: light commands need no array)
 
-    label = init.tolist() if isinstance(init, np.ndarray) else list(init)
+    label, pred = _relax(adj, weight, init.tolist() if isinstance(init, np.ndarray) else list(init))
+    return np.array(label, dtype=np.int64), np.array(pred, dtype=np.int64)
+
+
+def _relax(adj: list[list[int]], weight: list[int], label: list[int]) -> tuple[list[int], list[int]]:
+    """:func:`node_dijkstra` on Python lists, in place on ``label`` (indexing a numpy array one
+    element at a time is several times slower; small programmes skip the conversions)."""
     pred = [-1] * len(adj)
     heap = [(d, v) for v, d in enumerate(label) if d < INF]
     heapq.heapify(heap)
-    done = [False] * len(adj)
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        d, u = heapq.heappop(heap)
-        if done[u] or d > label[u]:
+        d, u = pop(heap)
+        if d > label[u]:  # stale (a node's entries have distinct labels: pushed on strict gains only)
             continue
-        done[u] = True
         for v in adj[u]:
             nd = d + weight[v]
             if nd < label[v]:
                 label[v] = nd
                 pred[v] = u
-                heapq.heappush(heap, (nd, v))
-    return np.array(label, dtype=np.int64), np.array(pred, dtype=np.int64)
+                push(heap, (nd, v))
+    return label, pred
 
 
 def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tuple[np.ndarray, callable]:
@@ -145,9 +149,11 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tup
     for size in range(1, k + 1):
         subsets, s1, s2 = _merge_plan(k, size)
         if size == 1:
-            init = np.full((k, n), INF, dtype=np.int64)
+            init = [[INF] * n for _ in terminals]
             for row, t in enumerate(terminals):
-                init[row, t] = weight[t]
+                init[row][t] = weight[t]
+            if k > _BATCH_FROM:
+                init = np.array(init, dtype=np.int64)
         else:
             init = np.empty((len(subsets), n), dtype=np.int64)
             rows = max(1, _MERGE_CHUNK // s1.shape[1])
@@ -156,13 +162,13 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tup
                 cand += dp32[s2[a:a + rows]]
                 np.minimum(cand.min(axis=1) - w, INF, out=init[a:a + rows])
         if len(subsets) <= _BATCH_FROM:  # a scipy call costs more than a few Python passes
-            done = [node_dijkstra(red.adj, weight, row) for row in init]
+            done = [_relax(red.adj, weight, row if size == 1 else row.tolist()) for row in init]
             dp[subsets] = [d for d, _ in done]
             pred[subsets] = [p for _, p in done]
         else:
             if arcs is None:
-                arcs = _arcs(red.adj)
-            dp[subsets], pred[subsets] = _batch_dijkstra(n, *arcs, w, init)
+                arcs = _arcs(red.adj, w)
+            dp[subsets], pred[subsets] = _batch_dijkstra(n, arcs, init)
         dp32[subsets] = dp[subsets]
 
     def rebuild(s: int, v: int) -> set[int]:
@@ -171,7 +177,7 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tup
         while stack:
             s, v = stack.pop()
             out.add(v)
-            p = pred[s][v]
+            p = pred[s, v]
             if p >= 0:
                 stack.append((s, int(p)))
             elif s & (s - 1):
@@ -218,33 +224,39 @@ def _first_best_half(dp: np.ndarray, k: int, s: int, v: int) -> int:
     return int(s1[row][(dp[s1[row], v] + dp[s2[row], v]).argmin()])
 
 
-def _arcs(adj: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
-    """The arcs u->v of the graph as two arrays (from, to), by u then v (CSR order)."""
+def _arcs(adj: list[list[int]], w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The graph in CSR form for scipy (indptr, indices, data): arc u->v weighs w[v]."""
     import numpy as np
 
-    return (np.array([u for u in range(len(adj)) for _ in adj[u]], dtype=np.int64),
-            np.array([v for row in adj for v in row], dtype=np.int64))
+    indptr = np.zeros(len(adj) + 1, dtype=np.int32)
+    indptr[1:] = np.cumsum([len(row) for row in adj])
+    indices = np.array([v for row in adj for v in row], dtype=np.int32)
+    return indptr, indices, w[indices].astype(np.float64)
 
 
-def _batch_dijkstra(n: int, arc_from: np.ndarray, arc_to: np.ndarray, w: np.ndarray,
+def _batch_dijkstra(n: int, graph: tuple[np.ndarray, np.ndarray, np.ndarray],
                     init: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row of ``init``: label[v] = min(init[v], label[u] + w[v] over arcs u->v), and the
     predecessor of v (-1 where the label is init's own). The same as :func:`node_dijkstra`
-    per row, all rows in one scipy call (the labels are small integers, exact in floats)."""
+    per row, all rows in one scipy call (the labels are small integers, exact in floats):
+    row r is a super-source n + r with an arc to each v of finite init[v], of that weight,
+    appended to the graph's CSR arrays as they are (no COO conversion)."""
     import numpy as np  # loaded on use: light commands need no array
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import dijkstra
 
+    indptr, indices, data = graph
     m = len(init)
-    rows, cols = np.nonzero(init < INF)
-    data = np.concatenate([w[arc_to], init[rows, cols]]).astype(np.float64)
-    graph = csr_matrix((data, (np.concatenate([arc_from, n + rows]), np.concatenate([arc_to, cols]))),
-                       shape=(n + m, n + m))
-    dist, pr = dijkstra(graph, directed=True, indices=np.arange(n, n + m), return_predecessors=True)
+    finite = init < INF
+    rows, cols = np.nonzero(finite)  # by row, then column: CSR order
+    csr = csr_matrix((np.concatenate([data, init[rows, cols].astype(np.float64)]),
+                      np.concatenate([indices, cols.astype(np.int32)]),
+                      np.concatenate([indptr, len(indices) + np.cumsum(finite.sum(axis=1), dtype=np.int32)])),
+                     shape=(n + m, n + m))
+    dist, pr = dijkstra(csr, directed=True, indices=np.arange(n, n + m), return_predecessors=True)
     dist, pr = dist[:, :n], pr[:, :n]
     labels = np.where(np.isinf(dist), INF, np.nan_to_num(dist, posinf=0)).astype(np.int64)
-    preds = np.where(pr >= n, -1, pr).astype(np.int64)
-    preds[preds < 0] = -1
+    preds = np.where((pr >= n) | (pr < 0), -1, pr).astype(np.int64)
     return labels, preds
 
 
