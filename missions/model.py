@@ -158,9 +158,23 @@ class Mission:
 # Anchoring is ignored: the bound is cheap and never too high.
 
 
+_BLOCK_MASKS: dict[int, tuple[Board, tuple[int, ...]]] = {}  # id(board) -> (board, its blocks' masks)
+
+
 def block_slots(board: Board, mask: int) -> int:
-    """Rolls one sheet needs at least to cross every cell of ``mask`` (from an empty sheet)."""
-    return sum(-(-(mask & block.mask).bit_count() // MAX_COUNT) for block in board.blocks)
+    """Rolls one sheet needs at least to cross every cell of ``mask`` (from an empty sheet).
+    (A plain loop over the blocks' masks: a room's status asks it some hundred times.)"""
+    entry = _BLOCK_MASKS.get(id(board))
+    if entry is None or entry[0] is not board:
+        if len(_BLOCK_MASKS) > 64:
+            _BLOCK_MASKS.clear()
+        entry = _BLOCK_MASKS[id(board)] = (board, tuple(block.mask for block in board.blocks))
+    total = 0
+    for block in entry[1]:
+        cells = mask & block
+        if cells:
+            total += (cells.bit_count() + MAX_COUNT - 1) // MAX_COUNT
+    return total
 
 
 def _star_slots(board: Board, count: int) -> int:

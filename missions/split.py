@@ -346,9 +346,9 @@ def unit_lower_bound(inst: SplitInstance) -> int:
             if len(allowed) == 1:
                 forced_on.setdefault(allowed[0], []).append(u)
             else:
-                best = max(best, min(sheet_figures(inst.sheets[p], inst.units[u].masks[p])[1] for p in allowed))
+                best = max(best, min(_rolls_figures(inst.sheets[p], inst.units[u].masks[p])[0] for p in allowed))
         for p, units in forced_on.items():
-            best = max(best, sheet_figures(inst.sheets[p], _target(inst, p, units))[1])
+            best = max(best, _rolls_figures(inst.sheets[p], _target(inst, p, units))[0])
     return best
 
 
@@ -388,6 +388,40 @@ def _reach_without(sheet: Sheet, removed: int) -> int:
     return component_of(sheet.anchored & allowed, allowed, board.neighbour_mask)
 
 
+_SEPARATORS: OrderedDict = OrderedDict()  # _separators by (board, crossed cells, the units' cells)
+_SEPARATORS_MAX = 512
+
+
+def _separators(sheet: Sheet, masks: tuple[int, ...]) -> tuple[tuple[int, ...], ...] | None:
+    """Per unit (by position in ``masks``, its open cells on ``sheet``) the units that separate
+    it (:func:`separator_lower_bound`), or None where two units share cells; remembered per
+    sheet state and units' cells, which is all it depends on (a room's unchanged sheets)."""
+    key = (sheet.board.name, id(sheet.board), sheet.crossed, masks)
+    with _FIGURES_LOCK:
+        if key in _SEPARATORS:
+            _SEPARATORS.move_to_end(key)
+            return _SEPARATORS[key]
+    union = 0
+    found: tuple | None = None
+    for mask in masks:
+        if union & mask:
+            break
+        union |= mask
+    else:
+        by_u: list[list[int]] = [[] for _ in masks]
+        for j, cut in enumerate(masks):
+            reach = _reach_without(sheet, cut)
+            for u, mask in enumerate(masks):
+                if u != j and mask & ~reach:
+                    by_u[u].append(j)
+        found = tuple(tuple(js) for js in by_u)
+    with _FIGURES_LOCK:
+        _SEPARATORS[key] = found
+        if len(_SEPARATORS) > _SEPARATORS_MAX:
+            _SEPARATORS.popitem(last=False)
+    return found
+
+
 def separator_lower_bound(inst: SplitInstance, lower: int, upper: int, time_limit: float = 1.0) -> int:
     """A lower bound on the rolls, at least ``lower`` and at most ``upper``, that sees the
     crosses a sheet spends between its units.
@@ -414,18 +448,10 @@ def separator_lower_bound(inst: SplitInstance, lower: int, upper: int, time_limi
     seps: list[dict[int, list[int]]] = []
     for q, sheet in enumerate(inst.sheets):
         mine = [u for u in range(len(units)) if units[u].masks[q] is not None and units[u].masks[q]]
-        union = 0
-        for u in mine:
-            if union & units[u].masks[q]:
-                return lower
-            union |= units[u].masks[q]
-        by_u: dict[int, list[int]] = {u: [] for u in mine}
-        for j in mine:
-            reach = _reach_without(sheet, units[j].masks[q])
-            for u in mine:
-                if u != j and units[u].masks[q] & ~reach:
-                    by_u[u].append(j)
-        seps.append(by_u)
+        found = _separators(sheet, tuple(units[u].masks[q] for u in mine))
+        if found is None:
+            return lower
+        seps.append({mine[i]: [mine[j] for j in js] for i, js in enumerate(found)})
     deadline = time.monotonic() + time_limit
     while lower < upper:
         m = cp_model.CpModel()
@@ -455,7 +481,8 @@ def separator_lower_bound(inst: SplitInstance, lower: int, upper: int, time_limi
 
 def _rolls_figures(sheet: Sheet, target: int) -> tuple[int, int]:
     """The (lower, upper) rolls of :func:`sheet_figures`, from the piece search alone where its
-    bounds meet (then they are the rolls, and sheet_figures' too): no crosses programme."""
+    bounds meet (then they are the rolls, and sheet_figures' too: its lower figure takes the
+    piece search's lower bound wherever its own bounds differ): no crosses programme."""
     pieces = sheet_pieces(sheet, target)
     if pieces.lower == pieces.upper:
         return pieces.lower, pieces.upper
@@ -573,8 +600,8 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
     """Whether some split finishes within ``rolls`` rolls, decided exactly where few subsets of
     units may fit the rolls (a late game, or stars from nearby): every such subset of
     every sheet is listed (:func:`_subsets_within`) and one per sheet that meets the demands
-    is picked (:func:`_pick_one_each`: a cover search, or CP-SAT); a picked subset whose rolls figures straddle ``rolls`` is decided
-    exactly (:func:`_fits_exactly`) and the pick repeated. (False, None): no split can (a
+    is picked (:func:`_pick_one_each`: a cover search, or CP-SAT); a picked subset whose
+    rolls figures straddle ``rolls`` is decided exactly (:func:`_fits_exactly`) and the pick repeated. (False, None): no split can (a
     proven lower bound of rolls + 1); (True, assignment): this split does, every sheet's
     upper rolls figure within the rolls; (None, None): undecided (too many subsets, or the
     time limit)."""

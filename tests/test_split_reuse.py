@@ -47,7 +47,7 @@ def grow(sheet: Sheet, rng: random.Random, crosses: int) -> Sheet:
 
 def clear_reuse() -> None:
     """Every per-state cache of the split (what a fresh computation would not have)."""
-    for cache in (split._LISTINGS, split._FIGURES, split._PIECES, split._LAST_SPLITS, split._FITS):
+    for cache in (split._LISTINGS, split._FIGURES, split._PIECES, split._LAST_SPLITS, split._FITS, split._SEPARATORS):
         cache.clear()
 
 
@@ -410,3 +410,57 @@ def test_a_filtered_listing_keeps_a_row_only_where_its_smaller_subsets_are_kept(
     assert split._filtered_listing((*state, (16, 8), 5)) is None  # (units in another order: not served)
     assert split._filtered_listing((*state, (8, 16, 32), 6)) is None  # (more rolls: not served)
     clear_reuse()
+
+
+@pytest.mark.parametrize("mission_id,seed", [("column-relay", 0), ("star-hunt", 0)])
+def test_remembered_separators_equal_fresh_ones_as_one_seat_gains_crosses(mission_id, seed):
+    rng = random.Random(8500 + seed)
+    mission = MISSIONS[mission_id]
+    sheets = [grow(Sheet.empty(CLASSIC), rng, rng.randint(5, 30)) for _ in range(4)]
+    clear_reuse()
+    hits = 0
+    for step in range(6):
+        inst = split_instance(mission, sheets)
+        masks = [tuple(u.masks[q] for u in inst.units if u.masks[q]) for q in range(4)]
+        before = len(split._SEPARATORS)
+        warm = [split._separators(sheets[q], masks[q]) for q in range(4)]
+        hits += 4 - (len(split._SEPARATORS) - before)
+        lower = unit_lower_bound(inst)
+        bound = split.separator_lower_bound(inst, lower, lower + 3, time_limit=30)
+        clear_reuse()
+        assert warm == [split._separators(sheets[q], masks[q]) for q in range(4)]
+        assert split.separator_lower_bound(inst, lower, lower + 3, time_limit=30) == bound
+        for q in range(4):  # the definition, on the sheet itself: u cannot be finished without a cell of j
+            for u, js in enumerate(warm[q] or ()):
+                for j in range(len(masks[q])):
+                    reach = split._reach_without(sheets[q], masks[q][j])
+                    assert (j in js) == (j != u and bool(masks[q][u] & ~reach))
+        seat = step % 4
+        sheets[seat] = grow(sheets[seat], rng, 3)
+    assert hits > 0
+
+
+def test_separators_are_remembered_per_sheet_state_not_per_units_cells_alone():
+    """Columns A and C open on both sheets, the same cells: on the empty sheet every way to A
+    crosses C; with column B crossed (and so A anchored) none does."""
+    clear_reuse()
+    masks = (CLASSIC.column_mask[0], CLASSIC.column_mask[2])
+    empty, b_crossed = Sheet.empty(CLASSIC), Sheet(CLASSIC, CLASSIC.column_mask[1])
+    for _ in range(2):  # (the second round from the cache)
+        assert split._separators(empty, masks) == ((1,), ())
+        assert split._separators(b_crossed, masks) == ((), ())
+
+
+def test_block_slots_from_remembered_block_masks_equal_a_plain_count_with_two_boards_in_turn():
+    from nochmal.missions.model import block_slots
+
+    boards = [CLASSIC, Board.from_grid(["yyyyyyy", "yyyyyyy", "bbbgggg"])]
+    rng = random.Random(8600)
+    for _ in range(200):
+        board = rng.choice(boards)
+        mask = 0
+        for b in rng.sample(range(board.n_cells), rng.randint(0, min(40, board.n_cells))):
+            mask |= 1 << b
+        plain = sum(-(-sum(1 for b in range(board.n_cells) if mask >> b & 1 and block.mask >> b & 1) // 5)
+                    for block in board.blocks)
+        assert block_slots(board, mask) == plain
