@@ -346,9 +346,9 @@ def unit_lower_bound(inst: SplitInstance) -> int:
             if len(allowed) == 1:
                 forced_on.setdefault(allowed[0], []).append(u)
             else:
-                best = max(best, min(_rolls_figures(inst.sheets[p], inst.units[u].masks[p])[0] for p in allowed))
+                best = max(best, min(_lower_figure(inst.sheets[p], inst.units[u].masks[p]) for p in allowed))
         for p, units in forced_on.items():
-            best = max(best, _rolls_figures(inst.sheets[p], _target(inst, p, units))[0])
+            best = max(best, _lower_figure(inst.sheets[p], _target(inst, p, units)))
     return best
 
 
@@ -487,6 +487,14 @@ def _rolls_figures(sheet: Sheet, target: int) -> tuple[int, int]:
     if pieces.lower == pieces.upper:
         return pieces.lower, pieces.upper
     return sheet_figures(sheet, target)[1:3]
+
+
+def _lower_figure(sheet: Sheet, target: int) -> int:
+    """The lower rolls figure of :func:`sheet_figures`: its remembered entry, else by
+    :func:`_rolls_figures` (the piece search alone where that decides it)."""
+    with _FIGURES_LOCK:
+        hit = _FIGURES.get((sheet.board.name, id(sheet.board), sheet.crossed, target, 0.0))
+    return hit[1] if hit is not None else _rolls_figures(sheet, target)[0]
 
 
 _LISTINGS: OrderedDict = OrderedDict()  # complete listings of _subsets_within, by sheet state, units and rolls
