@@ -207,20 +207,36 @@ def fewest_crosses(sheet: Sheet, target: int, exact_limit: int = EXACT_LIMIT,
 #   from each old target piece no longer wanted to the nearest wanted piece or the crossed
 #   region, solves the old state, so  new >= old figure - crossed meanwhile - those paths.
 # When they meet, the figure is proven without a search; else they let the lazy rounds of
-# _approximate stop early.
+# _approximate stop early. Each answer also keeps the pieces of its last lazy round's subset:
+# the same sheet state asked again for a smaller target grows its subset there after the
+# first (cheap) round (any subset gives valid bounds; one that sufficed before usually
+# suffices again, and the rounds on the way to it are skipped).
 _RECENT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # per board object (an id could be reused)
 _RECENT_LOCK = threading.Lock()
 _RECENT_PER_BOARD = 32
 
 
-def _remember(sheet: Sheet, red: Reduced, cells: int, exact: bool) -> None:
+def _remember(sheet: Sheet, red: Reduced, cells: int, exact: bool, subset: tuple[int, ...] = ()) -> None:
     need = red.base_mask
     for v in red.terminals:
         need |= red.members[v]
     value = cells.bit_count() if exact else None
     with _RECENT_LOCK:
         recent = _RECENT.setdefault(sheet.board, deque(maxlen=_RECENT_PER_BOARD))
-        recent.append((sheet.crossed, need, cells, value))
+        recent.append((sheet.crossed, need, cells, value, tuple(red.members[t] for t in subset)))
+
+
+def _remembered_subset(sheet: Sheet, red: Reduced, size: int, limit: int) -> list[int] | None:
+    """The terminals of the latest lazy subset of this very sheet state (its pieces that are
+    still terminals, in their order) when more than ``size`` and at most ``limit``; else None."""
+    with _RECENT_LOCK:
+        recent = list(_RECENT.get(sheet.board, ()))
+    node_of = {red.members[t]: t for t in red.terminals}
+    for crossed, _, _, _, pieces in reversed(recent):
+        if crossed == sheet.crossed and pieces:
+            kept = [node_of[p] for p in pieces if p in node_of]
+            return kept if size < len(kept) <= limit else None
+    return None
 
 
 def _remembered_bounds(sheet: Sheet, red: Reduced) -> tuple[int, int, set[int] | None]:
@@ -234,7 +250,7 @@ def _remembered_bounds(sheet: Sheet, red: Reduced) -> tuple[int, int, set[int] |
     lower, upper, best = -1, INF, None
     node_of = None
     attach = None
-    for crossed, old_need, cells, value in recent:
+    for crossed, old_need, cells, value, _ in recent:
         if crossed & ~sheet.crossed:
             continue
         if node_of is None:
@@ -296,6 +312,7 @@ def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float
         chosen.append(max(rest, key=lambda t: int(near[t])))
     rank = {t: i for i, t in enumerate(chosen)}
     subset = chosen[:start_size]
+    remembered = _remembered_subset(sheet, red, start_size, max(1, exact_limit)) or []
     lower, upper, best = _remembered_bounds(sheet, red)
     rounds = 0
     while lower < upper:
@@ -322,7 +339,9 @@ def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float
         if lower >= upper or room <= 0 or not missing:
             break
         missing.sort(key=lambda t: rank.get(t, len(rank)))
-        subset = subset + missing[: min(room, _LAZY_STEP)]
+        extra = [t for t in remembered if t not in subset]  # after a cheap first round: the subset that sufficed before
+        add = extra + [t for t in missing if t not in extra]
+        subset = subset + add[: min(room, max(len(extra), _LAZY_STEP))]
     nodes = best
     assert connected_to_root(red, nodes)
     method = (f"dreyfus-wagner on {len(subset)} of {len(terms)} terminals, bounds met" if lower == upper
@@ -337,7 +356,7 @@ def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float
         method = "cp-sat" if lower == upper else f"bounds (cp-sat, {time_limit:g} s)"
     mask = nodes_mask(red, nodes) | red.base_mask
     assert lower <= upper, (lower, upper)
-    _remember(sheet, red, mask, lower == upper)
+    _remember(sheet, red, mask, lower == upper, tuple(subset) if rounds else ())
     return CrossesEstimate(lower, upper, crossing_order(sheet, mask), method)
 
 

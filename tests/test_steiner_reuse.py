@@ -1,0 +1,69 @@
+"""nochmal/sheetgraph.py ``_approximate`` grows the lazy subset of a sheet state asked again
+for a smaller target (a team target after another sheet crossed a star) to the subset its
+last answer ended with, after the first round: the figures equal a fresh search's (nothing
+remembered), and the witness is a legal crossing order of that many crosses that covers
+the target."""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+
+import pytest
+
+from nochmal import sheetgraph
+from nochmal.bitsets import bit_list
+from nochmal.board import load_board
+from nochmal.sheet import Sheet
+from nochmal.sheetgraph import fewest_crosses
+
+CLASSIC = load_board("classic")
+
+
+def random_sheet(rng: random.Random, crosses: int) -> Sheet:
+    sheet = Sheet.empty(CLASSIC)
+    for _ in range(crosses):
+        choice = [b for b in range(CLASSIC.n_cells) if sheet.anchored >> b & 1 and not sheet.crossed >> b & 1]
+        sheet = sheet.cross(1 << rng.choice(choice))
+    return sheet
+
+
+def replay(sheet: Sheet, cells) -> Sheet:
+    """Cross the witness one cell at a time through the engine's own legality check."""
+    for name in cells:
+        bit = sheet.board.bit(name)
+        sheet.check_placement(sheet.board.colour_of_bit(bit), 1, 1 << bit)
+        sheet = sheet.cross(1 << bit)
+    return sheet
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_shrinking_target_on_one_sheet_state_gives_the_fresh_figures(seed, monkeypatch):
+    rng = random.Random(500 + seed)
+    sheet = random_sheet(rng, rng.randint(0, 6))
+    target = CLASSIC.star_mask
+    used = []
+    real = sheetgraph._remembered_subset
+
+    def spy(*args):
+        found = real(*args)
+        used.append(found is not None)
+        return found
+
+    monkeypatch.setattr(sheetgraph, "_remembered_subset", spy)
+    sheetgraph._RECENT.clear()
+    fewest_crosses(sheet, target)
+    for _ in range(3):  # other sheets cross stars: one or two of them leave the target
+        stars = bit_list(target & ~sheet.crossed)
+        for b in rng.sample(stars, min(len(stars) - 1, rng.randint(1, 2))):
+            target &= ~(1 << b)
+        warm = fewest_crosses(sheet, target)
+        saved = list(sheetgraph._RECENT.get(CLASSIC, ()))
+        sheetgraph._RECENT.clear()
+        fresh = fewest_crosses(sheet, target)
+        sheetgraph._RECENT.clear()
+        sheetgraph._RECENT.setdefault(CLASSIC, deque(maxlen=sheetgraph._RECENT_PER_BOARD)).extend(saved)
+        assert fresh.exact and warm.exact and warm.value == fresh.value
+        final = replay(sheet, warm.cells)
+        assert final.crossed & target == target and len(warm.cells) == warm.upper
+    assert any(used)  # the remembered subset was taken at least once (else this tests nothing new)
