@@ -53,7 +53,7 @@ from itertools import combinations
 
 from nochmal.bitsets import bit_list, component_of
 from nochmal.board import COLOURS
-from nochmal.impossible import rolls_needed
+from nochmal.impossible import block_pieces, rolls_needed
 from nochmal.missions.model import IN_PROGRESS, LOST, Mission, block_slots
 from nochmal.missions.objectives import items_needed, objective_items, team_score
 from nochmal.sheet import Sheet
@@ -497,6 +497,70 @@ def _lower_figure(sheet: Sheet, target: int) -> int:
     return hit[1] if hit is not None else _rolls_figures(sheet, target)[0]
 
 
+_MOVED: OrderedDict = OrderedDict()  # a moved path (legal new cells holding the target) by (board, crossed, target)
+_STATES: OrderedDict = OrderedDict()  # the sheet states listed lately, per board: where moved paths come from
+_MOVE_CELLS = 4  # new crosses up to which an earlier state's paths are moved (2^4 targets looked up per subset)
+
+
+def _earlier_state(sheet: Sheet) -> tuple[int, list[int]] | None:
+    """The latest listed state of this board whose crosses the sheet holds, with at most
+    _MOVE_CELLS more (the same seat before its last tap, usually): (its crossed cells, every
+    subset of the new crosses), or None. Remembers the sheet's own state for the next tap."""
+    board_key = (sheet.board.name, id(sheet.board))
+    with _FIGURES_LOCK:
+        states = _STATES.setdefault(board_key, OrderedDict())
+        states[sheet.crossed] = True
+        states.move_to_end(sheet.crossed)
+        while len(states) > 64:
+            states.popitem(last=False)
+        earlier = [c for c in states if c != sheet.crossed and c & ~sheet.crossed == 0 and
+                   (sheet.crossed & ~c).bit_count() <= _MOVE_CELLS]
+    if not earlier:
+        return None
+    crossed = earlier[-1]
+    new = bit_list(sheet.crossed & ~crossed)
+    return crossed, [sum(1 << b for i, b in enumerate(new) if pick >> i & 1) for pick in range(1 << len(new))]
+
+
+def _moved_rolls(sheet: Sheet, target: int, earlier: tuple[int, list[int]]) -> int | None:
+    """Rolls within which the sheet surely crosses ``target``, from a path of an earlier state
+    of it (:func:`_earlier_state`, its path for the target plus any of the new crosses): that
+    path less the cells crossed since. Such a set stays legal (a part of a path's piece cut
+    off by a new cross touches that cross: anchored), which is checked, and takes its fewest
+    pieces of one block (nochmal/impossible.py); remembered for the next tap. None: no
+    earlier path known."""
+    board = sheet.board
+    crossed, extras = earlier
+    with _FIGURES_LOCK:
+        for extra in extras:
+            old_key = (board.name, id(board), crossed, target | extra)
+            hit = _PIECES.get(old_key)
+            cells = hit.cells if hit is not None else _MOVED.get(old_key)
+            if cells is not None:
+                break
+        else:
+            return None
+    cells &= ~sheet.crossed
+    if target & ~sheet.crossed & ~cells or component_of(cells & sheet.anchored, cells, board.neighbour_mask) != cells:
+        return None
+    with _FIGURES_LOCK:
+        _MOVED[(board.name, id(board), sheet.crossed, target)] = cells
+        if len(_MOVED) > _FIGURES_MAX:
+            _MOVED.popitem(last=False)
+    return block_pieces(board, cells)[1]
+
+
+def _tighten_upper(sheet: Sheet, target: int, cells: int) -> None:
+    """Tell :func:`sheet_figures` of a legal set of new cells holding ``target`` (an exact
+    check's or a moved path) where it takes fewer rolls than its own path."""
+    est, lower, upper, path = sheet_figures(sheet, target)
+    took = rolls_needed(sheet.board, cells).upper
+    if took < upper:
+        with _FIGURES_LOCK:
+            _FIGURES[(sheet.board.name, id(sheet.board), sheet.crossed, target, 0.0)] = \
+                (est, lower, max(lower, took), crossing_order(sheet, cells))
+
+
 _LISTINGS: OrderedDict = OrderedDict()  # complete listings of _subsets_within, by sheet state, units and rolls
 _LISTINGS_MAX = 512  # (a listing holds up to a few hundred rows: tens of kB; a room asks ~12 per status)
 
@@ -524,9 +588,10 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
         hit = _LISTINGS.get(key)
         if hit is not None:
             _LISTINGS.move_to_end(key)
-        else:
-            hit = _filtered_listing(key)
-            if hit is not None:
+    if hit is None:
+        hit = _filtered_listing(key, sheet)
+        if hit is not None:
+            with _FIGURES_LOCK:
                 _LISTINGS[key] = hit
                 if len(_LISTINGS) > _LISTINGS_MAX:
                     _LISTINGS.popitem(last=False)
@@ -535,6 +600,7 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
     found = [((), (0, 0))]
     level = {(): 0}  # the listed subsets of the last size, with their cells
     board = sheet.board
+    earlier = _earlier_state(sheet)
     while level:
         listed = set(level)
         grown_level = {}
@@ -549,8 +615,15 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
                     return None
                 budget[0] -= 1
                 grown_target = target | masks[i]
-                if block_slots(board, grown_target & ~sheet.crossed) > rolls or \
-                        sheet_pieces(sheet, grown_target).lower > rolls:
+                slots = block_slots(board, grown_target & ~sheet.crossed)
+                if slots > rolls:
+                    continue
+                moved = _moved_rolls(sheet, grown_target, earlier) if earlier is not None else None
+                if moved is not None and moved <= rolls:  # surely fits: (a lower bound, the moved path's rolls)
+                    found.append((grown, (slots, moved)))
+                    grown_level[grown] = grown_target
+                    continue
+                if sheet_pieces(sheet, grown_target).lower > rolls:
                     continue  # (cheap lower bounds first: the crosses' programme is the slow part)
                 figures = _rolls_figures(sheet, grown_target)
                 if figures[0] <= rolls:
@@ -564,18 +637,21 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
     return [(tuple(units[i] for i in subset), figures) for subset, figures in found]
 
 
-def _filtered_listing(key: tuple) -> list | None:
+def _filtered_listing(key: tuple, sheet: Sheet) -> list | None:
     """A listing for ``key`` (as :func:`_subsets_within` keys them) filtered from a remembered
     one of the same sheet state for at least these rolls and at least these units (a unit
-    done since by another sheet, or the count one roll lower): its rows on these units whose
-    lower figure fits the rolls and whose every subset one unit smaller is kept. The same
-    rows as a fresh listing: a figure depends on the sheet and the units' cells only, a row
-    that fits fewer rolls fitted the more, and the cheap bounds a fresh listing tries first
-    (block slots, the pieces' lower bound) never exceed the lower figure. None: no such
-    listing remembered. Call with _FIGURES_LOCK held."""
+    done since by another sheet, or the count one roll lower): its rows on these units that
+    fit the rolls and whose every subset one unit smaller is kept. The same subsets as a
+    fresh listing: a figure depends on the sheet and the units' cells only, a row that fits
+    fewer rolls fitted the more, and the cheap bounds a fresh listing tries first (block
+    slots, the pieces' lower bound) never exceed the lower figure. A row whose path does not
+    fit the fewer rolls is decided by the fresh listing's figures (a moved path's row holds
+    block slots as its lower figure, :func:`_moved_rolls`). None: no such listing remembered."""
     *state, masks, rolls = key
     best = None
-    for (*other, src, more), rows in _LISTINGS.items():
+    with _FIGURES_LOCK:
+        remembered = list(_LISTINGS.items())
+    for (*other, src, more), rows in remembered:
         if other != state or more < rolls or len(src) < len(masks) or (best is not None and more >= best[0]):
             continue
         where, j = [], 0  # masks as an ordered sub-sequence of src (units keep their order)
@@ -587,16 +663,25 @@ def _filtered_listing(key: tuple) -> list | None:
             where.append(j)
             j += 1
         else:
-            best = more, where, rows
+            best = more, where, rows, src
     if best is None:
         return None
-    _, where, rows = best
+    _, where, rows, src = best
     index = {j: i for i, j in enumerate(where)}
     kept = {()}
     out = []
     for subset, figures in rows:  # (sizes ascending: a row's smaller subsets are decided before it)
-        if subset and (figures[0] > rolls or any(j not in index for j in subset) or
+        if subset and (any(j not in index for j in subset) or
                        any(subset[:k] + subset[k + 1:] not in kept for k in range(len(subset)))):
+            continue
+        if subset and figures[1] > rolls:
+            target = 0
+            for j in subset:
+                target |= src[j]
+            if sheet_pieces(sheet, target).lower > rolls:
+                continue
+            figures = _rolls_figures(sheet, target)
+        if figures[0] > rolls:
             continue
         kept.add(subset)
         out.append((tuple(index[j] for j in subset), figures))
@@ -654,6 +739,13 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
         status, chosen = _pick_one_each(inst, [_maximal(rows) for rows in options], deadline, rolls)
         if status is False or status is None:
             return status, None
+    for p, (subset, figures) in enumerate(chosen):  # a moved path within the rolls: the plans take it
+        if subset and figures[1] <= rolls:
+            sheet = inst.sheets[p]
+            with _FIGURES_LOCK:
+                cells = _MOVED.get((sheet.board.name, id(sheet.board), sheet.crossed, _target(inst, p, subset)))
+            if cells is not None:
+                _tighten_upper(sheet, _target(inst, p, subset), cells)
     return True, _without_repeats(inst, [subset for subset, _ in chosen], rolls)
 
 
@@ -674,16 +766,15 @@ def _fits_exactly(inst: SplitInstance, p: int, subset, rolls: int, deadline: flo
     fits, cells = fits_rolls(sheet, target, rolls, max(0.01, deadline - time.monotonic()))
     if fits is None:
         return None
-    est, lower, upper, path = sheet_figures(sheet, target)
     if fits:
-        took = rolls_needed(sheet.board, cells).upper
-        if took < upper:
-            upper, path = max(lower, took), crossing_order(sheet, cells)
+        _tighten_upper(sheet, target, cells)
     else:
+        est, lower, upper, path = sheet_figures(sheet, target)
         lower = max(lower, rolls + 1)
-        upper = max(upper, lower)
+        with _FIGURES_LOCK:
+            _FIGURES[(sheet.board.name, id(sheet.board), sheet.crossed, target, 0.0)] = \
+                (est, lower, max(upper, lower), path)
     with _FIGURES_LOCK:
-        _FIGURES[(sheet.board.name, id(sheet.board), sheet.crossed, target, 0.0)] = (est, lower, upper, path)
         _FITS[key] = fits
         if len(_FITS) > _FIGURES_MAX:
             _FITS.popitem(last=False)

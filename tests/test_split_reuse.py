@@ -47,7 +47,8 @@ def grow(sheet: Sheet, rng: random.Random, crosses: int) -> Sheet:
 
 def clear_reuse() -> None:
     """Every per-state cache of the split (what a fresh computation would not have)."""
-    for cache in (split._LISTINGS, split._FIGURES, split._PIECES, split._LAST_SPLITS, split._FITS, split._SEPARATORS):
+    for cache in (split._LISTINGS, split._FIGURES, split._PIECES, split._LAST_SPLITS, split._FITS, split._SEPARATORS,
+                  split._MOVED, split._STATES):
         cache.clear()
 
 
@@ -63,7 +64,7 @@ def test_remembered_listings_equal_fresh_ones_as_one_seat_gains_crosses(mission_
     mission = MISSIONS[mission_id]
     sheets = [grow(Sheet.empty(CLASSIC), rng, rng.randint(15, 35)) for _ in range(4)]
     clear_reuse()
-    hits = 0
+    hits = moves = 0
     for step in range(4):
         inst = split_instance(mission, sheets)
         rolls = unit_lower_bound(inst) + 1
@@ -71,9 +72,21 @@ def test_remembered_listings_equal_fresh_ones_as_one_seat_gains_crosses(mission_
         warm = listings(inst, rolls)  # entries of the earlier states (and this one's unchanged sheets) in the cache
         hits += 4 - (len(split._LISTINGS) - before)
         again = listings(inst, rolls)  # all four remembered now
+        moved = dict(split._MOVED)
         clear_reuse()
         fresh = listings(inst, rolls)
-        assert warm == fresh and again == fresh
+        assert again == warm
+        for p, (rows, fresh_rows) in enumerate(zip(warm, fresh)):  # the same subsets; figures differ only where
+            assert [s for s, _ in rows] == [s for s, _ in fresh_rows]  # an earlier state's path moved here
+            for (subset, (low, high)), (_, (f_low, f_high)) in zip(rows, fresh_rows):
+                if (low, high) != (f_low, f_high):
+                    moves += 1
+                    assert high <= rolls and low <= f_low and f_low <= high
+                    target = split._target(inst, p, subset)
+                    cells = moved[(CLASSIC.name, id(CLASSIC), sheets[p].crossed, target)]
+                    assert target & ~sheets[p].crossed & ~cells == 0 and not cells & sheets[p].crossed
+                    assert all(piece & sheets[p].anchored for piece in components(cells, CLASSIC.neighbour_mask))
+                    assert rolls_needed(CLASSIC, cells).upper == high
         # the listing's contract, checked on the fresh figures: a listed subset's lower figure fits
         for p, rows in enumerate(fresh):
             assert rows[0] == ((), (0, 0))
@@ -83,6 +96,7 @@ def test_remembered_listings_equal_fresh_ones_as_one_seat_gains_crosses(mission_
         seat = step % 4
         sheets[seat] = grow(sheets[seat], rng, 3)  # one seat's tap: its listing must not come from the cache
     assert hits > 0  # (the unchanged sheets were served from the cache: the test exercises hits)
+    assert moves > 0  # (and the tapped sheets' rows from their earlier paths)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -398,17 +412,28 @@ def test_cover_search_declines_demands_of_some_units_and_alternatives():
 
 def test_a_filtered_listing_keeps_a_row_only_where_its_smaller_subsets_are_kept():
     """Lower figures are bounds, not always growing with the units: a row that fits fewer
-    rolls under one that does not is left out, as the growth of a fresh listing leaves it."""
-    state = ("classic", 1, 0)
+    rolls under one that does not is left out, as the growth of a fresh listing leaves it.
+    (Figures planted in the caches: a row whose path does not fit the fewer rolls is decided
+    by them, as a fresh listing would.)"""
+    from nochmal.sheetgraph import RollsEstimate
+
+    sheet = Sheet.empty(CLASSIC)
+    state = (CLASSIC.name, id(CLASSIC), 0)
     source = [((), (0, 0)), ((0,), (5, 5)), ((1,), (3, 4)), ((2,), (4, 4)), ((0, 1), (4, 4)), ((1, 2), (4, 6)),
               ((0, 1, 2), (5, 5))]
     clear_reuse()
-    split._LISTINGS[(*state, (8, 16, 32), 5)] = source
-    assert split._filtered_listing((*state, (8, 16, 32), 4)) == [((), (0, 0)), ((1,), (3, 4)), ((2,), (4, 4)),
-                                                                  ((1, 2), (4, 6))]
-    assert split._filtered_listing((*state, (8, 32), 5)) == [((), (0, 0)), ((0,), (5, 5)), ((1,), (4, 4))]
-    assert split._filtered_listing((*state, (16, 8), 5)) is None  # (units in another order: not served)
-    assert split._filtered_listing((*state, (8, 16, 32), 6)) is None  # (more rolls: not served)
+    masks = (8, 16, 32)
+    for subset, (low, high) in source[1:]:  # (exact planted figures: no crosses programme on them)
+        target = sum(masks[i] for i in subset)
+        split._PIECES[(*state, target)] = RollsEstimate(high, high, target) if subset != (1, 2) else \
+            RollsEstimate(5, 5, target)
+    split._LISTINGS[(*state, masks, 5)] = source
+    assert split._filtered_listing((*state, masks, 4), sheet) == [((), (0, 0)), ((1,), (3, 4)), ((2,), (4, 4))]
+    assert split._filtered_listing((*state, (8, 32), 5), sheet) == [((), (0, 0)), ((0,), (5, 5)), ((1,), (4, 4))]
+    assert split._filtered_listing((*state, (16, 8), 5), sheet) is None  # (units in another order: not served)
+    assert split._filtered_listing((*state, masks, 6), sheet) is None  # (more rolls: not served)
+    split._PIECES[(*state, 48)] = RollsEstimate(4, 4, 48)  # (1, 2)'s path within 4 rolls: now it fits them
+    assert split._filtered_listing((*state, masks, 4), sheet)[-1] == ((1, 2), (4, 4))
     clear_reuse()
 
 
@@ -464,3 +489,65 @@ def test_block_slots_from_remembered_block_masks_equal_a_plain_count_with_two_bo
         plain = sum(-(-sum(1 for b in range(board.n_cells) if mask >> b & 1 and block.mask >> b & 1) // 5)
                     for block in board.blocks)
         assert block_slots(board, mask) == plain
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_rolls_feasible_on_moved_paths_gives_the_fresh_verdicts_and_plans_within_the_rolls(seed):
+    """A tapped sheet's listing takes its earlier state's paths (less the new crosses) where
+    they fit: the verdicts must equal a fresh computation's, and a split found must show
+    plans within the rolls (sheet_figures told of the moved paths)."""
+    rng = random.Random(8700 + seed)
+    mission = MISSIONS["column-relay"]
+    sheets = [grow(Sheet.empty(CLASSIC), rng, rng.randint(10, 25)) for _ in range(4)]
+    clear_reuse()
+    decided = 0
+    for step in range(4):
+        inst = split_instance(mission, sheets)
+        rolls = split.separator_lower_bound(inst, unit_lower_bound(inst), 99, 30)
+        for r in (rolls, rolls + 1):
+            warm = rolls_feasible(inst, r, budget=100_000, time_limit=60)
+            if warm[0]:
+                assert not check_split(inst, warm[1])
+                assert all(split._upper_cost(inst, p, units)[0] <= r for p, units in enumerate(warm[1]))
+            decided += warm[0] is not None
+            kept = {name: dict(getattr(split, name)) for name in ("_MOVED", "_STATES", "_PIECES", "_LISTINGS")}
+            clear_reuse()
+            assert rolls_feasible(inst, r, budget=100_000, time_limit=60)[0] is warm[0]
+            for name, entries in kept.items():  # (back to the warm caches for the next tap)
+                getattr(split, name).update(entries)
+        seat = step % 4
+        sheets[seat] = grow(sheets[seat], rng, 3)
+    assert decided == 8 and split._MOVED  # (the tapped sheets' listings took moved paths)
+
+
+def test_a_path_of_fewer_rolls_told_to_sheet_figures_becomes_its_path():
+    """_tighten_upper (the exact check's and a moved path's way into the plans): sheet_figures
+    then answers the fewer rolls, with a crossing order of those cells, each anchored."""
+    from nochmal.sheetgraph import fits_rolls
+
+    rng = random.Random(8800)
+    told = 0
+    for _ in range(40):
+        clear_reuse()
+        sheet = grow(Sheet.empty(CLASSIC), rng, rng.randint(0, 12))
+        cols = rng.sample(range(15), rng.randint(2, 4))
+        target = sum(CLASSIC.column_mask[c] for c in cols) & ~sheet.crossed
+        _, lower, upper, _ = split.sheet_figures(sheet, target)
+        if lower == upper:
+            continue
+        fits, cells = fits_rolls(sheet, target, upper - 1, time_limit=30)
+        if not fits:
+            continue
+        split._tighten_upper(sheet, target, cells)
+        _, lower2, upper2, path = split.sheet_figures(sheet, target)
+        assert lower2 == lower and upper2 == max(lower, rolls_needed(CLASSIC, cells).upper) < upper
+        assert CLASSIC.mask_of(path) == cells
+        crossed = sheet
+        for name in path:  # each cell anchored when crossed
+            bit = CLASSIC.mask_of((name,))
+            assert bit & crossed.anchored
+            crossed = crossed.cross(bit)
+        told += 1
+        if told == 3:
+            break
+    assert told
