@@ -482,9 +482,11 @@ class RollsEstimate:
 
 
 @lru_cache(maxsize=256)
-def _part_graph(board: Board, crossed: int, anchored: int) -> tuple[list[int], list[frozenset[int]]]:
+def _part_graph(board: Board, crossed: int, anchored: int) -> tuple[list[int], list[frozenset[int]], dict[int, int],
+                                                                   list[list[int]]]:
     """The open parts of blocks and their adjacency, the last node (index len(parts)) the
-    crossed region: the same for every target of one sheet state."""
+    crossed region, the part of each open cell, and the adjacency as sorted lists: the same
+    for every target of one sheet state."""
     open_mask = board.full_mask & ~crossed
     parts = []
     for block in board.blocks:
@@ -499,7 +501,7 @@ def _part_graph(board: Board, crossed: int, anchored: int) -> tuple[list[int], l
             adj[root].add(i)
         for b in bit_list(neighbours_of(cells, board.neighbour_mask) & open_mask & ~cells):
             adj[i].add(node_of[b])
-    return parts, [frozenset(a) for a in adj]
+    return parts, [frozenset(a) for a in adj], node_of, [sorted(a) for a in adj]
 
 
 def reduce_pieces(sheet: Sheet, target: int) -> Reduced:
@@ -507,12 +509,14 @@ def reduce_pieces(sheet: Sheet, target: int) -> Reduced:
     part of a block (a roll crosses cells of one part, so a set of new cells takes at least
     one roll per part it touches, and ceil(n / 5) for n target cells of a part); node 0 is
     the crossed region. Forced parts (those holding target cells) next to the root or to each
-    other are merged (an exact contraction: every solution holds both ends)."""
+    other are merged (an exact contraction: every solution holds both ends). A room's split
+    asks this for thousands of targets a status: only the few forced parts go through the
+    groups' dictionaries, the others are renumbered in order."""
     need = target & ~sheet.crossed
-    parts, adj = _part_graph(sheet.board, sheet.crossed, sheet.anchored)
-    weight = [max(1, -(-(cells & need).bit_count() // 5)) for cells in parts]
+    parts, adj, node_of, ordered = _part_graph(sheet.board, sheet.crossed, sheet.anchored)
     root = len(parts)  # (renumbered to 0 below)
-    forced = {i for i, cells in enumerate(parts) if cells & need} | {root}
+    held = sorted({node_of[b] for b in bit_list(need)})
+    forced = {i for i in held} | {root}  # (built as a set in ascending order: the groups' labels below depend on it)
     group = {}
     for start in forced:  # connected groups of forced nodes, the root's group first
         if start in group:
@@ -524,24 +528,45 @@ def reduce_pieces(sheet: Sheet, target: int) -> Reduced:
                 if v in forced and v not in group:
                     group[v] = start
                     stack.append(v)
-    heads = [group[root]] + sorted({g for g in group.values() if g != group[root]}) + \
-        [i for i in range(len(parts)) if i not in forced]
+    heads = [group[root]] + sorted({g for g in group.values() if g != group[root]})
     new = {h: k for k, h in enumerate(heads)}
-    of = {i: new[group.get(i, i)] for i in range(root + 1)}
-    members = [0] * len(heads)
-    wts = [0] * len(heads)
+    of = [new[group[i]] if i in forced else 0 for i in range(root + 1)]
+    size = len(heads)
+    for i in range(root):  # the parts off the target, in order, after the groups
+        if i not in forced:
+            of[i] = size
+            size += 1
+    members = [0] * size
+    wts = [1] * size
+    wts[0] = 0
+    for i in range(1, len(heads)):
+        wts[i] = 0
+    for i in held:
+        members[of[i]] |= parts[i]
+        wts[of[i]] += max(1, -(-(parts[i] & need).bit_count() // 5))
     for i, cells in enumerate(parts):
-        members[of[i]] |= cells
-        wts[of[i]] += weight[i]
+        if i not in forced:
+            members[of[i]] = cells
     base = wts[0]
     wts[0] = 0
-    adj_new: list[set[int]] = [set() for _ in heads]
-    for u in range(root + 1):
-        for v in adj[u]:
-            if of[u] != of[v]:
-                adj_new[of[u]].add(of[v])
-    terminals = list(range(1, len({g for g in group.values()})))
-    return Reduced(wts, [sorted(s) for s in adj_new], members, terminals, base, members[0], set(terminals))
+    near = set(forced)
+    for i in forced:
+        near.update(adj[i])
+    adj_new: list = [None] * size
+    for u in range(root + 1):  # away from the forced parts: the same neighbours in the same order
+        if u not in near:
+            adj_new[of[u]] = [of[v] for v in ordered[u]]
+    for u in near:  # next to or in a group: its neighbours' nodes, less itself, once each
+        ou = of[u]
+        if adj_new[ou] is None:
+            adj_new[ou] = set()
+        adj_new[ou].update(of[v] for v in adj[u])
+    for i, s in enumerate(adj_new):
+        if isinstance(s, set):
+            s.discard(i)
+            adj_new[i] = sorted(s)
+    terminals = list(range(1, len(heads)))
+    return Reduced(wts, adj_new, members, terminals, base, members[0], set(terminals))
 
 
 def fewest_rolls(sheet: Sheet, target: int, exact_limit: int = ROLLS_EXACT_LIMIT,
