@@ -300,6 +300,8 @@ def status_times(edits: int, seed: int, only: list[str] | None = None, detail: b
     from nochmal.web.rooms.status import full_status, quick_status
     from nochmal.web.rooms.store import Room, Seat
     from nochmal.board import load_board
+    from ortools.sat.python import cp_model  # noqa: F401  (imported once in the status child's life, untimed:
+    # a room's first status no longer always runs CP-SAT, and its first tap would pay the import)
 
     board = load_board("classic")
     print(f"{'mission':14} {'quick (GET) ms':>22} {'full, warm caches ms':>26} {'full, cold ms':>22}")

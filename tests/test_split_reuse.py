@@ -551,3 +551,29 @@ def test_a_path_of_fewer_rolls_told_to_sheet_figures_becomes_its_path():
         if told == 3:
             break
     assert told
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_raise_lower_lifts_to_the_first_roll_count_with_a_split_and_never_below_the_separator_bound(seed):
+    rng = random.Random(8900 + seed)
+    sheets = [grow(Sheet.empty(CLASSIC), rng, rng.randint(0, 30)) for _ in range(4)]
+    inst = split_instance(MISSIONS["column-relay"], sheets)
+    lower = unit_lower_bound(inst)
+    upper = lower + 3
+    clear_reuse()
+    bound, found, _ = split._raise_lower(inst, lower, upper, 60.0)
+    first = next((r for r in range(lower, upper) if rolls_feasible(inst, r, time_limit=60)[0]), upper)
+    assert bound == first and bound >= split.separator_lower_bound(inst, lower, upper, 30)
+    if found is not None:
+        assert not check_split(inst, found) and max(split._upper_cost(inst, p, u)[0] for p, u in enumerate(found)) <= bound
+
+
+def test_raise_lower_takes_the_separator_bound_where_rolls_feasible_cannot_decide(monkeypatch):
+    """(The room of test_status_fast_paths' separator test: its bound lifts 5 to 6.)"""
+    sheets = [Sheet.from_cells(CLASSIC, cells).with_all_completions_scored() for cells in
+              (["H1", "H3", "H4", "H5", "I5", "H6"], ["H2", "H3", "H4"], ["H1", "H5", "H7"], ["H2", "H3", "H7"])]
+    inst = split_instance(MISSIONS["column-relay"], sheets)
+    clear_reuse()
+    monkeypatch.setattr(split, "rolls_feasible", lambda *args, **kwargs: (None, None))
+    assert split._raise_lower(inst, 5, 9, 30.0) == (6, None, "separator lower bound")
+    assert split._raise_lower(inst, 6, 9, 30.0) == (6, None, "lower bound")
