@@ -192,7 +192,7 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tup
 _MERGE_CHUNK = 8192  # (half, other half) pairs gathered per merge chunk (measured: 1024..32768 alike, 131072 slower)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=128)  # (k, size) up to k = 12 (sheetgraph.EXACT_LIMIT): 78 plans, ~6 MB
 def _merge_plan(k: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The subsets of ``size`` of k terminals (ascending) and, per subset, its halves S1 that
     hold its lowest terminal (all but the subset itself, as submasks in descending order:
