@@ -22,14 +22,19 @@ def neighbours_of(mask: int, neighbours: Sequence[int]) -> int:
 
 
 def component_of(start: int, within: int, neighbours: Sequence[int]) -> int:
-    """The cells of ``within`` connected to the cells of ``start`` (``start`` included)."""
+    """The cells of ``within`` connected to the cells of ``start`` (``start`` included).
+    (The cells not reached yet kept as one mask: the split's searches flood-fill some
+    thousand times a room status.)"""
+    rest = within & ~start
     seen = frontier = start
     while frontier:
         low = frontier & -frontier
         frontier ^= low
-        nxt = neighbours[low.bit_length() - 1] & within & ~seen
-        seen |= nxt
-        frontier |= nxt
+        nxt = neighbours[low.bit_length() - 1] & rest
+        if nxt:
+            rest ^= nxt
+            seen |= nxt
+            frontier |= nxt
     return seen
 
 
