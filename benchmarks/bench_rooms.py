@@ -247,7 +247,8 @@ def clear_caches() -> None:
 
     objectives._crosses_cached.cache_clear()
     for owner, name in ((split, "_FIGURES"), (split, "_PIECES"), (split, "_LAST_SPLITS"), (split, "_LISTINGS"),
-                        (split, "_FITS"), (split, "_SEPARATORS"), (sheetgraph, "_RECENT"), (impossible, "_BLOCK_TABLES")):
+                        (split, "_FITS"), (split, "_SEPARATORS"), (split, "_MOVED"), (split, "_STATES"),
+                        (sheetgraph, "_RECENT"), (impossible, "_BLOCK_TABLES")):
         if hasattr(owner, name):
             getattr(owner, name).clear()
 
