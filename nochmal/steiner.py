@@ -224,18 +224,21 @@ def _first_best_half(dp: np.ndarray, k: int, s: int, v: int) -> int:
     return int(s1[row][(dp[s1[row], v] + dp[s2[row], v]).argmin()])
 
 
-def _arcs(adj: list[list[int]], w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The graph in CSR form for scipy (indptr, indices, data): arc u->v weighs w[v]."""
+def _arcs(adj: list[list[int]], w: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The graph in CSR form for scipy (indptr, indices, data: arc u->v weighs w[v]), and per
+    node v its in-neighbours (sources of the arcs into v, by v: in_ptr, in_from) and w[v]."""
     import numpy as np
 
     indptr = np.zeros(len(adj) + 1, dtype=np.int32)
     indptr[1:] = np.cumsum([len(row) for row in adj])
     indices = np.array([v for row in adj for v in row], dtype=np.int32)
-    return indptr, indices, w[indices].astype(np.float64)
+    by_to = np.argsort(indices, kind="stable")
+    in_from = np.repeat(np.arange(len(adj), dtype=np.int32), np.diff(indptr))[by_to]
+    in_ptr = np.searchsorted(indices[by_to], np.arange(len(adj) + 1)).astype(np.int32)
+    return indptr, indices, w[indices].astype(np.float64), in_ptr, in_from, w
 
 
-def _batch_dijkstra(n: int, graph: tuple[np.ndarray, np.ndarray, np.ndarray],
-                    init: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _batch_dijkstra(n: int, graph: tuple[np.ndarray, ...], init: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row of ``init``: label[v] = min(init[v], label[u] + w[v] over arcs u->v), and the
     predecessor of v (-1 where the label is init's own). The same as :func:`node_dijkstra`
     per row, all rows in one scipy call (the labels are small integers, exact in floats):
@@ -245,9 +248,16 @@ def _batch_dijkstra(n: int, graph: tuple[np.ndarray, np.ndarray, np.ndarray],
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import dijkstra
 
-    indptr, indices, data = graph
+    indptr, indices, data, in_ptr, in_from, w = graph
     m = len(init)
     finite = init < INF
+    if len(in_from):  # no super-source arc to v where some u->v has init[u] + w[v] < init[v]: v's label
+        # is below init[v] then, so that arc is on no shortest path and every label stays (35 % of the
+        # arcs in star hunt's programmes, a quarter of scipy's time; v's predecessor is the first node
+        # giving its final label, never that arc: the rebuilt sets stayed the same in every captured call)
+        near = np.minimum.reduceat(init.astype(np.int32)[:, in_from], np.minimum(in_ptr[:-1], len(in_from) - 1), axis=1)
+        near[:, in_ptr[1:] == in_ptr[:-1]] = INF
+        finite &= near + w >= init
     rows, cols = np.nonzero(finite)  # by row, then column: CSR order
     csr = csr_matrix((np.concatenate([data, init[rows, cols].astype(np.float64)]),
                       np.concatenate([indices, cols.astype(np.int32)]),
