@@ -31,12 +31,14 @@ Both minimise the rolls first, then the total crosses. Cheap valid lower bounds 
 must be paid by its cheapest sheet) guard both. Before building the cells model (bounds
 that meet, fast paths for a room's status after each tap): a split is found by local search
 (moves and swaps of units) from the last split of the same units or from a greedy one, and
-its rolls are proven when they meet a lower bound: the cheap one, :func:`separator_lower_bound`
-(the cells a sheet crosses between its units) or :func:`rolls_feasible` (every subset of
-units that fits a roll count, listed; where a sheet's rolls figures straddle the count, the
-exact one-sheet check nochmal.sheetgraph.fits_rolls decides); only otherwise does CP-SAT run
-on the cells. A room's statuses reuse what did not change: the listings per sheet state, the
-last split of the same (or of more) units as the seed. A split proven this way
+its rolls are proven when they meet a lower bound: the cheap one, :func:`rolls_feasible`
+(every subset of units that fits a roll count, listed, and one per sheet picked by a cover
+search or CP-SAT; where a sheet's rolls figures straddle the count, the exact one-sheet
+check nochmal.sheetgraph.fits_rolls decides) or, where that cannot decide,
+:func:`separator_lower_bound` (the cells a sheet crosses between its units); only otherwise
+does CP-SAT run on the cells. A room's statuses reuse what did not change: the listings per
+sheet state (filtered for fewer rolls or units), the separators, a tapped sheet's paths of
+its state before the tap, the last split of the same (or of more) units as the seed. A split proven this way
 has the local search's total crosses, not a solver's minimum (the rolls are what is proven).
 :func:`check_split` validates a split without any solver. The crossing path of each sheet is a real order (each cell anchored when
 placed) from ``fewest_crosses`` on the sheet's chosen target.
