@@ -116,12 +116,17 @@ def claimed_by_others(room: Room, k: int) -> tuple[int, int]:
 
 
 def _watch_parent(parent: int) -> None:
-    """In the status child: a lower CPU priority (taps come first), and exit as soon as the
-    server process is gone (even after SIGKILL)."""
+    """In the status child: a lower CPU priority (taps come first), exit as soon as the
+    server process is gone (even after SIGKILL), and the searches' libraries loaded now, not
+    on the first tap of the child's life (OR-Tools alone takes ~350 ms to import; a room's
+    first status may need none of them, benchmarks/RESULTS.md, room status)."""
     try:
         os.nice(10)
     except OSError:
         pass
+    import numpy  # noqa: F401  (the Dreyfus-Wagner tables, nochmal/steiner.py)
+    import scipy.sparse.csgraph  # noqa: F401  (their shortest paths)
+    from ortools.sat.python import cp_model  # noqa: F401  (the split and the exact checks, missions/split.py)
 
     def watch() -> None:
         while os.getppid() == parent:
