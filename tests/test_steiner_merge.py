@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from nochmal.board import load_board
-from nochmal.sheet import Sheet
 from nochmal.steiner import INF, _merge_plan, dreyfus_wagner, node_dijkstra, reduce_target
+
+from test_status_fast_paths import random_sheet  # sheets grown by legal one-cell crosses
 
 CLASSIC = load_board("classic")
 
@@ -101,20 +102,12 @@ def per_subset_dreyfus_wagner(red, terminals, weight):
     return dp, rebuild
 
 
-def random_sheet(rng: random.Random, crosses: int) -> Sheet:
-    sheet = Sheet.empty(CLASSIC)
-    for _ in range(crosses):
-        choice = [b for b in range(CLASSIC.n_cells) if sheet.anchored >> b & 1 and not sheet.crossed >> b & 1]
-        sheet = sheet.cross(1 << rng.choice(choice))
-    return sheet
-
-
 @pytest.mark.parametrize("seed", range(8))
 def test_merge_plan_gives_the_per_subset_table_and_trees(seed):
     rng = random.Random(seed)
     checked = 0
     for _ in range(6):
-        sheet = random_sheet(rng, rng.randint(0, 25))
+        sheet = random_sheet(CLASSIC, rng, rng.randint(0, 25))
         target = sum(1 << b for b in rng.sample(range(CLASSIC.n_cells), rng.randint(5, 16)))
         red = reduce_target(sheet, target)
         if not red.terminals:

@@ -15,6 +15,8 @@ from nochmal.sheet import Sheet
 from nochmal.sheetgraph import column_target, reduce_pieces
 from nochmal.steiner import Reduced
 
+from test_status_fast_paths import random_sheet  # sheets grown by legal one-cell crosses
+
 CLASSIC = load_board("classic")
 
 
@@ -70,19 +72,11 @@ def dictionary_reduce_pieces(sheet: Sheet, target: int) -> Reduced:
     return Reduced(wts, [sorted(s) for s in adj_new], members, terminals, base, members[0], set(terminals))
 
 
-def random_sheet(rng: random.Random, crosses: int) -> Sheet:
-    sheet = Sheet.empty(CLASSIC)
-    for _ in range(crosses):
-        choice = [b for b in range(CLASSIC.n_cells) if sheet.anchored >> b & 1 and not sheet.crossed >> b & 1]
-        sheet = sheet.cross(1 << rng.choice(choice))
-    return sheet
-
-
 @pytest.mark.parametrize("seed", range(10))
 def test_reduce_pieces_gives_the_dictionary_version_graph(seed):
     rng = random.Random(seed)
     for _ in range(12):
-        sheet = random_sheet(rng, rng.randint(0, 40))
+        sheet = random_sheet(CLASSIC, rng, rng.randint(0, 40))
         kind = rng.randrange(3)
         if kind == 0:
             target = sum(1 << b for b in rng.sample(range(CLASSIC.n_cells), rng.randint(1, 20)))

@@ -14,33 +14,17 @@ import pytest
 from nochmal import sheetgraph
 from nochmal.bitsets import bit_list
 from nochmal.board import load_board
-from nochmal.sheet import Sheet
 from nochmal.sheetgraph import fewest_crosses
 
+from test_status_fast_paths import random_sheet, replay  # sheets grown by legal one-cell crosses
+
 CLASSIC = load_board("classic")
-
-
-def random_sheet(rng: random.Random, crosses: int) -> Sheet:
-    sheet = Sheet.empty(CLASSIC)
-    for _ in range(crosses):
-        choice = [b for b in range(CLASSIC.n_cells) if sheet.anchored >> b & 1 and not sheet.crossed >> b & 1]
-        sheet = sheet.cross(1 << rng.choice(choice))
-    return sheet
-
-
-def replay(sheet: Sheet, cells) -> Sheet:
-    """Cross the witness one cell at a time through the engine's own legality check."""
-    for name in cells:
-        bit = sheet.board.bit(name)
-        sheet.check_placement(sheet.board.colour_of_bit(bit), 1, 1 << bit)
-        sheet = sheet.cross(1 << bit)
-    return sheet
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_a_shrinking_target_on_one_sheet_state_gives_the_fresh_figures(seed, monkeypatch):
     rng = random.Random(500 + seed)
-    sheet = random_sheet(rng, rng.randint(0, 6))
+    sheet = random_sheet(CLASSIC, rng, rng.randint(0, 6))
     target = CLASSIC.star_mask
     used = []
     real = sheetgraph._remembered_subset
