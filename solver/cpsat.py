@@ -41,9 +41,12 @@ from nochmal.solver.validate import new_game, replay, validate
 # optional model parts, switchable so benchmarks can measure each (see benchmarks/RESULTS.md)
 DEFAULT_FEATURES = frozenset({"reach_prune", "hint", "max_lp"})
 ALL_FEATURES = frozenset({"reach_prune", "hint", "bot_hint", "max_lp", "linear_anchor", "reach_cuts",
-                          "pass_dominance", "lb_tree", "two_phase", "split_bound", "colour_cases"})
+                          "pass_dominance", "lb_tree", "two_phase", "split_bound", "colour_cases",
+                          "bound_probes"})
 SPLIT_SHARE = 0.25  # feature "split_bound": the share of the time limit left to split_bound
-CASES_SHARE = 0.4  # feature "colour_cases": the share of the time limit for the first, plain run
+CASES_SHARE = 0.4  # features "colour_cases", "bound_probes": the share of the time limit for the first, plain run
+PROBES_BIAS = 0.5  # feature "bound_probes": where between plan and bound a probe's target lies (0.5: bisection)
+PROBE_MIN_TIME = 1.0  # feature "bound_probes": no probe on less time (a CP-SAT run costs ~2 s before it searches)
 HINT_BOTS = ("greedy", "heuristic", "hard")  # fast registered bots tried by "bot_hint"
 
 
@@ -509,7 +512,8 @@ def split_bound(pm: PlannerModel, target: int, time_limit: float) -> tuple[int, 
 # --- a dedicated search for the proof: the colour cases under a cut ----------------------------
 def colour_case_search(instance: Instance, features: frozenset, target: int, time_limit: float, workers: int,
                        progress: Callable[[Progress], None] | None, t0: float, random_seed: int = 0,
-                       log: bool = False, known_bound: int | None = None) -> tuple[PlannerModel, _Run]:
+                       log: bool = False, known_bound: int | None = None,
+                       plan_score: int | None = None) -> tuple[PlannerModel, _Run]:
     """Is there a plan worth more than ``target`` (a plan's score)? The model built again
     with ``objective >= target + 1``, searched by CP-SAT case by case over which colours are
     completed: a fixed search that decides the colour bonus literals first (not completed
@@ -519,7 +523,9 @@ def colour_case_search(instance: Instance, features: frozenset, target: int, tim
     case by its LP, and the cut keeps the search on plans better than the target (without
     it the same search proves nothing). INFEASIBLE (``infeasible``) proves ``target``
     optimal; a plan found is better than the target. ``known_bound`` (the first run's)
-    caps the bounds reported to ``progress``."""
+    caps the bounds reported to ``progress``; ``plan_score`` (default ``target``) is the
+    best plan known, reported until the cut search finds one (bound_probes' targets lie
+    above it)."""
     pm = build_model(instance, features)
     pm.model.Add(pm.objective >= target + 1)
     if pm.colours_done:
@@ -541,7 +547,8 @@ def colour_case_search(instance: Instance, features: frozenset, target: int, tim
         bound = event.bound if event.bound is None else max(target, event.bound)
         if known_bound is not None:
             bound = known_bound if bound is None else min(bound, known_bound)
-        progress(Progress(event.kind, target if event.objective is None else event.objective, bound, event.elapsed))
+        known = target if plan_score is None else plan_score
+        progress(Progress(event.kind, known if event.objective is None else event.objective, bound, event.elapsed))
 
     run = _run(pm, time_limit, workers, [], report if progress is not None else None, t0, random_seed, log,
                configure=configure)
@@ -758,6 +765,9 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
     did not prove its plan, the rest goes to colour_case_search above that plan's score
     (better plan kept, smaller bound kept; no plan above it proves the plan optimal).
 
+    Feature ``bound_probes``: as ``colour_cases``, but the rest of the time goes to probes
+    of targets T between the plan and the bound (_bound_probes_phase); takes precedence.
+
     Feature ``two_phase``: half the time with the max_lp worker (good plans), then, if not
     proven, the rest with a best-bound tree search (``lb_tree_search``) hinted with the
     first plan (or the greedy hint when the first phase found none) and capped by the first
@@ -783,7 +793,7 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
         subsolvers = []
     remaining = time_limit - (time.monotonic() - t0)
     two_phase = "two_phase" in features and workers == 2
-    share = (0.5 if two_phase else CASES_SHARE if "colour_cases" in features
+    share = (0.5 if two_phase else CASES_SHARE if features & {"colour_cases", "bound_probes"}
              else 1.0 - SPLIT_SHARE if "split_bound" in features else 1.0)
     run = _run(pm, remaining * share, workers, subsolvers, progress, t0, random_seed, log)
     notes = [run.note]
@@ -809,7 +819,11 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
             notes.append(f"the hint ({hint_total}) kept: the search returned "
                          + ("no plan" if run.objective is None else f"only {run.objective}"))
             run = _Run(hinted, hint_total, run.bound, False, run.interrupted, "")
-    if "colour_cases" in features and not run.optimal and not run.interrupted and run.objective is not None:
+    if "bound_probes" in features and not run.optimal and not run.interrupted and run.objective is not None:
+        pm, run, note = _bound_probes_phase(instance, features, pm, run, t0 + time_limit, workers, progress, t0,
+                                            random_seed, log)
+        notes.append(note)
+    elif "colour_cases" in features and not run.optimal and not run.interrupted and run.objective is not None:
         pm, run, note = _colour_cases_phase(instance, features, pm, run, time_limit - (time.monotonic() - t0),
                                             workers, progress, t0, random_seed, log)
         notes.append(note)
@@ -846,12 +860,64 @@ def _colour_cases_phase(instance: Instance, features: frozenset, pm: PlannerMode
         return pm2, _Run(run2.chosen, run2.objective, bound, run2.optimal, interrupted, ""), note
     if run2.infeasible:
         bound = run.objective
-    elif run2.search_bound is not None:
-        bound = _min_bound(run.bound, max(run.objective, math.floor(run2.search_bound + 1e-6)))
+    elif _cut_bound(run2, run.objective) is not None:
+        bound = _min_bound(run.bound, _cut_bound(run2, run.objective))
     else:
         bound = run.bound
     note = (f"colour cases: {'no plan above' if run2.infeasible else 'open above'} {run.objective}, {run2.note}")
     return pm, _Run(run.chosen, run.objective, bound, bound == run.objective, interrupted, ""), note
+
+
+def _cut_bound(run: _Run, target: int) -> int | None:
+    """The bound of a cut run (colour_case_search above ``target``) that timed out, None when
+    CP-SAT has none: stopped before presolve it reports 0, below its own cut (a throwaway
+    check on a SMALL instance of tests/test_planner_cases.py: 0.0 at a time limit of 0)."""
+    if run.search_bound is None or run.search_bound < target + 1:
+        return None
+    return math.floor(run.search_bound + 1e-6)
+
+
+def _bound_probes_phase(instance: Instance, features: frozenset, pm: PlannerModel, run: _Run, deadline: float,
+                        workers: int, progress: Callable[[Progress], None] | None, t0: float, random_seed: int,
+                        log: bool) -> tuple[PlannerModel, _Run, str]:
+    """Feature "bound_probes": narrow the gap between the plan P and the bound B by probes
+    "a plan worth at least T?" (colour_case_search with target T - 1), T from P + 1 up to
+    B, PROBES_BIAS of the way (bisection), each on the remaining time over the probes a
+    bisection still needs. Why: a T above the optimum comes back infeasible in seconds and
+    proves B = T - 1 without the optimal plan (benchmarks/RESULTS.md, "colour cases"); a
+    plan found raises P (the optimum, when proven within the cut model). After the first
+    probe out of time (its cut model's bound still counts for plans from T on) the rest goes
+    to probes at P + 1, which find better plans (colour_cases' search). The model is built
+    per probe: build_model costs ~0.1 s on 30 rolls (CpModel.clone 0.003 s), against ~2 s
+    of CP-SAT presolve per probe."""
+    best_pm, chosen, plan, bound = pm, run.chosen, run.objective, run.bound
+    climb = bound is None  # probes at P + 1 only
+    probes = []
+    with SigintStop() as stop:  # a press while a model is built stops the search at once
+        while not stop.interrupted and (bound is None or bound > plan):
+            remaining = deadline - time.monotonic()
+            if remaining < PROBE_MIN_TIME:
+                break
+            target = plan + 1 if climb else plan + 1 + int(PROBES_BIAS * (bound - plan - 1))
+            needed = 1 if climb else max(1, math.ceil(math.log2(bound - plan + 1)))
+            pm2, r = colour_case_search(instance, features, target - 1, remaining / needed, workers, progress, t0,
+                                        random_seed, log, bound, plan)
+            if r.objective is not None and r.objective >= target:
+                best_pm, chosen, plan = pm2, r.chosen, r.objective
+                bound = plan if r.optimal else _min_bound(bound, r.bound)
+                probes.append(f">={target}: {plan}{' proven' if r.optimal else ''}")
+            elif r.infeasible:
+                bound = target - 1
+                probes.append(f">={target}: none")
+            else:
+                bound = _min_bound(bound, _cut_bound(r, target - 1))  # plans below T: at most T - 1 < bound
+                climb = True
+                probes.append(f">={target}: open")
+            if progress is not None:
+                progress(Progress("bound", plan, bound, time.monotonic() - t0))
+        interrupted = stop.interrupted
+    note = f"bound probes: {', '.join(probes) or 'none'}"
+    return best_pm, _Run(chosen, plan, bound, bound == plan, interrupted, ""), note
 
 
 def _engine_score(instance: Instance, steps: list[Step]) -> int:
