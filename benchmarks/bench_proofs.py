@@ -3,7 +3,7 @@
     nice -n 0 python benchmarks/bench_proofs.py --seeds 1,18,20,29,36,39 --time-limit 60 \
         --variants default "default,split_bound" --after-split 60
     taskset -c 1 python benchmarks/bench_proofs.py --seeds 1,18,20,29,36,39 --time-limit 60 \
-        --workers 1 --variants default "default,colour_cases"
+        --workers 1 --variants "default,colour_cases" "default,bound_probes" --probes-bias 0.5
 
 Per seed, every variant is solved in turn (so all of them see the same machine load);
 ``--after-split S`` also gives the default run's model S more seconds of split_bound
@@ -44,7 +44,14 @@ def main() -> None:
     ap.add_argument("--cases-share", type=float, default=None, metavar="F",
                     help="feature colour_cases: the share of the time for the first, plain run "
                          "(default nochmal.solver.cpsat.CASES_SHARE)")
+    ap.add_argument("--probes-bias", type=float, default=None, metavar="F",
+                    help="feature bound_probes: where between plan and bound a probe's target lies, "
+                         "0 next to the plan, 1 at the bound (default nochmal.solver.cpsat.PROBES_BIAS)")
     args = ap.parse_args()
+    if args.probes_bias is not None:
+        if not 0 <= args.probes_bias <= 1:
+            ap.error(f"--probes-bias {args.probes_bias}: must be between 0 and 1")
+        cpsat.PROBES_BIAS = args.probes_bias
     if args.cases_share is not None:
         if not 0 < args.cases_share < 1:
             ap.error(f"--cases-share {args.cases_share}: must be between 0 and 1")
@@ -52,7 +59,7 @@ def main() -> None:
     variants = {name: parse_features(name) for name in args.variants}
     names = list(variants) + ([f"{args.variants[0]} + split {args.after_split:g}s"] if args.after_split else [])
     print(f"# rolls={args.rolls} time_limit={args.time_limit}s workers={args.workers} board={args.board} "
-          f"cases_share={cpsat.CASES_SHARE} "
+          f"cases_share={cpsat.CASES_SHARE} probes_bias={cpsat.PROBES_BIAS} "
           f"pid={os.getpid()}; load average before: {load()}", flush=True)
     rows: dict[str, list] = {n: [] for n in names}
     t_all = time.monotonic()
