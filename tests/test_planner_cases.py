@@ -136,19 +136,22 @@ def test_an_open_case_search_leaves_a_bound_at_least_the_plan(monkeypatch):
 
 
 @pytest.mark.slow
-def test_sigint_during_the_case_search_returns_the_best_plan(monkeypatch):
-    """A real SIGINT while the cut search runs on a 30-roll instance: the solve stops, marked
-    interrupted, with the first run's plan (validated) and a bound not below it."""
+@pytest.mark.parametrize("features, phase", [(CASES, "colour cases"),
+                                             (DEFAULT_FEATURES | {"bound_probes"}, "bound probes")])
+def test_sigint_during_the_case_search_returns_the_best_plan(monkeypatch, features, phase):
+    """A real SIGINT while the cut search (colour cases, or a bound probe) runs on a 30-roll
+    instance: the solve stops, marked interrupted, with a validated plan and a bound not
+    below it."""
     monkeypatch.setattr(cpsat, "CASES_SHARE", 0.01)  # the first run: 3 s of the 300
     inst = Instance.from_seed(29, count=30)
     timer = threading.Timer(8.0, os.kill, (os.getpid(), signal.SIGINT))
     t0 = time.monotonic()
     timer.start()
     try:
-        plan = solve(inst, time_limit=300, workers=1, features=CASES)
+        plan = solve(inst, time_limit=300, workers=1, features=features)
     finally:
         timer.cancel()
-    assert plan.interrupted and "colour cases" in plan.note
+    assert plan.interrupted and phase in plan.note
     assert time.monotonic() - t0 < 150  # stopped by the press, not by the limit
     validate(inst, plan)
     assert plan.status != OPTIMAL and (plan.bound is None or plan.bound >= plan.total)

@@ -1,21 +1,16 @@
 """Bound probes (nochmal.solver.cpsat, feature "bound_probes": colour_case_search at targets
 between the first run's plan and bound) against the exhaustive oracle of
 tests/test_planner_core.py: a proven plan is the brute-force optimum, the bound is never below
-it, every plan validates, and a SIGINT during a probe returns a validated plan marked
-interrupted."""
+it, and every plan validates (a SIGINT during a probe: tests/test_planner_cases.py, with the
+colour cases' own)."""
 
 from __future__ import annotations
-
-import os
-import signal
-import threading
 
 import pytest
 
 from nochmal.agents import GreedyAgent
 from nochmal.solver import cpsat
 from nochmal.solver.cpsat import DEFAULT_FEATURES, solve
-from nochmal.solver.instance import Instance
 from nochmal.solver.plan import OPTIMAL
 from nochmal.solver.validate import validate
 
@@ -118,23 +113,6 @@ def test_the_probes_from_either_end(monkeypatch, bias):
         plan = solve(inst, time_limit=30, workers=1, features=PROBES)
         validate(inst, plan)
         assert plan.total == plan.bound == best["value"] and plan.status == OPTIMAL, (seed, plan.note)
-
-
-@pytest.mark.slow
-def test_sigint_during_a_probe_returns_the_best_plan(monkeypatch):
-    """A real SIGINT while a probe runs on a 30-roll instance: the solve stops, marked
-    interrupted, with a validated plan and a bound not below it."""
-    monkeypatch.setattr(cpsat, "CASES_SHARE", 0.01)  # the first run: 3 s of the 300
-    inst = Instance.from_seed(29, count=30)
-    timer = threading.Timer(8.0, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
-    try:
-        plan = solve(inst, time_limit=300, workers=1, features=PROBES)
-    finally:
-        timer.cancel()
-    assert plan.interrupted and "bound probes" in plan.note
-    validate(inst, plan)
-    assert plan.status != OPTIMAL and (plan.bound is None or plan.bound >= plan.total)
 
 
 @pytest.mark.parametrize("features", [PROBES, DEFAULT_FEATURES | {"colour_cases"}])
