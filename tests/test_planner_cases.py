@@ -155,3 +155,22 @@ def test_sigint_during_the_case_search_returns_the_best_plan(monkeypatch, featur
     assert time.monotonic() - t0 < 150  # stopped by the press, not by the limit
     validate(inst, plan)
     assert plan.status != OPTIMAL and (plan.bound is None or plan.bound >= plan.total)
+
+
+def test_a_solution_that_undercounts_its_completions_is_scored_by_the_engine(monkeypatch):
+    """A solution short of the optimum may leave a completion literal false with its cells
+    crossed (cpsat.all_crossed only implies them): its model objective is then below the
+    engine's score. solve keeps the plan at the engine's score (it raised SolverError when
+    a probe's time-limited run returned such a solution under load)."""
+    inst = small_instance(3)
+    masks = cpsat.greedy_steps(inst)
+
+    def undercounting(pm, *args, **kwargs):
+        chosen = cpsat.add_hint(pm, masks)
+        assert chosen is not None
+        return cpsat._Run(chosen, engine_total(inst, pm, chosen) - 1, None, False, False, "patched")
+
+    monkeypatch.setattr(cpsat, "_run", undercounting)
+    plan = solve(inst, time_limit=5, workers=1, features=frozenset({"max_lp"}))  # no hint to fall back on
+    validate(inst, plan)
+    assert plan.total == cpsat._engine_score(inst, plan.steps) and plan.status != OPTIMAL
