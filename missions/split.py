@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from nochmal.bitsets import bit_list, component_of
-from nochmal.board import COLOURS
+from nochmal.board import COLOURS, Board
 from nochmal.impossible import block_pieces, rolls_needed
 from nochmal.missions.model import IN_PROGRESS, LOST, Mission, block_slots
 from nochmal.missions.objectives import items_needed, objective_items, team_score
@@ -256,6 +256,12 @@ _FIGURES_LOCK = threading.Lock()
 _FIGURES_MAX = 200_000
 
 
+def _state_key(board: Board, crossed: int, *rest) -> tuple:
+    """The key of this module's per-sheet-state caches: the board (by name and object: two
+    boards may share a name), the crossed cells, then what the entry depends on besides."""
+    return (board.name, id(board), crossed, *rest)
+
+
 def sheet_figures(sheet: Sheet, target: int, time_limit: float = 0.0) -> tuple[CrossesEstimate, int, int, tuple]:
     """``fewest_crosses`` and the rolls it takes, cached per (board, crossed cells, target, time
     limit): a room asks the same figures again after every tap on another sheet.
@@ -265,7 +271,7 @@ def sheet_figures(sheet: Sheet, target: int, time_limit: float = 0.0) -> tuple[C
     fewest pieces of one block (rolls_needed of its cells, bridging off: always legal). When
     they differ, fewest_rolls' bounds (pieces of blocks) tighten both, and the last entry is
     the path that takes the upper rolls (the fewest-crosses path unless one of fewer pieces)."""
-    key = (sheet.board.name, id(sheet.board), sheet.crossed, target, time_limit)
+    key = _state_key(sheet.board, sheet.crossed, target, time_limit)
     with _FIGURES_LOCK:
         hit = _FIGURES.get(key)
         if hit is not None:
@@ -297,7 +303,7 @@ _PIECES: OrderedDict = OrderedDict()
 def sheet_pieces(sheet: Sheet, target: int) -> RollsEstimate:
     """fewest_rolls (bounds on the rolls by pieces of one block), cached as :func:`sheet_figures`;
     a few milliseconds where the crosses take tens: :func:`_subsets_within` prunes by it first."""
-    key = (sheet.board.name, id(sheet.board), sheet.crossed, target)
+    key = _state_key(sheet.board, sheet.crossed, target)
     with _FIGURES_LOCK:
         hit = _PIECES.get(key)
         if hit is not None:
@@ -398,7 +404,7 @@ def _separators(sheet: Sheet, masks: tuple[int, ...]) -> tuple[tuple[int, ...], 
     """Per unit (by position in ``masks``, its open cells on ``sheet``) the units that separate
     it (:func:`separator_lower_bound`), or None where two units share cells; remembered per
     sheet state and units' cells, which is all it depends on (a room's unchanged sheets)."""
-    key = (sheet.board.name, id(sheet.board), sheet.crossed, masks)
+    key = _state_key(sheet.board, sheet.crossed, masks)
     with _FIGURES_LOCK:
         if key in _SEPARATORS:
             _SEPARATORS.move_to_end(key)
@@ -495,7 +501,7 @@ def _lower_figure(sheet: Sheet, target: int) -> int:
     """The lower rolls figure of :func:`sheet_figures`: its remembered entry, else by
     :func:`_rolls_figures` (the piece search alone where that decides it)."""
     with _FIGURES_LOCK:
-        hit = _FIGURES.get((sheet.board.name, id(sheet.board), sheet.crossed, target, 0.0))
+        hit = _FIGURES.get(_state_key(sheet.board, sheet.crossed, target, 0.0))
     return hit[1] if hit is not None else _rolls_figures(sheet, target)[0]
 
 
@@ -508,7 +514,7 @@ def _earlier_state(sheet: Sheet) -> tuple[int, list[int]] | None:
     """The latest listed state of this board whose crosses the sheet holds, with at most
     _MOVE_CELLS more (the same seat before its last tap, usually): (its crossed cells, every
     subset of the new crosses), or None. Remembers the sheet's own state for the next tap."""
-    board_key = (sheet.board.name, id(sheet.board))
+    board_key = (sheet.board.name, id(sheet.board))  # (the board part of _state_key)
     with _FIGURES_LOCK:
         states = _STATES.setdefault(board_key, OrderedDict())
         states[sheet.crossed] = True
@@ -535,7 +541,7 @@ def _moved_rolls(sheet: Sheet, target: int, earlier: tuple[int, list[int]]) -> i
     crossed, extras = earlier
     with _FIGURES_LOCK:
         for extra in extras:
-            old_key = (board.name, id(board), crossed, target | extra)
+            old_key = _state_key(board, crossed, target | extra)
             hit = _PIECES.get(old_key)
             cells = hit.cells if hit is not None else _MOVED.get(old_key)
             if cells is not None:
@@ -546,7 +552,7 @@ def _moved_rolls(sheet: Sheet, target: int, earlier: tuple[int, list[int]]) -> i
     if target & ~sheet.crossed & ~cells or component_of(cells & sheet.anchored, cells, board.neighbour_mask) != cells:
         return None
     with _FIGURES_LOCK:
-        _MOVED[(board.name, id(board), sheet.crossed, target)] = cells
+        _MOVED[_state_key(board, sheet.crossed, target)] = cells
         if len(_MOVED) > _FIGURES_MAX:
             _MOVED.popitem(last=False)
     return block_pieces(board, cells)[1]
@@ -559,7 +565,7 @@ def _tighten_upper(sheet: Sheet, target: int, cells: int) -> None:
     took = rolls_needed(sheet.board, cells).upper
     if took < upper:
         with _FIGURES_LOCK:
-            _FIGURES[(sheet.board.name, id(sheet.board), sheet.crossed, target, 0.0)] = \
+            _FIGURES[_state_key(sheet.board, sheet.crossed, target, 0.0)] = \
                 (est, lower, max(lower, took), crossing_order(sheet, cells))
 
 
@@ -585,7 +591,7 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
     sheet = inst.sheets[p]
     units = [u for u in range(len(inst.units)) if inst.units[u].masks[p] is not None and inst.units[u].masks[p]]
     masks = tuple(inst.units[u].masks[p] for u in units)
-    key = (sheet.board.name, id(sheet.board), sheet.crossed, masks, rolls)
+    key = _state_key(sheet.board, sheet.crossed, masks, rolls)
     with _FIGURES_LOCK:
         hit = _LISTINGS.get(key)
         if hit is not None:
@@ -745,7 +751,7 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
         if subset and figures[1] <= rolls:
             sheet = inst.sheets[p]
             with _FIGURES_LOCK:
-                cells = _MOVED.get((sheet.board.name, id(sheet.board), sheet.crossed, _target(inst, p, subset)))
+                cells = _MOVED.get(_state_key(sheet.board, sheet.crossed, _target(inst, p, subset)))
             if cells is not None:
                 _tighten_upper(sheet, _target(inst, p, subset), cells)
     return True, _without_repeats(inst, [subset for subset, _ in chosen], rolls)
@@ -760,7 +766,7 @@ def _fits_exactly(inst: SplitInstance, p: int, subset, rolls: int, deadline: flo
     figure above them), so that the plans and later bounds use it."""
     sheet = inst.sheets[p]
     target = _target(inst, p, subset)
-    key = (sheet.board.name, id(sheet.board), sheet.crossed, target, rolls)
+    key = _state_key(sheet.board, sheet.crossed, target, rolls)
     with _FIGURES_LOCK:
         known = _FITS.get(key)
     if known is not None:
@@ -774,7 +780,7 @@ def _fits_exactly(inst: SplitInstance, p: int, subset, rolls: int, deadline: flo
         est, lower, upper, path = sheet_figures(sheet, target)
         lower = max(lower, rolls + 1)
         with _FIGURES_LOCK:
-            _FIGURES[(sheet.board.name, id(sheet.board), sheet.crossed, target, 0.0)] = \
+            _FIGURES[_state_key(sheet.board, sheet.crossed, target, 0.0)] = \
                 (est, lower, max(upper, lower), path)
     with _FIGURES_LOCK:
         _FITS[key] = fits

@@ -83,7 +83,7 @@ def test_remembered_listings_equal_fresh_ones_as_one_seat_gains_crosses(mission_
                     moves += 1
                     assert high <= rolls and low <= f_low and f_low <= high
                     target = split._target(inst, p, subset)
-                    cells = moved[(CLASSIC.name, id(CLASSIC), sheets[p].crossed, target)]
+                    cells = moved[split._state_key(CLASSIC, sheets[p].crossed, target)]
                     assert target & ~sheets[p].crossed & ~cells == 0 and not cells & sheets[p].crossed
                     assert all(piece & sheets[p].anchored for piece in components(cells, CLASSIC.neighbour_mask))
                     assert rolls_needed(CLASSIC, cells).upper == high
@@ -418,7 +418,7 @@ def test_a_filtered_listing_keeps_a_row_only_where_its_smaller_subsets_are_kept(
     from nochmal.sheetgraph import RollsEstimate
 
     sheet = Sheet.empty(CLASSIC)
-    state = (CLASSIC.name, id(CLASSIC), 0)
+    state = split._state_key(CLASSIC, 0)
     source = [((), (0, 0)), ((0,), (5, 5)), ((1,), (3, 4)), ((2,), (4, 4)), ((0, 1), (4, 4)), ((1, 2), (4, 6)),
               ((0, 1, 2), (5, 5))]
     clear_reuse()
