@@ -10,16 +10,18 @@ cut relaxation) for when there are too many terminals for the 3^k programme.
 Why hand-written and not networkx: networkx's ``steiner_tree`` is a 2-approximation on
 edge weights, while a crosses figure must be exact (or an honest interval) and is node
 weighted (measured, benchmarks/bench_steiner.py: all 15 stars from an empty classic sheet,
-networkx 35-36 crosses in ~0.02 s, the proven optimum 33); and the Dreyfus-Wagner programme needs per terminal subset one shortest-path
-pass seeded with a whole vector of labels, which is a numpy row here. networkx serves where
-it is not the hot path (nochmal/sheetgraph.py: the board as graphs, per-cell distances).
+networkx 35-36 crosses in ~0.02 s, the proven optimum 33). The Dreyfus-Wagner programme
+itself is C (nochmal/_steiner.c: a table room's status runs it on every tap that crosses a
+star); networkx serves where it is not the hot path (nochmal/sheetgraph.py: the board as
+graphs, per-cell distances).
 """
 
 from __future__ import annotations
 
-import heapq
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from nochmal.bitsets import bit_list, components, neighbours_of
@@ -30,7 +32,6 @@ if TYPE_CHECKING:
     import numpy as np
 
 INF = 10**9  # "unreachable" in the integer labels
-_BATCH_FROM = 4  # subsets of one size from which dreyfus_wagner runs their passes as one scipy call (measured)
 
 
 def _pieces(board: Board, mask: int) -> list[int]:
@@ -98,78 +99,40 @@ def reduce_target(sheet: Sheet, target: int) -> Reduced:
                     set(range(1, len(terms) + 1)))
 
 
-def node_dijkstra(adj: list[list[int]], weight: list[int], init: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Node-weighted relaxation: label[v] = min(init[v], label[u] + weight[v]); returns labels, preds."""
+def node_dijkstra(adj: list[list[int]], weight: list[int], init) -> tuple[np.ndarray, np.ndarray]:
+    """Node-weighted relaxation: label[v] = min(init[v], label[u] + weight[v]); returns labels, preds
+    (the node each label came from, -1 where it is init's own). Runs compiled (nochmal/_steiner.c)."""
     import numpy as np  # loaded on use (nochmal/sheetgraph.py: light commands need no array)
 
-    label, pred = _relax(adj, weight, init.tolist() if isinstance(init, np.ndarray) else list(init))
-    return np.array(label, dtype=np.int64), np.array(pred, dtype=np.int64)
+    from nochmal import _steiner
 
-
-def _relax(adj: list[list[int]], weight: list[int], label: list[int]) -> tuple[list[int], list[int]]:
-    """:func:`node_dijkstra` on Python lists, in place on ``label`` (indexing a numpy array one
-    element at a time is several times slower; small programmes skip the conversions)."""
-    pred = [-1] * len(adj)
-    heap = [(d, v) for v, d in enumerate(label) if d < INF]
-    heapq.heapify(heap)
-    pop, push = heapq.heappop, heapq.heappush
-    while heap:
-        d, u = pop(heap)
-        if d > label[u]:  # stale (a node's entries have distinct labels: pushed on strict gains only)
-            continue
-        for v in adj[u]:
-            nd = d + weight[v]
-            if nd < label[v]:
-                label[v] = nd
-                pred[v] = u
-                push(heap, (nd, v))
-    return label, pred
+    indptr, indices = _csr(adj)
+    label = np.minimum(np.asarray(init, dtype=np.int64), INF).astype(np.int32)
+    pred = np.empty(len(adj), dtype=np.int32)
+    _steiner.relax(indptr, indices, np.array(weight, dtype=np.int32), label, pred)
+    return label.astype(np.int64), pred.astype(np.int64)
 
 
 def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tuple[np.ndarray, callable]:
     """dp[S][v]: cheapest connected node set holding terminals S and node v (weights counted).
 
-    Returns dp and a function rebuilding the node set of (S, v). The subsets of one size do
-    not depend on each other, so each size is one batch: the merges of all its subsets are
-    one gather and one minimum over every (half, other half) pair (:func:`_merge_plan`), and
-    the shortest-path passes of all subsets of that size are one call of scipy's Dijkstra (a
-    super-source per subset whose arc to v weighs the merged label of v; arc u->v weighs
-    weight[v]: node weights as arc weights). Which half achieves a merge is only looked up
-    when a node set is rebuilt (a few merges per tree, not one per subset and node).
+    Returns dp and a function rebuilding the node set of (S, v). The programme (per subset
+    a merge over its halves, then one shortest-path pass) runs compiled, nochmal/_steiner.c;
+    which half achieves a merge is only looked up when a node set is rebuilt (a few merges
+    per tree, not one per subset and node).
     """
-    import numpy as np
+    import numpy as np  # loaded on use (nochmal/sheetgraph.py: light commands need no array)
+
+    from nochmal import _steiner
 
     n = len(red.adj)
     k = len(terminals)
-    w = np.array(weight, dtype=np.int64)
-    dp = np.full((1 << k, n), INF, dtype=np.int64)
-    dp32 = np.full((1 << k, n), INF, dtype=np.int32)  # the merges' copy: half the memory read (INF + INF < 2^31)
-    pred = np.full((1 << k, n), -1, dtype=np.int64)
-    arcs = None
-    for size in range(1, k + 1):
-        subsets, s1, s2 = _merge_plan(k, size)
-        if size == 1:
-            init = [[INF] * n for _ in terminals]
-            for row, t in enumerate(terminals):
-                init[row][t] = weight[t]
-            if k > _BATCH_FROM:
-                init = np.array(init, dtype=np.int64)
-        else:
-            init = np.empty((len(subsets), n), dtype=np.int64)
-            rows = max(1, _MERGE_CHUNK // s1.shape[1])
-            for a in range(0, len(subsets), rows):  # chunks bound the gathered pairs' memory
-                cand = dp32[s1[a:a + rows]]
-                cand += dp32[s2[a:a + rows]]
-                np.minimum(cand.min(axis=1) - w, INF, out=init[a:a + rows])
-        if len(subsets) <= _BATCH_FROM:  # a scipy call costs more than a few Python passes
-            done = [_relax(red.adj, weight, row if size == 1 else row.tolist()) for row in init]
-            dp[subsets] = [d for d, _ in done]
-            pred[subsets] = [p for _, p in done]
-        else:
-            if arcs is None:
-                arcs = _arcs(red.adj, w)
-            dp[subsets], pred[subsets] = _batch_dijkstra(n, arcs, init)
-        dp32[subsets] = dp[subsets]
+    indptr, indices = _csr(red.adj)
+    dp32 = np.empty((1 << k, n), dtype=np.int32)
+    pred = np.empty((1 << k, n), dtype=np.int32)
+    _steiner.dreyfus_wagner(indptr, indices, np.array(weight, dtype=np.int32),
+                            np.array(terminals, dtype=np.int32), dp32, pred)
+    dp = dp32.astype(np.int64)  # callers add labels (INF + INF stays exact)
 
     def rebuild(s: int, v: int) -> set[int]:
         out: set[int] = set()
@@ -181,7 +144,7 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tup
             if p >= 0:
                 stack.append((s, int(p)))
             elif s & (s - 1):
-                s1 = _first_best_half(dp, k, s, v)
+                s1 = _first_best_half(dp, s, v)
                 stack.append((s1, v))
                 stack.append((s ^ s1, v))
         return out
@@ -189,85 +152,58 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tup
     return dp, rebuild
 
 
-_MERGE_CHUNK = 8192  # (half, other half) pairs gathered per merge chunk (measured: 1024..32768 alike, 131072 slower)
+def _csr(adj: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """The graph as CSR arrays (int32): node u's out-neighbours are indices[indptr[u]:indptr[u + 1]].
 
-
-@lru_cache(maxsize=128)  # (k, size) up to k = 12 (sheetgraph.EXACT_LIMIT): 78 plans, ~6 MB
-def _merge_plan(k: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The subsets of ``size`` of k terminals (ascending) and, per subset, its halves S1 that
-    hold its lowest terminal (all but the subset itself, as submasks in descending order:
-    the order the merge scanned them one subset at a time, so the first best half and the
-    rebuilt sets stay the same) and their other halves, as (subsets, S1 rows, S2 rows)."""
+    Remembered for the latest graphs (a lazy search passes the same adjacency lists again
+    and again; they are never changed once built): by id, with the lists themselves kept,
+    so an id is not reused while its entry lives."""
     import numpy as np
 
-    subsets = np.array([s for s in range(1, 1 << k) if s.bit_count() == size], dtype=np.int64)
-    if size == 1:
-        return subsets, subsets[:, None], subsets[:, None]
-    bits = np.array([[b for b in range(k) if s >> b & 1] for s in subsets.tolist()], dtype=np.int64)
-    low, rest = 1 << bits[:, 0], bits[:, 1:]  # rest: the size-1 other terminals' bit positions
-    idx = np.arange((1 << (size - 1)) - 2, -1, -1, dtype=np.int64)  # submask numbers, descending (not all of rest)
-    picks = (idx[None, :, None] >> np.arange(size - 1)[None, None, :]) & 1
-    sub = (picks << rest[:, None, :]).sum(axis=2)  # the submask of rest numbered idx: order kept
-    s1 = low[:, None] | sub
-    s2 = subsets[:, None] ^ s1
-    for a in (subsets, s1, s2):  # shared by every call (cached)
-        a.setflags(write=False)
-    return subsets, s1, s2
-
-
-def _first_best_half(dp: np.ndarray, k: int, s: int, v: int) -> int:
-    """The first half S1 (in :func:`_merge_plan`'s order) with dp[S1][v] + dp[S - S1][v] least."""
-    import numpy as np
-
-    subsets, s1, s2 = _merge_plan(k, s.bit_count())
-    row = int(np.searchsorted(subsets, s))
-    return int(s1[row][(dp[s1[row], v] + dp[s2[row], v]).argmin()])
-
-
-def _arcs(adj: list[list[int]], w: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The graph in CSR form for scipy (indptr, indices, data: arc u->v weighs w[v]), and per
-    node v its in-neighbours (sources of the arcs into v, by v: in_ptr, in_from) and w[v]."""
-    import numpy as np
-
+    key = id(adj)
+    with _CSR_LOCK:
+        hit = _CSR_RECENT.get(key)
+    if hit is not None and hit[0] is adj:
+        return hit[1], hit[2]
     indptr = np.zeros(len(adj) + 1, dtype=np.int32)
     indptr[1:] = np.cumsum([len(row) for row in adj])
-    indices = np.array([v for row in adj for v in row], dtype=np.int32)
-    by_to = np.argsort(indices, kind="stable")
-    in_from = np.repeat(np.arange(len(adj), dtype=np.int32), np.diff(indptr))[by_to]
-    in_ptr = np.searchsorted(indices[by_to], np.arange(len(adj) + 1)).astype(np.int32)
-    return indptr, indices, w[indices].astype(np.float64), in_ptr, in_from, w
+    indices = np.fromiter(chain.from_iterable(adj), dtype=np.int32, count=int(indptr[-1]))
+    for a in (indptr, indices):
+        a.setflags(write=False)
+    with _CSR_LOCK:  # the status worker's threads share it (nochmal/web/rooms/status.py)
+        _CSR_RECENT[key] = (adj, indptr, indices)
+        while len(_CSR_RECENT) > _CSR_KEPT:
+            del _CSR_RECENT[next(iter(_CSR_RECENT))]
+    return indptr, indices
 
 
-def _batch_dijkstra(n: int, graph: tuple[np.ndarray, ...], init: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of ``init``: label[v] = min(init[v], label[u] + w[v] over arcs u->v), and the
-    predecessor of v (-1 where the label is init's own). The same as :func:`node_dijkstra`
-    per row, all rows in one scipy call (the labels are small integers, exact in floats):
-    row r is a super-source n + r with an arc to each v of finite init[v], of that weight,
-    appended to the graph's CSR arrays as they are (no COO conversion)."""
-    import numpy as np  # loaded on use: light commands need no array
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import dijkstra
+_CSR_RECENT: dict[int, tuple] = {}  # id(adj) -> (adj, indptr, indices), oldest first
+_CSR_KEPT = 64
+_CSR_LOCK = threading.Lock()
 
-    indptr, indices, data, in_ptr, in_from, w = graph
-    m = len(init)
-    finite = init < INF
-    if len(in_from):  # no super-source arc to v where some u->v has init[u] + w[v] < init[v]: v's label
-        # is below init[v] then, so that arc is on no shortest path and every label stays (35 % of the
-        # arcs in star hunt's programmes, a quarter of scipy's time; v's predecessor is the first node
-        # giving its final label, never that arc: the rebuilt sets stayed the same in every captured call)
-        near = np.minimum.reduceat(init.astype(np.int32)[:, in_from], np.minimum(in_ptr[:-1], len(in_from) - 1), axis=1)
-        near[:, in_ptr[1:] == in_ptr[:-1]] = INF
-        finite &= near + w >= init
-    rows, cols = np.nonzero(finite)  # by row, then column: CSR order
-    csr = csr_matrix((np.concatenate([data, init[rows, cols].astype(np.float64)]),
-                      np.concatenate([indices, cols.astype(np.int32)]),
-                      np.concatenate([indptr, len(indices) + np.cumsum(finite.sum(axis=1), dtype=np.int32)])),
-                     shape=(n + m, n + m))
-    dist, pr = dijkstra(csr, directed=True, indices=np.arange(n, n + m), return_predecessors=True)
-    dist, pr = dist[:, :n], pr[:, :n]
-    labels = np.where(np.isinf(dist), INF, np.nan_to_num(dist, posinf=0)).astype(np.int64)
-    preds = np.where((pr >= n) | (pr < 0), -1, pr).astype(np.int64)
-    return labels, preds
+
+@lru_cache(maxsize=4096)
+def _halves(s: int) -> tuple[np.ndarray, np.ndarray]:
+    """The halves S1 of subset ``s`` that hold its lowest terminal (all but ``s`` itself,
+    descending: the order nochmal/_steiner.c scans them) and their other halves S - S1."""
+    import numpy as np
+
+    low = s & -s
+    rest = s ^ low
+    bits = np.array([b for b in range(rest.bit_length()) if rest >> b & 1], dtype=np.int64)
+    idx = np.arange((1 << len(bits)) - 2, -1, -1, dtype=np.int64)  # submask numbers of rest, descending
+    sub = ((idx[:, None] >> np.arange(len(bits))[None, :]) & 1) << bits[None, :]
+    s1 = low | sub.sum(axis=1)
+    s2 = s ^ s1
+    for a in (s1, s2):  # shared by every call (cached)
+        a.setflags(write=False)
+    return s1, s2
+
+
+def _first_best_half(dp: np.ndarray, s: int, v: int) -> int:
+    """The first half S1 (in :func:`_halves`' order) with dp[S1][v] + dp[S - S1][v] least."""
+    s1, s2 = _halves(s)
+    return int(s1[(dp[s1, v] + dp[s2, v]).argmin()])
 
 
 def crossing_order(sheet: Sheet, cells: int) -> tuple[str, ...]:

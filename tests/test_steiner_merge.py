@@ -1,9 +1,11 @@
-"""nochmal/steiner.py ``dreyfus_wagner`` merges all subsets of one size in one gather (its
-``_merge_plan``), looks a merge's best half up only when rebuilding, and hands scipy its
-graph as CSR arrays: compared with the per-subset merge and the COO-built batch it replaced
-(kept here as the oracle: argmin over the halves per subset, a ``split`` table filled during
-the search), the same dp table and the same rebuilt node sets (so the same witnesses).
-tests/test_status_fast_paths.py checks the dp values against the textbook recursion."""
+"""nochmal/steiner.py ``dreyfus_wagner`` runs compiled (nochmal/_steiner.c: merges, then
+Dial's buckets for the shortest-path pass) and looks a merge's best half up only when
+rebuilding: compared with a numpy programme it replaced (kept here as the oracle: the
+per-subset merge, scipy's Dijkstra on a COO-built batch, a ``split`` table filled during
+the search), the same dp table, and rebuilt node sets that are as cheap as the oracle's and
+hang together (ties between equally cheap paths may be broken otherwise than scipy breaks
+them, so the sets themselves may differ). tests/test_status_fast_paths.py checks the dp
+values against the textbook recursion."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ import numpy as np
 import pytest
 
 from nochmal.board import load_board
-from nochmal.steiner import INF, _merge_plan, dreyfus_wagner, node_dijkstra, reduce_target
+from nochmal import _steiner
+from nochmal.steiner import INF, _csr, _halves, dreyfus_wagner, node_dijkstra, reduce_target
 
 from test_status_fast_paths import random_sheet  # sheets grown by legal one-cell crosses
 
@@ -103,7 +106,7 @@ def per_subset_dreyfus_wagner(red, terminals, weight):
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_merge_plan_gives_the_per_subset_table_and_trees(seed):
+def test_compiled_programme_gives_the_per_subset_table_and_trees(seed):
     rng = random.Random(seed)
     checked = 0
     for _ in range(6):
@@ -125,22 +128,81 @@ def test_merge_plan_gives_the_per_subset_table_and_trees(seed):
                 if dp[s][v] >= INF:
                     continue
                 nodes = rebuild(s, v)
-                assert nodes == want_rebuild(s, v)
-                assert sum(weight[x] for x in nodes) <= dp[s][v]
+                want_nodes = want_rebuild(s, v)
+                held = {terms[i] for i in range(len(terms)) if s >> i & 1} | {v}
+                assert held <= nodes and held <= want_nodes
+                assert sum(weight[x] for x in nodes) == sum(weight[x] for x in want_nodes) == dp[s][v]
+                assert hangs_together(red, nodes)
                 checked += 1
     assert checked > 0
 
 
-@pytest.mark.parametrize("k", range(1, 9))
-def test_merge_plan_lists_every_split_once_in_the_scan_order(k):
-    """Per subset: every half holding its lowest terminal but the subset itself, descending."""
-    for size in range(1, k + 1):
-        subsets, s1, s2 = _merge_plan(k, size)
-        assert subsets.tolist() == [s for s in range(1, 1 << k) if s.bit_count() == size]
-        for s, halves, others in zip(subsets.tolist(), s1.tolist(), s2.tolist()):
-            if size == 1:
-                continue
-            low = s & -s
-            want = [h for h in range(s - 1, 0, -1) if h & s == h and h & low]
-            assert halves == want
-            assert others == [s ^ h for h in halves]
+def hangs_together(red, nodes) -> bool:
+    start = next(iter(nodes))
+    seen, stack = {start}, [start]
+    while stack:
+        u = stack.pop()
+        for x in red.adj[u]:
+            if x in nodes and x not in seen:
+                seen.add(x)
+                stack.append(x)
+    return seen == set(nodes)
+
+
+@pytest.mark.parametrize("k", range(2, 10))
+def test_halves_list_every_split_once_in_the_scan_order(k):
+    """Per subset: every half holding its lowest terminal but the subset itself, descending
+    (the order nochmal/_steiner.c scans them, so the first best half is the one it met first)."""
+    rng = random.Random(k)
+    for s in rng.sample(range(1, 1 << k), min(40, (1 << k) - 1)):
+        if s & (s - 1) == 0:
+            continue
+        s1, s2 = _halves(s)
+        low = s & -s
+        assert s1.tolist() == [h for h in range(s - 1, 0, -1) if h & s == h and h & low]
+        assert s2.tolist() == [s ^ h for h in s1.tolist()]
+
+
+def test_compiled_programme_refuses_malformed_input():
+    """One ValueError naming the argument, never a crash or a write out of bounds."""
+    red = reduce_target(random_sheet(CLASSIC, random.Random(3), 5), CLASSIC.star_mask)
+    n, k = len(red.adj), 3
+    indptr, indices = _csr(red.adj)
+    w = np.array(red.weight, dtype=np.int32)
+    terms = np.array(red.terminals[:k], dtype=np.int32)
+
+    def call(**change):
+        rows = 1 << len(change.get("terms", terms))
+        args = dict(indptr=indptr, indices=indices, w=w, terms=terms,
+                    dp=np.empty((rows, n), dtype=np.int32), pred=np.empty((rows, n), dtype=np.int32))
+        args.update(change)
+        _steiner.dreyfus_wagner(*args.values())
+        return args
+
+    done = call()  # well-formed: the same table as the Python entry point
+    assert np.array_equal(done["dp"], dreyfus_wagner(red, list(terms), list(w))[0])
+    bad_indices = indices.copy()
+    bad_indices[0] = n
+    negative = w.copy()
+    negative[1] = -1
+    for change, word in ((dict(dp=np.empty((1 << k, n - 1), dtype=np.int32)), "dp"),
+                         (dict(pred=np.empty((1 << k, n), dtype=np.int64)), "pred"),
+                         (dict(w=w.astype(np.int64)), "w"),
+                         (dict(w=negative), "w"),
+                         (dict(indices=bad_indices), "indices"),
+                         (dict(terms=np.array([n], dtype=np.int32)), "terms"),
+                         (dict(terms=np.array([], dtype=np.int32)), "terms")):
+        with pytest.raises(ValueError, match=word):
+            call(**change)
+
+
+def test_compiled_module_is_built_from_the_current_source():
+    """`pip install -e .` compiles nochmal/_steiner.c; a later edit of it is not used until
+    the next install (README, set-up), so an out-of-date build fails here, not in a figure."""
+    from pathlib import Path
+
+    source = Path(_steiner.__file__).with_name("_steiner.c")
+    if not source.exists():  # an installed (non-editable) copy carries only the build
+        pytest.skip("no source next to the built module (a non-editable install)")
+    assert Path(_steiner.__file__).stat().st_mtime >= source.stat().st_mtime, \
+        "nochmal/_steiner.c is newer than its build: run `pip install -e .` again"
