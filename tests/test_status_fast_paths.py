@@ -1,7 +1,7 @@
 """The fast paths behind a room's full status (issue 19) against slower independent ones.
 
-- nochmal/steiner.py ``dreyfus_wagner`` runs the subsets of one size as a batch (numpy merges,
-  one scipy Dijkstra call): compared with a plain per-subset programme written here.
+- nochmal/steiner.py ``dreyfus_wagner`` runs compiled (nochmal/_steiner.c): compared with a
+  plain per-subset programme written here.
 - nochmal/sheetgraph.py ``fewest_crosses`` adds terminals lazily from LAZY_FROM terminals on:
   compared with a breadth-first brute force on small boards (LAZY_FROM forced down) and
   with the CP-SAT model alone (``exact_limit=0``) on classic sheets with many stars open.
