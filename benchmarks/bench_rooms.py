@@ -313,7 +313,7 @@ def status_times(edits: int, seed: int, only: list[str] | None = None, detail: b
         rng = random.Random(f"{seed}-{mission.id}")  # each mission's own edits, whichever missions run
         spec = RoomSpec("mission", "classic", 4, mission.id, "normal")
         # untimed: the new room's own status (4 empty sheets), as the server computes it when the
-        # room is created; it also pays the imports (OR-Tools, scipy, networkx) that the status
+        # room is created; it also pays the imports (OR-Tools, numpy, networkx) that the status
         # child process pays once in its life
         full_status(Room("bench", spec, 10, 0, 0.0, 0.0, tuple(Seat(s, f"P{s}", SheetState(0), 0) for s in range(4))))
         states = [0] * 4

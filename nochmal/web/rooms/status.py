@@ -125,7 +125,7 @@ def _watch_parent(parent: int) -> None:
     except OSError:
         pass
     import numpy  # noqa: F401  (the Dreyfus-Wagner tables, nochmal/steiner.py)
-    import scipy.sparse.csgraph  # noqa: F401  (their shortest paths)
+    import nochmal._steiner  # noqa: F401  (their compiled programme)
     from ortools.sat.python import cp_model  # noqa: F401  (the split and the exact checks, missions/split.py)
 
     def watch() -> None:
