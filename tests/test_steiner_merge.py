@@ -206,3 +206,66 @@ def test_compiled_module_is_built_from_the_current_source():
         pytest.skip("no source next to the built module (a non-editable install)")
     assert Path(_steiner.__file__).stat().st_mtime >= source.stat().st_mtime, \
         "nochmal/_steiner.c is newer than its build: run `pip install -e .` again"
+
+
+def heapq_relax(adj, weight, init):
+    """label[v] = min(init[v], label[u] + weight[v]) by a textbook heapq Dijkstra."""
+    import heapq
+
+    label = list(init)
+    heap = [(d, v) for v, d in enumerate(label) if d < INF]
+    heapq.heapify(heap)
+    while heap:
+        d, u = heapq.heappop(heap)
+        if d > label[u]:
+            continue
+        for v in adj[u]:
+            if d + weight[v] < label[v]:
+                label[v] = d + weight[v]
+                heapq.heappush(heap, (label[v], v))
+    return label
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_compiled_pass_matches_a_heapq_dijkstra_on_random_graphs(seed):
+    """node_dijkstra (nochmal/_steiner.c's pass) on random directed graphs, weights 0..6 (0:
+    the lazy rounds' free terminals), any finite starting labels: the same labels, and every
+    predecessor is an arc that gives its node's label."""
+    rng = random.Random(seed)
+    n = rng.randint(1, 40)
+    adj = [sorted(rng.sample(range(n), rng.randint(0, min(n, 5)))) for _ in range(n)]
+    weight = [rng.choice([0, 1, 1, 1, 2, 6]) for _ in range(n)]
+    init = [rng.choice([INF, INF, 0, rng.randint(0, 300)]) for _ in range(n)]
+    label, pred = node_dijkstra(adj, weight, init)
+    assert label.tolist() == heapq_relax(adj, weight, init)
+    for v in range(n):
+        if pred[v] >= 0:
+            assert v in adj[pred[v]] and label[pred[v]] + weight[v] == label[v] < init[v]
+        else:
+            assert label[v] == min(init[v], INF)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_compiled_programme_matches_the_plain_recursion_on_random_graphs(seed):
+    """dreyfus_wagner on random undirected graphs (some disconnected: unreachable labels stay
+    INF), weights 0..6, against the textbook recursion of tests/test_status_fast_paths.py."""
+    from nochmal.steiner import Reduced
+    from test_status_fast_paths import plain_dreyfus_wagner
+
+    rng = random.Random(seed)
+    n = rng.randint(2, 24)
+    edges = {tuple(sorted(rng.sample(range(n), 2))) for _ in range(rng.randint(0, 2 * n))}
+    adj = [sorted({b for a, b in edges if a == v} | {a for a, b in edges if b == v}) for v in range(n)]
+    weight = [rng.choice([0, 1, 1, 2, 6]) for _ in range(n)]
+    terms = rng.sample(range(n), rng.randint(1, min(n, 6)))
+    red = Reduced(weight, adj, [0] * n, terms, 0, 0, set(terms))
+    dp, rebuild = dreyfus_wagner(red, terms, weight)
+    want = plain_dreyfus_wagner(adj, weight, terms)
+    for s, row in want.items():
+        assert dp[s].tolist() == row
+    full = (1 << len(terms)) - 1
+    for v in range(n):
+        if dp[full][v] < INF:
+            nodes = rebuild(full, v)
+            assert set(terms) | {v} <= nodes and hangs_together(red, nodes)
+            assert sum(weight[x] for x in nodes) <= dp[full][v]
