@@ -59,8 +59,8 @@ from nochmal.impossible import block_pieces, rolls_needed
 from nochmal.missions.model import IN_PROGRESS, LOST, Mission, block_slots
 from nochmal.missions.objectives import items_needed, objective_items, team_score
 from nochmal.sheet import Sheet
-from nochmal.sheetgraph import (CrossesEstimate, RollsEstimate, cross_distances, fewest_crosses, fewest_rolls,
-                               add_anchored_cells, fits_rolls, trimmed_rolls)
+from nochmal.sheetgraph import (CrossesEstimate, RollsEstimate, cross_distances, entry_rolls_bound, fewest_crosses,
+                               fewest_rolls, add_anchored_cells, fits_rolls, trimmed_rolls)
 from nochmal.steiner import crossing_order
 
 CROSSES_PER_ROLL = 5  # docs/rules.md: a roll's placement is at most 5 cells (a number die shows 1-5 or '?')
@@ -302,7 +302,10 @@ _PIECES: OrderedDict = OrderedDict()
 
 def sheet_pieces(sheet: Sheet, target: int) -> RollsEstimate:
     """fewest_rolls (bounds on the rolls by pieces of one block), cached as :func:`sheet_figures`;
-    a few milliseconds where the crosses take tens: :func:`_subsets_within` prunes by it first."""
+    a few milliseconds where the crosses take tens: :func:`_subsets_within` prunes by it first.
+    Where its bounds differ, the lower one is lifted by sheetgraph.entry_rolls_bound (what
+    entering a target's block costs): a tapped sheet's listing then drops or settles most of
+    the subsets that would otherwise take the crosses' programme (column relay's first taps)."""
     key = _state_key(sheet.board, sheet.crossed, target)
     with _FIGURES_LOCK:
         hit = _PIECES.get(key)
@@ -310,6 +313,11 @@ def sheet_pieces(sheet: Sheet, target: int) -> RollsEstimate:
             _PIECES.move_to_end(key)
             return hit
     pieces = fewest_rolls(sheet, target, trim=False)
+    if pieces.lower < pieces.upper:
+        lower = entry_rolls_bound(sheet, target)
+        if lower > pieces.lower:
+            assert lower <= pieces.upper, (lower, pieces)  # (a bound above a real path's rolls would be a bug)
+            pieces = RollsEstimate(lower, pieces.upper, pieces.cells)
     with _FIGURES_LOCK:
         _PIECES[key] = pieces
         if len(_PIECES) > _FIGURES_MAX:

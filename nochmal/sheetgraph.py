@@ -658,10 +658,12 @@ def add_anchored_cells(m, sheet: Sheet, prefix: str = "") -> dict:
 ENTRY_EXACT_LIMIT = 6  # terminal groups up to which entry_rolls_bound's programme takes all of them (3^6 steps)
 
 
+@lru_cache(maxsize=1 << 16)
 def _least_pieces(board: Board, within: int, required: int) -> int:
     """The fewest pieces of one block (impossible.block_pieces) of any set of cells between
     ``required`` and ``within`` (cells of one block), by trying every such set; past
-    FITS_BLOCK_CELLS free cells only ``ceil(|required| / 5)`` (still a lower bound)."""
+    FITS_BLOCK_CELLS free cells only ``ceil(|required| / 5)`` (still a lower bound).
+    Remembered: a room asks the same blocks' figures for every subset of its units."""
     from nochmal.impossible import block_pieces
 
     free = within & ~required

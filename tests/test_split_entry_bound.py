@@ -129,3 +129,31 @@ def test_fits_rolls_verdicts_equal_the_model_alone(seed):
         alone, _ = _fits_by_cpsat(sheet, target & ~sheet.crossed, rolls, time_limit=60)
         assert fits is alone, rolls
         assert not fits or cells & target == target & ~sheet.crossed or not target & ~sheet.crossed
+
+
+def test_the_split_pieces_figures_hold_against_cp_sat_where_the_bound_lifts_them():
+    """missions/split.py sheet_pieces lifts the piece search's lower figure by the bound where
+    the two differ: on column relay targets of early sheets (where that happens), no legal
+    set within one roll fewer than the lifted figure exists (the model alone), and the path's
+    rolls are the upper figure."""
+    from nochmal.impossible import rolls_needed
+    from nochmal.missions import split
+
+    rng = random.Random(9600)
+    lifted = 0
+    for _ in range(400):
+        sheet = random_sheet(CLASSIC, rng, rng.randint(0, 6))
+        k = rng.randint(1, 4)  # k neighbouring columns, mostly at an edge (far from the start: entries cost there)
+        start = rng.choice([0, 15 - k]) if rng.random() < 0.7 else rng.randint(0, 15 - k)
+        target = sum(CLASSIC.column_mask[c] for c in range(start, start + k))
+        for cache in (split._PIECES, split._FIGURES):
+            cache.clear()
+        plain = fewest_rolls(sheet, target, trim=False)
+        pieces = split.sheet_pieces(sheet, target)
+        assert plain.lower <= pieces.lower <= pieces.upper == plain.upper == rolls_needed(CLASSIC, pieces.cells).upper
+        if pieces.lower > plain.lower:
+            lifted += 1
+            assert not refuted(sheet, target, pieces.lower)
+            if lifted == 4:
+                break
+    assert lifted

@@ -279,22 +279,30 @@ def test_fits_rolls_matches_a_breadth_first_search_over_placements(seed):
             assert rolls_needed(board, cells).upper <= rolls
 
 
-def test_rolls_feasible_decides_column_relay_where_the_figures_straddle_the_rolls():
-    """The first tap of a column relay room (bench_rooms' seeded edit): every sheet's figures
-    for some sets of columns are intervals around 10 rolls; the exact check decides them."""
+def test_rolls_feasible_decides_column_relay_where_the_figures_straddle_the_rolls(monkeypatch):
+    """The first tap of a column relay room (bench_rooms' seeded edit): without the entry bound
+    in the pieces' figures (sheet_pieces) every sheet's figures for some sets of columns are
+    intervals around 10 rolls, and the exact check decides them; with it, the figures settle
+    those sets themselves. The same verdicts either way."""
     mission = MISSIONS["column-relay"]
     rng = random.Random(7950)
     sheets = [Sheet.empty(CLASSIC) for _ in range(4)]
     sheets[0] = grow(sheets[0], rng, 3)
     inst = split_instance(mission, sheets)
-    clear_reuse()
-    split._FITS.clear()
-    verdicts = [rolls_feasible(inst, r, time_limit=60)[0] for r in (9, 10, 11)]
-    assert None not in verdicts and verdicts == sorted(verdicts)  # (False before True: a bound and a split)
-    feasible, assignment = rolls_feasible(inst, 11, time_limit=60)
-    assert feasible and not check_split(inst, assignment)
-    assert max(split._upper_cost(inst, p, units)[0] for p, units in enumerate(assignment)) <= 11
-    assert split._FITS  # (the exact check ran: the case is one it is for)
+    found = {}
+    for entry_bound in (False, True):
+        with monkeypatch.context() as patch:
+            if not entry_bound:
+                patch.setattr(split, "entry_rolls_bound", lambda sheet, target: 0)
+            clear_reuse()
+            verdicts = [rolls_feasible(inst, r, time_limit=60)[0] for r in (9, 10, 11)]
+            assert None not in verdicts and verdicts == sorted(verdicts)  # (False before True: a bound and a split)
+            feasible, assignment = rolls_feasible(inst, 11, time_limit=60)
+            assert feasible and not check_split(inst, assignment)
+            assert max(split._upper_cost(inst, p, units)[0] for p, units in enumerate(assignment)) <= 11
+            assert bool(split._FITS) is not entry_bound  # (the exact check ran where the figures straddle)
+            found[entry_bound] = verdicts
+    assert found[False] == found[True]
 
 
 @pytest.mark.parametrize("seed", range(4))
