@@ -303,6 +303,10 @@ def status_times(edits: int, seed: int, only: list[str] | None = None, detail: b
     from nochmal.board import load_board
     from ortools.sat.python import cp_model  # noqa: F401  (imported once in the status child's life, untimed:
     # a room's first status no longer always runs CP-SAT, and its first tap would pay the import)
+    from nochmal.web.rooms import status
+
+    if hasattr(status, "preload_searches"):  # what the status child does at its start (older trees: not)
+        status.preload_searches()
 
     board = load_board("classic")
     print(f"{'mission':14} {'quick (GET) ms':>22} {'full, warm caches ms':>26} {'full, cold ms':>22}")

@@ -115,6 +115,21 @@ def claimed_by_others(room: Room, k: int) -> tuple[int, int]:
     return cols, colours
 
 
+def preload_searches() -> None:
+    """The searches' libraries loaded, then every object so far (theirs: some 90,000) moved out
+    of the garbage collector's full passes (gc.freeze): they live as long as the process, and
+    a full pass over them took 50-70 ms that fell on a status now and then (two to three per
+    bench_rooms status run; one of 6 ms with the freeze). The status child calls it at its
+    start; benchmarks/bench_rooms.py does the same before it times statuses."""
+    import gc
+
+    import numpy  # noqa: F401  (the Dreyfus-Wagner tables, nochmal/steiner.py)
+    import nochmal._steiner  # noqa: F401  (their compiled programme)
+    from ortools.sat.python import cp_model  # noqa: F401  (the split and the exact checks, missions/split.py)
+
+    gc.freeze()
+
+
 def _watch_parent(parent: int) -> None:
     """In the status child: a lower CPU priority (taps come first), exit as soon as the
     server process is gone (even after SIGKILL), and the searches' libraries loaded now, not
@@ -124,9 +139,7 @@ def _watch_parent(parent: int) -> None:
         os.nice(10)
     except OSError:
         pass
-    import numpy  # noqa: F401  (the Dreyfus-Wagner tables, nochmal/steiner.py)
-    import nochmal._steiner  # noqa: F401  (their compiled programme)
-    from ortools.sat.python import cp_model  # noqa: F401  (the split and the exact checks, missions/split.py)
+    preload_searches()
 
     def watch() -> None:
         while os.getppid() == parent:
