@@ -22,6 +22,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define INF 1000000000  /* nochmal/steiner.py INF: "unreachable" (INF + INF < 2^31) */
 #define BUCKETS (1 << 24)  /* the most label values a pass keeps buckets for */
@@ -59,20 +60,29 @@ static void shortest_pass(int n, const int32_t *indptr, const int32_t *indices, 
     }
 }
 
+#define INF16 16383  /* "unreachable" in the 16-bit copy the merges read (INF16 + INF16 < 2^15) */
+#define MAX16 8000  /* weights summing up to this: every finite label fits the 16-bit copy */
+
 static int run(int n, const int32_t *indptr, const int32_t *indices, const int32_t *w,
                int k, const int32_t *terms, int32_t *dp, int32_t *pred) {
     int64_t maxl = 0;
     for (int v = 0; v < n; v++) maxl += w[v];
     int32_t arcs = indptr[n];
+    int64_t full = (int64_t)1 << k;
+    /* The merges are 3^k / 2 row pairs, the bulk of the work: where the labels are small (every
+     * sheet's graph: at most ~100 nodes), they read a 16-bit copy of the table, half the memory
+     * and twice the lanes of a vector min (SSE2's pminsw; a 32-bit min needs SSE4.1). */
+    int small = maxl <= MAX16;
     int32_t *acc = malloc(sizeof(int32_t) * (size_t)n);
+    int16_t *acc16 = small ? malloc(sizeof(int16_t) * (size_t)n) : NULL;
+    int16_t *dp16 = small ? malloc(sizeof(int16_t) * (size_t)(full * n)) : NULL;
     int32_t *head = malloc(sizeof(int32_t) * (size_t)(maxl + 1));
     int32_t *node = malloc(sizeof(int32_t) * (size_t)(n + arcs + 1));
     int32_t *next = malloc(sizeof(int32_t) * (size_t)(n + arcs + 1));
-    if (!acc || !head || !node || !next) {
-        free(acc); free(head); free(node); free(next);
+    if (!acc || !head || !node || !next || (small && (!acc16 || !dp16))) {
+        free(acc); free(acc16); free(dp16); free(head); free(node); free(next);
         return -1;
     }
-    int64_t full = (int64_t)1 << k;
     for (int64_t i = 0; i < full * n; i++) { dp[i] = INF; pred[i] = -1; }
     for (int64_t s = 1; s < full; s++) {
         int32_t *row = dp + s * n;
@@ -80,10 +90,22 @@ static int run(int n, const int32_t *indptr, const int32_t *indices, const int32
             int t = 0;
             while (((int64_t)1 << t) != s) t++;
             row[terms[t]] = w[terms[t]];
+        } else if (small) {
+            int64_t low = s & -s, rest = s ^ low;
+            for (int v = 0; v < n; v++) acc16[v] = 2 * INF16;
+            for (int64_t sub = (rest - 1) & rest;; sub = (sub - 1) & rest) {  /* proper submasks, descending */
+                const int16_t *a = dp16 + (low | sub) * n, *b = dp16 + (s ^ (low | sub)) * n;
+                for (int v = 0; v < n; v++) {
+                    int16_t c = (int16_t)(a[v] + b[v]);
+                    acc16[v] = c < acc16[v] ? c : acc16[v];
+                }
+                if (sub == 0) break;
+            }
+            for (int v = 0; v < n; v++) row[v] = acc16[v] >= INF16 ? INF : acc16[v] - w[v];
         } else {
             int64_t low = s & -s, rest = s ^ low;
             for (int v = 0; v < n; v++) acc[v] = 2 * INF;
-            for (int64_t sub = (rest - 1) & rest;; sub = (sub - 1) & rest) {  /* proper submasks, descending */
+            for (int64_t sub = (rest - 1) & rest;; sub = (sub - 1) & rest) {
                 const int32_t *a = dp + (low | sub) * n, *b = dp + (s ^ (low | sub)) * n;
                 for (int v = 0; v < n; v++) {
                     int32_t c = a[v] + b[v];
@@ -97,106 +119,164 @@ static int run(int n, const int32_t *indptr, const int32_t *indices, const int32
             }
         }
         shortest_pass(n, indptr, indices, w, maxl, row, pred + s * n, head, node, next);
+        if (small)
+            for (int v = 0; v < n; v++) dp16[s * n + v] = row[v] >= INF16 ? INF16 : (int16_t)row[v];
     }
-    free(acc); free(head); free(node); free(next);
+    free(acc); free(acc16); free(dp16); free(head); free(node); free(next);
     return 0;
 }
 
-static int int32_buffer(Py_buffer *b, const char *what, Py_ssize_t items) {
-    if (b->itemsize != 4 || b->len != items * 4) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %zd int32 items, got %zd bytes", what, items, b->len);
+/* --- from Python: lists of ints in, bytes of int32 out (no array conversions: a room's split
+ * asks for thousands of small programmes a status, where building arrays cost more than the
+ * programme itself) --- */
+typedef struct {
+    Py_ssize_t n;
+    int32_t *indptr, *indices, *w;
+    int64_t total;  /* the sum of the weights */
+} Graph;
+
+static void free_graph(Graph *g) { free(g->indptr); free(g->indices); free(g->w); }
+
+/* One int of a sequence into lo..hi (``clip``: values above hi read as hi, else refused): -1
+ * with a ValueError naming the argument. */
+static int int_item(PyObject *o, const char *what, long long lo, long long hi, int clip, int32_t *out) {
+    long long x = PyLong_AsLongLong(o);
+    if (x == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s: integers expected", what);
         return -1;
     }
+    if (x < lo) { PyErr_Format(PyExc_ValueError, "%s: %lld is below %lld", what, x, lo); return -1; }
+    if (x > hi && !clip) { PyErr_Format(PyExc_ValueError, "%s: %lld is above %lld", what, x, hi); return -1; }
+    if (x > hi) x = hi;  /* (labels: anything from INF up is unreachable) */
+    *out = (int32_t)x;
     return 0;
 }
 
-/* The graph's buffers (CSR arcs, node weights): -1 with a ValueError naming the argument. */
-static int check_graph(Py_buffer *indptr, Py_buffer *indices, Py_buffer *w, int64_t *total) {
-    Py_ssize_t n = w->len / 4;
-    const int32_t *ip = indptr->buf, *ix = indices->buf, *wt = w->buf;
-    if (int32_buffer(w, "w", n) || int32_buffer(indptr, "indptr", n + 1)) return -1;
-    if (ip[0] != 0) { PyErr_SetString(PyExc_ValueError, "indptr: must start at 0"); return -1; }
-    for (Py_ssize_t v = 0; v < n; v++)
-        if (ip[v + 1] < ip[v]) { PyErr_SetString(PyExc_ValueError, "indptr: must not decrease"); return -1; }
-    if (int32_buffer(indices, "indices", ip[n])) return -1;
-    for (Py_ssize_t j = 0; j < ip[n]; j++)
-        if (ix[j] < 0 || ix[j] >= n) { PyErr_SetString(PyExc_ValueError, "indices: node out of range"); return -1; }
-    *total = 0;
-    for (Py_ssize_t v = 0; v < n; v++) {
-        if (wt[v] < 0) { PyErr_SetString(PyExc_ValueError, "w: weights must be >= 0"); return -1; }
-        *total += wt[v];
-    }
-    if (*total > BUCKETS) {
-        PyErr_SetString(PyExc_ValueError, "w: weights too large (their sum sizes the buckets)");
+static int read_ints(PyObject *seq, const char *what, long long lo, long long hi, int clip, int32_t **out,
+                     Py_ssize_t *len) {
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (!fast) { PyErr_Clear(); PyErr_Format(PyExc_ValueError, "%s: a sequence of integers expected", what); return -1; }
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(fast);
+    *out = malloc(sizeof(int32_t) * (size_t)(m + 1));
+    if (!*out) { Py_DECREF(fast); PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < m; i++)
+        if (int_item(PySequence_Fast_GET_ITEM(fast, i), what, lo, hi, clip, *out + i)) { Py_DECREF(fast); return -1; }
+    Py_DECREF(fast);
+    *len = m;
+    return 0;
+}
+
+/* adj (per node its out-neighbours) and weight (per node, >= 0) into CSR arrays. */
+static int read_graph(PyObject *adj, PyObject *weight, Graph *g) {
+    memset(g, 0, sizeof *g);
+    Py_ssize_t nw;
+    if (read_ints(weight, "weight", 0, BUCKETS, 0, &g->w, &nw)) return -1;
+    PyObject *rows = PySequence_Fast(adj, "adj");
+    if (!rows) { PyErr_Clear(); PyErr_SetString(PyExc_ValueError, "adj: a list of neighbour lists expected"); return -1; }
+    g->n = PySequence_Fast_GET_SIZE(rows);
+    if (g->n != nw) {
+        PyErr_Format(PyExc_ValueError, "weight: %zd weights for %zd nodes", nw, g->n);
+        Py_DECREF(rows);
         return -1;
     }
+    Py_ssize_t cap = 4 * g->n + 4, arcs = 0;
+    g->indptr = malloc(sizeof(int32_t) * (size_t)(g->n + 1));
+    g->indices = malloc(sizeof(int32_t) * (size_t)cap);
+    if (!g->indptr || !g->indices) { Py_DECREF(rows); PyErr_NoMemory(); return -1; }
+    g->indptr[0] = 0;
+    for (Py_ssize_t u = 0; u < g->n; u++) {
+        PyObject *row = PySequence_Fast(PySequence_Fast_GET_ITEM(rows, u), "adj");
+        if (!row) { PyErr_Clear(); PyErr_SetString(PyExc_ValueError, "adj: a list of neighbour lists expected"); Py_DECREF(rows); return -1; }
+        Py_ssize_t m = PySequence_Fast_GET_SIZE(row);
+        if (arcs + m > cap) {
+            while (arcs + m > cap) cap *= 2;
+            int32_t *more = realloc(g->indices, sizeof(int32_t) * (size_t)cap);
+            if (!more) { Py_DECREF(row); Py_DECREF(rows); PyErr_NoMemory(); return -1; }
+            g->indices = more;
+        }
+        for (Py_ssize_t i = 0; i < m; i++) {
+            int32_t v;
+            if (int_item(PySequence_Fast_GET_ITEM(row, i), "adj", 0, g->n - 1, 0, &v)) { Py_DECREF(row); Py_DECREF(rows); return -1; }
+            g->indices[arcs++] = v;
+        }
+        Py_DECREF(row);
+        g->indptr[u + 1] = (int32_t)arcs;
+    }
+    Py_DECREF(rows);
+    for (Py_ssize_t v = 0; v < g->n; v++) g->total += g->w[v];
+    if (g->total > BUCKETS) { PyErr_SetString(PyExc_ValueError, "weight: too large (their sum sizes the buckets)"); return -1; }
     return 0;
 }
 
 static PyObject *dreyfus_wagner(PyObject *self, PyObject *args) {
-    Py_buffer indptr, indices, w, terms, dp, pred;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*", &indptr, &indices, &w, &terms, &dp, &pred)) return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n = w.len / 4, k = terms.len / 4;
-    const int32_t *tm = terms.buf;
-    int64_t total;
-    if (check_graph(&indptr, &indices, &w, &total) || int32_buffer(&terms, "terms", k)) goto done;
+    PyObject *adj, *weight, *terms_seq;
+    if (!PyArg_ParseTuple(args, "OOO", &adj, &weight, &terms_seq)) return NULL;
+    Graph g;
+    int32_t *terms = NULL;
+    Py_ssize_t k = 0;
+    PyObject *dp = NULL, *pred = NULL, *result = NULL;
+    if (read_graph(adj, weight, &g)) goto done;
+    if (read_ints(terms_seq, "terms", 0, g.n - 1, 0, &terms, &k)) goto done;
     if (k < 1 || k > 20) { PyErr_SetString(PyExc_ValueError, "terms: 1..20 terminals"); goto done; }
-    for (Py_ssize_t t = 0; t < k; t++)
-        if (tm[t] < 0 || tm[t] >= n) { PyErr_SetString(PyExc_ValueError, "terms: node out of range"); goto done; }
-    if (int32_buffer(&dp, "dp", ((Py_ssize_t)1 << k) * n) || int32_buffer(&pred, "pred", ((Py_ssize_t)1 << k) * n))
-        goto done;
+    Py_ssize_t cells = ((Py_ssize_t)1 << k) * g.n;
+    dp = PyBytes_FromStringAndSize(NULL, cells * 4);
+    pred = PyBytes_FromStringAndSize(NULL, cells * 4);
+    if (!dp || !pred) goto done;
     int rc;
+    int32_t *dpb = (int32_t *)PyBytes_AS_STRING(dp), *prb = (int32_t *)PyBytes_AS_STRING(pred);
     Py_BEGIN_ALLOW_THREADS  /* the status worker's threads (nochmal/web/rooms/status.py) may run meanwhile */
-    rc = run((int)n, indptr.buf, indices.buf, w.buf, (int)k, tm, dp.buf, pred.buf);
+    rc = run((int)g.n, g.indptr, g.indices, g.w, (int)k, terms, dpb, prb);
     Py_END_ALLOW_THREADS
     if (rc) { PyErr_NoMemory(); goto done; }
-    result = Py_None;
-    Py_INCREF(result);
+    result = PyTuple_Pack(2, dp, pred);
 done:
-    PyBuffer_Release(&indptr); PyBuffer_Release(&indices); PyBuffer_Release(&w);
-    PyBuffer_Release(&terms); PyBuffer_Release(&dp); PyBuffer_Release(&pred);
+    free_graph(&g);
+    free(terms);
+    Py_XDECREF(dp);
+    Py_XDECREF(pred);
     return result;
 }
 
 static PyObject *relax(PyObject *self, PyObject *args) {
-    Py_buffer indptr, indices, w, label, pred;
-    if (!PyArg_ParseTuple(args, "y*y*y*w*w*", &indptr, &indices, &w, &label, &pred)) return NULL;
-    PyObject *result = NULL;
-    int32_t *head = NULL, *node = NULL, *next = NULL;
-    Py_ssize_t n = w.len / 4;
-    int64_t total;
-    if (check_graph(&indptr, &indices, &w, &total) || int32_buffer(&label, "label", n) || int32_buffer(&pred, "pred", n))
-        goto done;
-    int32_t *row = label.buf, *prow = pred.buf;
+    PyObject *adj, *weight, *init;
+    if (!PyArg_ParseTuple(args, "OOO", &adj, &weight, &init)) return NULL;
+    Graph g;
+    int32_t *start = NULL, *head = NULL, *node = NULL, *next = NULL;
+    Py_ssize_t m = 0;
+    PyObject *label = NULL, *pred = NULL, *result = NULL;
+    if (read_graph(adj, weight, &g)) goto done;
+    if (read_ints(init, "init", 0, INF, 1, &start, &m)) goto done;
+    if (m != g.n) { PyErr_Format(PyExc_ValueError, "init: %zd labels for %zd nodes", m, g.n); goto done; }
     int64_t high = 0;  /* the highest finite label: no shortest label is above it plus every weight */
-    for (Py_ssize_t v = 0; v < n; v++) {
-        if (row[v] < 0) { PyErr_SetString(PyExc_ValueError, "label: labels must be >= 0"); goto done; }
-        if (row[v] < INF && row[v] > high) high = row[v];
-        prow[v] = -1;
-    }
-    if (high + total > BUCKETS) { PyErr_SetString(PyExc_ValueError, "label: labels too large"); goto done; }
-    Py_ssize_t arcs = ((int32_t *)indptr.buf)[n];
-    head = malloc(sizeof(int32_t) * (size_t)(high + total + 1));
-    node = malloc(sizeof(int32_t) * (size_t)(n + arcs + 1));
-    next = malloc(sizeof(int32_t) * (size_t)(n + arcs + 1));
-    if (!head || !node || !next) { PyErr_NoMemory(); goto done; }
-    shortest_pass((int)n, indptr.buf, indices.buf, w.buf, high + total, row, prow, head, node, next);
-    result = Py_None;
-    Py_INCREF(result);
+    for (Py_ssize_t v = 0; v < g.n; v++)
+        if (start[v] < INF && start[v] > high) high = start[v];
+    if (high + g.total > BUCKETS) { PyErr_SetString(PyExc_ValueError, "init: labels too large"); goto done; }
+    label = PyBytes_FromStringAndSize(NULL, g.n * 4);
+    pred = PyBytes_FromStringAndSize(NULL, g.n * 4);
+    head = malloc(sizeof(int32_t) * (size_t)(high + g.total + 1));
+    node = malloc(sizeof(int32_t) * (size_t)(g.n + g.indptr[g.n] + 1));
+    next = malloc(sizeof(int32_t) * (size_t)(g.n + g.indptr[g.n] + 1));
+    if (!label || !pred || !head || !node || !next) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
+    int32_t *row = (int32_t *)PyBytes_AS_STRING(label), *prow = (int32_t *)PyBytes_AS_STRING(pred);
+    for (Py_ssize_t v = 0; v < g.n; v++) { row[v] = start[v]; prow[v] = -1; }
+    shortest_pass((int)g.n, g.indptr, g.indices, g.w, high + g.total, row, prow, head, node, next);
+    result = PyTuple_Pack(2, label, pred);
 done:
-    free(head); free(node); free(next);
-    PyBuffer_Release(&indptr); PyBuffer_Release(&indices); PyBuffer_Release(&w);
-    PyBuffer_Release(&label); PyBuffer_Release(&pred);
+    free_graph(&g);
+    free(start); free(head); free(node); free(next);
+    Py_XDECREF(label);
+    Py_XDECREF(pred);
     return result;
 }
 
 static PyMethodDef methods[] = {
     {"dreyfus_wagner", dreyfus_wagner, METH_VARARGS,
-     "dreyfus_wagner(indptr, indices, w, terms, dp, pred): fill dp and pred (int32, 2^k x n) in place."},
+     "dreyfus_wagner(adj, weight, terms) -> (dp, pred): bytes of int32, 2^k rows of n (adj: per node its"
+     " out-neighbours; the arc u -> v weighs weight[v])."},
     {"relax", relax, METH_VARARGS,
-     "relax(indptr, indices, w, label, pred): one shortest-path pass on label (int32, n) in place; pred gets"
-     " the node each label came from (-1: its own)."},
+     "relax(adj, weight, init) -> (label, pred): bytes of int32, n each: one shortest-path pass from init;"
+     " pred: the node each label came from (-1: its own)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -68,8 +68,9 @@ class Block:
     cells: tuple[int, ...]  # grid indices (row-major), in bit order
     local_neighbours: tuple[int, ...]  # per local bit: mask of adjacent local bits
 
-    @property
+    @cached_property
     def mask(self) -> int:
+        """The block's cells as board bits (worked out once: the split's inner loops read it)."""
         return ((1 << self.size) - 1) << self.offset
 
 

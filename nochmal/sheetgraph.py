@@ -560,7 +560,7 @@ def reduce_pieces(sheet: Sheet, target: int) -> Reduced:
         ou = of[u]
         if adj_new[ou] is None:
             adj_new[ou] = set()
-        adj_new[ou].update(of[v] for v in adj[u])
+        adj_new[ou].update(map(of.__getitem__, adj[u]))
     for i, s in enumerate(adj_new):
         if isinstance(s, set):
             s.discard(i)

@@ -18,10 +18,8 @@ graphs, per-cell distances).
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import chain
 from typing import TYPE_CHECKING
 
 from nochmal.bitsets import bit_list, components, neighbours_of
@@ -106,11 +104,8 @@ def node_dijkstra(adj: list[list[int]], weight: list[int], init) -> tuple[np.nda
 
     from nochmal import _steiner
 
-    indptr, indices = _csr(adj)
-    label = np.minimum(np.asarray(init, dtype=np.int64), INF).astype(np.int32)
-    pred = np.empty(len(adj), dtype=np.int32)
-    _steiner.relax(indptr, indices, np.array(weight, dtype=np.int32), label, pred)
-    return label.astype(np.int64), pred.astype(np.int64)
+    label, pred = _steiner.relax(adj, weight, init.tolist() if isinstance(init, np.ndarray) else init)
+    return np.frombuffer(label, dtype=np.int32).astype(np.int64), np.frombuffer(pred, dtype=np.int32).astype(np.int64)
 
 
 def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tuple[np.ndarray, callable]:
@@ -127,12 +122,9 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tup
 
     n = len(red.adj)
     k = len(terminals)
-    indptr, indices = _csr(red.adj)
-    dp32 = np.empty((1 << k, n), dtype=np.int32)
-    pred = np.empty((1 << k, n), dtype=np.int32)
-    _steiner.dreyfus_wagner(indptr, indices, np.array(weight, dtype=np.int32),
-                            np.array(terminals, dtype=np.int32), dp32, pred)
-    dp = dp32.astype(np.int64)  # callers add labels (INF + INF stays exact)
+    dp, pred = _steiner.dreyfus_wagner(red.adj, weight, terminals)
+    dp = np.frombuffer(dp, dtype=np.int32).reshape(1 << k, n)  # read-only views: INF + INF stays below 2^31
+    pred = np.frombuffer(pred, dtype=np.int32).reshape(1 << k, n)
 
     def rebuild(s: int, v: int) -> set[int]:
         out: set[int] = set()
@@ -150,36 +142,6 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tup
         return out
 
     return dp, rebuild
-
-
-def _csr(adj: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
-    """The graph as CSR arrays (int32): node u's out-neighbours are indices[indptr[u]:indptr[u + 1]].
-
-    Remembered for the latest graphs (a lazy search passes the same adjacency lists again
-    and again; they are never changed once built): by id, with the lists themselves kept,
-    so an id is not reused while its entry lives."""
-    import numpy as np
-
-    key = id(adj)
-    with _CSR_LOCK:
-        hit = _CSR_RECENT.get(key)
-    if hit is not None and hit[0] is adj:
-        return hit[1], hit[2]
-    indptr = np.zeros(len(adj) + 1, dtype=np.int32)
-    indptr[1:] = np.cumsum([len(row) for row in adj])
-    indices = np.fromiter(chain.from_iterable(adj), dtype=np.int32, count=int(indptr[-1]))
-    for a in (indptr, indices):
-        a.setflags(write=False)
-    with _CSR_LOCK:  # the status worker's threads share it (nochmal/web/rooms/status.py)
-        _CSR_RECENT[key] = (adj, indptr, indices)
-        while len(_CSR_RECENT) > _CSR_KEPT:
-            del _CSR_RECENT[next(iter(_CSR_RECENT))]
-    return indptr, indices
-
-
-_CSR_RECENT: dict[int, tuple] = {}  # id(adj) -> (adj, indptr, indices), oldest first
-_CSR_KEPT = 64
-_CSR_LOCK = threading.Lock()
 
 
 @lru_cache(maxsize=4096)
