@@ -239,10 +239,13 @@ def test_compiled_pass_matches_a_heapq_dijkstra_on_random_graphs(seed):
             assert label[v] == min(init[v], INF)
 
 
+@pytest.mark.parametrize("heavy", [False, True])
 @pytest.mark.parametrize("seed", range(20))
-def test_compiled_programme_matches_the_plain_recursion_on_random_graphs(seed):
+def test_compiled_programme_matches_the_plain_recursion_on_random_graphs(seed, heavy):
     """dreyfus_wagner on random undirected graphs (some disconnected: unreachable labels stay
-    INF), weights 0..6, against the textbook recursion of tests/test_status_fast_paths.py."""
+    INF), weights 0..6, against the textbook recursion of tests/test_status_fast_paths.py.
+    ``heavy``: weights summing above nochmal/_steiner.c's MAX16, so the merges read the 32-bit
+    table instead of its 16-bit copy."""
     from nochmal.steiner import Reduced
     from test_status_fast_paths import plain_dreyfus_wagner
 
@@ -251,6 +254,10 @@ def test_compiled_programme_matches_the_plain_recursion_on_random_graphs(seed):
     edges = {tuple(sorted(rng.sample(range(n), 2))) for _ in range(rng.randint(0, 2 * n))}
     adj = [sorted({b for a, b in edges if a == v} | {a for a, b in edges if b == v}) for v in range(n)]
     weight = [rng.choice([0, 1, 1, 2, 6]) for _ in range(n)]
+    if heavy:
+        weight = [x * 1500 for x in weight] + [8001]  # (a last node off the graph: the sum is above 8000)
+        adj = adj + [[]]
+        n += 1
     terms = rng.sample(range(n), rng.randint(1, min(n, 6)))
     red = Reduced(weight, adj, [0] * n, terms, 0, 0, set(terms))
     dp, rebuild = dreyfus_wagner(red, terms, weight)
