@@ -504,21 +504,35 @@ def _part_graph(board: Board, crossed: int, anchored: int) -> tuple[list[int], l
     return parts, [frozenset(a) for a in adj], node_of, [sorted(a) for a in adj]
 
 
+@lru_cache(maxsize=256)
+def _rooted_parts(board: Board, crossed: int, anchored: int) -> tuple[list[list[int]], list[int]]:
+    """:func:`_part_graph` numbered as :func:`reduce_pieces` numbers its nodes: node 0 the
+    crossed region, node i + 1 part i; the adjacency lists and each node's cells."""
+    parts, _, _, ordered = _part_graph(board, crossed, anchored)
+    root = len(parts)
+    adj = [sorted(0 if v == root else v + 1 for v in ordered[root])]
+    adj.extend(sorted(0 if v == root else v + 1 for v in ordered[i]) for i in range(root))
+    return adj, [0] + parts
+
+
 def reduce_pieces(sheet: Sheet, target: int) -> Reduced:
     """The sheet contracted for "fewest rolls that cross ``target``": a node per connected open
     part of a block (a roll crosses cells of one part, so a set of new cells takes at least
     one roll per part it touches, and ceil(n / 5) for n target cells of a part); node 0 is
     the crossed region. Forced parts (those holding target cells) next to the root or to each
-    other are merged (an exact contraction: every solution holds both ends). A room's split
-    asks this for thousands of targets a status: only the few forced parts go through the
-    groups' dictionaries, the others are renumbered in order."""
+    other are merged (an exact contraction: every solution holds both ends) into the node of
+    the group's first part (the root's group into node 0); the group's other parts stay as
+    nodes without arcs. A room's split asks this for thousands of targets a status, so the
+    nodes keep the numbers of the sheet state's part graph (:func:`_rooted_parts`) and only
+    the arcs next to the forced parts are worked out per target: the rest are shared lists."""
     need = target & ~sheet.crossed
-    parts, adj, node_of, ordered = _part_graph(sheet.board, sheet.crossed, sheet.anchored)
-    root = len(parts)  # (renumbered to 0 below)
+    parts, adj, node_of, _ = _part_graph(sheet.board, sheet.crossed, sheet.anchored)
+    rooted_adj, rooted_members = _rooted_parts(sheet.board, sheet.crossed, sheet.anchored)
+    root = len(parts)  # (node 0 below; part i is node i + 1)
     held = sorted({node_of[b] for b in bit_list(need)})
-    forced = {i for i in held} | {root}  # (built as a set in ascending order: the groups' labels below depend on it)
+    forced = {i for i in held} | {root}  # (built as a set in ascending order: the groups' first parts below depend on it)
     group = {}
-    for start in forced:  # connected groups of forced nodes, the root's group first
+    for start in forced:  # connected groups of forced nodes, each labelled by its first part
         if start in group:
             continue
         stack, group[start] = [start], start
@@ -528,44 +542,32 @@ def reduce_pieces(sheet: Sheet, target: int) -> Reduced:
                 if v in forced and v not in group:
                     group[v] = start
                     stack.append(v)
-    heads = [group[root]] + sorted({g for g in group.values() if g != group[root]})
-    new = {h: k for k, h in enumerate(heads)}
-    of = [new[group[i]] if i in forced else 0 for i in range(root + 1)]
-    size = len(heads)
-    for i in range(root):  # the parts off the target, in order, after the groups
-        if i not in forced:
-            of[i] = size
-            size += 1
-    members = [0] * size
-    wts = [1] * size
-    wts[0] = 0
-    for i in range(1, len(heads)):
-        wts[i] = 0
+    root_group = group[root]
+    node = {i: 0 if group[i] == root_group else group[i] + 1 for i in forced}  # each forced part's (group's) node
+    wts = [1] * (root + 1)
+    members = list(rooted_members)
+    for i in forced:
+        wts[node[i]] = 0
+        if i != root:
+            members[i + 1] = 0  # (its cells join its group's node below)
+            wts[i + 1] = 0
     for i in held:
-        members[of[i]] |= parts[i]
-        wts[of[i]] += max(1, -(-(parts[i] & need).bit_count() // 5))
-    for i, cells in enumerate(parts):
-        if i not in forced:
-            members[of[i]] = cells
+        members[node[i]] |= parts[i]
+        wts[node[i]] += max(1, -(-(parts[i] & need).bit_count() // 5))
     base = wts[0]
     wts[0] = 0
-    near = set(forced)
-    for i in forced:
-        near.update(adj[i])
-    adj_new: list = [None] * size
-    for u in range(root + 1):  # away from the forced parts: the same neighbours in the same order
-        if u not in near:
-            adj_new[of[u]] = [of[v] for v in ordered[u]]
-    for u in near:  # next to or in a group: its neighbours' nodes, less itself, once each
-        ou = of[u]
-        if adj_new[ou] is None:
-            adj_new[ou] = set()
-        adj_new[ou].update(map(of.__getitem__, adj[u]))
-    for i, s in enumerate(adj_new):
-        if isinstance(s, set):
-            s.discard(i)
-            adj_new[i] = sorted(s)
-    terminals = list(range(1, len(heads)))
+    adj_new = list(rooted_adj)  # (shared lists: nothing changes them)
+    near: dict[int, set[int]] = {}
+    for u in forced:  # a group's node: its parts' neighbours' nodes, less itself, once each
+        if u != root and node[u] != u + 1:
+            adj_new[u + 1] = []  # merged into its group's node
+        near.setdefault(node[u], set()).update(node[v] if v in forced else v + 1 for v in adj[u])
+    for u in {v for i in forced for v in adj[i]} - forced:  # next to a group: arcs to the groups' nodes
+        adj_new[u + 1] = sorted({node[v] if v in forced else v + 1 for v in adj[u]})
+    for g, arcs in near.items():
+        arcs.discard(g)
+        adj_new[g] = sorted(arcs)
+    terminals = sorted(g for g in near if g)
     return Reduced(wts, adj_new, members, terminals, base, members[0], set(terminals))
 
 
