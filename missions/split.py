@@ -60,7 +60,7 @@ from nochmal.missions.model import IN_PROGRESS, LOST, Mission, block_slots
 from nochmal.missions.objectives import items_needed, objective_items, team_score
 from nochmal.sheet import Sheet
 from nochmal.sheetgraph import (CrossesEstimate, RollsEstimate, cross_distances, entry_rolls_bound, fewest_crosses,
-                               fewest_rolls, add_anchored_cells, fits_rolls, trimmed_rolls)
+                               fewest_rolls, add_anchored_cells, fits_rolls, pair_rolls_bounds, trimmed_rolls)
 from nochmal.steiner import crossing_order
 
 CROSSES_PER_ROLL = 5  # docs/rules.md: a roll's placement is at most 5 cells (a number die shows 1-5 or '?')
@@ -617,6 +617,8 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
     level = {(): 0}  # the listed subsets of the last size, with their cells
     board = sheet.board
     earlier = _earlier_state(sheet)
+    pairs = None  # sheetgraph.pair_rolls_bounds of the units, worked out when first wanted
+    pair_lower = {(): 0}  # per listed subset: the most of those bounds over its units' pairs
     while level:
         listed = set(level)
         grown_level = {}
@@ -634,6 +636,11 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
                 slots = block_slots(board, grown_target & ~sheet.crossed)
                 if slots > rolls:
                     continue
+                if pairs is None:
+                    pairs = pair_rolls_bounds(sheet, masks)
+                pair_lower[grown] = max(pair_lower[subset], max(pairs[i][j] for j in grown))
+                if pair_lower[grown] > rolls:  # (the part graph alone rules out most of the subsets that
+                    continue  # cannot fit, without a piece search: ones that search would rule out too)
                 moved = _moved_rolls(sheet, grown_target, earlier) if earlier is not None else None
                 if moved is not None and moved <= rolls:  # surely fits: (a lower bound, the moved path's rolls)
                     found.append((grown, (slots, moved)))

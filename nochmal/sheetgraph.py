@@ -515,6 +515,58 @@ def _rooted_parts(board: Board, crossed: int, anchored: int) -> tuple[list[list[
     return adj, [0] + parts
 
 
+@lru_cache(maxsize=64)
+def _part_distances(board: Board, crossed: int, anchored: int) -> np.ndarray:
+    """D[a][b]: the fewest parts on a path of parts from node a to node b of
+    :func:`_rooted_parts` (both ends counted; the crossed region, node 0, counts none)."""
+    import numpy as np  # loaded on use: light commands need no array
+
+    adj, _ = _rooted_parts(board, crossed, anchored)
+    n = len(adj)
+    weight = [0] + [1] * (n - 1)
+    dist = np.empty((n, n), dtype=np.int64)
+    for a in range(n):
+        init = [INF] * n
+        init[a] = weight[a]
+        dist[a] = node_dijkstra(adj, weight, init)[0]
+    dist.setflags(write=False)
+    return dist
+
+
+def pair_rolls_bounds(sheet: Sheet, masks: tuple[int, ...]) -> list[list[int]]:
+    """B[i][j]: a lower bound on the rolls of any target that holds the open cells of masks[i]
+    and of masks[j] (B[i][i]: of masks[i]), from the part graph alone, no search per target.
+
+    Why it holds: every roll crosses cells of one open part of a block, and the new cells of
+    a legal set hang together from the crossed region, so they touch a connected set of
+    parts holding the crossed region, a part p of masks[i] and a part q of masks[j]; such a
+    set has at least min over v of D[0][v] + D[v][p] + D[v][q] - 2 (v counted once) parts
+    (:func:`_part_distances`). It never exceeds :func:`fewest_rolls`' exact lower bound (the
+    same sets, weighed at least one roll a part there): missions/split.py drops the subsets
+    it rules out before the piece search."""
+    import numpy as np  # loaded on use: light commands need no array
+
+    board = sheet.board
+    _, _, node_of, _ = _part_graph(board, sheet.crossed, sheet.anchored)
+    dist = _part_distances(board, sheet.crossed, sheet.anchored)
+    held = [sorted({node_of[b] + 1 for b in bit_list(m & ~sheet.crossed)}) for m in masks]
+    nodes = sorted(set().union(*held))
+    out = [[0] * len(masks) for _ in masks]
+    if not nodes:
+        return out
+    at = {v: k for k, v in enumerate(nodes)}
+    to = dist[:, nodes]  # D[v][p] for every node v and target part p
+    via = np.ones(len(dist), dtype=np.int64)
+    via[0] = 0
+    trees = np.minimum((dist[0][:, None, None] + to[:, :, None] + to[:, None, :] - 2 * via[:, None, None]).min(axis=0),
+                       INF)  # trees[p][q]: the fewest parts holding the crossed region, p and q
+    for i, parts_i in enumerate(held):
+        for j, parts_j in enumerate(held[: i + 1]):
+            if parts_i and parts_j:
+                out[i][j] = out[j][i] = int(trees[np.ix_([at[p] for p in parts_i], [at[q] for q in parts_j])].max())
+    return out
+
+
 def reduce_pieces(sheet: Sheet, target: int) -> Reduced:
     """The sheet contracted for "fewest rolls that cross ``target``": a node per connected open
     part of a block (a roll crosses cells of one part, so a set of new cells takes at least
