@@ -618,7 +618,6 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
     board = sheet.board
     earlier = _earlier_state(sheet)
     pairs = None  # sheetgraph.pair_rolls_bounds of the units, worked out when first wanted
-    pair_lower = {(): 0}  # per listed subset: the most of those bounds over its units' pairs
     while level:
         listed = set(level)
         grown_level = {}
@@ -638,8 +637,7 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
                     continue
                 if pairs is None:
                     pairs = pair_rolls_bounds(sheet, masks)
-                pair_lower[grown] = max(pair_lower[subset], max(pairs[i][j] for j in grown))
-                if pair_lower[grown] > rolls:  # (the part graph alone rules out most of the subsets that
+                if pairs.lower(grown) > rolls:  # (the part graph alone rules out most of the subsets that
                     continue  # cannot fit, without a piece search: ones that search would rule out too)
                 moved = _moved_rolls(sheet, grown_target, earlier) if earlier is not None else None
                 if moved is not None and moved <= rolls:  # surely fits: (a lower bound, the moved path's rolls)

@@ -1,6 +1,7 @@
 """nochmal/sheetgraph.py ``pair_rolls_bounds`` (rolls bounds from the part graph alone, per
-pair of a sheet's units) and its use in missions/split.py ``_subsets_within``, which drops a
-subset whose pair bound is above the rolls before the piece search:
+pair of a sheet's units, and the count of a subset's parts plus the parts off every unit
+between a pair) and its use in missions/split.py ``_subsets_within``, which drops a subset
+whose bound is above the rolls before the piece search:
 
 - the bound never exceeds the piece search's exact lower bound (``fewest_rolls`` with every
   terminal in its programme), nor the rolls of a breadth-first search over the engine's
@@ -28,6 +29,12 @@ from test_split_reuse import clear_reuse, grow, listings
 CLASSIC = load_board("classic")
 
 
+class NO_BOUNDS:  # pair_rolls_bounds that rule nothing out
+    @staticmethod
+    def lower(subset) -> int:
+        return 0
+
+
 def random_masks(board: Board, rng: random.Random) -> tuple[int, ...]:
     kind = rng.randrange(3)
     if kind == 0:  # stars (star hunt's units)
@@ -45,17 +52,20 @@ def test_pair_bounds_never_exceed_the_piece_search_lower_bound(seed):
         sheet = grow(Sheet(CLASSIC), rng, rng.randint(0, 30))
         masks = random_masks(CLASSIC, rng)
         bounds = pair_rolls_bounds(sheet, masks)
-        for i in range(len(masks)):
-            for j in range(i + 1):
-                target = masks[i] | masks[j]
-                assert bounds[i][j] == bounds[j][i]
-                if not target & ~sheet.crossed:
-                    assert bounds[i][j] == 0
-                    continue
-                terminals = len(reduce_pieces(sheet, target).terminals)
-                exact = fewest_rolls(sheet, target, exact_limit=max(8, terminals), trim=False)
-                assert bounds[i][j] <= exact.lower, (i, j, bounds[i][j], exact)
-                checked += 1
+        subsets = [(i, j) for i in range(len(masks)) for j in range(i + 1)]
+        subsets += [tuple(sorted(rng.sample(range(len(masks)), 3))) for _ in range(6)]
+        for subset in subsets:
+            target = 0
+            for i in subset:
+                target |= masks[i]
+            assert bounds.trees[subset[0]][subset[-1]] == bounds.trees[subset[-1]][subset[0]]
+            if not target & ~sheet.crossed:
+                assert bounds.lower(subset) == 0
+                continue
+            terminals = len(reduce_pieces(sheet, target).terminals)
+            exact = fewest_rolls(sheet, target, exact_limit=max(8, terminals), trim=False)
+            assert bounds.lower(subset) <= exact.lower, (subset, bounds.lower(subset), exact)
+            checked += 1
     assert checked > 50
 
 
@@ -110,12 +120,14 @@ def test_pair_bounds_never_exceed_a_breadth_first_search_on_a_small_board(seed):
     masks = tuple(1 << b for b in rng.sample([b for b in range(SMALL.n_cells) if not sheet.crossed >> b & 1], 4))
     bounds = pair_rolls_bounds(sheet, masks)
     checked = 0
-    for i in range(len(masks)):
-        for j in range(i + 1):
-            rolls = placements_bfs(sheet, masks[i] | masks[j], 4)
-            if rolls is not None:
-                assert bounds[i][j] <= rolls
-                checked += bounds[i][j] == rolls  # (tight somewhere: the bound is not trivially low)
+    for subset in [(i, j) for i in range(len(masks)) for j in range(i + 1)] + [(0, 1, 2), (1, 2, 3), (0, 1, 2, 3)]:
+        target = 0
+        for i in subset:
+            target |= masks[i]
+        rolls = placements_bfs(sheet, target, 4)
+        if rolls is not None:
+            assert bounds.lower(subset) <= rolls
+            checked += bounds.lower(subset) == rolls  # (tight somewhere: the bound is not trivially low)
     assert checked > 0
 
 
@@ -131,6 +143,6 @@ def test_listings_with_the_pair_bounds_equal_listings_without(mission_id, seed, 
         with_bounds = listings(inst, rolls)
         clear_reuse()
         with monkeypatch.context() as m:
-            m.setattr(split, "pair_rolls_bounds", lambda sheet, masks: [[0] * len(masks) for _ in masks])
+            m.setattr(split, "pair_rolls_bounds", lambda sheet, masks: NO_BOUNDS)
             without = listings(inst, rolls)
         assert with_bounds == without
