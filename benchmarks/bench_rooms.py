@@ -240,17 +240,34 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
 
 
 # --- 2. status time -------------------------------------------------------------------------------
-def clear_caches() -> None:
-    """Every cache the full status keeps between calls (those a tree does not have are skipped)."""
+def clear_caches() -> list:
+    """Clear every cache the full status keeps between calls (those a tree does not have are
+    skipped); returns the dictionaries' contents, for :func:`restore_caches` (the warm series
+    goes on as a server's status child would, which never clears them: measured right after
+    a clear, the next warm edits lost the sheets' earlier states and took 2-3x as long)."""
     from nochmal import impossible, sheetgraph
     from nochmal.missions import objectives, split
 
     objectives._crosses_cached.cache_clear()
+    for owner, name in ((sheetgraph, "_part_graph"), (sheetgraph, "_rooted_parts"), (sheetgraph, "_pair_bounds"),
+                        (sheetgraph, "_least_pieces")):
+        if hasattr(owner, name):
+            getattr(owner, name).cache_clear()
+    saved = []
     for owner, name in ((split, "_FIGURES"), (split, "_PIECES"), (split, "_LAST_SPLITS"), (split, "_LISTINGS"),
                         (split, "_FITS"), (split, "_SEPARATORS"), (split, "_MOVED"), (split, "_STATES"),
                         (sheetgraph, "_RECENT"), (impossible, "_BLOCK_TABLES")):
         if hasattr(owner, name):
-            getattr(owner, name).clear()
+            cache = getattr(owner, name)
+            saved.append((cache, type(cache)(cache)))  # (a shallow copy: the entries are never changed in place)
+            cache.clear()
+    return saved
+
+
+def restore_caches(saved: list) -> None:
+    for cache, contents in saved:
+        cache.clear()
+        cache.update(contents)
 
 
 def figures(doc: dict) -> dict:
@@ -345,10 +362,11 @@ def status_times(edits: int, seed: int, only: list[str] | None = None, detail: b
                 print(f"  {mission.id} edit {k + 1}: {warm[-1]:.1f} ms; split rolls {team.get('rolls_lower')}.."
                       f"{team.get('rolls_upper')} ({team.get('method')})")
             if k % 4 == 3:
-                clear_caches()
+                saved = clear_caches()
                 t = time.perf_counter()
                 full_status(room)
                 cold.append((time.perf_counter() - t) * 1000)
+                restore_caches(saved)
         print(f"{mission.id:14} {pct(quick, 0.5):9.1f} / {pct(quick, 0.95):6.1f} p95 "
               f"{pct(warm, 0.5):11.1f} / {pct(warm, 0.95):7.1f} p95 {pct(cold, 0.5):9.1f} / {pct(cold, 0.95):7.1f} p95")
     if answers:
