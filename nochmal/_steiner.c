@@ -27,12 +27,12 @@
 #define INF 1000000000  /* nochmal/steiner.py INF: "unreachable" (INF + INF < 2^31) */
 #define BUCKETS (1 << 24)  /* the most label values a pass keeps buckets for */
 
-/* One shortest-path pass in place: row[v] = min(row[v], row[u] + w[v]) over arcs u -> v;
- * prow[v] = u where an arc lowered row[v]. Labels above ``limit`` are "unreachable" (INF):
+/* One shortest-path pass in place: row[v] = min(row[v], row[u] + w[v] + ex[j]) over arcs j: u -> v
+ * (``ex``: per-arc extra costs, or NULL for none); prow[v] = u where an arc lowered row[v]. Labels above ``limit`` are "unreachable" (INF):
  * the caller sizes ``head`` (limit + 1 buckets) so that no shortest label is above it. */
 static void shortest_pass(int n, const int32_t *indptr, const int32_t *indices, const int32_t *w,
-                          int64_t limit, int32_t *row, int32_t *prow, int32_t *head, int32_t *node,
-                          int32_t *next) {
+                          const int32_t *ex, int64_t limit, int32_t *row, int32_t *prow, int32_t *head,
+                          int32_t *node, int32_t *next) {
     int32_t top = 0;
     for (int64_t d = 0; d <= limit; d++) head[d] = -1;
     for (int v = 0; v < n; v++) {
@@ -50,7 +50,8 @@ static void shortest_pass(int n, const int32_t *indptr, const int32_t *indices, 
             if (row[u] != d) continue;  /* stale: a shorter label came later */
             for (int32_t j = indptr[u]; j < indptr[u + 1]; j++) {
                 int32_t v = indices[j];
-                int32_t nd = (int32_t)d + w[v];
+                if (ex && ex[j] >= INF) continue;  /* (an arc that cannot be taken) */
+                int32_t nd = (int32_t)d + w[v] + (ex ? ex[j] : 0);
                 if (nd < row[v] && nd <= limit) {
                     row[v] = nd; prow[v] = u;
                     node[top] = v; next[top] = head[nd]; head[nd] = top; top++;
@@ -63,10 +64,8 @@ static void shortest_pass(int n, const int32_t *indptr, const int32_t *indices, 
 #define INF16 16383  /* "unreachable" in the 16-bit copy the merges read (INF16 + INF16 < 2^15) */
 #define MAX16 8000  /* weights summing up to this: every finite label fits the 16-bit copy */
 
-static int run(int n, const int32_t *indptr, const int32_t *indices, const int32_t *w,
-               int k, const int32_t *terms, int32_t *dp, int32_t *pred) {
-    int64_t maxl = 0;
-    for (int v = 0; v < n; v++) maxl += w[v];
+static int run(int n, const int32_t *indptr, const int32_t *indices, const int32_t *w, const int32_t *ex,
+               int64_t maxl, int k, const int32_t *terms, int32_t *dp, int32_t *pred) {
     int32_t arcs = indptr[n];
     int64_t full = (int64_t)1 << k;
     /* The merges are 3^k / 2 row pairs, the bulk of the work: where the labels are small (every
@@ -118,7 +117,7 @@ static int run(int n, const int32_t *indptr, const int32_t *indices, const int32
                 row[v] = c < INF ? c : INF;
             }
         }
-        shortest_pass(n, indptr, indices, w, maxl, row, pred + s * n, head, node, next);
+        shortest_pass(n, indptr, indices, w, ex, maxl, row, pred + s * n, head, node, next);
         if (small)
             for (int v = 0; v < n; v++) dp16[s * n + v] = row[v] >= INF16 ? INF16 : (int16_t)row[v];
     }
@@ -131,11 +130,14 @@ static int run(int n, const int32_t *indptr, const int32_t *indices, const int32
  * programme itself) --- */
 typedef struct {
     Py_ssize_t n;
-    int32_t *indptr, *indices, *w;
-    int64_t total;  /* the sum of the weights */
+    int32_t *indptr, *indices, *w, *ex;  /* ex: per arc its extra cost, or NULL */
+    /* The most a cheapest label can be: every node's weight plus, per node, its dearest
+     * finite out-arc extra (a cheapest set is a tree: one parent arc a node). Labels above
+     * it are no shortest labels, so a pass keeps buckets up to it only. */
+    int64_t total;
 } Graph;
 
-static void free_graph(Graph *g) { free(g->indptr); free(g->indices); free(g->w); }
+static void free_graph(Graph *g) { free(g->indptr); free(g->indices); free(g->w); free(g->ex); }
 
 /* One int of a sequence into lo..hi (``clip``: values above hi read as hi, else refused): -1
  * with a ValueError naming the argument. */
@@ -167,8 +169,9 @@ static int read_ints(PyObject *seq, const char *what, long long lo, long long hi
     return 0;
 }
 
-/* adj (per node its out-neighbours) and weight (per node, >= 0) into CSR arrays. */
-static int read_graph(PyObject *adj, PyObject *weight, Graph *g) {
+/* adj (per node its out-neighbours), weight (per node, >= 0) and extra (None, or per node a
+ * list parallel to its adj row: the arc's extra cost, >= 0; INF or more: no arc) into CSR arrays. */
+static int read_graph(PyObject *adj, PyObject *weight, PyObject *extra, Graph *g) {
     memset(g, 0, sizeof *g);
     Py_ssize_t nw;
     if (read_ints(weight, "weight", 0, BUCKETS, 0, &g->w, &nw)) return -1;
@@ -205,18 +208,48 @@ static int read_graph(PyObject *adj, PyObject *weight, Graph *g) {
     }
     Py_DECREF(rows);
     for (Py_ssize_t v = 0; v < g->n; v++) g->total += g->w[v];
+    if (extra != Py_None) {
+        PyObject *xrows = PySequence_Fast(extra, "extra");
+        if (!xrows) { PyErr_Clear(); PyErr_SetString(PyExc_ValueError, "extra: None or a list of lists like adj expected"); return -1; }
+        if (PySequence_Fast_GET_SIZE(xrows) != g->n) {
+            PyErr_Format(PyExc_ValueError, "extra: %zd rows for %zd nodes", PySequence_Fast_GET_SIZE(xrows), g->n);
+            Py_DECREF(xrows);
+            return -1;
+        }
+        g->ex = malloc(sizeof(int32_t) * (size_t)(g->indptr[g->n] + 1));
+        if (!g->ex) { Py_DECREF(xrows); PyErr_NoMemory(); return -1; }
+        for (Py_ssize_t u = 0; u < g->n; u++) {
+            int32_t *row = NULL;
+            Py_ssize_t m = 0;
+            if (read_ints(PySequence_Fast_GET_ITEM(xrows, u), "extra", 0, INF, 1, &row, &m)) { free(row); Py_DECREF(xrows); return -1; }
+            if (m != g->indptr[u + 1] - g->indptr[u]) {
+                PyErr_Format(PyExc_ValueError, "extra: node %zd has %zd costs for %d arcs", u, m,
+                             (int)(g->indptr[u + 1] - g->indptr[u]));
+                free(row); Py_DECREF(xrows);
+                return -1;
+            }
+            int32_t dearest = 0;
+            for (Py_ssize_t i = 0; i < m; i++) {
+                g->ex[g->indptr[u] + i] = row[i];
+                if (row[i] < INF && row[i] > dearest) dearest = row[i];
+            }
+            g->total += dearest;
+            free(row);
+        }
+        Py_DECREF(xrows);
+    }
     if (g->total > BUCKETS) { PyErr_SetString(PyExc_ValueError, "weight: too large (their sum sizes the buckets)"); return -1; }
     return 0;
 }
 
 static PyObject *dreyfus_wagner(PyObject *self, PyObject *args) {
-    PyObject *adj, *weight, *terms_seq;
-    if (!PyArg_ParseTuple(args, "OOO", &adj, &weight, &terms_seq)) return NULL;
+    PyObject *adj, *weight, *terms_seq, *extra = Py_None;
+    if (!PyArg_ParseTuple(args, "OOO|O", &adj, &weight, &terms_seq, &extra)) return NULL;
     Graph g;
     int32_t *terms = NULL;
     Py_ssize_t k = 0;
     PyObject *dp = NULL, *pred = NULL, *result = NULL;
-    if (read_graph(adj, weight, &g)) goto done;
+    if (read_graph(adj, weight, extra, &g)) goto done;
     if (read_ints(terms_seq, "terms", 0, g.n - 1, 0, &terms, &k)) goto done;
     if (k < 1 || k > 20) { PyErr_SetString(PyExc_ValueError, "terms: 1..20 terminals"); goto done; }
     Py_ssize_t cells = ((Py_ssize_t)1 << k) * g.n;
@@ -226,7 +259,7 @@ static PyObject *dreyfus_wagner(PyObject *self, PyObject *args) {
     int rc;
     int32_t *dpb = (int32_t *)PyBytes_AS_STRING(dp), *prb = (int32_t *)PyBytes_AS_STRING(pred);
     Py_BEGIN_ALLOW_THREADS  /* the status worker's threads (nochmal/web/rooms/status.py) may run meanwhile */
-    rc = run((int)g.n, g.indptr, g.indices, g.w, (int)k, terms, dpb, prb);
+    rc = run((int)g.n, g.indptr, g.indices, g.w, g.ex, g.total, (int)k, terms, dpb, prb);
     Py_END_ALLOW_THREADS
     if (rc) { PyErr_NoMemory(); goto done; }
     result = PyTuple_Pack(2, dp, pred);
@@ -239,13 +272,13 @@ done:
 }
 
 static PyObject *relax(PyObject *self, PyObject *args) {
-    PyObject *adj, *weight, *init;
-    if (!PyArg_ParseTuple(args, "OOO", &adj, &weight, &init)) return NULL;
+    PyObject *adj, *weight, *init, *extra = Py_None;
+    if (!PyArg_ParseTuple(args, "OOO|O", &adj, &weight, &init, &extra)) return NULL;
     Graph g;
     int32_t *start = NULL, *head = NULL, *node = NULL, *next = NULL;
     Py_ssize_t m = 0;
     PyObject *label = NULL, *pred = NULL, *result = NULL;
-    if (read_graph(adj, weight, &g)) goto done;
+    if (read_graph(adj, weight, extra, &g)) goto done;
     if (read_ints(init, "init", 0, INF, 1, &start, &m)) goto done;
     if (m != g.n) { PyErr_Format(PyExc_ValueError, "init: %zd labels for %zd nodes", m, g.n); goto done; }
     int64_t high = 0;  /* the highest finite label: no shortest label is above it plus every weight */
@@ -260,7 +293,7 @@ static PyObject *relax(PyObject *self, PyObject *args) {
     if (!label || !pred || !head || !node || !next) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
     int32_t *row = (int32_t *)PyBytes_AS_STRING(label), *prow = (int32_t *)PyBytes_AS_STRING(pred);
     for (Py_ssize_t v = 0; v < g.n; v++) { row[v] = start[v]; prow[v] = -1; }
-    shortest_pass((int)g.n, g.indptr, g.indices, g.w, high + g.total, row, prow, head, node, next);
+    shortest_pass((int)g.n, g.indptr, g.indices, g.w, g.ex, high + g.total, row, prow, head, node, next);
     result = PyTuple_Pack(2, label, pred);
 done:
     free_graph(&g);
@@ -272,10 +305,10 @@ done:
 
 static PyMethodDef methods[] = {
     {"dreyfus_wagner", dreyfus_wagner, METH_VARARGS,
-     "dreyfus_wagner(adj, weight, terms) -> (dp, pred): bytes of int32, 2^k rows of n (adj: per node its"
-     " out-neighbours; the arc u -> v weighs weight[v])."},
+     "dreyfus_wagner(adj, weight, terms, extra=None) -> (dp, pred): bytes of int32, 2^k rows of n (adj: per"
+     " node its out-neighbours; the arc u -> v weighs weight[v] plus extra[u][i] where v is adj[u][i])."},
     {"relax", relax, METH_VARARGS,
-     "relax(adj, weight, init) -> (label, pred): bytes of int32, n each: one shortest-path pass from init;"
+     "relax(adj, weight, init, extra=None) -> (label, pred): bytes of int32, n each: one shortest-path pass from init;"
      " pred: the node each label came from (-1: its own)."},
     {NULL, NULL, 0, NULL},
 };

@@ -781,9 +781,8 @@ def entry_rolls_bound(sheet: Sheet, target: int, exact_limit: int = ENTRY_EXACT_
     the entry next to column H costs block 27 (B5..F4, six cells) a second piece: 11, where
     the undirected tree says 10 (benchmarks/bench_rooms.py's first tap; :func:`fits_rolls`
     asks it before CP-SAT). More than ``exact_limit`` terminals: the farthest ones (as
-    :func:`fewest_rolls`), the others free to pass and counted at their weight."""
-    import heapq
-
+    :func:`fewest_rolls`), the others free to pass and counted at their weight. The programme
+    is nochmal/steiner.py's, with the entries as arc costs."""
     board = sheet.board
     need = target & ~sheet.crossed
     if not need:
@@ -819,58 +818,19 @@ def entry_rolls_bound(sheet: Sheet, target: int, exact_limit: int = ENTRY_EXACT_
                     return 0
         return extra if extra is not None else INF
 
-    entries: dict[tuple[int, int], int] = {}
-
-    def arc(u: int, v: int) -> int:  # v becomes u's parent (its weight read now: it changes below)
-        extra = entries.get((u, v))
-        if extra is None:
-            extra = entries[u, v] = entry(u, v)
-        return weight[v] + extra
-
-    def grow(labels: list[int]) -> list[int]:  # cheapest trees rooted at each node: Dijkstra towards parents
-        heap = [(d, v) for v, d in enumerate(labels) if d < INF]
-        heapq.heapify(heap)
-        while heap:
-            d, u = heapq.heappop(heap)
-            if d > labels[u]:
-                continue
-            for v in red.adj[u]:
-                nd = d + arc(u, v)
-                if nd < labels[v]:
-                    labels[v] = nd
-                    heapq.heappush(heap, (nd, v))
-        return labels
-
+    extra = [[entry(u, v) for v in red.adj[u]] for u in range(n)]  # (v becomes u's parent)
     terms = red.terminals
     if len(terms) > max(0, exact_limit):  # the farthest from the root (entered from it): the most telling
-        single = grow([0] + [INF] * (n - 1))
-        terms = sorted(terms, key=lambda t: -single[t])[:max(0, exact_limit)]
+        single, _ = node_dijkstra(red.adj, weight, [0] + [INF] * (n - 1), extra)
+        terms = sorted(terms, key=lambda t: -int(single[t]))[:max(0, exact_limit)]
     outside = sum(weight[t] for t in red.terminals if t not in terms)
     for t in red.terminals:
         if t not in terms:
             weight[t] = 0  # (free to pass through; its own weight counted in ``outside``)
     if not terms:
         return base + outside
-    k = len(terms)
-    dp: list[list[int] | None] = [None] * (1 << k)
-    for mask in range(1, 1 << k):
-        if mask & (mask - 1) == 0:
-            labels = [INF] * n
-            labels[terms[mask.bit_length() - 1]] = weight[terms[mask.bit_length() - 1]]
-        else:
-            labels = [INF] * n
-            low = mask & -mask
-            sub = (mask - 1) & mask
-            while sub:
-                if sub & low:  # (each split once: the part holding the lowest terminal)
-                    a, b = dp[sub], dp[mask ^ sub]
-                    for v in range(n):
-                        s = a[v] + b[v] - weight[v]
-                        if s < labels[v]:
-                            labels[v] = s
-                sub = (sub - 1) & mask
-        dp[mask] = grow(labels)
-    return min(INF, dp[(1 << k) - 1][0]) + base + outside
+    dp, _ = dreyfus_wagner(red, terms, weight, extra)
+    return min(INF, int(dp[-1][0])) + base + outside
 
 
 def fits_rolls(sheet: Sheet, target: int, rolls: int, time_limit: float = 1.0) -> tuple[bool | None, int]:

@@ -97,19 +97,22 @@ def reduce_target(sheet: Sheet, target: int) -> Reduced:
                     set(range(1, len(terms) + 1)))
 
 
-def node_dijkstra(adj: list[list[int]], weight: list[int], init) -> tuple[np.ndarray, np.ndarray]:
+def node_dijkstra(adj: list[list[int]], weight: list[int], init, extra=None) -> tuple[np.ndarray, np.ndarray]:
     """Node-weighted relaxation: label[v] = min(init[v], label[u] + weight[v]); returns labels, preds
-    (the node each label came from, -1 where it is init's own). Runs compiled (nochmal/_steiner.c)."""
+    (the node each label came from, -1 where it is init's own). ``extra``: per node a list
+    parallel to adj[u], a cost added on that arc (INF: no arc). Runs compiled (nochmal/_steiner.c)."""
     import numpy as np  # loaded on use (nochmal/sheetgraph.py: light commands need no array)
 
     from nochmal import _steiner
 
-    label, pred = _steiner.relax(adj, weight, init.tolist() if isinstance(init, np.ndarray) else init)
+    label, pred = _steiner.relax(adj, weight, init.tolist() if isinstance(init, np.ndarray) else init, extra)
     return np.frombuffer(label, dtype=np.int32).astype(np.int64), np.frombuffer(pred, dtype=np.int32).astype(np.int64)
 
 
-def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tuple[np.ndarray, callable]:
-    """dp[S][v]: cheapest connected node set holding terminals S and node v (weights counted).
+def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int], extra=None) -> tuple[np.ndarray, callable]:
+    """dp[S][v]: cheapest connected node set holding terminals S and node v (weights counted;
+    ``extra`` as :func:`node_dijkstra`'s: a cost on each arc u -> v taken, v being u's parent
+    in a tree grown towards v).
 
     Returns dp and a function rebuilding the node set of (S, v). The programme (per subset
     a merge over its halves, then one shortest-path pass) runs compiled, nochmal/_steiner.c;
@@ -122,7 +125,7 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int]) -> tup
 
     n = len(red.adj)
     k = len(terminals)
-    dp, pred = _steiner.dreyfus_wagner(red.adj, weight, terminals)
+    dp, pred = _steiner.dreyfus_wagner(red.adj, weight, terminals, extra)
     dp = np.frombuffer(dp, dtype=np.int32).reshape(1 << k, n)  # read-only views: INF + INF stays below 2^31
     pred = np.frombuffer(pred, dtype=np.int32).reshape(1 << k, n)
 

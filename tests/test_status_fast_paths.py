@@ -58,23 +58,28 @@ def replay(sheet: Sheet, cells) -> Sheet:
 
 
 # --- batched Dreyfus-Wagner vs a plain one ---------------------------------------------------
+def heapq_relax(adj, weight, init) -> list[int]:
+    """label[v] = min(init[v], label[u] + weight[v]) by a textbook heapq Dijkstra."""
+    label = list(init)
+    heap = [(d, v) for v, d in enumerate(label) if d < INF]
+    heapq.heapify(heap)
+    while heap:
+        d, u = heapq.heappop(heap)
+        if d > label[u]:
+            continue
+        for v in adj[u]:
+            if d + weight[v] < label[v]:
+                label[v] = d + weight[v]
+                heapq.heappush(heap, (label[v], v))
+    return label
+
+
 def plain_dreyfus_wagner(adj, weight, terminals) -> dict[int, list[int]]:
     """dp[S][v] by the textbook recursion, one subset at a time, Dijkstra with heapq."""
     n = len(adj)
 
     def relax(label):
-        label = list(label)
-        heap = [(d, v) for v, d in enumerate(label) if d < INF]
-        heapq.heapify(heap)
-        while heap:
-            d, u = heapq.heappop(heap)
-            if d > label[u]:
-                continue
-            for v in adj[u]:
-                if d + weight[v] < label[v]:
-                    label[v] = d + weight[v]
-                    heapq.heappush(heap, (label[v], v))
-        return label
+        return heapq_relax(adj, weight, label)
 
     dp = {}
     for s in range(1, 1 << len(terminals)):

@@ -16,9 +16,9 @@ import pytest
 
 from nochmal.board import load_board
 from nochmal import _steiner
-from nochmal.steiner import INF, _halves, dreyfus_wagner, node_dijkstra, reduce_target
+from nochmal.steiner import INF, Reduced, _halves, dreyfus_wagner, node_dijkstra, reduce_target
 
-from test_status_fast_paths import random_sheet  # sheets grown by legal one-cell crosses
+from test_status_fast_paths import heapq_relax, random_sheet  # (a textbook Dijkstra; sheets grown by legal crosses)
 
 CLASSIC = load_board("classic")
 
@@ -202,24 +202,6 @@ def test_compiled_module_is_built_from_the_current_source():
         "nochmal/_steiner.c is newer than its build: run `pip install -e .` again"
 
 
-def heapq_relax(adj, weight, init):
-    """label[v] = min(init[v], label[u] + weight[v]) by a textbook heapq Dijkstra."""
-    import heapq
-
-    label = list(init)
-    heap = [(d, v) for v, d in enumerate(label) if d < INF]
-    heapq.heapify(heap)
-    while heap:
-        d, u = heapq.heappop(heap)
-        if d > label[u]:
-            continue
-        for v in adj[u]:
-            if d + weight[v] < label[v]:
-                label[v] = d + weight[v]
-                heapq.heappush(heap, (label[v], v))
-    return label
-
-
 @pytest.mark.parametrize("seed", range(30))
 def test_compiled_pass_matches_a_heapq_dijkstra_on_random_graphs(seed):
     """node_dijkstra (nochmal/_steiner.c's pass) on random directed graphs, weights 0..6 (0:
@@ -246,7 +228,6 @@ def test_compiled_programme_matches_the_plain_recursion_on_random_graphs(seed, h
     INF), weights 0..6, against the textbook recursion of tests/test_status_fast_paths.py.
     ``heavy``: weights summing above nochmal/_steiner.c's MAX16, so the merges read the 32-bit
     table instead of its 16-bit copy."""
-    from nochmal.steiner import Reduced
     from test_status_fast_paths import plain_dreyfus_wagner
 
     rng = random.Random(seed)
@@ -270,3 +251,53 @@ def test_compiled_programme_matches_the_plain_recursion_on_random_graphs(seed, h
             nodes = rebuild(full, v)
             assert set(terms) | {v} <= nodes and hangs_together(red, nodes)
             assert sum(weight[x] for x in nodes) <= dp[full][v]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_arc_costs_match_a_plain_recursion(seed):
+    """extra (a cost per arc u -> v, INF: no arc; sheetgraph.entry_rolls_bound's entries): the
+    compiled pass and programme against a heapq Dijkstra and the textbook recursion with the
+    same arc costs; malformed costs are refused naming ``extra``."""
+    import heapq
+
+    rng = random.Random(seed)
+    n = rng.randint(2, 20)
+    adj = [sorted(rng.sample(range(n), rng.randint(0, min(n, 4)))) for _ in range(n)]
+    weight = [rng.choice([0, 1, 1, 2]) for _ in range(n)]
+    extra = [[rng.choice([0, 0, 1, 3, INF]) for _ in row] for row in adj]
+
+    def relax(init):
+        label = list(init)
+        heap = [(d, v) for v, d in enumerate(label) if d < INF]
+        heapq.heapify(heap)
+        while heap:
+            d, u = heapq.heappop(heap)
+            if d > label[u]:
+                continue
+            for v, x in zip(adj[u], extra[u]):
+                if x < INF and d + weight[v] + x < label[v]:
+                    label[v] = d + weight[v] + x
+                    heapq.heappush(heap, (label[v], v))
+        return label
+
+    init = [rng.choice([INF, 0, rng.randint(0, 9)]) for _ in range(n)]
+    assert node_dijkstra(adj, weight, init, extra)[0].tolist() == relax(init)
+    terms = rng.sample(range(n), rng.randint(1, min(n, 5)))
+    want = {}
+    for s in range(1, 1 << len(terms)):
+        row = [INF] * n
+        if s & (s - 1) == 0:
+            row[terms[s.bit_length() - 1]] = weight[terms[s.bit_length() - 1]]
+        else:
+            for s1 in range(1, s):
+                if s1 & s == s1:
+                    row = [min(r, want[s1][v] + want[s ^ s1][v] - weight[v]) for v, r in enumerate(row)]
+            row = [min(r, INF) for r in row]
+        want[s] = relax(row)
+    red = Reduced(weight, adj, [0] * n, terms, 0, 0, set(terms))
+    dp, _ = dreyfus_wagner(red, terms, weight, extra)
+    assert all(dp[s].tolist() == row for s, row in want.items())
+    for bad in ([[0] * len(row) for row in adj[:-1]], [[0] * (len(row) + 1) for row in adj], [[-1] * len(row) for row in adj]):
+        if bad != [[] for _ in adj]:
+            with pytest.raises(ValueError, match="extra"):
+                node_dijkstra(adj, weight, init, bad)
