@@ -58,8 +58,9 @@ def replay(sheet: Sheet, cells) -> Sheet:
 
 
 # --- batched Dreyfus-Wagner vs a plain one ---------------------------------------------------
-def heapq_relax(adj, weight, init) -> list[int]:
-    """label[v] = min(init[v], label[u] + weight[v]) by a textbook heapq Dijkstra."""
+def heapq_relax(adj, weight, init, extra=None) -> list[int]:
+    """label[v] = min(init[v], label[u] + weight[v] (+ the arc's extra cost; INF: no arc)) by a
+    textbook heapq Dijkstra."""
     label = list(init)
     heap = [(d, v) for v, d in enumerate(label) if d < INF]
     heapq.heapify(heap)
@@ -67,9 +68,10 @@ def heapq_relax(adj, weight, init) -> list[int]:
         d, u = heapq.heappop(heap)
         if d > label[u]:
             continue
-        for v in adj[u]:
-            if d + weight[v] < label[v]:
-                label[v] = d + weight[v]
+        for i, v in enumerate(adj[u]):
+            cost = weight[v] + (extra[u][i] if extra else 0)
+            if (not extra or extra[u][i] < INF) and d + cost < label[v]:
+                label[v] = d + cost
                 heapq.heappush(heap, (label[v], v))
     return label
 

@@ -267,18 +267,7 @@ def test_arc_costs_match_a_plain_recursion(seed):
     extra = [[rng.choice([0, 0, 1, 3, INF]) for _ in row] for row in adj]
 
     def relax(init):
-        label = list(init)
-        heap = [(d, v) for v, d in enumerate(label) if d < INF]
-        heapq.heapify(heap)
-        while heap:
-            d, u = heapq.heappop(heap)
-            if d > label[u]:
-                continue
-            for v, x in zip(adj[u], extra[u]):
-                if x < INF and d + weight[v] + x < label[v]:
-                    label[v] = d + weight[v] + x
-                    heapq.heappush(heap, (label[v], v))
-        return label
+        return heapq_relax(adj, weight, init, extra)
 
     init = [rng.choice([INF, 0, rng.randint(0, 9)]) for _ in range(n)]
     assert node_dijkstra(adj, weight, init, extra)[0].tolist() == relax(init)
