@@ -265,6 +265,7 @@ def clear_caches() -> list:
 
 
 def restore_caches(saved: list) -> None:
+    """Put back what :func:`clear_caches` cleared (the cold status's own entries go)."""
     for cache, contents in saved:
         cache.clear()
         cache.update(contents)
