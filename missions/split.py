@@ -257,9 +257,10 @@ _FIGURES_MAX = 200_000
 
 
 def _state_key(board: Board, crossed: int, *rest) -> tuple:
-    """The key of this module's per-sheet-state caches: the board (by name and object: two
-    boards may share a name), the crossed cells, then what the entry depends on besides."""
-    return (board.name, id(board), crossed, *rest)
+    """The key of this module's per-sheet-state caches: the board's layout (two boards may
+    share a name; a freed board's id may come back), the crossed cells, then what the entry
+    depends on besides."""
+    return (board.layout_id, crossed, *rest)
 
 
 def sheet_figures(sheet: Sheet, target: int, time_limit: float = 0.0) -> tuple[CrossesEstimate, int, int, tuple]:
@@ -522,9 +523,8 @@ def _earlier_state(sheet: Sheet) -> tuple[int, list[int]] | None:
     """The latest listed state of this board whose crosses the sheet holds, with at most
     _MOVE_CELLS more (the same seat before its last tap, usually): (its crossed cells, every
     subset of the new crosses), or None. Remembers the sheet's own state for the next tap."""
-    board_key = (sheet.board.name, id(sheet.board))  # (the board part of _state_key)
     with _FIGURES_LOCK:
-        states = _STATES.setdefault(board_key, OrderedDict())
+        states = _STATES.setdefault(sheet.board.layout_id, OrderedDict())
         states[sheet.crossed] = True
         states.move_to_end(sheet.crossed)
         while len(states) > 64:

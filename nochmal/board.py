@@ -10,6 +10,7 @@ outside view; ``Board.bit``/``Board.cell_name`` translate.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -72,6 +73,10 @@ class Block:
     def mask(self) -> int:
         """The block's cells as board bits (worked out once: the split's inner loops read it)."""
         return ((1 << self.size) - 1) << self.offset
+
+
+_LAYOUT_IDS: dict[tuple, int] = {}  # Board.layout_key -> Board.layout_id
+_LAYOUT_IDS_LOCK = threading.Lock()
 
 
 class Board:
@@ -237,10 +242,24 @@ class Board:
             "start_column": COLUMN_LETTERS[self.start_column],
         }
 
+    @cached_property
+    def layout_key(self) -> tuple:
+        """Everything of the layout that rules and scores read (to_dict without name and
+        title), as one hashable value: equal keys, same game. Caches key by its layout_id
+        rather than by the object (missions/split.py), whose id a later board may reuse."""
+        data = self.to_dict()
+        del data["name"], data["title"]
+        return tuple((key, tuple(value) if isinstance(value, list) else value) for key, value in data.items())
+
+    @cached_property
+    def layout_id(self) -> int:
+        """A small number per distinct layout_key in this process: the same for boards of the
+        same layout, cheap to hash in a cache key looked up on every room tap."""
+        with _LAYOUT_IDS_LOCK:
+            return _LAYOUT_IDS.setdefault(self.layout_key, len(_LAYOUT_IDS))
+
     def same_layout(self, other: "Board") -> bool:
-        a, b = self.to_dict(), other.to_dict()
-        a.pop("title"), b.pop("title"), a.pop("name"), b.pop("name")
-        return a == b
+        return self.layout_key == other.layout_key
 
     def __repr__(self) -> str:
         return f"Board({self.name!r})"

@@ -585,3 +585,19 @@ def test_raise_lower_takes_the_separator_bound_where_rolls_feasible_cannot_decid
     monkeypatch.setattr(split, "rolls_feasible", lambda *args, **kwargs: (None, None))
     assert split._raise_lower(inst, 5, 9, 30.0) == (6, None, "separator lower bound")
     assert split._raise_lower(inst, 6, 9, 30.0) == (6, None, "lower bound")
+
+
+def test_the_state_caches_key_by_layout_not_by_name_or_object():
+    """A board of the same layout shares the figures; one of the same name and another layout
+    (a freed board's id may come back for it) never gets them. (A planted entry tells a hit.)"""
+    copy = Board.from_dict(CLASSIC.to_dict(), "a copy of classic")
+    moved_start = Board.from_dict({**CLASSIC.to_dict(), "start_column": "G"}, "classic, start column G")
+    assert moved_start.name == copy.name == CLASSIC.name
+    clear_reuse()
+    target = CLASSIC.column_mask[7]
+    planted = (None, -1, -1, ())
+    split._FIGURES[split._state_key(CLASSIC, 0, target, 0.0)] = planted
+    assert split.sheet_figures(Sheet.empty(copy), target) is planted
+    assert split.sheet_figures(Sheet.empty(moved_start), target) is not planted
+    assert split.sheet_figures(Sheet.empty(moved_start), target)[1] >= 1
+    clear_reuse()
