@@ -21,14 +21,27 @@ from nochmal.rules import RuleSettings
 
 
 def parse_seeds(text: str) -> list[int]:
+    """Seeds as "1-50" or "1,18,20" (or both mixed); argparse's type: bad text is one line."""
     out: list[int] = []
     for part in text.split(","):
-        if "-" in part:
-            lo, hi = part.split("-")
-            out.extend(range(int(lo), int(hi) + 1))
-        else:
-            out.append(int(part))
+        try:
+            if "-" in part:
+                lo, hi = part.split("-")
+                out.extend(range(int(lo), int(hi) + 1))
+            else:
+                out.append(int(part))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{part!r} is not a seed or a range like 1-50") from None
     return out
+
+
+def add_solve_arguments(ap: argparse.ArgumentParser, rolls: int, seeds: str) -> None:
+    """The instance and solver arguments every planner benchmark takes (bench_proofs too)."""
+    ap.add_argument("--rolls", type=int, default=rolls)
+    ap.add_argument("--seeds", type=parse_seeds, default=seeds, help=f"e.g. 1-50 or 1,18,20 (default {seeds})")
+    ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--board", default="classic")
 
 
 def parse_features(text: str) -> frozenset:
@@ -47,15 +60,11 @@ def parse_features(text: str) -> frozenset:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rolls", type=int, default=12)
-    ap.add_argument("--seeds", default="1-50")
-    ap.add_argument("--time-limit", type=float, default=60.0)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--board", default="classic")
+    add_solve_arguments(ap, rolls=12, seeds="1-50")
     ap.add_argument("--features", default="default")
     args = ap.parse_args()
     feats = parse_features(args.features)
-    seeds = parse_seeds(args.seeds)
+    seeds = args.seeds
     print(f"# rolls={args.rolls} time_limit={args.time_limit}s workers={args.workers} "
           f"board={args.board} features={','.join(sorted(feats)) or '-'}", flush=True)
     print(f"{'seed':>5} {'best':>5} {'bound':>5} {'gap':>4} {'status':>9} {'time':>7}", flush=True)

@@ -24,7 +24,7 @@ from nochmal.solver import cpsat
 from nochmal.solver.cpsat import build_model, solve, split_bound
 from nochmal.solver.instance import Instance
 
-from bench_planner import parse_features, parse_seeds
+from bench_planner import add_solve_arguments, parse_features
 
 
 def load() -> str:
@@ -33,11 +33,7 @@ def load() -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rolls", type=int, default=30)
-    ap.add_argument("--seeds", default="1,18,20,29,36,39")
-    ap.add_argument("--time-limit", type=float, default=60.0)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--board", default="classic")
+    add_solve_arguments(ap, rolls=30, seeds="1,18,20,29,36,39")
     ap.add_argument("--variants", nargs="+", default=["default", "default,split_bound"])
     ap.add_argument("--after-split", type=float, default=0.0, metavar="S",
                     help="also run split_bound for S seconds after the first variant's solve")
@@ -63,7 +59,7 @@ def main() -> None:
           f"pid={os.getpid()}; load average before: {load()}", flush=True)
     rows: dict[str, list] = {n: [] for n in names}
     t_all = time.monotonic()
-    for seed in parse_seeds(args.seeds):
+    for seed in args.seeds:
         inst = Instance.from_seed(seed, args.board, RuleSettings(solo_rolls=args.rolls), count=args.rolls)
         for name, feats in variants.items():
             plan = solve(inst, time_limit=args.time_limit, workers=args.workers, features=feats)
@@ -90,9 +86,17 @@ def main() -> None:
             print(f"| {seed} | {best} | {bound if bound is not None else '-'} | {gap} | "
                   f"{'yes' if status == 'optimal' else 'no'} | {wall:.1f} |")
         gaps = [b - a for _, a, b, _, _ in rows[name] if b is not None]
-        print(f"proven {sum(r[3] == 'optimal' for r in rows[name])}/{len(rows[name])}; best mean "
+        proven_times = [r[4] for r in rows[name] if r[3] == "optimal"]
+        print(f"proven {len(proven_times)}/{len(rows[name])}; best mean "
               f"{statistics.mean(r[1] for r in rows[name]):.2f}; gap median "
               f"{statistics.median(gaps) if gaps else '-'}", flush=True)
+        # the target reads "every seed within 60 s, median under 15 s": the median over
+        # all seeds, an unproven seed counted at its full time
+        print(f"time median: all seeds {statistics.median(r[4] for r in rows[name]):.1f} s, proven only "
+              f"{statistics.median(proven_times) if proven_times else float('nan'):.1f} s; gaps "
+              + ", ".join(f"{g}: {gaps.count(g)}" for g in sorted(set(gaps)))
+              + (f"; no bound: {len(rows[name]) - len(gaps)}" if len(gaps) < len(rows[name]) else ""),
+              flush=True)
 
 
 if __name__ == "__main__":
