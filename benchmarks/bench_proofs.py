@@ -18,6 +18,7 @@ import argparse
 import os
 import statistics
 import time
+from typing import NamedTuple
 
 from nochmal.rules import RuleSettings
 from nochmal.solver import cpsat
@@ -25,6 +26,16 @@ from nochmal.solver.cpsat import build_model, solve, split_bound
 from nochmal.solver.instance import Instance
 
 from bench_planner import add_solve_arguments, parse_features
+
+
+class Row(NamedTuple):
+    """One solve of one variant on one seed."""
+
+    seed: int
+    best: int
+    bound: int | None
+    status: str
+    wall: float
 
 
 def load() -> str:
@@ -57,13 +68,13 @@ def main() -> None:
     print(f"# rolls={args.rolls} time_limit={args.time_limit}s workers={args.workers} board={args.board} "
           f"cases_share={cpsat.CASES_SHARE} probes_bias={cpsat.PROBES_BIAS} "
           f"pid={os.getpid()}; load average before: {load()}", flush=True)
-    rows: dict[str, list] = {n: [] for n in names}
+    rows: dict[str, list[Row]] = {n: [] for n in names}
     t_all = time.monotonic()
     for seed in args.seeds:
         inst = Instance.from_seed(seed, args.board, RuleSettings(solo_rolls=args.rolls), count=args.rolls)
         for name, feats in variants.items():
             plan = solve(inst, time_limit=args.time_limit, workers=args.workers, features=feats)
-            rows[name].append((seed, plan.total, plan.bound, plan.status, plan.wall_time))
+            rows[name].append(Row(seed, plan.total, plan.bound, plan.status, plan.wall_time))
             print(f"seed {seed:>3} {name:<28} best {plan.total:>3} bound {plan.bound} {plan.status:<9} "
                   f"{plan.wall_time:7.2f}s  load {load()}  [{plan.note}]", flush=True)
             if args.after_split and name == args.variants[0] and plan.status == "optimal":
@@ -75,7 +86,7 @@ def main() -> None:
                 bound = split if plan.bound is None else min(plan.bound, split)
                 status = "optimal" if bound == plan.total else plan.status
                 wall = plan.wall_time + time.monotonic() - t0
-                rows[names[-1]].append((seed, plan.total, bound, status, wall))
+                rows[names[-1]].append(Row(seed, plan.total, bound, status, wall))
                 print(f"seed {seed:>3} {names[-1]:<28} best {plan.total:>3} bound {bound} (split {split}: {stats}) "
                       f"{status:<9} {wall:7.2f}s  load {load()}", flush=True)
     print(f"# load average after: {load()}; wall {time.monotonic() - t_all:.0f}s", flush=True)
@@ -85,14 +96,14 @@ def main() -> None:
             gap = "-" if bound is None else bound - best
             print(f"| {seed} | {best} | {bound if bound is not None else '-'} | {gap} | "
                   f"{'yes' if status == 'optimal' else 'no'} | {wall:.1f} |")
-        gaps = [b - a for _, a, b, _, _ in rows[name] if b is not None]
-        proven_times = [r[4] for r in rows[name] if r[3] == "optimal"]
+        gaps = [r.bound - r.best for r in rows[name] if r.bound is not None]
+        proven_times = [r.wall for r in rows[name] if r.status == "optimal"]
         print(f"proven {len(proven_times)}/{len(rows[name])}; best mean "
-              f"{statistics.mean(r[1] for r in rows[name]):.2f}; gap median "
+              f"{statistics.mean(r.best for r in rows[name]):.2f}; gap median "
               f"{statistics.median(gaps) if gaps else '-'}", flush=True)
         # the issue's target reads "every seed within 60 s, median under 15 s": the median over
         # all seeds, an unproven seed counted at its full time
-        print(f"time median: all seeds {statistics.median(r[4] for r in rows[name]):.1f} s, proven only "
+        print(f"time median: all seeds {statistics.median(r.wall for r in rows[name]):.1f} s, proven only "
               f"{statistics.median(proven_times) if proven_times else float('nan'):.1f} s; gaps "
               + ", ".join(f"{g}: {gaps.count(g)}" for g in sorted(set(gaps)))
               + (f"; no bound: {len(rows[name]) - len(gaps)}" if len(gaps) < len(rows[name]) else ""),
