@@ -22,10 +22,12 @@ from pathlib import Path
 
 import cloudpickle
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies
 from typer.testing import CliRunner
 
 from nochmal.batch import report as report_module
-from nochmal.batch.runner import Task, run_tasks
+from nochmal.batch.runner import SeedTasks, Task, run_tasks
 from nochmal.batch.store import FAILED, OK, Store, StoreError, check_store
 from nochmal.cli import app
 from nochmal.rules import RuleSettings
@@ -252,6 +254,50 @@ def test_a_long_range_is_submitted_in_windows_and_every_task_is_stored_once(tmp_
     st = Store.read(tmp_path / "w.sqlite")
     assert sorted(r.result["seed"] for r in st.rows()) == list(range(1, 51))
     st.close()
+    # resumed as a lazy seed range (lead seeds first, 3 listed twice): the 50 stored are skipped
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    try:
+        summary = run_tasks(SeedTasks({}, [70, 3], range(1, 61)), seed_back, tmp_path / "w.sqlite", "solve",
+                            {"kind": "test"}, workers=2, threads=1)
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    assert (summary.total, summary.skipped, summary.ok, summary.failed) == (61, 50, 11, 0)
+    st = Store.read(tmp_path / "w.sqlite")
+    assert sorted(r.result["seed"] for r in st.rows()) == list(range(1, 61)) + [70]
+    st.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(lead=strategies.lists(strategies.integers(0, 40), max_size=8), first=strategies.integers(0, 30),
+       size=strategies.integers(0, 20), probe=strategies.integers(-5, 60))
+def test_seed_tasks_list_what_the_eager_list_would(lead, first, size, probe):
+    """SeedTasks against the list it replaces (lead seeds, then the range, each seed once)."""
+    campaign = {"kind": "test", "rolls": 4}
+    span = range(first, first + size)
+    eager = [Task(f"seed={s}", {**campaign, "seed": s}) for s in dict.fromkeys([*lead, *span])]
+    lazy = SeedTasks(campaign, lead, span)
+    assert list(lazy) == eager and len(lazy) == len(eager)
+    keys = {t.key for t in eager}
+    for key in (f"seed={probe}", f"seed=0{probe}", f"seed={probe}.0", "seed=", "seed=x", f"other={probe}", probe):
+        assert (key in lazy) == (key in keys), key
+
+
+def test_a_million_seed_tasks_take_no_memory_until_reached():
+    """The point of SeedTasks: a million-seed campaign is not a million Task objects in the
+    client (the eager list took about 0.5 GB); the first window of tasks is made on demand."""
+    import itertools
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        tasks = SeedTasks({"kind": "test", "board": "x" * 1000}, [], range(1, 1_000_001))
+        first = list(itertools.islice(iter(tasks), 256))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(tasks) == 1_000_000 and "seed=1000000" in tasks and "seed=1000001" not in tasks
+    assert [t.settings["seed"] for t in first] == list(range(1, 257))
+    assert peak < 1 << 20, peak
 
 
 def die_once(settings: dict, threads: int) -> dict:

@@ -21,7 +21,7 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable, Iterator, Sequence
 
 from pathlib import Path
 
@@ -49,6 +49,44 @@ class Task:
 
     key: str
     settings: dict
+
+
+class SeedTasks:
+    """The tasks of a seed campaign, one per seed (key ``seed=N``, settings the campaign plus
+    the seed), made only as the run reaches them: a million seeds never sit in the client as
+    a million Task objects (about 0.5 GB). The ``lead`` seeds come first, in their order, then
+    ``span``; a seed is listed once, where it first appears (so keys are unique)."""
+
+    def __init__(self, campaign: dict, lead: Iterable[int] = (), span: range = range(0)):
+        self.campaign = campaign
+        self.lead = tuple(dict.fromkeys(lead))
+        self.span = span
+        self._lead_set = frozenset(self.lead)
+        self._len = len(self.lead) + len(span) - sum(1 for s in self.lead if s in span)
+
+    @staticmethod
+    def key_of(seed: int) -> str:
+        return f"seed={seed}"
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __iter__(self) -> Iterator[Task]:
+        for seed in self.lead:
+            yield Task(self.key_of(seed), {**self.campaign, "seed": seed})
+        for seed in self.span:
+            if seed not in self._lead_set:
+                yield Task(self.key_of(seed), {**self.campaign, "seed": seed})
+
+    def __contains__(self, key: object) -> bool:
+        """Is ``key`` one of these tasks' keys (a stored key: to count what is skipped)?"""
+        if not isinstance(key, str) or not key.startswith("seed="):
+            return False
+        try:
+            seed = int(key[len("seed="):])
+        except ValueError:
+            return False
+        return self.key_of(seed) == key and (seed in self._lead_set or seed in self.span)
 
 
 @dataclass
@@ -162,7 +200,7 @@ class Cluster:
         self.close()
 
 
-def run_tasks(tasks: list[Task], fn: Callable[[dict, int], dict], store_path: Path, kind: str,
+def run_tasks(tasks: Sequence[Task] | SeedTasks, fn: Callable[[dict, int], dict], store_path: Path, kind: str,
               campaign: dict, *, workers: int | None = None, scheduler: str | None = None,
               threads: int | None = None, retry_failed: bool = False,
               progress: Callable[[int, int], None] | None = None,
@@ -177,17 +215,22 @@ def run_tasks(tasks: list[Task], fn: Callable[[dict, int], dict], store_path: Pa
     With ``cluster`` the run uses (and leaves open) that connection instead of its own.
     """
     start = time.perf_counter()
-    if len({t.key for t in tasks}) != len(tasks):
-        raise ValueError("task keys must be unique")
+    if isinstance(tasks, SeedTasks):
+        keys = tasks  # unique by construction; ``in`` without a set of every key
+    else:
+        keys = {t.key for t in tasks}
+        if len(keys) != len(tasks):
+            raise ValueError("task keys must be unique")
     check_store(store_path, kind, campaign)
     done_keys: set[str] = set()
     if store_path.exists():
         existing = Store.read(store_path)
         done_keys = existing.done_keys(retry_failed)
         existing.close()
-    todo = [t for t in tasks if t.key not in done_keys]
-    summary = RunSummary(len(tasks), len(tasks) - len(todo), 0, 0, 0.0, 0, 0)
-    if not todo:
+    skipped = sum(1 for key in done_keys if key in keys)  # a store may hold keys of other ranges
+    todo_count = len(tasks) - skipped
+    summary = RunSummary(len(tasks), skipped, 0, 0, 0.0, 0, 0)
+    if not todo_count:
         summary.seconds = time.perf_counter() - start
         return summary
     own = cluster is None
@@ -205,12 +248,12 @@ def run_tasks(tasks: list[Task], fn: Callable[[dict, int], dict], store_path: Pa
         store = Store.open(store_path, kind, campaign)
 
         if on_start:
-            on_start(len(todo), count, summary.threads)
+            on_start(todo_count, count, summary.threads)
         # a window of tasks on the cluster at once, submitted in chunks (one map call per chunk:
         # a submit per task costs a round trip to the client's loop); a million seeds never
         # become one task graph of every task's settings at once
         window = submit_window(count)
-        queue = iter(todo)
+        queue = (t for t in tasks if t.key not in done_keys)
         by_key: dict[str, Task] = {}
 
         def submit(n: int) -> list:
@@ -242,7 +285,7 @@ def run_tasks(tasks: list[Task], fn: Callable[[dict, int], dict], store_path: Pa
             else:
                 summary.failed += 1
             if progress:
-                progress(summary.ok + summary.failed, len(todo))
+                progress(summary.ok + summary.failed, todo_count)
     finally:
         if pending:
             client.cancel(list(pending))  # nothing left in flight on the cluster after us

@@ -84,17 +84,18 @@ def _run(kind: str, tasks, campaign: dict, store: Path, workers: Optional[int], 
 
 def _seed_tasks(seeds: Optional[str], campaign: dict, daily: Optional[str] = None):
     """One task per seed: the daily puzzles' seeds first (in date order), then the range."""
-    from nochmal.batch.runner import Task
+    from nochmal.batch.runner import SeedTasks
     from nochmal.bots.harness import parse_seed_range
     from nochmal.puzzles import parse_daily_range
 
     if seeds is None and daily is None:
         raise OptionError("give --seeds A..B, --daily FIRST..LAST (dates), or both")
-    chosen = parse_daily_range(daily) if daily is not None else []
+    lead = parse_daily_range(daily) if daily is not None else []
+    span = range(0)
     if seeds is not None:
         first, last = parse_seed_range(seeds)
-        chosen += range(first, last + 1)
-    return [Task(f"seed={seed}", {**campaign, "seed": seed}) for seed in dict.fromkeys(chosen)]
+        span = range(first, last + 1)
+    return SeedTasks(campaign, lead, span)
 
 
 @guarded

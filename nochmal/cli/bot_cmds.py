@@ -138,7 +138,7 @@ def bench_bots(
     import tempfile
 
     from nochmal.batch.report import bots_bench
-    from nochmal.batch.runner import Task, run_tasks
+    from nochmal.batch.runner import SeedTasks, run_tasks
     from nochmal.batch.store import Store
     from nochmal.batch.tasks import bots_task
     from nochmal.bots.harness import parse_seed_range
@@ -147,7 +147,7 @@ def bench_bots(
     rng = parse_seed_range(seeds)
     if workers is not None and workers < 1:
         raise OptionError(f"--workers {workers}: must be at least 1")
-    tasks = [Task(f"seed={seed}", {**campaign, "seed": seed}) for seed in range(rng[0], rng[1] + 1)]
+    tasks = SeedTasks(campaign, span=range(rng[0], rng[1] + 1))
     with tempfile.TemporaryDirectory(prefix="nochmal-bench-") as tmp, \
             Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                      console=err_console, transient=True,
