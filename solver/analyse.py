@@ -24,7 +24,7 @@ Ctrl-C stops the analysis: the rolls analysed so far (the last ones) come back, 
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Callable
 
 from nochmal.choice import Choice
@@ -173,40 +173,53 @@ def analyse(record: GameRecord, time_limit: float = 10.0, workers: int = 2, sour
         interrupted = stop.interrupted or (first < T and plans[first].interrupted)
     if first == T:  # interrupted before any roll was analysed
         return Analysis(actual, None, None, False, [], None, time.monotonic() - t0, [], True, T + 1, T)
-    _settle(insts, moves, plans, value, bound, first)
-    losses = []
-    for t in range(first, T):
-        losses.append(RollLoss(
-            t + 1, rolls[t].text(), str(moves[t]), str(plans[t].steps[0].move()), value[t] - value[t + 1],
-            max(0, value[t] - bound[t + 1]), bound[t] - value[t + 1],
-            value[t] == bound[t] and value[t + 1] == bound[t + 1]))
+    settle(moves, plans, value, bound, first,
+           lambda t, steps, b, like: finish_plan(insts[t], steps, FEASIBLE, b, like.wall_time, like.interrupted))
+    losses = roll_losses([r.text() for r in rolls], moves, plans, value, bound, first)
     return Analysis(actual, value[first], bound[first], value[first] == bound[first], losses, plans[first],
                     time.monotonic() - t0, solves[::-1], interrupted, first + 1, T)
 
 
-def _settle(insts: list[Instance], moves: list[Move], plans: list[Plan | None], value: list[int],
-            bound: list[int], first: int) -> None:
-    """Make the figures of rolls first..T-1 consistent (module docstring), in place.
+Restate = Callable[[int, list[Step], int, Plan], Plan]
+"""``restate(t, steps, bound, like)``: the validated plan playing ``steps`` from the position
+before roll t (0-based), its status from ``bound``, with ``like``'s wall time and interrupted
+flag. The solo and the per-seat analyses (solver/race.py) each give their own."""
+
+
+def settle(moves: list[Move], plans: list[Plan | None], value: list[int], bound: list[int], first: int,
+           restate: Restate) -> None:
+    """Make the figures of rolls first..T-1 consistent (module docstring), in place; the
+    one rule set of the solo and the per-seat analyses (solver/race.py).
 
     value is non-increasing already (each solve falls back to its hint). Forwards: a plan
     for roll t that starts with the actual move gives roll t+1 a plan worth value[t] (at
     most value[t], so value stays non-increasing); a bound for roll t bounds roll t+1.
+    The next lift then goes by that plan's own move on roll t+1.
     """
     T = len(moves)
     for t in range(first, T):
         bound[t + 1] = min(bound[t + 1], bound[t])
         steps = plans[t].steps
         if t + 1 < T and steps[0].move() == moves[t] and value[t] > value[t + 1]:
-            tail = [s.move() for s in steps[1:]]
-            old = plans[t + 1]
-            plans[t + 1] = _plan_of(insts[t + 1], tail, bound[t + 1], old.wall_time, old.interrupted)
+            # copies: the validator fills in each step's points
+            plans[t + 1] = restate(t + 1, [replace(s) for s in steps[1:]], bound[t + 1], plans[t + 1])
             value[t + 1] = plans[t + 1].total
         if value[t + 1] > bound[t + 1]:  # a bound below a plan: the solver is wrong
             raise SolverError(f"roll {t + 2}: a plan worth {value[t + 1]} beats the proven bound {bound[t + 1]}")
     for t in range(first, T):  # an unproven plan whose bound came down to it is proven now
         p = plans[t]
         if p.status != OPTIMAL and value[t] == bound[t]:
-            plans[t] = _plan_of(insts[t], _moves(p), bound[t], p.wall_time, p.interrupted)
+            plans[t] = restate(t, [replace(s) for s in p.steps], bound[t], p)
+
+
+def roll_losses(dice: list[str], moves: list[Move], plans: list[Plan | None], value: list[int], bound: list[int],
+                first: int) -> list[RollLoss]:
+    """Per roll first..T-1 of settled figures: the points the move made lost against the
+    best plan found, with the proven interval (V(t) - V(t+1) within the bounds)."""
+    return [RollLoss(t + 1, dice[t], str(moves[t]), str(plans[t].steps[0].move()), value[t] - value[t + 1],
+                     max(0, value[t] - bound[t + 1]), bound[t] - value[t + 1],
+                     value[t] == bound[t] and value[t + 1] == bound[t + 1])
+            for t in range(first, len(moves))]
 
 
 # --- co-op mission records ------------------------------------------------------------------

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 from ortools.sat.python import cp_model
@@ -41,8 +41,8 @@ from nochmal.rules import RuleSettings
 from nochmal.seats import seat_name
 from nochmal.sheet import Sheet, score_parts
 
-from nochmal.solver.analyse import RollLoss
-from nochmal.solver.cpsat import (DEFAULT_FEATURES, PlannerModel, Progress, SolverError, _run, add_anchoring,
+from nochmal.solver.analyse import RollLoss, roll_losses, settle
+from nochmal.solver.cpsat import (PlannerModel, Progress, SolverError, _run, add_anchoring,
                                   add_cell_timeline, add_choice_vars, add_hint, add_reach_cuts, all_crossed,
                                   complete_hint, roll_candidates, roll_capacity)
 from nochmal.solver.instance import InstanceError
@@ -302,16 +302,17 @@ def solve_race(inst: RaceInstance, time_limit: float = 60.0, workers: int = 2,
     return validate_race(inst.record, inst.seat, plan, inst.source)
 
 
-def _tail_plan(record: GameRecord, seat: int, plan: Plan, solved: Plan, source: str) -> Plan:
-    """``plan`` without its first step, as the plan from the next roll (validated), with the
-    bound of ``solved``, that roll's own solve."""
-    status = FEASIBLE if solved.bound is not None else UNKNOWN
-    if solved.bound == plan.total:
-        status = OPTIMAL
-    tail = Plan([replace(s) for s in plan.steps[1:]], plan.total, dict(plan.breakdown), status, solved.bound,
-                solved.wall_time, plan.board, plan.first_roll + 1, solved.interrupted,
-                f"the plan from roll {plan.first_roll} after its first move (worth more than this roll's solve)")
-    return validate_race(record, seat, tail, source)
+def _restated(record: GameRecord, seat: int, source: str, t: int, steps: list[Step], bound: int,
+              like: Plan) -> Plan:
+    """The seat's plan playing ``steps`` from before roll t (0-based), scored by the engine
+    against the others' recorded moves and validated, its status from ``bound``
+    (solver/analyse.py settle: a plan lifted from the roll before, or proven by a bound)."""
+    game, _ = replay_race(record, seat, Plan(steps, 0, {}, first_roll=t + 1), source)
+    breakdown = game.sheets[seat].score_breakdown().to_dict()
+    total = breakdown["total"]
+    plan = Plan(steps, total, breakdown, OPTIMAL if bound == total else FEASIBLE, bound, like.wall_time,
+                like.board, t + 1, like.interrupted, like.note)
+    return validate_race(record, seat, plan, source)
 
 
 # --- per-seat analysis --------------------------------------------------------------------------
@@ -366,7 +367,6 @@ def analyse_seat(record: GameRecord, seat: int, time_limit: float = 10.0, worker
     ceiling = max_score(first.board)  # a solve that proved no bound is bounded by this
     value = [0] * (T + 1)
     bound = [0] * (T + 1)
-    proven = [True] * (T + 1)
     plans: list[Plan | None] = [None] * (T + 1)
     value[T] = bound[T] = actual
     solves = []
@@ -383,7 +383,6 @@ def analyse_seat(record: GameRecord, seat: int, time_limit: float = 10.0, worker
             plans[t] = plan
             value[t] = plan.total
             bound[t] = ceiling if plan.bound is None else min(ceiling, plan.bound)
-            proven[t] = plan.status == OPTIMAL
             solves.append({"roll": t + 1, "best": plan.total, "bound": plan.bound, "status": plan.status,
                            "time": plan.wall_time})
             if on_solve:
@@ -391,32 +390,14 @@ def analyse_seat(record: GameRecord, seat: int, time_limit: float = 10.0, worker
             if plan.interrupted or stop.interrupted:
                 interrupted = True
                 break
-    for t in range(T - 1):
-        # a best plan that starts with the recorded move is, without that move, a plan from
-        # the next position worth as much: V(t+1) >= value[t]. That plan then stands for
-        # roll t+1, so the next lift goes by its own move on roll t+1 (not by the move of
-        # a worse plan the solve for t+1 returned: that lifted V(t+2) above its bound)
-        p = plans[t]
-        if p is not None and plans[t + 1] is not None and p.steps[0].move() == first.moves[t] \
-                and p.total > value[t + 1]:
-            plans[t + 1] = _tail_plan(record, seat, p, plans[t + 1], source)
-            value[t + 1], proven[t + 1] = p.total, plans[t + 1].status == OPTIMAL
-    losses = []
-    for t in range(T):
-        if plans[t] is None or (t + 1 < T and plans[t + 1] is None):
-            continue
-        recorded, best = first.moves[t], plans[t].steps[0].move()
-        high = bound[t] - value[t + 1]
-        if recorded == best:
-            # the plan found starts with the recorded move: 0 lost as far as it knows, and
-            # exactly 0 when it is proven best (the recorded move then reaches V(t))
-            losses.append(RollLoss(t + 1, first.rolls[t].text(), str(recorded), str(best), 0, 0,
-                                   0 if proven[t] else high, proven[t]))
-            continue
-        losses.append(RollLoss(
-            t + 1, first.rolls[t].text(), str(recorded), str(best), value[t] - value[t + 1],
-            max(0, value[t] - bound[t + 1]), high, proven[t] and proven[t + 1]))
+    if per_roll and plans[T - 1] is not None:  # the rolls from the last one solved (all unless interrupted)
+        done = min(t for t in range(T) if plans[t] is not None)
+        settle(first.moves, plans, value, bound, done,
+               lambda t, steps, b, like: _restated(record, seat, source, t, steps, b, like))
+        losses = roll_losses([r.text() for r in first.rolls], first.moves, plans, value, bound, done)
+    else:
+        losses = []
     solved = plans[0] is not None
     return SeatAnalysis(seat, seat_name(record.players, seat), actual, value[0] if solved else actual,
-                        bound[0] if solved else None, proven[0] and solved, losses, plans[0],
+                        bound[0] if solved else None, solved and plans[0].status == OPTIMAL, losses, plans[0],
                         [d.text() for d in first.open], time.monotonic() - t0, interrupted, solves[::-1])
