@@ -516,6 +516,7 @@ def _lower_figure(sheet: Sheet, target: int) -> int:
 
 _MOVED: OrderedDict = OrderedDict()  # a moved path (legal new cells holding the target) by (board, crossed, target)
 _STATES: OrderedDict = OrderedDict()  # the sheet states listed lately, per board: where moved paths come from
+_STATE_BOARDS = 64  # layouts _STATES keeps (a server sees one per user board)
 _MOVE_CELLS = 4  # new crosses up to which an earlier state's paths are moved (2^4 targets looked up per subset)
 
 
@@ -525,6 +526,9 @@ def _earlier_state(sheet: Sheet) -> tuple[int, list[int]] | None:
     subset of the new crosses), or None. Remembers the sheet's own state for the next tap."""
     with _FIGURES_LOCK:
         states = _STATES.setdefault(sheet.board.layout_id, OrderedDict())
+        _STATES.move_to_end(sheet.board.layout_id)
+        while len(_STATES) > _STATE_BOARDS:
+            _STATES.popitem(last=False)
         states[sheet.crossed] = True
         states.move_to_end(sheet.crossed)
         while len(states) > 64:

@@ -9,8 +9,10 @@ outside view; ``Board.bit``/``Board.cell_name`` translate.
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -75,8 +77,13 @@ class Block:
         return ((1 << self.size) - 1) << self.offset
 
 
-_LAYOUT_IDS: dict[tuple, int] = {}  # Board.layout_key -> Board.layout_id
+# Board.layout_key -> Board.layout_id, the most recently asked MAX_LAYOUT_IDS layouts (a server
+# sees one per user board); ids come from a counter and are never reused, so a layout asked
+# again after it was dropped gets a new id: a cache keyed by the old one misses, never errs
+_LAYOUT_IDS: OrderedDict[tuple, int] = OrderedDict()
 _LAYOUT_IDS_LOCK = threading.Lock()
+_NEXT_LAYOUT_ID = itertools.count()
+MAX_LAYOUT_IDS = 4096
 
 
 class Board:
@@ -253,10 +260,19 @@ class Board:
 
     @cached_property
     def layout_id(self) -> int:
-        """A small number per distinct layout_key in this process: the same for boards of the
-        same layout, cheap to hash in a cache key looked up on every room tap."""
+        """A small number per distinct layout_key in this process, cheap to hash in a cache
+        key looked up on every room tap: the same for boards of the same layout while that
+        layout is among the last MAX_LAYOUT_IDS asked for (a cache key, never an identity:
+        compare layouts with same_layout)."""
+        key = self.layout_key
         with _LAYOUT_IDS_LOCK:
-            return _LAYOUT_IDS.setdefault(self.layout_key, len(_LAYOUT_IDS))
+            if key in _LAYOUT_IDS:
+                _LAYOUT_IDS.move_to_end(key)
+                return _LAYOUT_IDS[key]
+            _LAYOUT_IDS[key] = layout_id = next(_NEXT_LAYOUT_ID)
+            while len(_LAYOUT_IDS) > MAX_LAYOUT_IDS:
+                _LAYOUT_IDS.popitem(last=False)
+            return layout_id
 
     def same_layout(self, other: "Board") -> bool:
         return self.layout_key == other.layout_key

@@ -601,3 +601,27 @@ def test_the_state_caches_key_by_layout_not_by_name_or_object():
     assert split.sheet_figures(Sheet.empty(moved_start), target) is not planted
     assert split.sheet_figures(Sheet.empty(moved_start), target)[1] >= 1
     clear_reuse()
+
+
+def test_layout_ids_and_per_layout_states_stay_bounded_and_ids_are_never_reused(monkeypatch):
+    """A server sees one layout per user board: the layout registry keeps the latest
+    MAX_LAYOUT_IDS (here 3) and the split's per-layout states the latest _STATE_BOARDS (4); a dropped
+    layout asked again gets a new id, never one another layout had (caches only miss)."""
+    from nochmal import board as board_module
+
+    monkeypatch.setattr(board_module, "MAX_LAYOUT_IDS", 3)
+    monkeypatch.setattr(split, "_STATE_BOARDS", 4)
+    columns = "ABCDEFGIJKLMNO"  # every start column but classic's H: 14 distinct layouts
+
+    def layout(col: str) -> Board:
+        return Board.from_dict({**CLASSIC.to_dict(), "start_column": col}, f"start {col}")
+
+    ids = {col: layout(col).layout_id for col in columns[:5]}
+    assert len(set(ids.values())) == 5 and len(board_module._LAYOUT_IDS) <= 3
+    assert layout("E").layout_id == ids["E"]  # still registered: the same id for a new board
+    again = layout("A").layout_id  # dropped: a new id, unused before
+    assert again not in ids.values()
+    for col in columns:
+        split._earlier_state(Sheet.empty(layout(col)))
+    assert len(split._STATES) == 4 and len(board_module._LAYOUT_IDS) <= 3
+    clear_reuse()
