@@ -531,3 +531,53 @@ def test_report_optima_leaves_out_seeds_without_a_bound_and_the_file_loads(tmp_p
     settings, table = parse_optima(json.loads(out.read_text(encoding="utf-8")), str(out))
     assert settings == {"board": "classic", "rolls": 30, "time_limit": 1.0}
     assert {s: (o.best, o.bound, o.proven) for s, o in table.items()} == {2: (40, 48, False), 3: (44, 44, True)}
+
+
+def proven_if_even(settings: dict, threads: int) -> dict:  # noqa: ARG001
+    return {"seed": settings["seed"], "proven": settings["seed"] % 2 == 0, "prior": settings.get("prior")}
+
+
+@pytest.mark.slow
+def test_retry_ok_runs_only_the_rows_it_picks_with_their_stored_result_as_prior(tmp_path):
+    """retry_ok (``batch solve --retry-unproven``): the finished rows it holds true for run
+    again, each handed its stored result; the others stay; the stored settings stay without it."""
+    path = tmp_path / "r.sqlite"
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    try:
+        first = run_tasks(SeedTasks({}, span=range(1, 7)), proven_if_even, path, "solve", {"kind": "test"},
+                          workers=1, threads=1)
+        again = run_tasks(SeedTasks({}, span=range(1, 7)), proven_if_even, path, "solve", {"kind": "test"},
+                          workers=1, threads=1, retry_ok=lambda result: not result["proven"])
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    assert (first.ok, again.total, again.skipped, again.ok) == (6, 6, 3, 3)
+    st = Store.read(path)
+    rows = {r.settings["seed"]: r for r in st.rows()}
+    st.close()
+    for seed, row in rows.items():
+        assert "prior" not in row.settings
+        if seed % 2:  # retried: its prior is the first run's result (which had no prior)
+            assert row.result["prior"] == {"seed": seed, "proven": False, "prior": None}
+        else:
+            assert row.result["prior"] is None
+
+
+def test_a_retried_solve_keeps_the_better_plan_and_the_lower_bound():
+    """solve_task with a prior (a stored unproven result): never a worse plan, never a higher
+    bound than the prior's, proven exactly when they meet, the plan valid for the seed."""
+    from nochmal.batch.tasks import solve_task
+
+    settings = {"board": "classic", "rolls_count": 30, "time_limit": 1.0, "seed": 11}
+    prior = solve_task(settings, 1)
+    retried = solve_task({**settings, "time_limit": 0.2, "prior": prior}, 1)
+    assert retried["best"] >= prior["best"] and retried["runs"] == 2
+    if prior["bound"] is not None:
+        assert retried["bound"] is not None and retried["bound"] <= prior["bound"]
+    assert retried["proven"] == (retried["bound"] == retried["best"])
+    inst = Instance.from_seed(11, "classic", RuleSettings(solo_rolls=30), 30)
+    plan = validate(inst, Plan.from_json(retried["plan"]))
+    assert (plan.total, plan.bound) == (retried["best"], retried["bound"])
+    # a prior plan that is not this seed's is refused, never merged
+    other = solve_task({**settings, "seed": 12, "time_limit": 0.2}, 1)
+    with pytest.raises(Exception, match="seed=11"):
+        solve_task({**settings, "time_limit": 0.2, "prior": other}, 1)

@@ -203,6 +203,7 @@ class Cluster:
 def run_tasks(tasks: Sequence[Task] | SeedTasks, fn: Callable[[dict, int], dict], store_path: Path, kind: str,
               campaign: dict, *, workers: int | None = None, scheduler: str | None = None,
               threads: int | None = None, retry_failed: bool = False,
+              retry_ok: Callable[[dict], bool] | None = None,
               progress: Callable[[int, int], None] | None = None,
               on_start: Callable[[int, int, int], None] | None = None,
               cluster: Cluster | None = None) -> RunSummary:
@@ -213,6 +214,8 @@ def run_tasks(tasks: Sequence[Task] | SeedTasks, fn: Callable[[dict, int], dict]
     stored row; ``on_start(todo, workers, threads)`` once the cluster is up. Ctrl-C
     (KeyboardInterrupt) cancels what is in flight and re-raises; what was stored stays.
     With ``cluster`` the run uses (and leaves open) that connection instead of its own.
+    ``retry_ok(result)``: a finished row it holds true for runs again, its stored result
+    passed to the task as ``settings["prior"]`` (the row keeps its settings without it).
     """
     start = time.perf_counter()
     if isinstance(tasks, SeedTasks):
@@ -223,9 +226,13 @@ def run_tasks(tasks: Sequence[Task] | SeedTasks, fn: Callable[[dict, int], dict]
             raise ValueError("task keys must be unique")
     check_store(store_path, kind, campaign)
     done_keys: set[str] = set()
+    priors: dict[str, dict] = {}  # key -> the stored result a retried task starts from
     if store_path.exists():
         existing = Store.read(store_path)
         done_keys = existing.done_keys(retry_failed)
+        if retry_ok is not None:
+            priors = {key: result for key, result in existing.ok_results() if key in keys and retry_ok(result)}
+            done_keys -= priors.keys()
         existing.close()
     skipped = sum(1 for key in done_keys if key in keys)  # a store may hold keys of other ranges
     todo_count = len(tasks) - skipped
@@ -260,7 +267,8 @@ def run_tasks(tasks: Sequence[Task] | SeedTasks, fn: Callable[[dict, int], dict]
             chunk = list(itertools.islice(queue, n))
             if not chunk:
                 return []
-            new = client.map(execute, [fn] * len(chunk), [t.settings for t in chunk],
+            sent = [{**t.settings, "prior": priors[t.key]} if t.key in priors else t.settings for t in chunk]
+            new = client.map(execute, [fn] * len(chunk), sent,
                              [summary.threads] * len(chunk), pure=False)
             by_key.update((future.key, task) for future, task in zip(new, chunk))
             pending.update(new)

@@ -22,6 +22,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from nochmal.errors import NochmalError
 
@@ -148,6 +149,11 @@ class Store:
         """Keys already stored (without the failed ones when they are to be retried)."""
         query = "SELECT key FROM tasks" + (" WHERE status = 'ok'" if retry_failed else "")
         return {k for (k,) in self.con.execute(query)}
+
+    def ok_results(self) -> Iterator[tuple[str, dict]]:
+        """(key, result) of every row that finished (``--retry-unproven`` picks from them)."""
+        for key, result in self.con.execute("SELECT key, result FROM tasks WHERE status = 'ok'"):
+            yield key, json.loads(result)
 
     def record(self, key: str, settings: dict, status: str, result: dict | None, error: str | None,
                seconds: float, worker: str, threads: int) -> None:

@@ -12,16 +12,43 @@ from typing import Callable
 
 
 def solve_task(settings: dict, threads: int) -> dict:
-    """The planner on one seed's first ``rolls_count`` solo rolls: best, bound, proven, the plan."""
+    """The planner on one seed's first ``rolls_count`` solo rolls: best, bound, proven, the plan.
+
+    With ``settings["prior"]`` (a stored result, ``batch solve --retry-unproven``) the solve is
+    hinted with the prior plan and the result keeps the better plan and the lower bound of
+    the two runs (both proven facts: a validated plan, a proven bound), so a retry never
+    loses a proof or a point; ``runs`` counts the solves behind the row."""
+    from dataclasses import replace
+
     from nochmal.rules import RuleSettings
     from nochmal.solver.cpsat import solve
     from nochmal.solver.instance import Instance
+    from nochmal.errors import NochmalError
+    from nochmal.solver.plan import FEASIBLE, OPTIMAL, UNKNOWN, Plan, PlanError
+    from nochmal.solver.validate import validate
 
     count = settings["rolls_count"]
     instance = Instance.from_seed(settings["seed"], settings["board"], RuleSettings(solo_rolls=count), count)
-    plan = solve(instance, time_limit=settings["time_limit"], workers=threads)
+    prior = settings.get("prior")
+    hint = before = None
+    if prior is not None:
+        where = f"seed={settings['seed']}: the stored plan"
+        try:
+            before = validate(instance, Plan.from_json(prior["plan"], where))
+        except NochmalError as exc:  # a store edited by hand, or another seed's row: refused, never merged
+            raise PlanError(f"{where}: {exc}") from None
+        hint = [None if step.is_pass else instance.board.mask_of(step.cells) for step in before.steps]
+    plan = solve(instance, time_limit=settings["time_limit"], workers=threads, hint=hint)
+    runs = 1
+    if before is not None:
+        bounds = [b for b in (prior["bound"], plan.bound) if b is not None]
+        bound = min(bounds) if bounds else None
+        best = plan if plan.total >= before.total else before
+        status = OPTIMAL if bound == best.total else FEASIBLE if bound is not None else UNKNOWN
+        plan = validate(instance, replace(best, bound=bound, status=status, wall_time=plan.wall_time))
+        runs = prior.get("runs", 1) + 1
     return {"best": plan.total, "bound": plan.bound, "proven": plan.proven, "status": plan.status,
-            "solve_seconds": plan.wall_time, "plan": plan.to_json()}
+            "solve_seconds": plan.wall_time, "plan": plan.to_json(), "runs": runs}
 
 
 def bots_task(settings: dict, threads: int) -> dict:  # noqa: ARG001 (the bots use no CP-SAT)

@@ -49,7 +49,7 @@ class RateColumn(ProgressColumn):
 
 
 def _run(kind: str, tasks, campaign: dict, store: Path, workers: Optional[int], scheduler: Optional[str],
-         threads: Optional[int], retry_failed: bool, as_json: bool) -> None:
+         threads: Optional[int], retry_failed: bool, as_json: bool, retry_ok=None) -> None:
     """Run a campaign with a progress bar (rate, time left) and a one-line outcome."""
     from nochmal.batch.runner import check_workers, run_tasks
     from nochmal.batch.tasks import TASK_FUNCTIONS
@@ -67,7 +67,7 @@ def _run(kind: str, tasks, campaign: dict, store: Path, workers: Optional[int], 
 
         try:
             summary = run_tasks(tasks, TASK_FUNCTIONS[kind], store, kind, campaign, workers=workers,
-                                scheduler=scheduler, threads=threads, retry_failed=retry_failed,
+                                scheduler=scheduler, threads=threads, retry_failed=retry_failed, retry_ok=retry_ok,
                                 progress=lambda done, todo: prog.update(bar, completed=done), on_start=on_start)
         except KeyboardInterrupt:
             err_console.print(f"interrupted: the finished tasks are in {store}; run the same command again to resume",
@@ -111,6 +111,10 @@ def batch_solve(
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     threads: Optional[int] = typer.Option(None, "--threads", min=1, help="CP-SAT threads per task (default: cores / workers locally, 1 on a cluster)."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run the stored failed tasks again."),
+    retry_unproven: bool = typer.Option(False, "--retry-unproven",
+                                        help="Solve the stored seeds whose optimum is not proven again, hinted "
+                                             "with the stored plan; the row keeps the better plan and the lower "
+                                             "bound of the runs (a retry never loses a proof)."),
     as_json: bool = typer.Option(False, "--json", help="Print the run's outcome as JSON."),
 ):
     """The planner on every seed (best, bound, proven, time, the plan), one stored row per seed.
@@ -118,6 +122,8 @@ def batch_solve(
     Example: nochmal batch solve --seeds 1..100 --rolls-count 30 --time-limit 60 --store puzzles.sqlite
 
     The daily puzzles' optima: nochmal batch solve --daily 2026-12-01..2027-12-31 --store puzzles.sqlite
+
+    Another try at the seeds left open: the same command with --retry-unproven.
     """
     game_length = RuleSettings().solo_rolls
     if not 1 <= rolls_count <= game_length:
@@ -126,7 +132,8 @@ def batch_solve(
         raise OptionError(f"--time-limit {time_limit}: must be positive")
     board_arg(board)
     campaign = {"board": board, "rolls_count": rolls_count, "time_limit": time_limit}
-    _run("solve", _seed_tasks(seeds, campaign, daily), campaign, store, workers, scheduler, threads, retry_failed, as_json)
+    _run("solve", _seed_tasks(seeds, campaign, daily), campaign, store, workers, scheduler, threads, retry_failed, as_json,
+         retry_ok=(lambda result: not result["proven"]) if retry_unproven else None)
 
 
 @guarded
