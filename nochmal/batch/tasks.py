@@ -20,10 +20,10 @@ def solve_task(settings: dict, threads: int) -> dict:
     loses a proof or a point; ``runs`` counts the solves behind the row."""
     from dataclasses import replace
 
+    from nochmal.errors import NochmalError
     from nochmal.rules import RuleSettings
     from nochmal.solver.cpsat import solve
     from nochmal.solver.instance import Instance
-    from nochmal.errors import NochmalError
     from nochmal.solver.plan import FEASIBLE, OPTIMAL, UNKNOWN, Plan, PlanError
     from nochmal.solver.validate import validate
 
@@ -41,7 +41,7 @@ def solve_task(settings: dict, threads: int) -> dict:
     plan = solve(instance, time_limit=settings["time_limit"], workers=threads, hint=hint)
     runs = 1
     if before is not None:
-        bounds = [b for b in (prior["bound"], plan.bound) if b is not None]
+        bounds = [b for b in (prior.get("bound"), plan.bound) if b is not None]
         bound = min(bounds) if bounds else None
         best = plan if plan.total >= before.total else before
         status = OPTIMAL if bound == best.total else FEASIBLE if bound is not None else UNKNOWN
