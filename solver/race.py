@@ -311,7 +311,8 @@ def _restated(record: GameRecord, seat: int, source: str, t: int, steps: list[St
     breakdown = game.sheets[seat].score_breakdown().to_dict()
     total = breakdown["total"]
     plan = Plan(steps, total, breakdown, OPTIMAL if bound == total else FEASIBLE, bound, like.wall_time,
-                like.board, t + 1, like.interrupted, like.note)
+                like.board, t + 1, like.interrupted, "restated by the analysis (a plan lifted from the roll "
+                "before, or proven by its bound)")
     return validate_race(record, seat, plan, source)
 
 
