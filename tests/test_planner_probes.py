@@ -139,3 +139,14 @@ def test_a_cut_run_stopped_before_presolve_proves_nothing(monkeypatch, features)
         assert plan.bound is None or plan.bound >= best["value"] >= plan.total, (seed, plan.note)
         assert plan.status != OPTIMAL or plan.total == best["value"], (seed, plan.note)
     assert checked >= 3
+
+
+def test_the_before_presolve_bound_0_is_never_read_as_a_bound_even_above_a_negative_target():
+    """CP-SAT stopped before presolve says 0; for a plan worth -1 (target -1) that is at
+    least target + 1 and was once taken as the bound, below the optimum (seed 4 above)."""
+    def cut(search_bound):
+        return cpsat._Run([], None, None, False, False, "", search_bound=search_bound)
+
+    assert cpsat._cut_bound(cut(0.0), -1) is None and cpsat._cut_bound(cut(0.0), -5) is None
+    assert cpsat._cut_bound(cut(3.0), -1) == 3 and cpsat._cut_bound(cut(-0.5), -1) is None
+    assert cpsat._cut_bound(cut(7.2), 5) == 7 and cpsat._cut_bound(cut(5.0), 5) is None
