@@ -8,7 +8,7 @@ the best reachable after the move actually made. They add up to optimum - actual
 The solves run backwards (short ones first); each is hinted with the actual move followed
 by the next solve's best plan. Unproven values carry their bound, and a loss is then an
 interval. The figures shown are made consistent with what is known for certain, whatever
-a time limit cut short (``_settle``):
+a time limit cut short (``settle``):
 
 - V(t) >= V(t+1) (the actual move is one of roll t's options): a solve that returns less
   than the hint it was given (a time limit, Ctrl-C) is replaced by that hint, the actual
@@ -281,7 +281,7 @@ def analyse_coop(record: GameRecord, time_limit: float = 10.0, workers: int = 2,
 
     The solves run backwards; each knows the next one's plan (the moves of this roll as
     played, then that plan), so the fewest found never rises from one roll to the one before,
-    and the figures are settled as the solo ones (``_settle``): a plan whose moves on roll t
+    and the figures are settled as the solo ones (``settle``): a plan whose moves on roll t
     are the moves played is a plan for roll t+1, and a bound for roll t bounds roll t+1.
     Ctrl-C returns the rolls analysed so far, marked ``interrupted``."""
     from nochmal.missions.coop import mission_result, record_game
@@ -324,7 +324,7 @@ def analyse_coop(record: GameRecord, time_limit: float = 10.0, workers: int = 2,
             if plan.interrupted:
                 break
         interrupted = stop.interrupted or (first < R and plan.interrupted)
-    # settle forwards (the solo analysis's rules, see _settle)
+    # settle forwards (the solo analysis's rules, see settle)
     for t in range(first, R):
         lo[t + 1] = max(lo[t + 1], lo[t])
         if plans[t] is not None and t < len(plans[t]) and plans[t][t] == played[t] and hi[t] < hi[t + 1]:
