@@ -11,12 +11,17 @@
   first row (from the call, and after the cluster is up) and to the last, and the client's
   peak memory. The tasks are a lazy ``SeedTasks`` range as the CLI's; ``--eager`` gives the
   list of Task objects it replaced.
+- ``resume``: a store already holding ``--tasks`` finished rows (written in one transaction
+  here), then a run over those seeds and 100 more, stopped after ``--stop-after`` rows: the
+  time to the first new row and the client's peak memory (what a resumed million-seed
+  campaign costs before it runs anything).
 
 Run niced and small on a shared machine, and note the load (``uptime``):
 
     nice -n 10 python benchmarks/bench_batch.py overhead --tasks 300
     nice -n 10 python benchmarks/bench_batch.py scaling --tasks 16 --spin 3000000
     nice -n 10 python benchmarks/bench_batch.py window --tasks 100000 --workers 2 [--eager]
+    nice -n 10 python benchmarks/bench_batch.py resume --tasks 1000000 --workers 2 --stop-after 50
 """
 
 from __future__ import annotations
@@ -114,9 +119,39 @@ def window(args) -> None:
           f"{last - marks['up']:.2f} s; client peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 
+def resume(args) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "resume.sqlite"
+        store = Store.open(path, "solve", {"bench": "resume"})
+        with store.con:  # one transaction: the rows a long earlier run would have left
+            store.con.executemany("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                  ((SeedTasks.key_of(s), f'{{"seed":{s}}}', OK, f'{{"seed":{s}}}', None, 0.0,
+                                    "local", 1, 0.0) for s in range(args.tasks)))
+        store.close()
+        rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        marks: dict[str, float] = {"call": time.perf_counter()}
+
+        def progress(done: int, todo: int) -> None:  # noqa: ARG001
+            marks.setdefault("first", time.perf_counter())
+            if done >= args.stop_after:
+                raise KeyboardInterrupt
+
+        try:
+            summary = run_tasks(SeedTasks({}, span=range(args.tasks + 100)), trivial, path, "solve",
+                                {"bench": "resume"}, workers=args.workers[0], threads=1, progress=progress,
+                                on_start=lambda *_: marks.setdefault("up", time.perf_counter()))
+            print(f"resume: skipped {summary.skipped}, ran {summary.ok}")
+        except KeyboardInterrupt:
+            pass
+    print(f"resume: {args.tasks} stored rows + 100 new, {args.workers[0]} worker(s): cluster up "
+          f"{marks['up'] - marks['call']:.2f} s after the call, first new row {marks['first'] - marks['call']:.2f} s; "
+          f"client peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB "
+          f"({rss_before:.0f} MiB before the run)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=["overhead", "scaling", "window"])
+    ap.add_argument("what", choices=["overhead", "scaling", "window", "resume"])
     ap.add_argument("--tasks", type=int, default=200)
     ap.add_argument("--spin", type=int, default=3_000_000, help="loop steps per task (scaling)")
     ap.add_argument("--workers", default="1,2", help="worker counts to run, e.g. 1,2 (window: the first)")
@@ -125,7 +160,7 @@ def main() -> None:
     args = ap.parse_args()
     args.workers = [int(w) for w in args.workers.split(",")]
     print(f"load: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores")
-    {"overhead": overhead, "scaling": scaling, "window": window}[args.what](args)
+    {"overhead": overhead, "scaling": scaling, "window": window, "resume": resume}[args.what](args)
 
 
 if __name__ == "__main__":

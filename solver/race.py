@@ -42,7 +42,7 @@ from nochmal.seats import seat_name
 from nochmal.sheet import Sheet, score_parts
 
 from nochmal.solver.analyse import RollLoss, roll_losses, settle
-from nochmal.solver.cpsat import (PlannerModel, Progress, SolverError, _run, add_anchoring,
+from nochmal.solver.cpsat import (DEFAULT_FEATURES, PlannerModel, Progress, SolverError, _run, add_anchoring,
                                   add_cell_timeline, add_choice_vars, add_hint, add_reach_cuts, all_crossed,
                                   complete_hint, roll_candidates, roll_capacity)
 from nochmal.solver.instance import InstanceError
@@ -50,9 +50,11 @@ from nochmal.solver.interrupt import SigintStop
 from nochmal.solver.plan import FEASIBLE, OPTIMAL, UNKNOWN, Plan, Step
 from nochmal.solver.validate import replay_race, validate_race
 
-# pass_dominance is not valid here (a cross made a roll earlier can end the game earlier);
-# reach_cuts is, but made 60 s solves worse (benchmarks/RESULTS.md, Competitive analysis)
-RACE_FEATURES = frozenset({"reach_prune", "hint", "max_lp"})
+# The solo model's defaults (solver/cpsat.py DEFAULT_FEATURES), less the parts a race makes
+# invalid: pass_dominance (a cross made a roll earlier can end the game earlier). reach_cuts
+# is valid, but made 60 s solves worse (benchmarks/RESULTS.md, Competitive analysis).
+RACE_INVALID_FEATURES = frozenset({"pass_dominance"})
+RACE_FEATURES = DEFAULT_FEATURES - RACE_INVALID_FEATURES
 
 
 @dataclass

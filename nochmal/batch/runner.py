@@ -71,22 +71,98 @@ class SeedTasks:
     def __len__(self) -> int:
         return self._len
 
+    def task_of(self, seed: int) -> Task:
+        return Task(self.key_of(seed), {**self.campaign, "seed": seed})
+
     def __iter__(self) -> Iterator[Task]:
         for seed in self.lead:
-            yield Task(self.key_of(seed), {**self.campaign, "seed": seed})
+            yield self.task_of(seed)
         for seed in self.span:
             if seed not in self._lead_set:
-                yield Task(self.key_of(seed), {**self.campaign, "seed": seed})
+                yield self.task_of(seed)
 
-    def __contains__(self, key: object) -> bool:
-        """Is ``key`` one of these tasks' keys (a stored key: to count what is skipped)?"""
+    def seed_of(self, key: object) -> int | None:
+        """The seed whose key ``key`` is, when it is one of these tasks' keys; else None."""
         if not isinstance(key, str) or not key.startswith("seed="):
-            return False
+            return None
         try:
             seed = int(key[len("seed="):])
         except ValueError:
+            return None
+        return seed if self.key_of(seed) == key and (seed in self._lead_set or seed in self.span) else None
+
+    def __contains__(self, key: object) -> bool:
+        """Is ``key`` one of these tasks' keys (a stored key: to count what is skipped)?"""
+        return self.seed_of(key) is not None
+
+    def key_set(self) -> "SeedKeySet":
+        """An empty set of these tasks' keys, one byte per seed: a resumed run of a million
+        stored seeds held them as strings at a client peak of 158 MiB, 66 MiB this way
+        (benchmarks/bench_batch.py resume, benchmarks/RESULTS.md)."""
+        return SeedKeySet(self)
+
+
+class SeedKeySet:
+    """Keys of one SeedTasks (set-like: add, discard, in, len): a byte per seed of the span,
+    a small set for lead seeds outside it. Keys that are not the tasks' are never held."""
+
+    def __init__(self, tasks: SeedTasks):
+        self._tasks = tasks
+        self._span = bytearray(len(tasks.span))
+        self._others: set[int] = set()
+        self._len = 0
+
+    def _slot(self, key: object) -> tuple[int, int] | None:
+        seed = self._tasks.seed_of(key)
+        if seed is None:
+            return None
+        return (self._tasks.span.index(seed), seed) if seed in self._tasks.span else (-1, seed)
+
+    def __contains__(self, key: object) -> bool:
+        slot = self._slot(key)
+        if slot is None:
             return False
-        return self.key_of(seed) == key and (seed in self._lead_set or seed in self.span)
+        index, seed = slot
+        return bool(self._span[index]) if index >= 0 else seed in self._others
+
+    def _set(self, key: object, value: int) -> None:
+        slot = self._slot(key)
+        if slot is None:
+            return
+        index, seed = slot
+        if index >= 0:
+            self._len += value - self._span[index]
+            self._span[index] = value
+        elif value and seed not in self._others:
+            self._others.add(seed)
+            self._len += 1
+        elif not value and seed in self._others:
+            self._others.discard(seed)
+            self._len -= 1
+
+    def add(self, key: str) -> None:
+        self._set(key, 1)
+
+    def discard(self, key: str) -> None:
+        self._set(key, 0)
+
+    def __len__(self) -> int:
+        return self._len
+
+    def missing(self) -> Iterator[Task]:
+        """The tasks whose keys are not held, in the tasks' order; a run of held span seeds is
+        stepped over in one search (a resumed million-seed run reaches its first new seed at once)."""
+        tasks = self._tasks
+        for seed in tasks.lead:
+            held = self._span[tasks.span.index(seed)] if seed in tasks.span else seed in self._others
+            if not held:
+                yield tasks.task_of(seed)
+        index = self._span.find(0)
+        while index >= 0:
+            seed = tasks.span[index]
+            if seed not in tasks._lead_set:
+                yield tasks.task_of(seed)
+            index = self._span.find(0, index + 1)
 
 
 @dataclass
@@ -225,16 +301,21 @@ def run_tasks(tasks: Sequence[Task] | SeedTasks, fn: Callable[[dict, int], dict]
         if len(keys) != len(tasks):
             raise ValueError("task keys must be unique")
     check_store(store_path, kind, campaign)
-    done_keys: set[str] = set()
+    # the stored keys among these tasks' (a store may hold keys of other ranges)
+    done_keys = tasks.key_set() if isinstance(tasks, SeedTasks) else set()
     priors: dict[str, dict] = {}  # key -> the stored result a retried task starts from
     if store_path.exists():
         existing = Store.read(store_path)
-        done_keys = existing.done_keys(retry_failed)
+        compact = isinstance(done_keys, SeedKeySet)  # it drops other ranges' keys itself
+        for key in existing.done_keys(retry_failed):
+            if compact or key in keys:
+                done_keys.add(key)
         if retry_ok is not None:
             priors = {key: result for key, result in existing.ok_results() if key in keys and retry_ok(result)}
-            done_keys -= priors.keys()
+            for key in priors:
+                done_keys.discard(key)
         existing.close()
-    skipped = sum(1 for key in done_keys if key in keys)  # a store may hold keys of other ranges
+    skipped = len(done_keys)
     todo_count = len(tasks) - skipped
     summary = RunSummary(len(tasks), skipped, 0, 0, 0.0, 0, 0)
     if not todo_count:
@@ -260,7 +341,8 @@ def run_tasks(tasks: Sequence[Task] | SeedTasks, fn: Callable[[dict, int], dict]
         # a submit per task costs a round trip to the client's loop); a million seeds never
         # become one task graph of every task's settings at once
         window = submit_window(count)
-        queue = (t for t in tasks if t.key not in done_keys)
+        queue = done_keys.missing() if isinstance(done_keys, SeedKeySet) else \
+            (t for t in tasks if t.key not in done_keys)
         by_key: dict[str, Task] = {}
 
         def submit(n: int) -> list:

@@ -145,10 +145,12 @@ class Store:
     def close(self) -> None:
         self.con.close()
 
-    def done_keys(self, retry_failed: bool = False) -> set[str]:
-        """Keys already stored (without the failed ones when they are to be retried)."""
+    def done_keys(self, retry_failed: bool = False) -> Iterator[str]:
+        """Keys already stored (without the failed ones when they are to be retried), one at a
+        time: the runner keeps only those of its own tasks, compactly (nochmal/batch/runner.py)."""
         query = "SELECT key FROM tasks" + (" WHERE status = 'ok'" if retry_failed else "")
-        return {k for (k,) in self.con.execute(query)}
+        for (key,) in self.con.execute(query):
+            yield key
 
     def ok_results(self) -> Iterator[tuple[str, dict]]:
         """(key, result) of every row that finished (``--retry-unproven`` picks from them)."""
