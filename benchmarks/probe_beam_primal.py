@@ -29,6 +29,8 @@ from nochmal.solver.cpsat import greedy_steps, solve
 from nochmal.solver.instance import Instance
 from nochmal.solver.validate import new_game
 
+from bench_planner import parse_seeds
+
 OPTIMA = Path(__file__).resolve().parent.parent / "nochmal" / "data" / "puzzle_optima.json"
 
 
@@ -82,14 +84,6 @@ def engine_score(instance: Instance, masks: list[int | None]) -> int:
                                                         and game.board.mask_of(m.cells) == mask))
         game.apply_move(move)
     return game.sheets[0].score()
-
-
-def parse_seeds(text: str) -> list[int]:
-    out: list[int] = []
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        out += list(range(int(lo), int(hi or lo) + 1))
-    return out
 
 
 def main() -> None:
