@@ -1,7 +1,7 @@
 """Probe (issue 20): a beam search over the known rolls as the planner's primal half.
 
-    python benchmarks/probe_beam_primal.py --seeds 2-12 --widths 50 200 800
-    python benchmarks/probe_beam_primal.py --seeds 2-12 --widths 400 --solve 60 --workers 2
+    python benchmarks/probe_beam_primal.py --seeds 2-4 --widths 10 50
+    python benchmarks/probe_beam_primal.py --seeds 2-9 --widths 50 --solve 60 --workers 2
 
 Finding the optimum costs CP-SAT a median of 19 s on proven seeds (RESULTS, "where the time
 goes"); the hint it starts from is the greedy bot's play. Here a beam search keeps the
@@ -22,6 +22,7 @@ import os
 import statistics
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from nochmal.bots.heuristic import Engine, choice_values
 from nochmal.rules import RuleSettings
@@ -32,6 +33,15 @@ from nochmal.solver.validate import new_game
 from bench_planner import parse_seeds
 
 OPTIMA = Path(__file__).resolve().parent.parent / "nochmal" / "data" / "puzzle_optima.json"
+
+
+class Solved(NamedTuple):
+    """One solve of one seed."""
+
+    best: int
+    bound: int | None
+    status: str
+    wall: float
 
 
 def load() -> str:
@@ -101,7 +111,7 @@ def main() -> None:
     gaps: dict[int, list[int]] = {w: [] for w in args.widths}
     times: dict[int, list[float]] = {w: [] for w in args.widths}
     greedy_gaps: list[int] = []
-    solves: dict[str, list[tuple[int, int, str, float]]] = {"greedy hint": [], "beam hint": []}
+    solves: dict[str, list[Solved]] = {"greedy hint": [], "beam hint": []}
     for seed in args.seeds:
         inst = Instance.from_seed(seed, "classic", RuleSettings(solo_rolls=30), count=30)
         opt = optima.get(str(seed))
@@ -127,7 +137,7 @@ def main() -> None:
         if args.solve:
             for name, hint in (("greedy hint", None), ("beam hint", widest)):
                 plan = solve(inst, time_limit=args.solve, workers=args.workers, hint=hint)
-                solves[name].append((plan.total, plan.bound, plan.status, plan.wall_time))
+                solves[name].append(Solved(plan.total, plan.bound, plan.status, plan.wall_time))
                 print(f"    {name:<12} best {plan.total} bound {plan.bound} {plan.status:<9} "
                       f"{plan.wall_time:6.2f}s load {load()}", flush=True)
     print(f"# load average after: {load()}")
@@ -140,10 +150,10 @@ def main() -> None:
                   f"time median {statistics.median(times[w]):.2f}s")
     for name, rows in solves.items():
         if rows:
-            proven = [r for r in rows if r[2] == "optimal"]
+            proven = [r for r in rows if r.status == "optimal"]
             print(f"solve, {name}: {len(proven)}/{len(rows)} proven, time median "
-                  f"{statistics.median(r[3] for r in rows):.1f}s (all), mean best "
-                  f"{statistics.mean(r[0] for r in rows):.2f}")
+                  f"{statistics.median(r.wall for r in rows):.1f}s (all), mean best "
+                  f"{statistics.mean(r.best for r in rows):.2f}")
 
 
 if __name__ == "__main__":
