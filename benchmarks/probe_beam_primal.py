@@ -22,7 +22,6 @@ import os
 import statistics
 import time
 from pathlib import Path
-from typing import NamedTuple
 
 from nochmal.bots.heuristic import Engine, choice_values
 from nochmal.rules import RuleSettings
@@ -31,21 +30,9 @@ from nochmal.solver.instance import Instance
 from nochmal.solver.validate import new_game
 
 from bench_planner import parse_seeds
+from bench_proofs import Row, load
 
 OPTIMA = Path(__file__).resolve().parent.parent / "nochmal" / "data" / "puzzle_optima.json"
-
-
-class Solved(NamedTuple):
-    """One solve of one seed."""
-
-    best: int
-    bound: int | None
-    status: str
-    wall: float
-
-
-def load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def beam_plan(instance: Instance, width: int, tuples: bool = False) -> tuple[list[int | None], int]:
@@ -111,7 +98,7 @@ def main() -> None:
     gaps: dict[int, list[int]] = {w: [] for w in args.widths}
     times: dict[int, list[float]] = {w: [] for w in args.widths}
     greedy_gaps: list[int] = []
-    solves: dict[str, list[Solved]] = {"greedy hint": [], "beam hint": []}
+    solves: dict[str, list[Row]] = {"greedy hint": [], "beam hint": []}
     for seed in args.seeds:
         inst = Instance.from_seed(seed, "classic", RuleSettings(solo_rolls=30), count=30)
         opt = optima.get(str(seed))
@@ -137,7 +124,7 @@ def main() -> None:
         if args.solve:
             for name, hint in (("greedy hint", None), ("beam hint", widest)):
                 plan = solve(inst, time_limit=args.solve, workers=args.workers, hint=hint)
-                solves[name].append(Solved(plan.total, plan.bound, plan.status, plan.wall_time))
+                solves[name].append(Row(seed, plan.total, plan.bound, plan.status, plan.wall_time))
                 print(f"    {name:<12} best {plan.total} bound {plan.bound} {plan.status:<9} "
                       f"{plan.wall_time:6.2f}s load {load()}", flush=True)
     print(f"# load average after: {load()}")
