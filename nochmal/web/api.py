@@ -16,7 +16,7 @@ from typing import Literal, Optional
 
 from fastapi import APIRouter, File, Query, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from nochmal.board import BUILTIN_BOARDS, COLOURS, board_data, load_board
 from nochmal.dice import Roll, seeded_rolls
@@ -32,6 +32,7 @@ from nochmal.sheet import Sheet, parse_typed_sheet
 from nochmal.svg import SheetPicture, pictures_svg, record_svg, sheet_title
 from nochmal.puzzles import daily_seed
 from nochmal.web.errors import WebError
+from nochmal.web.schemas import Body
 from nochmal.web.limits import client_address
 from nochmal.web.games import KeptOnDisk, builtin_board, builtin_mission, check_id, new_id, parse_seat_list
 
@@ -90,13 +91,6 @@ def rolls(seed: int = Query(..., ge=0, le=MAX_SEED), count: int = Query(30, ge=1
 @router.get("/daily", summary="Today's puzzle seed (the UTC date as YYYYMMDD)")
 def daily():
     return {"seed": daily_seed(), "date": datetime.now(timezone.utc).date().isoformat()}
-
-
-class Body(BaseModel):
-    """A request body: a key the model does not know is refused (422 naming it), not ignored,
-    so a typo such as ``{"seed": 1}`` sent to /api/score is not silently answered as something else."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 class SheetBody(Body):
