@@ -131,15 +131,52 @@ def decode_text(data: bytes, error: Callable[[str], Exception]) -> str:
 
 
 def load_json_text(text: str, error: Callable[[str], Exception]):
-    """Parsed JSON; ``error(reason)`` for broken JSON, nesting too deep or a huge number."""
+    """Parsed JSON; ``error(reason)`` for broken JSON, nesting too deep, a huge number or a
+    string with a lone surrogate.
+
+    A JSON string may carry an escaped lone surrogate (``"\\ud800"``); Python's JSON reader
+    keeps it, but no UTF-8 writer can (a terminal, a response, a saved record, a database row),
+    so it is refused here, where every JSON input comes in, naming where it stands."""
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise error(f"broken JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise error("JSON nested too deeply") from None
     except ValueError as exc:  # an integer of thousands of digits (int max str digits)
         raise error(f"broken JSON: a number has too many digits") from None
+    where = surrogate_field(data)
+    if where is not None:
+        raise error(f"{where}: text with a lone surrogate (not valid Unicode)")
+    return data
+
+
+def surrogate_field(value, root: str = "the top level") -> str | None:
+    """Where the first string (key or value) with a lone surrogate stands in parsed JSON, as a
+    dotted path (``players.1``; ``root`` for the document itself), or None. Iterative: a
+    document nested as deeply as the JSON reader allows must not overflow the stack here."""
+    stack = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if not _encodable(item):
+                return path or root
+        elif isinstance(item, dict):
+            for key, inner in reversed(item.items()):
+                if not _encodable(key):
+                    return path or root
+                stack.append((inner, f"{path}.{key}" if path else key))
+        elif isinstance(item, list):
+            stack.extend((inner, f"{path}.{i}" if path else str(i)) for i, inner in reversed(list(enumerate(item))))
+    return None
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def load_toml_text(text: str, error: Callable[[str], Exception]) -> dict:

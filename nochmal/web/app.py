@@ -33,18 +33,25 @@ MAX_BODY = 1_000_000  # bytes of any request body (a 60-roll 6-seat record is ~3
 
 
 class BodyLimit:
-    """ASGI middleware: a request body over ``limit`` bytes gets 413 before it is read whole."""
+    """ASGI middleware: a request body over its cap gets 413 before it is read whole. The cap
+    is ``limit``, or that of the longest prefix in ``caps`` the path starts with (the rooms'
+    bodies are far smaller than an uploaded record)."""
 
-    def __init__(self, app, limit: int):
+    def __init__(self, app, limit: int, caps: dict[str, int] | None = None):
         self.app = app
         self.limit = limit
+        self.caps = sorted((caps or {}).items(), key=lambda item: -len(item[0]))
+
+    def cap(self, path: str) -> int:
+        return next((cap for prefix, cap in self.caps if path.startswith(prefix)), self.limit)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        limit = self.cap(scope.get("path", ""))
         length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None and (not is_decimal(length) or int(length) > self.limit):
-            return await _too_large(self.limit, send)
+        if length is not None and (not is_decimal(length.decode("latin-1")) or int(length) > limit):
+            return await _too_large(limit, send)
         seen = 0
 
         async def capped():
@@ -52,14 +59,14 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
+                if seen > limit:
                     raise _TooLarge()
             return message
 
         try:
             await self.app(scope, capped, send)
         except _TooLarge:
-            await _too_large(self.limit, send)
+            await _too_large(limit, send)
 
 
 class ServerTiming:
@@ -202,6 +209,8 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
 
     rooms.install(app, data_dir, room_settings)  # table rooms (issue 19): API, pages, static files
 
-    app.add_middleware(BodyLimit, limit=max_body)
+    from nochmal.web.rooms.api import MAX_BODY as ROOM_BODY, MAX_IMPORT
+
+    app.add_middleware(BodyLimit, limit=max_body, caps={"/api/rooms": ROOM_BODY, "/api/rooms/import": MAX_IMPORT})
     app.add_middleware(ServerTiming)
     return app

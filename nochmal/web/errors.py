@@ -1,16 +1,10 @@
 """The one error of the web app and the table rooms: a refused request, answered as a 4xx
-JSON body ``{"error": reason, "field": name}`` (nochmal/web/app.py, nochmal/web/rooms), and the
-one check of client text: no lone surrogates.
-
-A JSON string may carry an escaped lone surrogate (``"\\ud800"``); Python's JSON reader keeps
-it, but no UTF-8 writer can (a response, a stored game, a database row, a terminal), so such
-text is refused where it comes in, naming the field, instead of failing later as a 500.
-"""
+JSON body ``{"error": reason, "field": name}`` (nochmal/web/app.py, nochmal/web/rooms)."""
 
 from __future__ import annotations
 
 from nochmal.errors import NochmalError
-from nochmal.fileio import decode_text, load_json_text
+from nochmal.fileio import decode_text, load_json_text, surrogate_field
 
 
 def error_body(message: str, field: str | None = None) -> dict:
@@ -30,38 +24,10 @@ class WebError(NochmalError):
         return error_body(str(self), self.field)
 
 
-def surrogate_field(value, path: str = "") -> str | None:
-    """The dotted path of the first string (key or value) in ``value`` with a lone surrogate,
-    or None; ``path`` prefixes it ("" for the body itself)."""
-    if isinstance(value, str):
-        return path or "body" if not _encodable(value) else None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            where = f"{path}.{key}" if path else str(key)
-            if isinstance(key, str) and not _encodable(key):
-                return path or "body"
-            found = surrogate_field(item, where)
-            if found is not None:
-                return found
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            found = surrogate_field(item, f"{path}.{i}" if path else str(i))
-            if found is not None:
-                return found
-    return None
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def refuse_surrogates(value, path: str = ""):
-    """``value`` unchanged, or a 422 naming the field that holds a lone surrogate."""
-    where = surrogate_field(value, path)
+def refuse_surrogates(value):
+    """``value`` unchanged, or a 422 naming the field that holds a lone surrogate (for bodies
+    FastAPI parsed itself; every body read by ``parse_json`` went through load_json_text's check)."""
+    where = surrogate_field(value, "body")
     if where is not None:
         raise WebError(f"{where}: text with a lone surrogate (not valid Unicode)", where, 422)
     return value
@@ -81,4 +47,4 @@ def client_json(raw: bytes, field: str, what: str):
     def problem(reason: str) -> WebError:
         return WebError(f"{what} is not valid JSON: {reason}", field, 422)
 
-    return refuse_surrogates(load_json_text(decode_text(raw, problem), problem))
+    return load_json_text(decode_text(raw, problem), problem)
