@@ -119,14 +119,14 @@ def test_malformed_and_oversized_bodies(client):
         assert res.json()["field"] == field, (body, res.json())
     big = json.dumps({"cells": ["H4"] * 20000}).encode()
     assert len(big) > 64 * 1024
-    res = client.put(url, content=big, headers=auth(token))
+    res = client.put(url, content=big, headers={**auth(token), "Content-Type": "application/json"})
     assert res.status_code == 413 and res.json()["field"] == "body"
 
     def chunks():  # no Content-Length: the cap holds while streaming
         for _ in range(100):
             yield b" " * 1024
 
-    res = client.put(url, content=chunks(), headers=auth(token))
+    res = client.put(url, content=chunks(), headers={**auth(token), "Content-Type": "application/json"})
     assert res.status_code == 413
     res = client.post("/api/rooms", content=b"[" * 70000, headers={"Content-Type": "application/json"})
     assert res.status_code == 413
@@ -272,7 +272,8 @@ def test_status_matches_the_cli_on_the_exported_sheets(client, tmp_path):
     assert status["team"]["split"]["rolls_lower"] == cli["team"]["split"]["rolls_lower"]
     assert status["sheets"] == ["Anna", "Ben"]
     # import gives a new room with the same sheets and fresh tokens
-    res = client.post("/api/rooms/import", content=client.get(f"/api/rooms/{code}/export").content)
+    res = client.post("/api/rooms/import", content=client.get(f"/api/rooms/{code}/export").content,
+                      headers={"Content-Type": "application/zip"})
     assert res.status_code == 201
     copy = client.get(f"/api/rooms/{res.json()['id']}").json()
     original = client.get(f"/api/rooms/{code}").json()
@@ -293,8 +294,9 @@ def test_status_matches_the_cli_on_the_exported_sheets(client, tmp_path):
     assert ben_put.status_code == 200
     assert client.post(f"/api/rooms/{copy['id']}/seats/1/claim",
                        json={"handover": secret.split("handover=")[1]}).status_code == 403  # once
-    assert client.post("/api/rooms/import", content=b"PK\x03\x04junk").status_code == 422
-    assert client.post("/api/rooms/import", content=json.dumps({"format": "x"}).encode()).json()["field"] == "format"
+    assert client.post("/api/rooms/import", content=b"PK\x03\x04junk", headers={"Content-Type": "application/zip"}).status_code == 422
+    assert client.post("/api/rooms/import", content=json.dumps({"format": "x"}).encode(),
+                       headers={"Content-Type": "application/json"}).json()["field"] == "format"
 
 
 def test_impossible_sheet_is_flagged_not_refused(client):
@@ -422,13 +424,13 @@ def test_import_refuses_race_markers_in_a_mission_room_as_an_edit_does(client):
     assert edit.status_code == 422 and edit.json()["field"] == "text"
     doc = {"format": "nochmal-room", "version": 1, "mode": "mission", "mission": "lockstep", "difficulty": "normal",
            "board": "classic", "players": 1, "rolls_used": 3, "seats": [{"name": "Anna", "text": text}]}
-    res = client.post("/api/rooms/import", content=json.dumps(doc).encode())
+    res = client.post("/api/rooms/import", content=json.dumps(doc).encode(), headers={"Content-Type": "application/json"})
     assert res.status_code == 422 and res.json()["field"] == "seats[0].text", res.text
     doc["seats"][0]["text"] = format_typed_sheet(Sheet(board, column_h))
-    assert client.post("/api/rooms/import", content=json.dumps(doc).encode()).status_code == 201
+    assert client.post("/api/rooms/import", content=json.dumps(doc).encode(), headers={"Content-Type": "application/json"}).status_code == 201
     competitive = {**doc, "mode": "competitive", "seats": [{"name": "Anna", "text": text}]}
     del competitive["mission"], competitive["difficulty"]
-    res = client.post("/api/rooms/import", content=json.dumps(competitive).encode())
+    res = client.post("/api/rooms/import", content=json.dumps(competitive).encode(), headers={"Content-Type": "application/json"})
     assert res.status_code == 201, res.text
     assert client.get(f"/api/rooms/{res.json()['id']}").json()["seats"][0]["later_columns"] == ["H"]
 

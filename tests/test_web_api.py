@@ -485,9 +485,10 @@ def test_hostile_json_is_a_422_never_a_500(client, content, words):
     up = client.post("/api/records", files={"file": ("g.json", content, "application/json")})
     assert_error(up, 422, "file", words)
     code = client.post("/api/rooms", json={"mission": "lockstep", "players": 1}).json()["id"]
-    assert_error(client.post("/api/rooms", content=content), 422, "body", words)
-    assert_error(client.post(f"/api/rooms/{code}/seats", content=content), 422, "body", words)
-    assert_error(client.post("/api/rooms/import", content=content), 422, "room.json", words)
+    as_json = {"content-type": "application/json"}
+    assert_error(client.post("/api/rooms", content=content, headers=as_json), 422, "body", words)
+    assert_error(client.post(f"/api/rooms/{code}/seats", content=content, headers=as_json), 422, "body", words)
+    assert_error(client.post("/api/rooms/import", content=content, headers=as_json), 422, "room.json", words)
 
 
 @pytest.mark.parametrize("path", ["/api/games", "/api/score", "/api/jobs/solve", "/api/moves"])

@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from nochmal.errors import NochmalError
 from nochmal.web.errors import WebError, error_body, parse_json
 from nochmal.web.games import GameStore
+from nochmal.web.hosts import Access, RequestGuard
 from nochmal.web.jobs import JobManager
 from nochmal.web.limits import RateLimit, env_days
 from nochmal.web.rooms.api import RoomSettings
@@ -141,8 +142,11 @@ def _install_docs(app: FastAPI) -> None:
 
 def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, abandon_after: float = 30.0,
                max_jobs: int = 1, max_body: int = MAX_BODY, room_settings: RoomSettings | None = None,
-               games_per_minute: int = 60) -> FastAPI:
-    """The app; games and uploaded records are kept under ``data_dir`` (None: memory only)."""
+               games_per_minute: int = 60, access: Access | None = None, public_url: str | None = None) -> FastAPI:
+    """The app; games and uploaded records are kept under ``data_dir`` (None: memory only).
+    ``access``: the host names and origins it accepts (default: localhost names and the
+    environment's, nochmal/web/hosts.py); ``public_url``: the base of the links it hands out
+    (default: the URL a request came in on)."""
     from nochmal.web import api, pages, rooms
 
     data_dir = Path(data_dir) if data_dir is not None else None
@@ -168,6 +172,7 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     app.state.jobs = jobs
     app.state.max_body = max_body
     app.state.templates = TEMPLATES
+    app.state.public_url = public_url
 
     @app.exception_handler(WebError)
     async def web_error(request: Request, exc: WebError):
@@ -213,4 +218,5 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
 
     app.add_middleware(BodyLimit, limit=max_body, caps={"/api/rooms": ROOM_BODY, "/api/rooms/import": MAX_IMPORT})
     app.add_middleware(ServerTiming)
+    app.add_middleware(RequestGuard, access=access or Access.build())  # outermost: before anything reads
     return app

@@ -54,7 +54,8 @@
     box.hidden = true;
     const file = document.getElementById("import-file").files[0];
     if (!file) { err.textContent = "choose an exported room file first"; return; }
-    const res = await fetch("/api/rooms/import", { method: "POST", body: await file.arrayBuffer() });
+    const type = file.name.toLowerCase().endsWith(".json") ? "application/json" : "application/zip";
+    const res = await fetch("/api/rooms/import", { method: "POST", headers: { "Content-Type": type }, body: await file.arrayBuffer() });
     const data = await res.json().catch(() => ({}));
     if (res.status !== 201) { err.textContent = data.error || ("could not import the room (" + res.status + ")"); return; }
     let html = '<p>Room <a id="import-room" href="' + esc(data.url) + '">' + esc(data.id) + "</a> is ready. " +
