@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 from nochmal.board import load_board
-from nochmal.errors import NochmalError
+from nochmal.errors import NochmalError, quoted
 from nochmal.game import Game, Mode
 from nochmal.missions.loader import load_mission
 from nochmal.missions.model import (DIFFICULTIES, IN_PROGRESS, LOST, WON, Mission, MissionError, block_slots,
@@ -28,7 +28,14 @@ from nochmal.sheet import Sheet
 from nochmal.impossible import impossible_sheet_reasons
 
 __all__ = ["load_mission", "coop_game", "mission_result", "mission_status", "MissionResult", "MissionStatus",
-           "play_mission", "mission_record", "mission_outcome_line", "record_game"]
+           "play_mission", "mission_record", "mission_outcome_line", "record_game", "record_mission",
+           "MissionResolver"]
+
+# How a record's mission reference (``extra.mission_file`` or ``extra.mission``) becomes a
+# Mission: ``load_mission`` (a shipped id or any file) at the command line, where the user
+# names the record; the web app passes one that knows the shipped ids only, so that nothing
+# in a request is used as a file path (README.md, "The web app").
+MissionResolver = Callable[[str], Mission]
 
 
 def _check_setup(mission: Mission, difficulty: str, players: int) -> int:
@@ -191,18 +198,27 @@ def lost_reasons(statuses: list[ObjectiveStatus], budget: int, rolls_used: int, 
 
 
 # --- bots and records --------------------------------------------------------------------
-def record_game(record: GameRecord) -> Game:
-    """The fresh game a co-op mission record replays into (``extra``: mission, difficulty).
+def record_mission(record: GameRecord, missions: MissionResolver = load_mission) -> Mission:
+    """The mission a co-op record names, by ``missions`` (``extra.mission_file``, else ``extra.mission``)."""
+    key = "mission_file" if record.extra.get("mission_file") else "mission"
+    if key not in record.extra:
+        raise NochmalError(f"co-op record: key 'extra.{key}' is missing")
+    ref = record.extra[key]
+    if not isinstance(ref, str):
+        raise NochmalError(f"co-op record: key 'extra.{key}' must be a mission id, got {quoted(ref)}")
+    return missions(ref)
+
+
+def record_game(record: GameRecord, missions: MissionResolver = load_mission) -> Game:
+    """The fresh game a co-op mission record replays into (``extra``: mission, difficulty;
+    the mission found by ``missions``).
 
     The budget stored in the record is used, so a record stays valid after recalibration.
     """
-    try:
-        ref = record.extra.get("mission_file") or record.extra["mission"]
-        difficulty = record.extra["difficulty"]
-    except KeyError as exc:
-        raise NochmalError(f"co-op record: key 'extra.{exc.args[0]}' is missing") from None
-    mission = load_mission(ref)
-    game = coop_game(mission, difficulty, len(record.players), record.rules)
+    mission = record_mission(record, missions)
+    if "difficulty" not in record.extra:
+        raise NochmalError("co-op record: key 'extra.difficulty' is missing")
+    game = coop_game(mission, record.extra["difficulty"], len(record.players), record.rules)
     if record.roll_limit is not None:
         game.roll_limit = record.roll_limit
     return game
@@ -230,15 +246,15 @@ def play_mission(mission: Mission, difficulty: str, agents: Sequence, seed: int,
     return game, mission_result(mission, game)
 
 
-def mission_outcome_line(record: GameRecord, game: Game) -> str | None:
-    """The verdict line a picture of a co-op record shows (None for other records):
-    ``mission star-hunt (easy): WON on roll 17 of 30``."""
+def mission_outcome_line(record: GameRecord, game: Game, missions: MissionResolver = load_mission) -> str | None:
+    """The verdict line a picture of a co-op record shows (None for other records), the
+    mission found by ``missions``: ``mission star-hunt (easy): WON on roll 17 of 30``."""
     ref = record.extra.get("mission") if record.mode is Mode.COOP else None
     if not ref:
         return None
     difficulty = record.extra.get("difficulty", "")
     try:
-        result = mission_result(load_mission(record.extra.get("mission_file") or ref), game)
+        result = mission_result(record_mission(record, missions), game)
     except NochmalError as exc:  # a picture still draws when the mission file is gone
         return f"mission {ref} ({difficulty}): outcome unknown ({exc})"
     if result.won:

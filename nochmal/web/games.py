@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import logging
 import re
 import secrets
 import threading
@@ -22,7 +23,7 @@ from rich.console import Console
 
 from nochmal.board import BUILTIN_BOARDS, Board, load_board
 from nochmal.dice import resolutions, seeded_roll, seeded_rolls
-from nochmal.errors import IllegalMoveError, NochmalError
+from nochmal.errors import IllegalMoveError, NochmalError, quoted
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.game import CHANCE, rating
 from nochmal.modes import Mode
@@ -36,6 +37,8 @@ from nochmal.rules import RuleSettings
 from nochmal.svg import SheetPicture, pictures_svg, sheet_title
 from nochmal.web.limits import prune_folder
 from nochmal.web.errors import WebError
+
+log = logging.getLogger(__name__)
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{16,32}$")
 LOG_LIMIT = 60  # moves shown in the game's log
@@ -60,13 +63,29 @@ def builtin_board(name: str, field: str = "board") -> Board:
     return load_board(name)
 
 
-def builtin_mission(mission_id: str, field: str = "mission"):
+def builtin_mission(mission_id, field: str = "mission", status: int = 400):
+    """A shipped mission by id: the web never reads a mission file (a path is an unknown id)."""
     from nochmal.missions.loader import builtin_missions, shipped_mission
 
-    mission = shipped_mission(mission_id)
+    mission = shipped_mission(mission_id) if isinstance(mission_id, str) else None
     if mission is None:
-        raise WebError(f"unknown mission {mission_id!r}; missions: {', '.join(m.id for m in builtin_missions())}", field)
+        raise WebError(f"{field}: unknown mission {quoted(mission_id)}; missions: "
+                       f"{', '.join(m.id for m in builtin_missions())}", field, status)
     return mission
+
+
+def web_mission(ref):
+    """The mission of a record (uploaded, or a stored game): the resolver the web gives to
+    nochmal.missions.coop, so that only shipped ids reach a loader and no file is opened."""
+    return builtin_mission(ref, "extra.mission", 422)
+
+
+def damaged(what: str, item_id: str, exc: Exception) -> WebError:
+    """A stored game or record the server cannot read back is the server's fault, not the
+    client's: a 500 with the reason, logged for whoever runs the server."""
+    log.error("stored %s %s cannot be read: %s", what, item_id, exc)
+    return WebError(f"the stored {what} {item_id} cannot be read ({exc}); the server's data folder is damaged",
+                    what, 500)
 
 
 def _quiet_console() -> Console:
@@ -105,6 +124,8 @@ class WebGame:
         """A saved game, replayed to where it stopped (finished ones too)."""
         if "mission_file" in record.extra:
             raise WebError("records naming a mission file cannot be continued here", "record")
+        if "mission" in record.extra:  # Session.from_record loads it: a shipped id only, never a path
+            web_mission(record.extra["mission"])
         session = Session.from_record(dataclasses.replace(record, result=None), str(path or game_id),
                                       console=_quiet_console(), reader=_no_input)
         kind = "puzzle" if record.extra.get("puzzle") else "play"
@@ -297,7 +318,7 @@ class KeptOnDisk:
     def __init__(self, folder: Path | None, keep_days: float):
         self.folder = folder
         if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
+            make_folder(folder)
         self.keep_days = keep_days
         self._last_prune = float("-inf")
         self.prune_now_and_then()
@@ -310,6 +331,19 @@ class KeptOnDisk:
             return 0
         self._last_prune = time.monotonic()
         return prune_folder(self.folder, self.keep_days * 86400, self.in_memory())
+
+
+def make_folder(folder: Path) -> None:
+    """The folder, made if missing; NochmalError (one line) if it cannot be: a file in its
+    place is never replaced."""
+    if folder.exists() and not folder.is_dir():
+        raise NochmalError(f"{folder}: not a folder, but the web app keeps its files there; "
+                           "move it away or give another --data folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise NochmalError(f"{folder}: cannot create the folder ({exc.strerror or exc}); "
+                           "give another --data folder") from None
 
 
 class GameStore(KeptOnDisk):
@@ -350,8 +384,11 @@ class GameStore(KeptOnDisk):
         path = self._path(game_id)
         if path is None or not path.is_file():
             raise WebError(f"no game {game_id!r} (games live as long as the server's data folder)", "game", 404)
-        text = read_text_file(path, lambda reason: WebError(f"game {game_id}: {reason}", "game", 500))
-        web = WebGame.from_record(game_id, GameRecord.loads(text, f"game {game_id}"), path)
+        try:
+            text = read_text_file(path, lambda reason: NochmalError(f"game {game_id}: {reason}"))
+            web = WebGame.from_record(game_id, GameRecord.loads(text, f"game {game_id}"), path)
+        except NochmalError as exc:
+            raise damaged("game", game_id, exc) from None
         with self.lock:
             self.games.setdefault(game_id, web)
             return self.games[game_id]
@@ -365,4 +402,4 @@ def parse_seat_list(seats: list[str]) -> list[str]:
 
 
 __all__ = ["WebGame", "GameStore", "WebError", "check_id", "builtin_board", "builtin_mission", "new_id",
-           "parse_seat_list"]
+           "parse_seat_list", "web_mission", "damaged", "make_folder"]
