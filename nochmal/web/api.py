@@ -8,7 +8,12 @@ from a path, and a record naming a mission file is refused.
 
 from __future__ import annotations
 
+import json
+import sys
 import threading
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version as dist_version
 from pathlib import Path
@@ -17,6 +22,7 @@ from typing import Literal, Optional
 from fastapi import APIRouter, File, Query, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
 
 from nochmal.board import BUILTIN_BOARDS, COLOURS, board_data, load_board
 from nochmal.dice import Roll, seeded_rolls
@@ -28,13 +34,15 @@ from nochmal.missions.coop import mission_outcome_line
 from nochmal.move import Move, parse_cell
 from nochmal.record import GameRecord
 from nochmal.seats import seat_name
+from nochmal.stepper import ReplayCursor
 from nochmal.sheet import Sheet, parse_typed_sheet
 from nochmal.svg import SheetPicture, pictures_svg, record_svg, sheet_title
 from nochmal.puzzles import daily_seed
 from nochmal.web.errors import WebError
 from nochmal.web.schemas import Body
 from nochmal.web.limits import client_address
-from nochmal.web.games import KeptOnDisk, builtin_board, builtin_mission, check_id, new_id, parse_seat_list
+from nochmal.web.games import (KeptOnDisk, builtin_board, builtin_mission, check_id, damaged, new_id,
+                               parse_seat_list, web_mission)
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -376,7 +384,7 @@ def game_svg(game_id: str, request: Request, download: bool = False):
     web = _app(request).games.get(game_id)
     with web.lock:
         record, game = web.record(), web.game.clone()
-        text = record_svg(record, game, outcome=mission_outcome_line(record, game))
+        text = record_svg(record, game, outcome=mission_outcome_line(record, game, web_mission))
     headers = {"Content-Disposition": f'attachment; filename="nochmal-{web.session.seed}.svg"'} if download else {}
     return Response(text, media_type="image/svg+xml", headers=headers)
 
@@ -397,16 +405,134 @@ def game_sheet(game_id: str, request: Request, after: int = Query(..., ge=0, le=
 def _after(record: GameRecord, turns: int) -> Game:
     from nochmal.stepper import replayed
 
-    return replayed(record, turns=turns)
+    return replayed(record, turns=turns, missions=web_mission)
 
 
 # --- uploaded records ----------------------------------------------------------------------
-class RecordStore(KeptOnDisk):
-    """Uploaded records in memory, each also on disk (DATA/records/ID.json) for ``keep_days``."""
+# What uploads may cost the server (docs/security.md): a stored record is its text and its
+# summary; its states are worked out on demand by a replay cursor (nochmal/stepper.py), of
+# which the most recently used are kept up to CURSOR_MEMORY bytes in all.
+UPLOAD_BYTES_A_DAY = 20_000_000  # stored bytes of records one address may add in a day
+ALL_UPLOAD_BYTES_A_DAY = 200_000_000  # ... and all addresses together
+RECORD_MEMORY = 64_000_000  # record texts kept in memory; older ones are read from disk again
+# Replay cursors kept, by cursor_bytes: each is many small objects, and the garbage collector
+# walks them all, so a larger cache would lengthen its pauses of every request.
+CURSOR_MEMORY = 16_000_000
+DAY = 86400.0
 
-    def __init__(self, folder: Path | None, limit: int = 500, keep_days: float = 90.0):
-        self.items: dict[str, tuple[GameRecord, list[Game]]] = {}
+
+def cursor_bytes(record: GameRecord) -> int:
+    """What a replay cursor of ``record`` holds at most (the parsed record and one game at its
+    last turn with the engine's undo stack), estimated from its rolls and moves: measured with
+    tracemalloc on records of 1-6 seats (a 6-seat 1000-roll record of passes: 3.1 MB, about
+    440 bytes a roll or move; a move that crosses costs about 600 bytes more)."""
+    moves = [m for _, ms in record.rolls for _, m in ms]
+    crossing = sum(not m.is_pass for m in moves)
+    return 50_000 + 450 * (len(record.rolls) + len(moves)) + 600 * crossing
+
+
+@dataclass
+class UploadQuota:
+    """At most ``per_client`` stored bytes of uploads per client address, and ``in_all`` from
+    all addresses together, in any ``window`` seconds (a day)."""
+
+    per_client: int = UPLOAD_BYTES_A_DAY
+    in_all: int = ALL_UPLOAD_BYTES_A_DAY
+    window: float = DAY
+    max_clients: int = 10_000  # addresses remembered before the quiet ones are forgotten
+    _seen: dict = field(default_factory=lambda: defaultdict(deque))  # address -> deque of (time, bytes)
+    _all: deque = field(default_factory=deque)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def check(self, client: str, size: int, now: float | None = None) -> None:
+        """Refuse (429 naming the reason) if ``size`` more bytes would pass a limit; nothing is charged."""
+        with self._lock:
+            self._refuse_over(client, size, time.monotonic() if now is None else now)
+
+    def charge(self, client: str, size: int, now: float | None = None) -> None:
+        """Check and count ``size`` bytes stored for ``client`` at once (two uploads cannot
+        both pass a limit that only one of them fits)."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            self._refuse_over(client, size, now)
+            self._seen[client].append((now, size))
+            self._all.append((now, size))
+
+    def _refuse_over(self, client: str, size: int, now: float) -> None:
+        cutoff = now - self.window
+        if len(self._seen) >= self.max_clients:
+            for quiet in [c for c, s in self._seen.items() if not s or s[-1][0] < cutoff]:
+                del self._seen[quiet]
+        for stamps in (self._seen[client], self._all):
+            while stamps and stamps[0][0] < cutoff:
+                stamps.popleft()
+        mine = sum(n for _, n in self._seen[client])
+        if mine + size > self.per_client:
+            raise WebError(f"file: at most {self.per_client} bytes of records a day from one address "
+                           f"({mine} stored in the last 24 h, this one {size}); try again tomorrow", "file", 429)
+        if sum(n for _, n in self._all) + size > self.in_all:
+            raise WebError(f"file: the server takes at most {self.in_all} bytes of records a day from all "
+                           "addresses together; try again tomorrow", "file", 429)
+
+
+@dataclass
+class StoredRecord:
+    """An uploaded record as the server keeps it: its text (as on disk) and its summary (JSON)."""
+
+    text: str
+    summary: str
+
+    @property
+    def cost(self) -> int:
+        """Bytes in memory: the two strings, exactly."""
+        return sys.getsizeof(self.text) + sys.getsizeof(self.summary)
+
+
+class CursorCache:
+    """Replay cursors of the records used last, at most ``max_bytes`` by cursor_bytes in all:
+    the states of a record are worked out again from its text once its cursor has left."""
+
+    def __init__(self, max_bytes: int = CURSOR_MEMORY):
+        self.max_bytes = max_bytes
+        self.entries: dict[str, tuple[ReplayCursor, int]] = {}  # least recently used first
+        self.lock = threading.Lock()
+
+    @property
+    def used(self) -> int:
+        with self.lock:
+            return sum(cost for _, cost in self.entries.values())
+
+    def get(self, rec_id: str) -> ReplayCursor | None:
+        with self.lock:
+            entry = self.entries.pop(rec_id, None)
+            if entry is None:
+                return None
+            self.entries[rec_id] = entry
+            return entry[0]
+
+    def put(self, rec_id: str, cursor: ReplayCursor) -> None:
+        cost = cursor_bytes(cursor.record)
+        with self.lock:
+            self.entries.pop(rec_id, None)
+            if cost > self.max_bytes:
+                return
+            while self.entries and sum(c for _, c in self.entries.values()) + cost > self.max_bytes:
+                self.entries.pop(next(iter(self.entries)))
+            self.entries[rec_id] = (cursor, cost)
+
+
+class RecordStore(KeptOnDisk):
+    """Uploaded records: each on disk (DATA/records/ID.json) for ``keep_days``; in memory the
+    texts of the newest, at most ``limit`` records and ``memory`` bytes; the states of a record
+    worked out on demand (``cursors``); stored bytes capped per address (``quota``)."""
+
+    def __init__(self, folder: Path | None, limit: int = 500, keep_days: float = 90.0,
+                 memory: int = RECORD_MEMORY, cursors: CursorCache | None = None, quota: UploadQuota | None = None):
+        self.items: dict[str, StoredRecord] = {}  # oldest first
         self.limit = limit
+        self.memory = memory
+        self.cursors = cursors if cursors is not None else CursorCache()
+        self.quota = quota if quota is not None else UploadQuota()
         self.lock = threading.Lock()
         super().__init__(folder, keep_days)
 
@@ -414,18 +540,34 @@ class RecordStore(KeptOnDisk):
         with self.lock:
             return set(self.items)
 
-    def add(self, text: str) -> tuple[str, GameRecord, list[Game]]:
-        record, states = parse_record(text)
+    def memory_bytes(self) -> int:
+        """Bytes the stored records hold in memory (the cursors are counted by CursorCache)."""
+        with self.lock:
+            return sum(item.cost for item in self.items.values())
+
+    def add(self, text: str, client: str) -> tuple[str, StoredRecord]:
+        """Verify an uploaded record and store it, charged to ``client``'s quota (runs in a
+        worker thread: the replay takes up to a second)."""
+        self.quota.check(client, len(text.encode()))  # before the replay: an address over its quota costs nothing
+        self.prune_now_and_then()
+        record, final = parse_record(text)
+        stored = record.dumps()
+        self.quota.charge(client, len(stored.encode()))
         rec_id = new_id()
         if self.folder is not None:
-            atomic_write_text(self.folder / f"{rec_id}.json", record.dumps())
-        with self.lock:
-            if len(self.items) >= self.limit:
-                self.items.pop(next(iter(self.items)))
-            self.items[rec_id] = (record, states)
-        return rec_id, record, states
+            atomic_write_text(self.folder / f"{rec_id}.json", stored)
+        item = StoredRecord(stored, json.dumps(_record_summary(rec_id, record, final)))
+        self._keep(rec_id, item)
+        return rec_id, item
 
-    def get(self, rec_id: str) -> tuple[GameRecord, list[Game]]:
+    def _keep(self, rec_id: str, item: StoredRecord) -> None:
+        with self.lock:
+            self.items[rec_id] = item
+            held = sum(i.cost for i in self.items.values())
+            while len(self.items) > 1 and (len(self.items) > self.limit or held > self.memory):
+                held -= self.items.pop(next(iter(self.items))).cost  # the oldest leave memory; they stay on disk
+
+    def get(self, rec_id: str) -> StoredRecord:
         check_id(rec_id, "record")
         with self.lock:
             item = self.items.get(rec_id)
@@ -434,15 +576,38 @@ class RecordStore(KeptOnDisk):
         path = None if self.folder is None else self.folder / f"{rec_id}.json"
         if path is None or not path.is_file():
             raise WebError(f"no record {rec_id!r}", "record", 404)
-        item = parse_record(read_text_file(path, lambda reason: WebError(reason, "record", 500)))
-        with self.lock:
-            self.items[rec_id] = item
+        try:  # the server's own file, verified again: it may have been damaged since
+            record, final = parse_record(read_text_file(path, NochmalError))
+        except NochmalError as exc:
+            raise damaged("record", rec_id, exc) from None
+        item = StoredRecord(record.dumps(), json.dumps(_record_summary(rec_id, record, final)))
+        self._keep(rec_id, item)
         return item
 
+    def state(self, rec_id: str, turn: int | None = None) -> tuple[GameRecord, Game]:
+        """The record and a copy of its game after ``turn`` turns (None: its last)."""
+        item = self.get(rec_id)
+        cursor = self.cursors.get(rec_id)
+        if cursor is None:  # replayed from the text, verified when it was stored
+            from nochmal.stepper import game_factory
 
-def parse_record(text: str) -> tuple[GameRecord, list[Game]]:
-    """A record from uploaded text, replayed through the engine (states[t]: after turn t)."""
-    from nochmal.stepper import game_factory, replay_states
+            try:
+                record = GameRecord.loads(item.text, f"record {rec_id}")
+                cursor = ReplayCursor(record, record.new_game(game_factory(record, web_mission)))
+            except NochmalError as exc:
+                raise damaged("record", rec_id, exc) from None
+            self.cursors.put(rec_id, cursor)
+        turn = cursor.turns if turn is None else turn
+        if not 0 <= turn <= cursor.turns:
+            raise WebError(f"turn {turn} is not in this record (0-{cursor.turns})", "turn", 404)
+        return cursor.record, cursor.state(turn)
+
+
+def parse_record(text: str) -> tuple[GameRecord, Game]:
+    """A record from uploaded text, verified by a replay through the engine as `nochmal replay
+    --verify` does (the stored result too): the record and its final game. Its mission must be
+    a shipped id (422 naming ``extra.mission``): no file is ever opened for it."""
+    from nochmal.stepper import game_factory
 
     data = load_json_text(text, lambda reason: WebError(f"file: {reason}", "file", 422))
     if isinstance(data, dict) and isinstance(data.get("extra"), dict) and "mission_file" in data["extra"]:
@@ -450,17 +615,19 @@ def parse_record(text: str) -> tuple[GameRecord, list[Game]]:
                        "file", 422)
     try:
         record = GameRecord.from_json(data, "file")
-        record.verify("file", game_factory(record))  # the stored result too, as `nochmal replay --verify`
-        states = replay_states(record, "file")
     except NochmalError as exc:
         raise WebError(str(exc), "file", 422) from None
-    return record, states
+    if record.needs_mission:
+        web_mission(record.extra["mission"])
+    try:
+        return record, record.verify("file", game_factory(record, web_mission))
+    except NochmalError as exc:
+        raise WebError(str(exc), "file", 422) from None
 
 
-def _record_summary(rec_id: str, record: GameRecord, states: list[Game]) -> dict:
+def _record_summary(rec_id: str, record: GameRecord, final: Game) -> dict:
     """The keys of `nochmal replay F --verify --json` (``id`` for its ``file``) and a few more;
     ``verified`` is always true: parse_record refused any record that does not verify."""
-    final = states[-1]
     return {"id": rec_id, "verified": True, "mode": record.mode, "board": record.board.name, "seed": record.seed,
             "players": record.players, "names": [seat_name(record.players, p) for p in range(len(record.players))],
             "turns": len(record.rolls), "over": final.is_terminal(), "scores": final.scores(),
@@ -470,35 +637,32 @@ def _record_summary(rec_id: str, record: GameRecord, states: list[Game]) -> dict
 
 @router.post("/records", summary="Upload a game record (multipart field 'file'); it is replayed and checked")
 async def upload_record(request: Request, file: UploadFile = File(..., description="A record JSON file.")):
-    _app(request).upload_rate.check(client_address(request))
-    _app(request).records.prune_now_and_then()
-    data = await file.read(_app(request).max_body + 1)
-    if len(data) > _app(request).max_body:
-        raise WebError(f"file: over the limit of {_app(request).max_body} bytes", "file", 413)
+    state = _app(request)
+    client = client_address(request)
+    state.upload_rate.check(client)
+    data = await file.read(state.max_body + 1)
+    if len(data) > state.max_body:
+        raise WebError(f"file: over the limit of {state.max_body} bytes", "file", 413)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise WebError(f"file: not a UTF-8 text file (byte {exc.start})", "file", 422) from None
-    rec_id, record, states = _app(request).records.add(text)
-    return _record_summary(rec_id, record, states)
+    _, item = await run_in_threadpool(state.records.add, text, client)  # the replay never holds up the event loop
+    return Response(item.summary, media_type="application/json")
 
 
 @router.get("/records/{rec_id}", summary="An uploaded record's summary (as `nochmal replay F --json`)")
 def get_record(rec_id: str, request: Request):
-    record, states = _app(request).records.get(rec_id)
-    return _record_summary(rec_id, record, states)
+    return Response(_app(request).records.get(rec_id).summary, media_type="application/json")
 
 
 @router.get("/records/{rec_id}/turns/{turn}", summary="The state after a turn (as `nochmal replay F --to N --json`)")
 def record_turn(rec_id: str, turn: int, request: Request, svg: bool = True):
-    from nochmal.stepper import turn_data
+    from nochmal.stepper import state_data
 
-    record, states = _app(request).records.get(rec_id)
-    if not 0 <= turn < len(states):
-        raise WebError(f"turn {turn} is not in this record (0-{len(states) - 1})", "turn", 404)
-    data = turn_data(record, states, turn)
+    record, game = _app(request).records.state(rec_id, turn)
+    data = state_data(record, game, turn)
     if svg:
-        game = states[turn]
         claims = game.race_claims
         data["sheets_svg"] = [pictures_svg([SheetPicture(
             sheet_title(record.players, p, s), s, claims.columns, claims.colours)])
@@ -508,8 +672,8 @@ def record_turn(rec_id: str, turn: int, request: Request, svg: bool = True):
 
 @router.get("/records/{rec_id}/svg", summary="The record as an SVG picture")
 def record_picture(rec_id: str, request: Request):
-    record, states = _app(request).records.get(rec_id)
-    return Response(record_svg(record, states[-1], outcome=mission_outcome_line(record, states[-1])),
+    record, final = _app(request).records.state(rec_id)
+    return Response(record_svg(record, final, outcome=mission_outcome_line(record, final, web_mission)),
                     media_type="image/svg+xml")
 
 
@@ -567,8 +731,7 @@ def start_analyse(body: AnalyseJob, request: Request):
     if (body.record_id is None) == (body.game_id is None):
         raise WebError("give exactly one of record_id, game_id", "record_id")
     if body.record_id is not None:
-        record, states = state.records.get(body.record_id)
-        final = states[-1]
+        record, final = state.records.state(body.record_id)
     else:
         web = state.games.get(body.game_id)
         with web.lock:
