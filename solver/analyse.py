@@ -284,8 +284,7 @@ def analyse_coop(record: GameRecord, time_limit: float = 10.0, workers: int = 2,
     and the figures are settled as the solo ones (``settle``): a plan whose moves on roll t
     are the moves played is a plan for roll t+1, and a bound for roll t bounds roll t+1.
     Ctrl-C returns the rolls analysed so far, marked ``interrupted``."""
-    from nochmal.missions.coop import mission_result, record_game
-    from nochmal.missions.loader import load_mission
+    from nochmal.missions.coop import mission_result, record_game, record_mission
     from nochmal.solver.team import plan_team
 
     if not record.needs_mission:
@@ -293,7 +292,7 @@ def analyse_coop(record: GameRecord, time_limit: float = 10.0, workers: int = 2,
     game = record.verify(source, record_game)
     if not game.is_terminal():
         raise InstanceError(f"{source}: the game is not finished")
-    mission = load_mission(record.extra.get("mission_file") or record.extra["mission"])
+    mission = record_mission(record)
     difficulty = record.extra["difficulty"]
     n = len(record.players)
     result = mission_result(mission, game)

@@ -121,8 +121,9 @@ class Session:
         self.game = game
 
     @classmethod
-    def from_record(cls, record: GameRecord, source: str, **kw) -> "Session":
-        """Continue a saved game exactly where it stopped."""
+    def from_record(cls, record: GameRecord, source: str, missions=None, **kw) -> "Session":
+        """Continue a saved game exactly where it stopped; a co-op record's mission is found by
+        ``missions`` (nochmal.missions.coop record_mission; default: a shipped id or a file)."""
         if record.seed is None:
             raise RecordError(f"{source}: the record has no seed, so its next rolls are unknown")
         if record.result is not None:
@@ -131,9 +132,9 @@ class Session:
         seats = parse_seats(record.players)
         mission, difficulty = None, None
         if "mission" in record.extra:
-            from nochmal.missions.coop import load_mission  # loads the graph measures: only for missions
+            from nochmal.missions.coop import load_mission, record_mission  # the graph measures: only for missions
 
-            mission = load_mission(record.extra.get("mission_file") or record.extra["mission"])
+            mission = record_mission(record, missions or load_mission)
             difficulty = record.extra.get("difficulty")
         session = cls(record.board, seats, record.seed, record.rules, mission=mission,
                       difficulty=difficulty, extra=record.extra,

@@ -65,7 +65,7 @@ def _app(request: Request):
 
 # --- engine facts (the CLI's --json schemas) -------------------------------------------------
 @router.get("/health", summary="Liveness: {ok, version}")
-def health():
+async def health():  # on the event loop itself: it measures the loop, not the thread pool
     return {"ok": True, "version": version()}
 
 

@@ -124,10 +124,8 @@ class WebGame:
         """A saved game, replayed to where it stopped (finished ones too)."""
         if "mission_file" in record.extra:
             raise WebError("records naming a mission file cannot be continued here", "record")
-        if "mission" in record.extra:  # Session.from_record loads it: a shipped id only, never a path
-            web_mission(record.extra["mission"])
         session = Session.from_record(dataclasses.replace(record, result=None), str(path or game_id),
-                                      console=_quiet_console(), reader=_no_input)
+                                      missions=web_mission, console=_quiet_console(), reader=_no_input)
         kind = "puzzle" if record.extra.get("puzzle") else "play"
         return cls(game_id, session, kind, path)
 
