@@ -2,7 +2,9 @@
 
 The file gets the permissions a plain ``open(path, "w")`` would give it: an existing file
 keeps its mode, a new one gets 0666 minus the umask (0644 usually), so records and
-pictures can be shared; ``tempfile.mkstemp`` alone would leave them 0600.
+pictures can be shared; ``tempfile.mkstemp`` alone would leave them 0600. A symbolic link
+is written through (its target gets the content); a device, FIFO or folder is refused, never
+replaced by a file (write_target).
 """
 
 from __future__ import annotations
@@ -30,15 +32,17 @@ def atomic_write_text(path: str | Path, text: str) -> None:
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and a rename."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise NochmalError(f"{path}: folder {folder} does not exist")
+    """Write ``data`` to ``path`` via a temporary file in the same folder and a rename.
+
+    ``path`` may be a symbolic link: the file it points to is written (the link stays a
+    link). A path that names something other than a regular file (a device, a FIFO, a
+    folder) is refused: a rename would replace it, /dev/full included, with a file."""
+    given, path = path, write_target(path)
+    folder = path.parent
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
-        raise NochmalError(f"{path}: cannot write file ({exc.strerror or exc})") from None
+        raise NochmalError(f"{given}: cannot write file ({exc.strerror or exc})") from None
     try:
         os.fchmod(fd, _mode_for(path))
         with os.fdopen(fd, "wb") as fh:
@@ -51,30 +55,60 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
             os.unlink(tmp)
         except OSError:
             pass
-        if isinstance(exc, OSError):  # a directory, no permission, disk full: one clean error
-            raise NochmalError(f"{path}: cannot write file ({exc.strerror or exc})") from None
+        if isinstance(exc, OSError):  # no permission, disk full: one clean error
+            raise NochmalError(f"{given}: cannot write file ({exc.strerror or exc})") from None
         raise
 
 
 def check_writable(path: str | Path) -> None:
     """Raise NochmalError now if ``atomic_write_*`` could not write ``path`` later: the
-    folder is missing or not writable, or the path is a folder. It makes (and removes) the
-    temporary file the write would make, so folders that refuse new files even to root
-    (``/proc``) are found before a game, not after it; nothing is left behind."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise NochmalError(f"{path}: folder {folder} does not exist")
-    if path.is_dir():
-        raise NochmalError(f"{path}: cannot write file (Is a directory)")
+    folder is missing or not writable, or the path is not a regular file (write_target). It
+    makes (and removes) the temporary file the write would make, so folders that refuse new
+    files even to root (``/proc``) are found before a game, not after it; nothing is left
+    behind."""
+    given, path = path, write_target(path)
+    folder = path.parent
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise NochmalError(f"{path}: cannot write file (no permission to write in {folder})")
+        raise NochmalError(f"{given}: cannot write file (no permission to write in {folder})")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
-        raise NochmalError(f"{path}: cannot write file ({exc.strerror or exc})") from None
+        raise NochmalError(f"{given}: cannot write file ({exc.strerror or exc})") from None
     os.close(fd)
     os.unlink(tmp)
+
+
+def write_target(path: str | Path) -> Path:
+    """The file an atomic write of ``path`` replaces: ``path`` itself, or for a symbolic link
+    the file it points to (so the link survives). NochmalError, naming ``path``, when its
+    folder is missing or it exists as anything but a regular file."""
+    path = Path(path)
+    shown = str(path)
+    if path.is_symlink():
+        real = Path(os.path.realpath(path))
+        shown = f"{path} (a link to {real})"
+        path = real
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise NochmalError(f"{shown}: folder {folder} does not exist")
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return folder / path.name  # a new file
+    except OSError as exc:  # a loop of links, a name too long, no permission
+        raise NochmalError(f"{shown}: cannot write file ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(mode):
+        raise NochmalError(f"{shown}: cannot write file (not a regular file: {_kind(mode)}); give a file path")
+    return folder / path.name
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular one is, in words."""
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "a special file"
 
 
 def _mode_for(path: Path) -> int:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Iterator
 
 from nochmal.errors import NochmalError
+from nochmal.fileio import write_target
 
 FORMAT = "nochmal-batch"
 # per kind: bump when a task's settings or result change meaning (old stores are refused)
@@ -87,10 +88,10 @@ def _read_meta(path: Path) -> dict[str, str]:
 
 def check_store(path: Path, kind: str, campaign: dict) -> None:
     """Refuse ``path`` for this campaign (StoreError) without writing anything; a missing
-    file is fine (it will be created)."""
+    file is fine (it will be created). A FIFO or device is refused before SQLite opens it (a
+    FIFO would block the run until something writes to it)."""
+    write_target(path)  # a missing folder, a FIFO, a device (through a link too): refused here
     if not path.exists():
-        if not path.parent.is_dir():
-            raise StoreError(f"{path}: folder {path.parent} does not exist")
         return
     meta = _read_meta(path)
     if meta.get("kind") != kind:
