@@ -18,6 +18,7 @@ from nochmal.board import COLOURS
 from nochmal.choice import Choice
 from nochmal.errors import NochmalError
 from nochmal.move import COLOUR_JOKER, NUMBER_JOKER
+from nochmal.rules import MAX_SEED
 
 COLOUR_FACES = ("y", "g", "b", "r", "o", "x")
 NUMBER_FACES = ("1", "2", "3", "4", "5", "?")
@@ -105,9 +106,11 @@ def _faces(digest_source: bytes, count: int) -> list[int]:
 
 
 def seeded_roll(seed: int, index: int, dice: int = 3) -> Roll:
-    """Roll ``index`` (0-based) of seed ``seed`` with ``dice`` colour and number dice each."""
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise NochmalError(f"seed must be a non-negative integer, got {seed!r}")
+    """Roll ``index`` (0-based) of seed ``seed`` with ``dice`` colour and number dice each.
+    Seeds are 0..MAX_SEED (nochmal.rules, the one range): a game played on a larger seed
+    would leave a record its reader (nochmal/record.py) refuses."""
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise NochmalError(f"seed must be a non-negative integer at most {MAX_SEED}, got {seed!r}")
     values = _faces(_DOMAIN + b"|%d|%d|%d" % (seed, dice, index), 2 * dice)
     return Roll(tuple(COLOUR_FACES[v] for v in values[:dice]),
                 tuple(NUMBER_FACES[v] for v in values[dice:]))

@@ -213,10 +213,20 @@ def _workers_ignore_sigint():
         signal.signal(signal.SIGINT, old)
 
 
-def check_workers(workers: int | None) -> None:
-    """``--workers`` sizes the local cluster: at least 1 (0 must not mean "every core")."""
-    if workers is not None and workers < 1:
-        raise OptionError(f"--workers {workers}: must be at least 1")
+# The most worker processes (a local cluster) or CP-SAT threads (nochmal solve, analyse,
+# batch --threads) a run may ask for: more than the machine's cores only slows a run down,
+# each local worker is a process of its own (Python, OR-Tools and the bots: about 100 MB),
+# and 64 is the core count of a large workstation (the benchmarks ran on 2 cores); a typo
+# such as --workers 100000 is refused at once instead of starting processes until memory
+# runs out. A bigger cluster is a Dask scheduler with its own workers (--scheduler).
+MAX_WORKERS = 64
+
+
+def check_workers(workers: int | None, option: str = "--workers") -> None:
+    """``--workers`` sizes the local cluster (or a solve's threads): 1..MAX_WORKERS (0 must
+    not mean "every core")."""
+    if workers is not None and not 1 <= workers <= MAX_WORKERS:
+        raise OptionError(f"{option} {workers}: must be 1..{MAX_WORKERS}")
 
 
 def connect(scheduler: str | None, workers: int | None):

@@ -17,6 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from nochmal.cli.coercion import light_coercion
+from nochmal.fileio import surrogate_field
 
 try:  # typer 0.2x carries its own copy of click; older typers use click itself
     from typer._click import exceptions as click_errors
@@ -34,6 +35,10 @@ class OneLineErrors(TyperGroup):
         light_coercion(self, typer.Context)
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        bad = not_utf8_argument(sys.argv[1:] if args is None else list(args))
+        if bad is not None:
+            typer.echo(f"error: {bad}: not valid UTF-8 text (names, values and file names must be UTF-8)", err=True)
+            sys.exit(2)
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click_errors.NoArgsIsHelpError as exc:  # bare 'nochmal' or 'nochmal board'
@@ -51,6 +56,21 @@ class OneLineErrors(TyperGroup):
             typer.echo("aborted", err=True)
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def not_utf8_argument(args: list[str]) -> str | None:
+    """The first argument that is not UTF-8 text, with its option (``--seat 'human:\\udced'``),
+    or None. Python hands bytes that are not UTF-8 over as lone surrogates (surrogateescape):
+    such a name printed on a UTF-8 stream is a traceback, and saved in a record one that
+    ``nochmal replay`` refuses. Refused here, before any command runs, for every command and
+    option at once, by the check the JSON readers use (nochmal/fileio.py)."""
+    where = surrogate_field(list(args))
+    if where is None:
+        return None
+    i = int(where)
+    before = str(args[i - 1]) if i else ""
+    option = f"{before} " if before.startswith("-") and not args[i].startswith("-") else ""
+    return f"{option}{args[i]!r}"
 
 
 def plain_help(command) -> None:
@@ -136,4 +156,17 @@ def app_for(args: list[str]) -> typer.Typer:
 
 
 def main() -> None:
+    tolerant_streams()
     app_for(sys.argv[1:])()
+
+
+def tolerant_streams() -> None:
+    """Bytes that are not UTF-8, typed at a prompt (``nochmal play``), never end in a traceback:
+    stdin keeps them as surrogate escapes and stdout prints such text as backslash escapes, as
+    Python does in the C locale and on stderr always (in a UTF-8 locale both streams are
+    strict). The game then answers "not understood", as for any other bad choice."""
+    for stream, errors in ((sys.stdin, "surrogateescape"), (sys.stdout, "backslashreplace")):
+        try:
+            stream.reconfigure(errors=errors)
+        except (AttributeError, ValueError):  # not a text file of the interpreter's own (replaced, closed)
+            pass

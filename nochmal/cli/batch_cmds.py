@@ -17,7 +17,8 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColu
 from rich.table import Table
 from rich.text import Text
 
-from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded
+from nochmal.cli.common import (MAX_TIME_LIMIT, MIN_TIME_LIMIT, board_arg, check_number, check_seed, check_time_limit,
+                                console, emit_json, err_console, guarded)
 from nochmal.errors import NochmalError, OptionError
 from nochmal.fileio import atomic_write_text
 from nochmal.rules import RuleSettings
@@ -36,6 +37,7 @@ def register(app: typer.Typer) -> None:
 
 STORE_HELP = "SQLite file of results: created if missing; the same command again resumes it."
 WORKERS_HELP = "Local worker processes (default: one per core)."
+MAX_DECISION_MS = 60_000.0  # --max-ms: a bot that thinks a minute per move is no team candidate
 SCHEDULER_HELP = ("An existing Dask cluster, e.g. tcp://HOST:8786 (started with `dask scheduler` and "
                   "`dask worker tcp://HOST:8786 --nthreads 1`); default: a local cluster.")
 
@@ -55,6 +57,7 @@ def _run(kind: str, tasks, campaign: dict, store: Path, workers: Optional[int], 
     from nochmal.batch.tasks import TASK_FUNCTIONS
 
     check_workers(workers)
+    check_workers(threads, "--threads")
     with Progress(TextColumn(f"batch {kind}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
                   TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
                   console=err_console, transient=True, disable=not err_console.is_terminal) as prog:
@@ -94,6 +97,7 @@ def _seed_tasks(seeds: Optional[str], campaign: dict, daily: Optional[str] = Non
     span = range(0)
     if seeds is not None:
         first, last = parse_seed_range(seeds)
+        check_seed(last, "--seeds")
         span = range(first, last + 1)
     return SeedTasks(campaign, lead, span)
 
@@ -105,11 +109,11 @@ def batch_solve(
                                         "e.g. 2026-12-01..2027-12-31: seeds YYYYMMDD."),
     store: Path = typer.Option(..., "--store", help=STORE_HELP),
     rolls_count: int = typer.Option(30, "--rolls-count", "-k", help="Plan the first K solo rolls (1..30)."),
-    time_limit: float = typer.Option(60.0, "--time-limit", "-t", help="Seconds per seed."),
+    time_limit: float = typer.Option(60.0, "--time-limit", "-t", help=f"Seconds per seed ({MIN_TIME_LIMIT:g}..{MAX_TIME_LIMIT:g})."),
     board: str = typer.Option("classic", "--board", "-b", help="Built-in board name."),
     workers: Optional[int] = typer.Option(None, "--workers", help=WORKERS_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
-    threads: Optional[int] = typer.Option(None, "--threads", min=1, help="CP-SAT threads per task (default: cores / workers locally, 1 on a cluster)."),
+    threads: Optional[int] = typer.Option(None, "--threads", help="CP-SAT threads per task (default: cores / workers locally, 1 on a cluster)."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run the stored failed tasks again."),
     retry_unproven: bool = typer.Option(False, "--retry-unproven",
                                         help="Solve the stored seeds whose optimum is not proven again, hinted "
@@ -128,8 +132,7 @@ def batch_solve(
     game_length = RuleSettings().solo_rolls
     if not 1 <= rolls_count <= game_length:
         raise OptionError(f"--rolls-count {rolls_count}: must be 1..{game_length} (the solo game length)")
-    if time_limit <= 0:
-        raise OptionError(f"--time-limit {time_limit}: must be positive")
+    check_time_limit(time_limit)
     board_arg(board)
     campaign = {"board": board, "rolls_count": rolls_count, "time_limit": time_limit}
     _run("solve", _seed_tasks(seeds, campaign, daily), campaign, store, workers, scheduler, threads, retry_failed, as_json,
@@ -179,7 +182,7 @@ def batch_calibrate(
     players: str = typer.Option("1,2,3,4", "--players", help="Comma-separated player counts."),
     bots: Optional[str] = typer.Option(None, "--bots", help="Comma-separated team candidates (default: every registered bot "
                                        "deciding within --max-ms, random excepted)."),
-    max_ms: float = typer.Option(5.0, "--max-ms", help="Speed limit per decision for the default candidates."),
+    max_ms: float = typer.Option(5.0, "--max-ms", help=f"Speed limit per decision for the default candidates (milliseconds, at most {MAX_DECISION_MS:g})."),
     seeds: int = typer.Option(40, "--seeds", min=1, max=10_000, help="Seeds 1..N to choose budgets on (N+1..2N check them)."),
     probe_seeds: int = typer.Option(8, "--probe-seeds", min=1, max=10_000, help="Team target: seeds 1001.. to pick the team's bot."),
     target_seeds: int = typer.Option(100, "--target-seeds", min=1, max=10_000, help="Team target: seeds 2001.. for the score to reach."),
@@ -205,6 +208,7 @@ def batch_calibrate(
     from nochmal.missions.model import PLAYER_COUNTS
 
     check_workers(workers)  # before any bot is timed or game played
+    check_number(max_ms, "--max-ms", 0, MAX_DECISION_MS, above_low=True)
     files = {read_mission_file(p).id: p for p in builtin_mission_files()}
     chosen = _id_list(missions, "--missions", sorted(files)) if missions else sorted(files)
     counts = _id_list(players, "--players", list(PLAYER_COUNTS), int)

@@ -10,7 +10,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file, refuse_impossible
+from nochmal.cli.common import (board_arg, check_seed, console, emit_json, err_console, guarded, read_sheet_file,
+                                refuse_impossible)
 from nochmal.dice import Roll
 from nochmal.errors import NochmalError, OptionError
 from nochmal.fileio import load_json_text
@@ -138,15 +139,15 @@ def bench_bots(
     import tempfile
 
     from nochmal.batch.report import bots_bench
-    from nochmal.batch.runner import SeedTasks, run_tasks
+    from nochmal.batch.runner import SeedTasks, check_workers, run_tasks
     from nochmal.batch.store import Store
     from nochmal.batch.tasks import bots_task
     from nochmal.bots.harness import parse_seed_range
 
     campaign = bots_campaign(bots, mode, players, board)
     rng = parse_seed_range(seeds)
-    if workers is not None and workers < 1:
-        raise OptionError(f"--workers {workers}: must be at least 1")
+    check_seed(rng[1], "--seeds")
+    check_workers(workers)
     tasks = SeedTasks(campaign, span=range(rng[0], rng[1] + 1))
     with tempfile.TemporaryDirectory(prefix="nochmal-bench-") as tmp, \
             Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

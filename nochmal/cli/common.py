@@ -17,6 +17,7 @@ from nochmal.board import Board, load_board
 from nochmal.errors import BoardError, NochmalError, OptionError, SheetError
 from nochmal.sheet import Sheet, parse_typed_sheet
 from nochmal.fileio import read_text_file
+from nochmal.rules import MAX_SEED
 
 # Piped output is read by scripts and other programs: never wrapped at the terminal width
 # (COLUMNS=40 broke the score line mid-phrase); a terminal still wraps as it always did.
@@ -45,9 +46,28 @@ def guarded(fn: Callable) -> Callable:
 
 
 def check_seed(seed: int | None, option: str = "--seed") -> None:
-    """Seeds are non-negative integers (nochmal.dice)."""
-    if seed is not None and seed < 0:
-        raise OptionError(f"{option} {seed}: must be a non-negative integer")
+    """Seeds are integers 0..MAX_SEED (nochmal.rules: the range the dice and the record reader
+    take), so every game a command plays on a seed is one ``nochmal replay --verify`` reads."""
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise OptionError(f"{option} {seed}: must be a non-negative integer at most {MAX_SEED}")
+
+
+MIN_TIME_LIMIT = 0.1  # seconds: below it CP-SAT has not built the model of a game
+MAX_TIME_LIMIT = 86_400.0  # a day per solve: longer is a typo, and "inf" or "1e309" never ends
+
+
+def check_number(value: float, option: str, low: float, high: float, *, above_low: bool = False) -> None:
+    """A float option's value within low..high (or above ``low``). typer's converter takes
+    "nan", "inf" and "1e309" as numbers: nan would reach a solver or a store (JSON has no NaN),
+    inf is a limit that never ends; the chained comparison refuses nan too."""
+    if not ((low < value) if above_low else (low <= value)) or not value <= high:
+        lower = f"more than {low:g}" if above_low else f"at least {low:g}"
+        raise OptionError(f"{option} {value:g}: must be a number {lower} and at most {high:g}")
+
+
+def check_time_limit(seconds: float, option: str = "--time-limit") -> None:
+    """A solve's time limit (solve, analyse, batch solve): MIN_TIME_LIMIT..MAX_TIME_LIMIT."""
+    check_number(seconds, option, MIN_TIME_LIMIT, MAX_TIME_LIMIT)
 
 
 def emit_json(data) -> None:

@@ -16,7 +16,7 @@ from nochmal.terminal.session import Session
 from nochmal.puzzles import daily_seed
 from nochmal.terminal.setup import parse_seats
 from nochmal.record import GameRecord
-from nochmal.rules import RuleSettings
+from nochmal.rules import MAX_SEED, RuleSettings
 
 
 MAX_PLANNER_SECONDS = 3600  # 'puzzle --planner-time': longer searches belong to 'nochmal solve'
@@ -101,7 +101,7 @@ def play(
 
 @guarded
 def puzzle(
-    seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Puzzle seed (any non-negative integer)."),
+    seed: Optional[int] = typer.Option(None, "--seed", "-s", help=f"Puzzle seed, 0..{MAX_SEED}."),
     daily: bool = typer.Option(False, "--daily", help="Today's puzzle: seed = UTC date as YYYYMMDD (the default)."),
     open_: bool = typer.Option(False, "--open", help="Show all 30 rolls in advance (a perfect-information puzzle)."),
     board: str = typer.Option("classic", "--board", "-b", help="Built-in board name or a board file."),

@@ -9,7 +9,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from nochmal.cli.common import board_arg, console, emit_json, err_console, guarded, read_sheet_file, refuse_impossible
+from nochmal.cli.common import (MAX_TIME_LIMIT, MIN_TIME_LIMIT, board_arg, check_seed, check_time_limit, console,
+                                emit_json, err_console, guarded, read_sheet_file, refuse_impossible)
 from nochmal.errors import NochmalError
 from nochmal.fileio import check_writable
 from nochmal.modes import Mode
@@ -83,6 +84,14 @@ def plan_table(plan: Plan) -> Table:
     return table
 
 
+def _check_solver_options(time_limit: float, workers: int) -> None:
+    """--time-limit and --workers of solve and analyse, in the ranges every command shares."""
+    from nochmal.batch.runner import check_workers
+
+    check_time_limit(time_limit)
+    check_workers(workers)
+
+
 @guarded
 def solve(
     seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Plan the seeded solo rolls of this seed."),
@@ -92,8 +101,8 @@ def solve(
     rolls_count: Optional[int] = typer.Option(None, "--rolls-count", "-k", min=1, help="Use only the first K rolls (with --seed at most the game length, 30)."),
     after_turn: int = typer.Option(0, "--after-turn", min=0, help="With --record: plan from the sheet reached after this turn."),
     sheet: Optional[Path] = typer.Option(None, "--sheet", help="With --rolls: start from this typed sheet (mid-game)."),
-    time_limit: float = typer.Option(60.0, "--time-limit", "-t", min=0.1, help="Seconds before the best plan so far is returned."),
-    workers: int = typer.Option(2, "--workers", min=1, help="CP-SAT worker threads."),
+    time_limit: float = typer.Option(60.0, "--time-limit", "-t", help=f"Seconds before the best plan so far is returned ({MIN_TIME_LIMIT:g}..{MAX_TIME_LIMIT:g})."),
+    workers: int = typer.Option(2, "--workers", help="CP-SAT worker threads."),
     as_json: bool = typer.Option(False, "--json", help="Print the plan as JSON."),
     mission: Optional[str] = typer.Option(None, "--mission", "-m", help="Team planning: a co-op mission id or file (needs --players and --seed)."),
     players: Optional[int] = typer.Option(None, "--players", "-n", min=1, max=4, help="With --mission: the number of players (1-4)."),
@@ -110,6 +119,8 @@ def solve(
 
     Example: nochmal solve --mission lockstep --players 2 --seed 1 --difficulty hard --save plan.json
     """
+    _check_solver_options(time_limit, workers)
+    check_seed(seed)
     if save is not None:
         if after_turn or sheet is not None:
             raise typer.BadParameter("--save writes a whole game: not with --after-turn or --sheet")
@@ -182,8 +193,8 @@ def solve(
 @guarded
 def analyse(
     record: Path = typer.Argument(..., help="A finished solo, competitive or co-op mission game record (JSON)."),
-    time_limit: float = typer.Option(10.0, "--time-limit", "-t", min=0.1, help="Seconds per solve (one solve per roll)."),
-    workers: int = typer.Option(2, "--workers", min=1, help="CP-SAT worker threads."),
+    time_limit: float = typer.Option(10.0, "--time-limit", "-t", help=f"Seconds per solve (one solve per roll; {MIN_TIME_LIMIT:g}..{MAX_TIME_LIMIT:g})."),
+    workers: int = typer.Option(2, "--workers", help="CP-SAT worker threads."),
     top: int = typer.Option(0, "--top", min=0, help="Show only the N costliest rolls (0 = all)."),
     as_json: bool = typer.Option(False, "--json", help="Print the analysis as JSON."),
     seat: Optional[int] = typer.Option(None, "--seat", min=1, help="Competitive record: analyse this seat (1 = the first to roll); default every seat."),
@@ -205,6 +216,7 @@ def analyse(
     """
     from nochmal.solver.analyse import analyse as run_analysis  # OR-Tools: loaded only to plan
 
+    _check_solver_options(time_limit, workers)
     rec = GameRecord.load(record)
     if rec.mode is Mode.COMPETITIVE:  # per seat: nochmal/cli/race_cmds.py
         from nochmal.cli.race_cmds import analyse_competitive
