@@ -6,7 +6,10 @@ message of several lines, more than --timeout seconds for one input, or memory b
 process limit (--memory-mb, set with RLIMIT_AS so a runaway input raises MemoryError).
 Crashing inputs are written to --out for replay.
 
-Usage:  nice -n 10 python benchmarks/fuzz.py [--seconds 60] [--seed 1] [--out fuzz-crashes]
+A CLI crash is also a special --save/--svg target (a FIFO, a device node, a link; all under
+the run's temporary folder) replaced or written into (fuzz_cases.assert_targets_intact).
+
+Usage:  nice -n 10 python benchmarks/fuzz.py [--seconds 60] [--seed 1] [--out fuzz-crashes] [--cli N]
 """
 
 from __future__ import annotations
@@ -43,7 +46,10 @@ def main() -> None:
     parser.add_argument("--reader", action="append", help="only these readers (default: all)")
     parser.add_argument("--out", type=Path, default=Path("fuzz-crashes"), help="folder for crashing inputs")
     parser.add_argument("--cli", type=int, default=0, help="then this many mutated command lines per command "
-                                                             "(in process, through the CLI app)")
+                                                             "(in process, through the CLI app; with the audit's "
+                                                             "shapes: special --save/--svg targets under a temp "
+                                                             "folder, seeds past the range, nan, huge --workers, "
+                                                             "names that are not UTF-8)")
     args = parser.parse_args()
     limit = args.memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -105,7 +111,7 @@ def _fuzz_cli(args) -> int:
     crashed: Counter[str] = Counter()
     with tempfile.TemporaryDirectory() as folder:
         for argv in fuzz_cases.cli_cases(rng, Path(folder), args.cli):
-            command = " ".join(argv[:2]) if argv[0] in ("board", "mission") else argv[0]
+            command = " ".join(argv[:2]) if argv[0] in ("board", "mission", "batch", "bench") else argv[0]
             tried[command] += 1
             signal.alarm(args.timeout * 6)
             try:
@@ -113,10 +119,12 @@ def _fuzz_cli(args) -> int:
                 if res.exception is not None and not isinstance(res.exception, SystemExit):
                     raise res.exception
                 fuzz_cases.assert_clean_exit(argv, res.exit_code, res.stdout, res.stderr)
+                fuzz_cases.assert_targets_intact(Path(folder))
             except BaseException as exc:
                 if isinstance(exc, KeyboardInterrupt):
                     raise
                 crashed[command] += 1
+                fuzz_cases.reset_targets(Path(folder))  # a replaced target must not count again
                 _save(args.out, "cli-" + command.replace(" ", "-"), tried[command], " ".join(argv),
                       "".join(traceback.format_exception(exc)))
             finally:
@@ -124,6 +132,7 @@ def _fuzz_cli(args) -> int:
     print(f"{'command':<18} {'runs':>7} {'crashes':>7}")
     for command in tried:
         print(f"{command:<18} {tried[command]:>7} {crashed[command]:>7}")
+    print(f"CLI inputs in all: {sum(tried.values())}, crashes: {sum(crashed.values())}")
     return sum(crashed.values())
 
 

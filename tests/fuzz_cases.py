@@ -14,8 +14,11 @@ dropped or added, deep nesting, the empty text.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
+import shutil
+import stat
 import tempfile
 from functools import lru_cache
 from importlib import resources
@@ -31,6 +34,7 @@ from nochmal.missions.loader import parse_mission_text
 from nochmal.move import Move
 from nochmal.play import play_competitive, play_solo
 from nochmal.record import GameRecord
+from nochmal.rules import MAX_SEED
 from nochmal.sheet import Sheet, format_typed_sheet, parse_typed_sheet
 from nochmal.solver.instance import Instance
 from nochmal.solver.plan import Plan, Step
@@ -347,7 +351,111 @@ def cli_cases(rng: random.Random, tmp: Path, per_command: int) -> list[list[str]
             ["play", "--resume", file("record", ".json")],  # no input: a resumed game ends at once
             ["rolls", "--seed", str(rng.choice([0, 1, 2**31, 2**63, -1])), "--count", str(rng.choice([1, 30, 0]))],
         ]
+        cases += audit_cases(rng, tmp, file)
     return cases
+
+
+# --- the shapes an outside security audit used: where a command writes, seeds at
+# and past the one range (nochmal.rules.MAX_SEED), numbers that are not finite, worker counts
+# without end, text that is not UTF-8. Only paths under the fuzzer's own folder are used.
+
+SURROGATE = "\udced\udca0\udc80"  # the bytes ED A0 80 (UTF-8 of U+D800) as Python hands them over
+ODD_SEEDS = [0, MAX_SEED, MAX_SEED + 1, -1, 2**63, 10**30, "9" * 5000, "1e3", "0x10"]
+BAD_FLOATS = ["nan", "NaN", "inf", "-inf", "1e309", "-1", "0", "-0", "1e-400", "86401", "abc", ""]
+ODD_FLOATS = BAD_FLOATS + ["0.2", "1"]
+BAD_WORKERS = ["0", "-1", "65", "1000000", "9" * 30, "1.5"]
+
+
+def special_targets(tmp: Path) -> dict[str, Path]:
+    """Paths under ``tmp/targets`` a write must never replace: a FIFO, a folder, links to them,
+    a link to a regular file (written through, stays a link), a dangling link and, as root, a
+    character device node of our own (the null device's numbers: nothing a test writes to it
+    goes anywhere, and /dev itself is never named). Made once; assert_targets_intact checks them."""
+    folder = tmp / "targets"
+    if folder.is_dir():
+        return _targets(folder)
+    folder.mkdir()
+    os.mkfifo(folder / "fifo")
+    (folder / "dir").mkdir()
+    (folder / "file.txt").write_text("the link's target\n", encoding="utf-8")
+    for link, to in (("to-fifo", "fifo"), ("to-dir", "dir"), ("to-file", "file.txt"), ("dangling", "gone/x.json")):
+        os.symlink(to, folder / link)
+    if os.geteuid() == 0:
+        os.mknod(folder / "device", stat.S_IFCHR | 0o600, os.makedev(1, 3))
+    return _targets(folder)
+
+
+def reset_targets(tmp: Path) -> None:
+    """Make the special targets afresh (after a run that damaged them)."""
+    shutil.rmtree(tmp / "targets", ignore_errors=True)
+    special_targets(tmp)
+
+
+def _targets(folder: Path) -> dict[str, Path]:
+    return {p.name: p for p in sorted(folder.iterdir()) if p.name != "file.txt"}
+
+
+def assert_targets_intact(tmp: Path) -> None:
+    """Every special target is what special_targets made: no node replaced by a file, no link
+    replaced, no temporary file left beside them, nothing written into the folder."""
+    folder = tmp / "targets"
+    if not folder.is_dir():
+        return
+    kinds = {"fifo": stat.S_ISFIFO, "dir": stat.S_ISDIR, "device": stat.S_ISCHR, "file.txt": stat.S_ISREG}
+    links = {"to-fifo": "fifo", "to-dir": "dir", "to-file": "file.txt", "dangling": "gone/x.json"}
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == sorted(n for n in [*kinds, *links] if n != "device" or os.geteuid() == 0), names
+    for name, test in kinds.items():
+        if (folder / name).exists() or name != "device":
+            assert test(os.lstat(folder / name).st_mode), f"{name} was replaced"
+    for name, to in links.items():
+        assert (folder / name).is_symlink() and os.readlink(folder / name) == to, f"the link {name} was replaced"
+    assert list((folder / "dir").iterdir()) == [], "something was written into the folder"
+
+
+def surrogate_record() -> str:
+    """A valid solo record whose player name holds a lone surrogate as a JSON escape."""
+    data = json.loads(seeds()["record"][0])
+    data["players"][0] = "human:\ud800"
+    return json.dumps(data)
+
+
+def audit_cases(rng: random.Random, tmp: Path, file: Callable[[str, str], str]) -> list[list[str]]:
+    """One command line of each audit shape (see above), values picked by ``rng``. A batch
+    line always carries a value the command refuses: a valid one would start a cluster."""
+    targets = [str(p) for p in special_targets(tmp).values()]
+    out = rng.choice(targets + [str(tmp / "new.json")])
+    record = tmp / f"surrogate-{rng.randrange(10**6)}.json"
+    record.write_text(surrogate_record(), encoding="utf-8")
+    weird = tmp / f"{SURROGATE}.txt"
+    weird.write_text("x\n", encoding="utf-8", errors="surrogateescape")
+    seed = str(rng.choice(ODD_SEEDS))
+    return [
+        ["solo", "--seed", seed, "--save", out],
+        ["render", file("typed sheet", ".txt"), "--svg", rng.choice(targets), "--allow-impossible"],
+        ["render", str(record), "--svg", rng.choice(targets)],
+        ["replay", str(record), "--verify"],
+        ["solve", "--seed", seed, "-k", "2", "-t", rng.choice(ODD_FLOATS), "--workers",
+         rng.choice(BAD_WORKERS + ["1"]), "--save", rng.choice(targets)],
+        ["analyse", file("record", ".json"), "-t", rng.choice(BAD_FLOATS), "--workers", "1"],
+        ["analyse", file("record", ".json"), "-t", "0.1", "--workers", rng.choice(BAD_WORKERS)],
+        ["rolls", "--seed", seed, "--count", "1"],
+        ["puzzle", "--seed", seed, "--planner-time", rng.choice(ODD_FLOATS)],  # no input: ends at once
+        ["play", "--seed", seed, "--save", rng.choice(targets)],
+        ["batch", "solve", "--seeds", rng.choice([seed, f"0..{seed}", f"{seed}..{seed}"]), "-t", rng.choice(BAD_FLOATS),
+         "--store", str(tmp / "s.sqlite")],
+        ["batch", "solve", "--seeds", "1", "--store", rng.choice(targets)],
+        ["batch", "solve", "--seeds", "1", rng.choice(["--workers", "--threads"]), rng.choice(BAD_WORKERS),
+         "--store", str(tmp / "s.sqlite")],
+        ["batch", "calibrate", "--max-ms", rng.choice(BAD_FLOATS), "--store", str(tmp / "c.sqlite")],
+        ["batch", "report", rng.choice(targets), "--svg", rng.choice(targets)],
+        ["bench", "bots", "--seeds", "1..2", "--workers", rng.choice(BAD_WORKERS)],
+        ["play", "--seat", rng.choice([f"human:{SURROGATE}", SURROGATE, f"human:A{SURROGATE[0]}"]), "--seed", "1"],
+        rng.choice([["board", "show"], ["mission", "show"]]) + [SURROGATE],
+        ["solo", "--bot", SURROGATE],
+        ["score", str(weird)],
+        ["render", str(record), "--svg", str(tmp / f"{SURROGATE}.svg")],
+    ]
 
 
 def assert_clean_exit(args, code: int, stdout: str, stderr: str) -> None:
