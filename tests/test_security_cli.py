@@ -277,7 +277,7 @@ def test_the_largest_seed_a_game_is_played_on_replays(tmp_path):
 def test_every_seed_option_has_the_records_range(tmp_path, args, option):
     seed = str(MAX_SEED + 1)
     args = [a.replace("{seed}", seed).replace("{tmp}", str(tmp_path)) for a in args]
-    one_error(run(*args), 2, f"{option} {seed}", f"at most {MAX_SEED}")
+    one_error(run(*args), 2, option, seed, f"at most {MAX_SEED}")
     assert list(tmp_path.iterdir()) == []
 
 

@@ -26,7 +26,7 @@ from nochmal.dice import seeded_roll
 from nochmal.errors import NochmalError, OptionError
 from nochmal.game import Game
 from nochmal.modes import Mode
-from nochmal.rules import DEFAULT_RULES, RuleSettings
+from nochmal.rules import DEFAULT_RULES, MAX_SEED, RuleSettings
 
 _T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
          2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
@@ -254,6 +254,8 @@ def parse_seed_range(text: str) -> tuple[int, int]:
         raise OptionError(f"--seeds {text!r}: expected A..B, e.g. 100000..100199") from None
     if a < 0 or b < a:
         raise OptionError(f"--seeds {text!r}: need 0 <= A <= B")
+    if b > MAX_SEED:
+        raise OptionError(f"--seeds {text!r}: a seed is at most {MAX_SEED}")
     if b - a + 1 > MAX_SEEDS:
         raise OptionError(f"--seeds {text!r}: {b - a + 1} seeds; at most {MAX_SEEDS:,} in one run")
     return a, b

@@ -33,6 +33,7 @@ from nochmal.modes import Mode
 from nochmal.missions.coop import mission_outcome_line
 from nochmal.move import Move, parse_cell
 from nochmal.record import GameRecord
+from nochmal.rules import MAX_SEED
 from nochmal.seats import seat_name
 from nochmal.stepper import ReplayCursor
 from nochmal.sheet import Sheet, parse_typed_sheet
@@ -46,7 +47,6 @@ from nochmal.web.games import (KeptOnDisk, builtin_board, builtin_mission, check
 
 router = APIRouter(prefix="/api", tags=["api"])
 
-MAX_SEED = 2 ** 62
 SOLVE_TIME_DEFAULT = 30.0
 ANALYSE_TIME_DEFAULT = 5.0  # seconds per solve (one per roll): 2 s left a 15-roll plan far from the puzzle's
 ANALYSE_CAP = 600.0  # seconds of one analysis job at most

@@ -8,6 +8,7 @@ from fastapi.responses import HTMLResponse
 
 from nochmal.board import BUILTIN_BOARDS
 from nochmal.puzzles import daily_seed
+from nochmal.rules import MAX_SEED
 
 router = APIRouter(include_in_schema=False)
 
@@ -27,7 +28,7 @@ def puzzle_today(request: Request):
 
 
 @router.get("/puzzle/{seed}", response_class=HTMLResponse)
-def puzzle(request: Request, seed: int = PathParam(..., ge=0, le=2 ** 62)):
+def puzzle(request: Request, seed: int = PathParam(..., ge=0, le=MAX_SEED)):
     return _page(request, "puzzle.html", seed=seed, daily=seed == daily_seed())
 
 
