@@ -7,22 +7,33 @@ serialises writers anyway); each thread reads through its own connection, so rea
 wait for a commit. Seat tokens and handover secrets are stored
 only as SHA-256 hashes. Crossed cells are stored as hex text (105 bits do not fit an
 SQLite integer). Nothing a client sends becomes a path: the database file name is fixed.
+
+A damaged database is the server's problem, not a client's: at start-up (a garbage or
+truncated file, a folder in its place) it is one NochmalError line naming the file and what
+to do, and the file is left as it is; while serving, a failed read or write is logged and
+answered as a 5xx JSON body with the reason (docs/security.md).
 """
 
 from __future__ import annotations
 
 import hmac
 import json
+import logging
 import sqlite3
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from nochmal.errors import NochmalError
+from nochmal.web.errors import WebError
 from nochmal.web.rooms.model import (MAX_SEATS, RequestProblem, RoomSpec, SheetState, new_code, new_secret,
                                      secret_hash)
 
+log = logging.getLogger(__name__)
 DB_NAME = "rooms.sqlite3"
+FIX_HINT = "move it away to start with no rooms, or restore a backup"
 # WAL with synchronous=NORMAL: a commit has reached the operating system before it returns,
 # so it survives the server process dying at any moment (SIGKILL, a crash); only a power cut
 # or an OS crash can lose the last commits. FULL would also fsync every commit: measured
@@ -92,21 +103,19 @@ class RoomStore:
     """All room data; every method is one transaction."""
 
     def __init__(self, data_dir: str | Path | None):
-        """``data_dir`` None: an in-memory database (the app without a data folder; tests)."""
+        """``data_dir`` None: an in-memory database (the app without a data folder; tests).
+        A database that cannot be used is a NochmalError naming the file (nothing written)."""
         if data_dir is None:
             self.path = None
             target = ":memory:"
         else:
-            folder = Path(data_dir)
-            folder.mkdir(parents=True, exist_ok=True)
-            self.path = target = folder / DB_NAME
+            self.path = target = _database_path(Path(data_dir))
         self._lock = threading.Lock()
         self._target = target
-        self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(f"PRAGMA synchronous={SYNCHRONOUS}")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(_SCHEMA)
+        try:
+            self._db = _open_checked(target)
+        except sqlite3.Error as exc:
+            raise NochmalError(f"{target}: {_start_problem(exc)}") from None
         self._readers = threading.local()  # WAL: readers never wait for the writer
 
     def _reader(self) -> sqlite3.Connection:
@@ -124,18 +133,55 @@ class RoomStore:
         with self._lock:
             self._db.close()
 
+    @contextmanager
     def _tx(self):
-        return _Tx(self)
+        """``with store._tx() as db``: the lock, BEGIN IMMEDIATE, COMMIT (or ROLLBACK on error)."""
+        with self._failures(), self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    @contextmanager
+    def _read(self):
+        """A read: this thread's own connection in WAL mode, one snapshot for all its reads;
+        the shared one (locked) in memory."""
+        with self._failures():
+            if self.path is None:
+                with self._lock:
+                    yield self._db
+                return
+            conn = self._reader()
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            finally:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+
+    @contextmanager
+    def _failures(self):
+        """A database that fails while serving (damaged on disk, the disk full, locked for
+        long) is logged and answered 500 (503 while locked) with the reason: not a request's
+        fault, and no traceback page."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            log.error("rooms database %s failed: %s", self._target, exc)
+            busy = isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
+            raise WebError(f"the rooms' database failed ({exc}); " +
+                           ("try again in a moment" if busy else f"the server's operator should check {DB_NAME}"),
+                           None, 503 if busy else 500) from None
 
     # --- reading ---------------------------------------------------------------------------
     def room(self, code: str) -> Room:
         """The room, or RequestProblem 404 (a wrong code and a missing room look the same)."""
         with self._read() as db:
             return self._room(code, db)
-
-    def _read(self):
-        """A read: this thread's own connection in WAL mode; the shared one (locked) in memory."""
-        return _Read(self)
 
     def _room(self, code: str, db: sqlite3.Connection | None = None) -> Room:
         db = db or self._db
@@ -305,41 +351,48 @@ def secrets_equal(a: str, b: str) -> bool:
     return hmac.compare_digest(a, b)
 
 
-class _Read:
-    def __init__(self, store: RoomStore):
-        self.store = store
-        self.locked = store.path is None
-
-    def __enter__(self) -> sqlite3.Connection:
-        if self.locked:
-            self.store._lock.acquire()
-            return self.store._db
-        self.conn = self.store._reader()
-        self.conn.execute("BEGIN")  # one snapshot for all the reads
-        return self.conn
-
-    def __exit__(self, *exc) -> bool:
-        if self.locked:
-            self.store._lock.release()
-        else:
-            self.conn.execute("COMMIT")
-        return False
+def _database_path(folder: Path) -> Path:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise NochmalError(f"{folder}: cannot make the data folder ({exc.strerror or exc})") from None
+    path = folder / DB_NAME
+    if path.is_dir():
+        raise NochmalError(f"{path}: a folder, not the rooms database; {FIX_HINT}")
+    return path
 
 
-class _Tx:
-    """``with store._tx() as db``: the lock, BEGIN IMMEDIATE, COMMIT (or ROLLBACK on error)."""
+def _open_checked(target) -> sqlite3.Connection:
+    """The write connection, once SQLite's quick check found an existing file whole (a
+    damaged page may otherwise be met only when a room on it is read, long after the start).
+    The check runs on a read-only connection, so a damaged file is never written to; WAL
+    mode and the tables are set up after it."""
+    if target != ":memory:" and Path(target).exists():
+        _quick_check(sqlite3.connect(Path(target).resolve().as_uri() + "?mode=ro", uri=True))
+    db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(f"PRAGMA synchronous={SYNCHRONOUS}")
+        db.execute("PRAGMA foreign_keys=ON")
+        db.executescript(_SCHEMA)
+    except BaseException:
+        db.close()
+        raise
+    return db
 
-    def __init__(self, store: RoomStore):
-        self.store = store
 
-    def __enter__(self):
-        self.store._lock.acquire()
-        self.store._db.execute("BEGIN IMMEDIATE")
-        return self.store._db
+def _quick_check(db: sqlite3.Connection) -> None:
+    try:
+        found = [row[0] for row in db.execute("PRAGMA quick_check")]
+    finally:
+        db.close()
+    if found != ["ok"]:
+        lines = [line for text in found for line in str(text).splitlines() if not line.startswith("***")]
+        raise sqlite3.DatabaseError("damaged: " + "; ".join(lines[:3]))
 
-    def __exit__(self, exc_type, exc, tb):
-        try:
-            self.store._db.execute("COMMIT" if exc_type is None else "ROLLBACK")
-        finally:
-            self.store._lock.release()
-        return False
+
+def _start_problem(exc: sqlite3.Error) -> str:
+    """Why the rooms' database cannot be opened, and what to do: one line."""
+    if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+        return f"the rooms database is in use by another process ({exc}); stop the other server on this data folder"
+    return f"not a usable rooms database ({exc}); {FIX_HINT}"
