@@ -109,7 +109,7 @@ def test_malformed_and_oversized_bodies(client):
     _, token = sit(client, code)
     url = f"/api/rooms/{code}/seats/0/sheet"
     for body, field in [(b"{not json", "body"), (b"", "body"), (b'{"cells": "H4"}', "cells"),
-                        (b'{"cells": ["H4", 5]}', "cells[1]"), (b'{"cells": ["Q9"]}', "cells[0]"),
+                        (b'{"cells": ["H4", 5]}', "cells.1"), (b'{"cells": ["Q9"]}', "cells.0"),
                         (b'{"cells": [], "jokers_used": 9}', "jokers_used"),
                         (b'{"cells": [], "later_columns": ["H"]}', "later_columns"),
                         (b'{"text": "xx"}', "text"), (b'{"cells": [], "version": -1}', "version"),
@@ -425,7 +425,7 @@ def test_import_refuses_race_markers_in_a_mission_room_as_an_edit_does(client):
     doc = {"format": "nochmal-room", "version": 1, "mode": "mission", "mission": "lockstep", "difficulty": "normal",
            "board": "classic", "players": 1, "rolls_used": 3, "seats": [{"name": "Anna", "text": text}]}
     res = client.post("/api/rooms/import", content=json.dumps(doc).encode(), headers={"Content-Type": "application/json"})
-    assert res.status_code == 422 and res.json()["field"] == "seats[0].text", res.text
+    assert res.status_code == 422 and res.json()["field"] == "seats.0.text", res.text
     doc["seats"][0]["text"] = format_typed_sheet(Sheet(board, column_h))
     assert client.post("/api/rooms/import", content=json.dumps(doc).encode(), headers={"Content-Type": "application/json"}).status_code == 201
     competitive = {**doc, "mode": "competitive", "seats": [{"name": "Anna", "text": text}]}

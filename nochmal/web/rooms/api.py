@@ -1,9 +1,12 @@
 """The rooms' JSON API under ``/api/rooms`` (issue 19's contract) and the live stream.
 
-Every body is read with a size cap and parsed by model.py, so every refusal is one JSON
-reason naming the field: 404 for a wrong room code, 401 without a seat token, 403 with a
-token that does not hold the seat, 409 for a full room or a stale sheet version, 413 for an
-oversized body, 422 for a malformed one, 429 when a client creates rooms too fast.
+Every JSON body has its model (bodies.py: its shape, shown in /docs) and is then checked by
+model.py for its meaning; an imported room (a zip or its room.json) is read by hand here.
+Every refusal is one JSON reason naming the field: 404 for a wrong room code or seat, 401
+without a seat token, 403 with a token that does not hold the seat, 409 for a full room or
+a stale sheet version, 413 for an oversized body, 422 for a malformed one, 429 when a client
+creates rooms too fast or has too many live streams open (hub.py), 500 when the rooms'
+database cannot be read (store.py).
 """
 
 from __future__ import annotations
@@ -15,24 +18,30 @@ import re
 import signal
 import time
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fastapi import APIRouter, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 from nochmal.sheet import format_typed_sheet
 from nochmal.svg import sheets_svg
 from nochmal.web.errors import WebError, client_json, parse_json
+from nochmal.web.hosts import public_base_url
 from nochmal.web.limits import RateLimit, client_address, env_days
-from nochmal.web.rooms.hub import Hub, sse_message
-from nochmal.web.rooms.model import (MAX_SEATS, RequestProblem, RoomMode, RoomSpec, SheetState, board_of, parse_name, parse_rolls,
-                                     parse_room_spec, parse_sheet_edit, shipped_mission, typed_sheet_state,
-                                     valid_code)
+from nochmal.web.rooms import bodies
+from nochmal.web.rooms.hub import Hub, StreamLimits, Subscription, sse_message
+from nochmal.web.rooms.model import (MAX_SEATS, RequestProblem, RoomMode, RoomSpec, SheetState, board_of, checked_name,
+                                     need_object, parse_name, parse_rolls, parse_room_spec, parse_sheet_edit,
+                                     shipped_mission, typed_sheet_state, valid_code)
 from nochmal.web.rooms.status import StatusWorker, claimed_by_others, quick_status, room_sheets
 from nochmal.web.rooms.store import Room, RoomStore
+from nochmal.web.schemas import Body
 from nochmal.fileio import is_decimal
 
 MAX_BODY = 64 * 1024  # bytes of a JSON body
@@ -40,6 +49,12 @@ MAX_IMPORT = 256 * 1024  # bytes of an imported room (zip or JSON)
 STREAM_SECONDS = 15.0  # a stream ends after this; the browser reconnects at once with Last-Event-ID
 KEEPALIVE_SECONDS = 10.0
 EXPORT_FORMAT = "nochmal-room"
+MAX_NUMBER_DIGITS = 18  # a seat, an event id, a body length: more digits are no such thing (int64)
+ZIP_ENCRYPTED = 0x01 | 0x40  # a zip member's flag bits: encrypted, strongly encrypted
+ZIP_METHODS = {zipfile.ZIP_STORED: "none", zipfile.ZIP_DEFLATED: "deflate"}  # what export_zip writes
+# what reading a damaged zip raises besides BadZipFile: zipfile.py's own checks (unsupported
+# versions and flags, bad offsets, undecodable names) and the decompressor's
+ZIP_DAMAGE = (zipfile.BadZipFile, zlib.error, EOFError, ValueError, RuntimeError, NotImplementedError)
 
 
 @dataclass
@@ -47,6 +62,7 @@ class RoomSettings:
     rooms_per_minute: int = 10  # room creations per client address and minute
     expire_days: float = field(default_factory=lambda: env_days("NOCHMAL_ROOMS_EXPIRE_DAYS", 30.0))  # rooms untouched this long are deleted
     split_seconds: float = 3.0  # CP-SAT time limit of a team split
+    streams: StreamLimits = field(default_factory=StreamLimits)  # live streams open at once (hub.py)
 
 
 class Rooms:
@@ -55,7 +71,7 @@ class Rooms:
     def __init__(self, data_dir: str | Path, settings: RoomSettings | None = None):
         self.settings = settings or RoomSettings()
         self.store = RoomStore(data_dir)
-        self.hub = Hub()
+        self.hub = Hub(self.settings.streams)
         self.rate = RateLimit(self.settings.rooms_per_minute, "new rooms")
         self.worker = StatusWorker(self.store.room, self._publish_status, self.settings.split_seconds)
         self.store.expire(self.settings.expire_days * 86400)
@@ -117,7 +133,7 @@ class Rooms:
         room = self.store.room(checked_code(code))
         k = checked_seat(seat, room)
         self.store.check_token(code, k, token)
-        edit = parse_sheet_edit(parse_json(raw), board_of(room.spec), room.spec.mode)
+        edit = parse_sheet_edit(checked_body(raw, bodies.SheetBody), board_of(room.spec), room.spec.mode)
         before = first_claims(room, k)
         version, sheet_version = self.store.set_sheet(code, k, edit.state, edit.version)
         room = self.store.room(code)
@@ -146,14 +162,10 @@ def problem_response(exc: WebError) -> JSONResponse:
     return JSONResponse(exc.body(), status_code=exc.status)
 
 
-async def read_json(request: Request, cap: int = MAX_BODY):
-    return parse_json(await read_body(request, cap))
-
-
 async def read_body(request: Request, cap: int) -> bytes:
     """The body, refused with 413 as soon as it passes ``cap`` bytes (declared or streamed)."""
     declared = request.headers.get("content-length")
-    if declared is not None and (not is_decimal(declared) or int(declared) > cap):
+    if declared is not None and (not small_number(declared) or int(declared) > cap):
         raise RequestProblem(413, f"the body is larger than {cap} bytes", "body")
     chunks = []
     size = 0
@@ -178,16 +190,35 @@ def checked_code(code: str) -> str:
 
 
 def checked_seat(seat: str, room: Room) -> int:
-    if not is_decimal(seat) or int(seat) >= room.spec.players:  # "²".isdigit() too
+    if not small_number(seat) or int(seat) >= room.spec.players:
         raise RequestProblem(404, f"no seat {seat[:10]!r} in this room (seats 0..{room.spec.players - 1})", "seat")
     return int(seat)
+
+
+def small_number(text: str) -> bool:
+    """ASCII digits (``"²".isdigit()`` too, and int() refuses it), few enough for int():
+    past 4300 digits int() raises ValueError, and no seat or version has more than 18."""
+    return is_decimal(text) and len(text) <= MAX_NUMBER_DIGITS
+
+
+def last_event_id(request: Request) -> int | None:
+    """The room version the browser last saw (``Last-Event-ID``, sent by EventSource on a
+    reconnect), None on a first connect; anything but one of our event ids is a 400."""
+    last = request.headers.get("last-event-id", "")
+    if not last:
+        return None
+    if not small_number(last):
+        raise RequestProblem(400, f"Last-Event-ID {last[:20]!r} is not an event id of this stream (a room version)",
+                             "last-event-id")
+    return int(last)
 
 
 def make_router(rooms: Rooms) -> APIRouter:
     router = APIRouter(prefix="/api/rooms", tags=["rooms"])
     store = rooms.store
 
-    @router.get("/options", summary="What a room can play: shipped missions, difficulties, boards")
+    @router.get("/options", response_model=bodies.Options,
+                summary="What a room can play: shipped missions, difficulties, boards")
     async def options():
         from nochmal.board import BUILTIN_BOARDS
         from nochmal.web.rooms.model import shipped_mission_ids
@@ -197,148 +228,191 @@ def make_router(rooms: Rooms) -> APIRouter:
         return {"missions": missions, "difficulties": list(DIFFICULTIES), "mission_players": list(PLAYER_COUNTS),
                 "boards": list(BUILTIN_BOARDS), "max_seats": MAX_SEATS}
 
-    @router.post("", status_code=201, summary="Create a room (mission or competitive game)")
+    @router.post("", status_code=201, response_model=bodies.RoomCreated,
+                 openapi_extra=bodies.json_body(bodies.RoomBody), summary="Create a room (mission or competitive game)")
     async def create_room(request: Request):
-        spec = parse_room_spec(await read_json(request))
+        spec = parse_room_spec(await read_checked(request, bodies.RoomBody))
         rooms.rate.check(client_address(request))
         rooms.expire_now_and_then()
         code = await run_in_threadpool(store.create_room, spec)
-        return JSONResponse({"id": code, "url": room_url(str(request.base_url), code),
-                             "qr": f"/api/rooms/{code}/qr.svg"}, status_code=201)
+        return {"id": code, "url": room_url(public_base_url(request), code), "qr": f"/api/rooms/{code}/qr.svg"}
 
-    @router.get("/{code}", summary="The room: seats, every sheet, and the status (mission status JSON + split)")
+    @router.get("/{code}", response_model=bodies.RoomDocument, response_model_exclude_unset=True,
+                summary="The room: seats, every sheet, and the status (mission status JSON + split)")
     async def get_room(code: str, request: Request):
         room = await run_in_threadpool(store.room, checked_code(code))
-        return await run_in_threadpool(rooms.room_document, room, str(request.base_url))
+        return await run_in_threadpool(rooms.room_document, room, public_base_url(request))
 
-    @router.post("/{code}/seats", status_code=201, summary="Take the lowest free seat under a name")
+    @router.post("/{code}/seats", status_code=201, response_model=bodies.SeatTaken,
+                 openapi_extra=bodies.json_body(bodies.NameBody), summary="Take the lowest free seat under a name")
     async def join(code: str, request: Request):
-        name = parse_name(await read_json(request))
+        name = parse_name(await read_checked(request, bodies.NameBody))
         seat, token, version = await run_in_threadpool(store.add_seat, checked_code(code), name)
         room = await run_in_threadpool(store.room, code)
         await run_in_threadpool(rooms.publish_sheet, room, seat, False)
-        return JSONResponse({"seat": seat, "seat_token": token, "version": version}, status_code=201)
+        return {"seat": seat, "seat_token": token, "version": version}
 
-    @router.put("/{code}/seats/{seat}/sheet", summary="Replace a seat's sheet (Bearer seat token)")
+    @router.put("/{code}/seats/{seat}/sheet", response_model=bodies.SheetSaved,
+                openapi_extra=bodies.json_body(bodies.SheetBody), summary="Replace a seat's sheet (Bearer seat token)")
     async def put_sheet(code: str, seat: str, request: Request):
         raw = await read_body(request, MAX_BODY)
-        return await run_in_threadpool(rooms.edit_sheet, code, seat, bearer(request), raw, str(request.base_url))
+        return await run_in_threadpool(rooms.edit_sheet, code, seat, bearer(request), raw, public_base_url(request))
 
-    @router.put("/{code}/seats/{seat}/name", summary="Rename a seat (Bearer seat token)")
+    @router.put("/{code}/seats/{seat}/name", response_model=bodies.Renamed,
+                openapi_extra=bodies.json_body(bodies.NameBody), summary="Rename a seat (Bearer seat token)")
     async def rename(code: str, seat: str, request: Request):
         room = await run_in_threadpool(store.room, checked_code(code))
         k = checked_seat(seat, room)
         await run_in_threadpool(store.check_token, code, k, bearer(request))
-        name = parse_name(await read_json(request))
+        name = parse_name(await read_checked(request, bodies.NameBody))
         await run_in_threadpool(store.rename, code, k, name)
         room = await run_in_threadpool(store.room, code)
         await run_in_threadpool(rooms.publish_sheet, room, k, False)
         return {"version": room.version, "seat": k, "name": name}
 
-    @router.put("/{code}/rolls", summary="Set the rolls used so far (Bearer token of any seat)")
+    @router.put("/{code}/rolls", response_model=bodies.RollsSet, openapi_extra=bodies.json_body(bodies.RollsBody),
+                summary="Set the rolls used so far (Bearer token of any seat)")
     async def put_rolls(code: str, request: Request):
         await run_in_threadpool(store.room, checked_code(code))
         k = await run_in_threadpool(store.seat_of_token, code, bearer(request))
-        value = parse_rolls(await read_json(request))
+        value = parse_rolls(await read_checked(request, bodies.RollsBody))
         version = await run_in_threadpool(store.set_rolls, code, k, value)
         room = await run_in_threadpool(store.room, code)
-        doc = await run_in_threadpool(rooms.room_document, room, str(request.base_url))
+        doc = await run_in_threadpool(rooms.room_document, room, public_base_url(request))
         rooms.hub.publish(code, "rolls", {"version": version, "rolls_used": value, "status": doc["status"]}, version)
         return {"version": version, "rolls_used": value, "status": doc["status"]}
 
-    @router.post("/{code}/seats/{seat}/handover", summary="A one-time link that hands the seat to another browser")
+    @router.post("/{code}/seats/{seat}/handover", response_model=bodies.HandoverLink,
+                 summary="A one-time link that hands the seat to another browser")
     async def handover(code: str, seat: str, request: Request):
         room = await run_in_threadpool(store.room, checked_code(code))
         k = checked_seat(seat, room)
         await run_in_threadpool(store.check_token, code, k, bearer(request))
         secret = await run_in_threadpool(store.start_handover, code, k)
-        return {"seat": k, "url": handover_url(str(request.base_url), code, k, secret), "handover": secret}
+        return {"seat": k, "url": handover_url(public_base_url(request), code, k, secret), "handover": secret}
 
-    @router.post("/{code}/seats/{seat}/claim", summary="Take a handed-over seat: a new token, the old one dies")
+    @router.post("/{code}/seats/{seat}/claim", response_model=bodies.SeatTaken,
+                 openapi_extra=bodies.json_body(bodies.ClaimBody),
+                 summary="Take a handed-over seat: a new token, the old one dies")
     async def claim(code: str, seat: str, request: Request):
         room = await run_in_threadpool(store.room, checked_code(code))
         k = checked_seat(seat, room)
-        data = await read_json(request)
-        if not isinstance(data, dict) or not isinstance(data.get("handover"), str):
-            raise RequestProblem(422, "handover must be the secret from the handover link", "handover")
-        token, version = await run_in_threadpool(store.claim_handover, code, k, data["handover"])
+        secret = (await read_checked(request, bodies.ClaimBody))["handover"]
+        token, version = await run_in_threadpool(store.claim_handover, code, k, secret)
         # the old phone is told at once (its token died): it drops the seat and says why
         rooms.hub.publish(code, "handover", {"version": version, "seat": k}, version)
         return {"seat": k, "seat_token": token, "version": version}
 
-    @router.get("/{code}/seats/{seat}/sheet.svg", summary="A seat's sheet drawn by nochmal/svg.py")
+    @router.get("/{code}/seats/{seat}/sheet.svg", summary="A seat's sheet drawn by nochmal/svg.py",
+                response_class=Response, responses={200: {"content": {"image/svg+xml": {}}}})
     async def seat_svg(code: str, seat: str):
         room = await run_in_threadpool(store.room, checked_code(code))
         k = checked_seat(seat, room)
         return Response(rooms.seat_svg(room, k), media_type="image/svg+xml")
 
-    @router.get("/{code}/qr.svg", summary="The room's URL as a QR code")
+    @router.get("/{code}/qr.svg", summary="The room's URL as a QR code",
+                response_class=Response, responses={200: {"content": {"image/svg+xml": {}}}})
     async def qr(code: str, request: Request):
         await run_in_threadpool(store.room, checked_code(code))
-        return Response(qr_svg(room_url(str(request.base_url), code)), media_type="image/svg+xml")
+        return Response(qr_svg(room_url(public_base_url(request), code)), media_type="image/svg+xml")
 
-    @router.get("/{code}/events", summary="Live stream (server-sent events): sync, sheet, rolls, status, handover")
+    @router.get("/{code}/events", summary="Live stream (server-sent events): sync, sheet, rolls, status, handover",
+                response_class=StreamingResponse, responses={200: {"content": {"text/event-stream": {}}}})
     async def events(code: str, request: Request):
         room = await run_in_threadpool(store.room, checked_code(code))
-        last = request.headers.get("last-event-id", "")
-        last_seen = int(last) if is_decimal(last) else None
-        return StreamingResponse(_stream(rooms, room.code, last_seen, str(request.base_url), request),
-                                 media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        last_seen = last_event_id(request)
+        sub = rooms.hub.subscribe(room.code, client_address(request))  # 429 past a limit
+        return EventStream(_stream(rooms, sub, last_seen, public_base_url(request), request),
+                           lambda: rooms.hub.unsubscribe(sub))
 
-    @router.get("/{code}/export", summary="The room as a zip: room.json and one typed sheet file per seat")
+    @router.get("/{code}/export", summary="The room as a zip: room.json and one typed sheet file per seat",
+                response_class=Response, responses={200: {"content": {"application/zip": {}}}})
     async def export(code: str):
         room = await run_in_threadpool(store.room, checked_code(code))
         data = export_zip(room)
         return Response(data, media_type="application/zip",
                         headers={"Content-Disposition": f'attachment; filename="room-{room.code}.zip"'})
 
-    @router.post("/import", status_code=201, summary="A new room from an exported zip (or its room.json)")
+    @router.post("/import", status_code=201, response_model=bodies.Imported, openapi_extra=bodies.import_body_schema(),
+                 summary="A new room from an exported zip (or its room.json)")
     async def import_room(request: Request):
         raw = await read_body(request, MAX_IMPORT)
         rooms.rate.check(client_address(request))
         spec, rolls_used, seats = parse_export(raw)
         code, tokens, handovers = await run_in_threadpool(store.import_room, spec, rolls_used, seats)
-        base = str(request.base_url)
-        return JSONResponse({"id": code, "url": room_url(base, code),
-                             "seats": [{"seat": k, "name": seats[k][0], "seat_token": t,
-                                        "handover_url": handover_url(base, code, k, h)}
-                                       for k, (t, h) in enumerate(zip(tokens, handovers))]},
-                            status_code=201)
+        base = public_base_url(request)
+        links = [handover_url(base, code, k, secret) for k, secret in enumerate(handovers)]
+        return {"id": code, "url": room_url(base, code),
+                "seats": [{"seat": k, "name": seats[k][0], "seat_token": token, "handover_url": links[k]}
+                          for k, token in enumerate(tokens)]}
 
     return router
 
 
-async def _stream(rooms: Rooms, code: str, last_seen: int | None, base_url: str, request: Request):
+async def read_checked(request: Request, model: type[Body]) -> dict:
+    return checked_body(await read_body(request, MAX_BODY), model)
+
+
+def checked_body(raw: bytes, model: type[Body]) -> dict:
+    """A JSON body (parse_json: the app's one reader) in the shape of its model (bodies.py),
+    as the keys the client sent (model.py tells a key left out from one given as null). The
+    body is read here, not by FastAPI, so that a request is refused for its room, seat or
+    token before its body; a shape refused is the app's RequestValidationError answer."""
+    data = need_object(parse_json(raw))
+    try:
+        body = model.model_validate(data)
+    except ValidationError as exc:
+        raise RequestValidationError(exc.errors(include_url=False)) from None
+    return body.model_dump(exclude_unset=True)
+
+
+class EventStream(StreamingResponse):
+    """A room's live stream; its subscription is released however the response ends: the
+    stream finished, the client went away, the server stopped, or it never started."""
+
+    media_type = "text/event-stream"
+
+    def __init__(self, content, release):
+        super().__init__(content, media_type=self.media_type,
+                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        self._release = release
+
+    async def __call__(self, scope, receive, send):
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._release()
+
+
+async def _stream(rooms: Rooms, sub: Subscription, last_seen: int | None, base_url: str, request: Request):
     """``sync`` (a full snapshot with every sheet drawn) when the browser is behind, then
     every event of the room; keep-alive comments; the stream ends after STREAM_SECONDS and
-    the browser reconnects (so a server stopping never waits on open streams for long)."""
-    queue = rooms.hub.subscribe(code)
-    try:
-        yield "retry: 300\n\n"
-        room = await run_in_threadpool(rooms.store.room, code)
-        if last_seen is None or last_seen < room.version:
-            doc = await run_in_threadpool(rooms.room_document, room, base_url)
-            doc["svgs"] = {str(k): rooms.seat_svg(room, k) for k in range(room.spec.players)}
-            yield sse_message("sync", doc, room.version)
-        loop = asyncio.get_running_loop()
-        end = loop.time() + STREAM_SECONDS
+    the browser reconnects (so a server stopping never waits on open streams for long), or
+    when the hub dropped it for falling behind (the reconnect then brings a snapshot)."""
+    yield "retry: 300\n\n"
+    room = await run_in_threadpool(rooms.store.room, sub.code)
+    if last_seen is None or last_seen < room.version:
+        doc = await run_in_threadpool(rooms.room_document, room, base_url)
+        doc["svgs"] = {str(k): rooms.seat_svg(room, k) for k in range(room.spec.players)}
+        yield sse_message("sync", doc, room.version)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + STREAM_SECONDS
+    quiet_since = loop.time()
+    while True:
+        left = end - loop.time()
+        if left <= 0 or server_exiting() or await request.is_disconnected():
+            break
+        try:
+            message = await asyncio.wait_for(sub.queue.get(), min(left, 1.0))
+        except asyncio.TimeoutError:
+            if loop.time() - quiet_since >= KEEPALIVE_SECONDS:
+                quiet_since = loop.time()
+                yield ": keep-alive\n\n"
+            continue
+        if message is None:  # dropped by the hub
+            break
         quiet_since = loop.time()
-        while True:
-            left = end - loop.time()
-            if left <= 0 or server_exiting() or await request.is_disconnected():
-                break
-            try:
-                message = await asyncio.wait_for(queue.get(), min(left, 1.0))
-            except asyncio.TimeoutError:
-                if loop.time() - quiet_since >= KEEPALIVE_SECONDS:
-                    quiet_since = loop.time()
-                    yield ": keep-alive\n\n"
-                continue
-            quiet_since = loop.time()
-            yield message
-    finally:
-        rooms.hub.unsubscribe(code, queue)
+        yield message
 
 
 def server_exiting() -> bool:
@@ -389,16 +463,7 @@ def export_zip(room: Room) -> bytes:
 def parse_export(raw: bytes) -> tuple[RoomSpec, int, list[tuple[str, SheetState]]]:
     """room.json (alone, or inside an exported zip) back to a room; 422 naming the field."""
     if raw[:2] == b"PK":
-        try:
-            with zipfile.ZipFile(io.BytesIO(raw)) as zf:
-                info = zf.getinfo("room.json")
-                if info.file_size > MAX_IMPORT:
-                    raise RequestProblem(413, f"room.json is larger than {MAX_IMPORT} bytes", "room.json")
-                raw = zf.read(info)
-        except KeyError:
-            raise RequestProblem(422, "the zip has no room.json", "room.json") from None
-        except zipfile.BadZipFile:
-            raise RequestProblem(422, "the body is not a valid zip file", "body") from None
+        raw = room_json_in_zip(raw)
     doc = client_json(raw, "room.json", "room.json")
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT or doc.get("version") != 1:
         raise RequestProblem(422, f"not an exported room (format must be {EXPORT_FORMAT!r}, version 1)", "format")
@@ -415,10 +480,41 @@ def parse_export(raw: bytes) -> tuple[RoomSpec, int, list[tuple[str, SheetState]
     seats = []
     for k, s in enumerate(seats_in):
         if not isinstance(s, dict):
-            raise RequestProblem(422, f"seats[{k}] must be an object", f"seats[{k}]")
-        name = parse_name({"name": s.get("name")})
-        seats.append((name, typed_sheet_state(s.get("text"), board, spec.mode, f"seats[{k}].text")))
+            raise RequestProblem(422, f"seats.{k} must be an object", f"seats.{k}")
+        name = checked_name(s.get("name"), f"seats.{k}.name")
+        seats.append((name, typed_sheet_state(s.get("text"), board, spec.mode, f"seats.{k}.text")))
     return spec, rolls, seats
+
+
+def room_json_in_zip(raw: bytes) -> bytes:
+    """room.json out of an exported zip. At most MAX_IMPORT + 1 bytes are ever unpacked,
+    whatever size the zip declares (a zip bomb's header lies); a zip this app cannot have
+    written (encrypted, another compression method) or a damaged one is a 422, never a 500."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+            info = zf.getinfo("room.json")
+            _check_member(info)
+            with zf.open(info) as member:
+                data = member.read(MAX_IMPORT + 1)
+    except KeyError:
+        raise RequestProblem(422, "the zip has no room.json", "room.json") from None
+    except ZIP_DAMAGE as exc:
+        reason = str(exc)[:80] or type(exc).__name__
+        raise RequestProblem(422, f"the body is not a zip file this app can read ({reason})", "body") from None
+    if len(data) > MAX_IMPORT:
+        raise RequestProblem(413, f"room.json is larger than {MAX_IMPORT} bytes", "room.json")
+    return data
+
+
+def _check_member(info: zipfile.ZipInfo) -> None:
+    if info.flag_bits & ZIP_ENCRYPTED:
+        raise RequestProblem(422, "room.json is encrypted in the zip; an exported room is not", "room.json")
+    if info.compress_type not in ZIP_METHODS:
+        raise RequestProblem(422, f"room.json is packed with compression method {info.compress_type}; an exported "
+                                  f"room uses {' or '.join(f'{n} ({k})' for k, n in ZIP_METHODS.items())}",
+                             "room.json")
+    if info.file_size > MAX_IMPORT:
+        raise RequestProblem(413, f"room.json is larger than {MAX_IMPORT} bytes", "room.json")
 
 
 __all__ = ["Rooms", "RoomSettings", "make_router", "problem_response"]

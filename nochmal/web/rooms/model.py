@@ -1,9 +1,15 @@
 """Rooms as plain data, and the checks every client request goes through.
 
 A room is a table: a mission (with difficulty and player count) or a plain competitive /
-solo game on a board, with up to 6 seats. Every seat owns one sheet. Requests are parsed
-here, not by FastAPI's models, so that every refusal is ONE reason naming the field
-(``RequestProblem``, the app's WebError, answered as a 4xx JSON body ``{"error": ..., "field": ...}``).
+solo game on a board, with up to 6 seats. Every seat owns one sheet. A request's shape is
+checked by its model (bodies.py), its meaning here (a shipped mission, a cell of the board),
+as is every imported room; every refusal is ONE reason naming the field (``RequestProblem``,
+the app's WebError, answered as a 4xx JSON body ``{"error": ..., "field": ...}``), a field
+inside a list by its dotted path (``cells.1``) as the app's models name it.
+
+Nothing a client sends names a file (README.md: nothing in a request is used as a file
+path): a mission is a shipped one by id (``shipped_mission``), a board a built-in one by
+name (``board_of``).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from nochmal.sheet import Sheet, parse_typed_sheet
 from nochmal.web.errors import WebError
 
 MAX_SEATS = MAX_PLAYERS  # a room seats the players of one game
+MAX_ROLLS_USED = 1000  # the rolls counter's bound (far above any game's)
 CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: read aloud at a table
 CODE_LENGTH = 10  # 31^10 ~ 8e14 codes (~50 bits): not guessable, short enough to type
 
@@ -89,14 +96,18 @@ def shipped_mission_ids() -> list[str]:
 
 
 def board_of(spec: RoomSpec) -> Board:
-    return load_board(spec.board)  # a built-in name, checked by parse_room_spec
+    """The room's board: a built-in one by name (checked by parse_room_spec; a stored room's
+    name is checked again, so that no board name ever reaches the file reader)."""
+    if spec.board not in BUILTIN_BOARDS:
+        raise RequestProblem(422, f"board must be one of {', '.join(BUILTIN_BOARDS)}", "board")
+    return load_board(spec.board)
 
 
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _need_object(data, what: str = "body") -> dict:
+def need_object(data, what: str = "body") -> dict:
     if not isinstance(data, dict):
         raise RequestProblem(422, f"the {what} must be a JSON object", what)
     return data
@@ -110,7 +121,7 @@ def _unknown_keys(data: dict, allowed: set[str]) -> None:
 def parse_room_spec(data) -> RoomSpec:
     """``{"mission": "lockstep", "difficulty": "normal", "players": 2}`` or
     ``{"mode": "competitive", "board": "classic", "players": 3}``."""
-    data = _need_object(data)
+    data = need_object(data)
     _unknown_keys(data, {"mode", "mission", "difficulty", "players", "board"})
     mode = data.get("mode", RoomMode.MISSION if "mission" in data else None)
     if mode not in MODES:
@@ -145,15 +156,19 @@ def parse_room_spec(data) -> RoomSpec:
 
 
 def parse_name(data) -> str:
-    data = _need_object(data)
+    data = need_object(data)
     _unknown_keys(data, {"name"})
-    name = data.get("name")
+    return checked_name(data.get("name"), "name")
+
+
+def checked_name(name, where: str) -> str:
+    """A seat's name (a join, a rename, an imported seat), checked as every player's name is."""
     if not isinstance(name, str):
-        raise RequestProblem(422, "name must be a non-empty text", "name")
+        raise RequestProblem(422, f"{where} must be a non-empty text", where)
     try:
         return player_name(name)
     except ValueError as exc:
-        raise RequestProblem(422, str(exc), "name") from None
+        raise RequestProblem(422, f"{where}: {exc}", where) from None
 
 
 @dataclass(frozen=True)
@@ -201,7 +216,7 @@ def parse_sheet_edit(data, board: Board, mode: RoomMode) -> SheetEdit:
 
 
 def _parse_sheet_fields(data, board: Board, mode: RoomMode) -> SheetEdit:
-    data = _need_object(data)
+    data = need_object(data)
     _unknown_keys(data, {"cells", "jokers_used", "later_columns", "later_colours", "text", "version"})
     version = data.get("version")
     if version is not None and not (_is_int(version) and version >= 0):
@@ -219,12 +234,12 @@ def _parse_sheet_fields(data, board: Board, mode: RoomMode) -> SheetEdit:
     crossed = 0
     for k, name in enumerate(cells):
         if not isinstance(name, str):
-            raise RequestProblem(422, f"cells[{k}] must be a cell name like \"H4\"", f"cells[{k}]")
+            raise RequestProblem(422, f"cells.{k} must be a cell name like \"H4\"", f"cells.{k}")
         try:
             crossed |= 1 << board.bit(name)
         except KeyError:
-            raise RequestProblem(422, f"cells[{k}]: {name[:10]!r} is not a cell of the {board.name} board "
-                                      f"(A1..{COLUMN_LETTERS[board.cols - 1]}{board.rows})", f"cells[{k}]") from None
+            raise RequestProblem(422, f"cells.{k}: {name[:10]!r} is not a cell of the {board.name} board "
+                                      f"(A1..{COLUMN_LETTERS[board.cols - 1]}{board.rows})", f"cells.{k}") from None
     jokers = data.get("jokers_used", 0)
     if not _is_int(jokers) or not 0 <= jokers <= board.jokers:
         raise RequestProblem(422, f"jokers_used must be a whole number 0..{board.jokers}", "jokers_used")
@@ -261,15 +276,15 @@ def _letters(value, alphabet: str, where: str, what: str) -> int:
     mask = 0
     for k, item in enumerate(value):
         if not isinstance(item, str) or len(item) != 1 or item.upper() not in alphabet.upper():
-            raise RequestProblem(422, f"{where}[{k}] must be a {what}", f"{where}[{k}]")
+            raise RequestProblem(422, f"{where}.{k} must be a {what}", f"{where}.{k}")
         mask |= 1 << alphabet.upper().index(item.upper())
     return mask
 
 
 def parse_rolls(data) -> int:
-    data = _need_object(data)
+    data = need_object(data)
     _unknown_keys(data, {"rolls_used"})
     value = data.get("rolls_used")
-    if not _is_int(value) or not 0 <= value <= 1000:
-        raise RequestProblem(422, "rolls_used must be a whole number 0..1000", "rolls_used")
+    if not _is_int(value) or not 0 <= value <= MAX_ROLLS_USED:
+        raise RequestProblem(422, f"rolls_used must be a whole number 0..{MAX_ROLLS_USED}", "rolls_used")
     return value
