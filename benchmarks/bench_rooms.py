@@ -69,12 +69,15 @@ def free_port() -> int:
 
 
 def start_server(data_dir: Path, port: int) -> subprocess.Popen:
-    """The web app as `nochmal serve` builds it, without the room-creation rate limit."""
+    """The web app as `nochmal serve` builds it, without the room-creation rate limit and the
+    per-address stream cap (every simulated phone comes from 127.0.0.1)."""
     code = (
         "import sys, uvicorn\n"
         "from nochmal.web.app import create_app\n"
         "from nochmal.web.rooms import RoomSettings\n"
-        "app = create_app(sys.argv[1], room_settings=RoomSettings(rooms_per_minute=10_000))\n"
+        "from nochmal.web.rooms.hub import StreamLimits\n"
+        "limits = StreamLimits(per_client=10_000, total=10_000)\n"
+        "app = create_app(sys.argv[1], room_settings=RoomSettings(rooms_per_minute=10_000, streams=limits))\n"
         "uvicorn.run(app, host='127.0.0.1', port=int(sys.argv[2]), log_level='warning')\n"
     )
     return subprocess.Popen([sys.executable, "-c", code, str(data_dir), str(port)],

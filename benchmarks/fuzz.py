@@ -9,7 +9,12 @@ Crashing inputs are written to --out for replay.
 A CLI crash is also a special --save/--svg target (a FIFO, a device node, a link; all under
 the run's temporary folder) replaced or written into (fuzz_cases.assert_targets_intact).
 
-Usage:  nice -n 10 python benchmarks/fuzz.py [--seconds 60] [--seed 1] [--out fuzz-crashes] [--cli N]
+With --http N, first the HTTP fuzzer of the suite (tests/test_security_fuzz.py: every
+endpoint of the OpenAPI schema, valid and invalid inputs, up to N per endpoint and mode)
+runs in a pytest subprocess; an endpoint whose input got a 5xx, or a refusal off the
+app's JSON shape, counts as a crash.
+
+Usage:  nice -n 10 python benchmarks/fuzz.py [--seconds 60] [--seed 1] [--out fuzz-crashes] [--cli N] [--http N]
 """
 
 from __future__ import annotations
@@ -50,7 +55,10 @@ def main() -> None:
                                                              "shapes: special --save/--svg targets under a temp "
                                                              "folder, seeds past the range, nan, huge --workers, "
                                                              "names that are not UTF-8)")
+    parser.add_argument("--http", type=int, default=0, help="first the HTTP fuzzer with up to this many inputs per "
+                                                              "endpoint and generation mode (the suite runs 25)")
     args = parser.parse_args()
+    http_crashes = _fuzz_http(args.http) if args.http else 0  # before the memory limit: its own process
     limit = args.memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     signal.signal(signal.SIGALRM, _alarm)
@@ -94,7 +102,27 @@ def main() -> None:
             print(f"    {n} x {kind}", flush=True)
     if args.cli:
         total_crashes += _fuzz_cli(args)
-    print(f"crashes in all: {total_crashes}")
+    print(f"crashes in all: {total_crashes + http_crashes}")
+
+
+def _fuzz_http(examples: int) -> int:
+    """The suite's HTTP fuzzer with more inputs; its failing tests (one per endpoint at most)."""
+    import os
+    import subprocess
+
+    test = Path(__file__).resolve().parent.parent / "tests" / "test_security_fuzz.py"
+    env = {**os.environ, "NOCHMAL_FUZZ_EXAMPLES": str(examples)}
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", str(test)],
+                         env=env, capture_output=True, text=True)
+    lines = run.stdout.splitlines()
+    for line in lines:
+        if line.startswith(("HTTP fuzzer:", "FAILED")):
+            print(line, flush=True)
+    summary = next((line for line in lines if line.startswith("HTTP fuzzer:")), None)
+    if summary is None:
+        print(f"the HTTP fuzzer did not run (exit {run.returncode}):\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
+        return 1
+    return sum(line.startswith("FAILED") for line in lines)
 
 
 def _fuzz_cli(args) -> int:

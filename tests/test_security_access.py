@@ -8,6 +8,7 @@ import io
 import json
 import subprocess
 import sys
+import threading
 import time
 from contextlib import contextmanager
 
@@ -185,3 +186,23 @@ def test_a_server_on_every_interface_announces_its_network_address_and_answers_t
         assert httpx.get(f"{base}/api/health", headers={"host": "attacker.example"}).status_code == 400
         room = httpx.post(f"{base}/api/rooms", json=ROOM).json()
         assert room["url"].startswith(f"http://{lan}:{port}/r/"), room  # links the phones can open
+
+
+# --- body caps -----------------------------------------------------------------------------
+def test_a_streamed_body_past_the_cap_is_a_413_not_a_hang(tmp_path):
+    """A chunked body (no Content-Length) that passes the cap inside FastAPI's own read was
+    turned into a 400 whose handler read the body again, and waited for ever."""
+    def chunks():
+        yield b'{"board": "classic", "sheet": "'
+        for _ in range(30):
+            yield b"x" * 100
+        yield b'"}'
+
+    answers = []
+    with TestClient(create_app(tmp_path, max_body=2000)) as client:
+        worker = threading.Thread(target=lambda: answers.append(client.post(
+            "/api/score", content=chunks(), headers=AS_JSON)), daemon=True)
+        worker.start()
+        worker.join(60)  # a hang guard, not a speed check
+    assert answers, "the request never got an answer"
+    assert "2000" in refused(answers[0], 413, "body")

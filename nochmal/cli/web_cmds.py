@@ -136,7 +136,11 @@ def serve(
                           markup=False, soft_wrap=True)
     names = [host, *allow_host, *(machine_addresses() if is_wildcard(host) else ())]
     url = announced_url(host, port)
-    app = create_app(folder, access=Access.build(names, allow_origin), public_url=None if is_local(host) else url)
+    try:
+        app = create_app(folder, access=Access.build(names, allow_origin), public_url=None if is_local(host) else url)
+    except BaseException:  # a damaged data folder: the bound port is given back before the error line
+        sock.close()
+        raise
     console.print(f"nochmal web app on {url}  (data in {folder}; Ctrl-C stops it)", markup=False, soft_wrap=True)
     # proxy headers only from a named proxy: uvicorn trusts them from 127.0.0.1 by default, and
     # then anyone could name their own address for the per-address limits (docs/security.md)

@@ -62,7 +62,7 @@ class BodyLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
-                    raise _TooLarge()
+                    raise _TooLarge(limit)
             return message
 
         try:
@@ -94,7 +94,9 @@ class ServerTiming:
 
 
 class _TooLarge(Exception):
-    pass
+    def __init__(self, limit: int):
+        super().__init__(limit)
+        self.limit = limit
 
 
 async def _too_large(limit: int, send) -> None:
@@ -203,6 +205,9 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
+        if isinstance(exc.__cause__, _TooLarge):  # BodyLimit stopped FastAPI's read: the body must not be read again
+            limit = exc.__cause__.limit
+            return JSONResponse(error_body(f"request body over the limit of {limit} bytes", "body"), status_code=413)
         if exc.status_code == 400 and exc.__cause__ is not None:  # FastAPI's json.loads failed (deep, huge number)
             problem = await _body_problem(request)
             if problem is not None:

@@ -308,13 +308,14 @@ def make_router(rooms: Rooms) -> APIRouter:
     async def seat_svg(code: str, seat: str):
         room = await run_in_threadpool(store.room, checked_code(code))
         k = checked_seat(seat, room)
-        return Response(rooms.seat_svg(room, k), media_type="image/svg+xml")
+        return Response(await run_in_threadpool(rooms.seat_svg, room, k), media_type="image/svg+xml")
 
     @router.get("/{code}/qr.svg", summary="The room's URL as a QR code",
                 response_class=Response, responses={200: {"content": {"image/svg+xml": {}}}})
     async def qr(code: str, request: Request):
         await run_in_threadpool(store.room, checked_code(code))
-        return Response(qr_svg(room_url(public_base_url(request), code)), media_type="image/svg+xml")
+        picture = await run_in_threadpool(qr_svg, room_url(public_base_url(request), code))
+        return Response(picture, media_type="image/svg+xml")
 
     @router.get("/{code}/events", summary="Live stream (server-sent events): sync, sheet, rolls, status, handover",
                 response_class=StreamingResponse, responses={200: {"content": {"text/event-stream": {}}}})
@@ -329,7 +330,7 @@ def make_router(rooms: Rooms) -> APIRouter:
                 response_class=Response, responses={200: {"content": {"application/zip": {}}}})
     async def export(code: str):
         room = await run_in_threadpool(store.room, checked_code(code))
-        data = export_zip(room)
+        data = await run_in_threadpool(export_zip, room)
         return Response(data, media_type="application/zip",
                         headers={"Content-Disposition": f'attachment; filename="room-{room.code}.zip"'})
 
@@ -338,7 +339,7 @@ def make_router(rooms: Rooms) -> APIRouter:
     async def import_room(request: Request):
         raw = await read_body(request, MAX_IMPORT)
         rooms.rate.check(client_address(request))
-        spec, rolls_used, seats = parse_export(raw)
+        spec, rolls_used, seats = await run_in_threadpool(parse_export, raw)  # unzips and parses 6 sheets
         code, tokens, handovers = await run_in_threadpool(store.import_room, spec, rolls_used, seats)
         base = public_base_url(request)
         links = [handover_url(base, code, k, secret) for k, secret in enumerate(handovers)]
@@ -393,7 +394,7 @@ async def _stream(rooms: Rooms, sub: Subscription, last_seen: int | None, base_u
     room = await run_in_threadpool(rooms.store.room, sub.code)
     if last_seen is None or last_seen < room.version:
         doc = await run_in_threadpool(rooms.room_document, room, base_url)
-        doc["svgs"] = {str(k): rooms.seat_svg(room, k) for k in range(room.spec.players)}
+        doc["svgs"] = await run_in_threadpool(lambda: {str(k): rooms.seat_svg(room, k) for k in range(room.spec.players)})
         yield sse_message("sync", doc, room.version)
     loop = asyncio.get_running_loop()
     end = loop.time() + STREAM_SECONDS
