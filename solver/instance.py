@@ -16,7 +16,7 @@ from nochmal.errors import NochmalError
 from nochmal.fileio import load_json_text, read_text_file
 from nochmal.game import Mode
 from nochmal.record import GameRecord
-from nochmal.rules import DEFAULT_RULES, RuleSettings
+from nochmal.rules import DEFAULT_RULES, MAX_SEED, RuleSettings
 from nochmal.sheet import Sheet
 
 SOLO_DICE = 2
@@ -151,10 +151,10 @@ class Instance:
             raise
         except NochmalError as exc:
             raise InstanceError(f"{source}: {exc}") from None
-        # (key, type, default, range for ints): first_roll counts from 1; a seed is any
-        # non-negative integer, as the CLI takes it (JSON itself caps an integer's digits)
+        # (key, type, default, range for ints): first_roll counts from 1; a seed is in the one
+        # range of the dice and the records (nochmal.rules.MAX_SEED), as the CLI takes it
         for key, kind, default, low, high in (("solo", bool, True, 0, 0), ("first_roll", int, 1, 1, MAX_ROLLS * 10**6),
-                                              ("source", str, source, 0, 0), ("seed", int, None, 0, None)):
+                                              ("source", str, source, 0, 0), ("seed", int, None, 0, MAX_SEED)):
             value = data.get(key, default)
             if value is not None and (not isinstance(value, kind) or kind is int and isinstance(value, bool)):
                 raise InstanceError(f"{source}: key {key!r} must be {kind.__name__}")

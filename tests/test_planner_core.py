@@ -13,7 +13,7 @@ from nochmal.board import Board, load_board
 from nochmal.dice import Roll, seeded_rolls
 from nochmal.game import Game
 from nochmal.play import play_solo
-from nochmal.rules import RuleSettings
+from nochmal.rules import MAX_SEED, RuleSettings
 from nochmal.sheet import Sheet
 from nochmal.solver.cpsat import SolverError, solve
 from nochmal.solver.instance import Instance, InstanceError
@@ -109,7 +109,10 @@ def test_mid_game_rolls_count_from_1_and_read_back():
     again = Plan.loads(plan.dumps())
     assert again == plan
     validate(back, again)
-    fresh = Instance.from_seed(2**70, count=2)  # any seed the CLI takes reads back
+    fresh = Instance.from_seed(MAX_SEED, count=2)  # any seed the CLI takes reads back
+    too_big = {**fresh.to_json(), "seed": MAX_SEED + 1}
+    with pytest.raises(InstanceError, match="'seed'"):
+        Instance.from_json(too_big)
     assert fresh.first_roll == 1
     assert Instance.from_json(json.loads(json.dumps(fresh.to_json()))).to_json() == fresh.to_json()
 
