@@ -248,18 +248,19 @@ def clear_caches() -> list:
     skipped); returns the dictionaries' contents, for :func:`restore_caches` (the warm series
     goes on as a server's status child would, which never clears them: measured right after
     a clear, the next warm edits lost the sheets' earlier states and took 2-3x as long)."""
-    from nochmal import impossible, sheetgraph
+    from nochmal import impossible
     from nochmal.missions import objectives, split
+    from nochmal.missions.measures import crosses, fits, pair_bounds, rolls
 
     objectives._crosses_cached.cache_clear()
-    for owner, name in ((sheetgraph, "_part_graph"), (sheetgraph, "_rooted_parts"), (sheetgraph, "_pair_bounds"),
-                        (sheetgraph, "_least_pieces")):
+    for owner, name in ((rolls, "part_graph"), (rolls, "rooted_parts"), (pair_bounds, "_pair_bounds"),
+                        (fits, "_least_pieces")):
         if hasattr(owner, name):
             getattr(owner, name).cache_clear()
     saved = []
     for owner, name in ((split, "_FIGURES"), (split, "_PIECES"), (split, "_LAST_SPLITS"), (split, "_LISTINGS"),
                         (split, "_FITS"), (split, "_SEPARATORS"), (split, "_MOVED"), (split, "_STATES"),
-                        (sheetgraph, "_RECENT"), (impossible, "_BLOCK_TABLES")):
+                        (crosses, "_RECENT"), (impossible, "_BLOCK_TABLES")):
         if hasattr(owner, name):
             cache = getattr(owner, name)
             saved.append((cache, type(cache)(cache)))  # (a shallow copy: the entries are never changed in place)

@@ -1,4 +1,4 @@
-"""Fewest further crosses: the exact search (nochmal.sheetgraph) against networkx's
+"""Fewest further crosses: the exact search (nochmal.missions.measures.crosses) against networkx's
 approximate Steiner trees, on an empty classic sheet.
 
     python benchmarks/bench_steiner.py
@@ -16,7 +16,8 @@ from networkx.algorithms.approximation import steiner_tree
 
 from nochmal.board import load_board
 from nochmal.sheet import Sheet
-from nochmal.sheetgraph import cell_graph, fewest_crosses
+from nochmal.missions.measures.crosses import fewest_crosses
+from nochmal.missions.measures.graphs import cell_graph
 
 
 def main() -> None:

@@ -6,7 +6,7 @@ distinct colours over all sheets), ``each`` needs every sheet on its own, ``any`
 sheet on its own. Scores are team-rule scores: every complete column at its first value,
 every complete colour 5.
 
-The fewest further crosses per sheet (nochmal/sheetgraph.py) answers: how many more crosses would
+The fewest further crosses per sheet (missions/measures/crosses.py) answers: how many more crosses would
 THIS sheet need to finish what is still missing of the objective by itself (``team``: what
 no sheet has done yet; ``each``/``any``: what this sheet lacks). It is exact or an interval,
 and it is not defined for score and jokers objectives (a score is not a set of cells and
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
+from nochmal.missions.measures.crosses import CrossesEstimate, fewest_crosses, fewest_crosses_choose
 from nochmal.missions.model import Objective
 from nochmal.sheet import Sheet
-from nochmal.sheetgraph import CrossesEstimate, fewest_crosses, fewest_crosses_choose
 
 
 @dataclass

@@ -3,12 +3,12 @@
 ``mission status`` says how many further crosses ONE sheet would need to finish an objective
 alone. A team wants more: which sheet takes which missing star, column, colour or cell so
 that the whole mission is done in the fewest rolls. A sheet crosses at most 5 cells a roll
-(one connected group of up to five in ONE block; dice are ignored, as in nochmal/sheetgraph.py),
+(one connected group of up to five in ONE block; dice are ignored, as in missions/measures/),
 all sheets cross in the same roll, so the slowest sheet decides: a split needs the max over
 sheets of the rolls that sheet's crosses take. A sheet's rolls (:func:`sheet_figures`) are at
 least ``ceil(crosses / 5)`` and the block slots of its target (missions.model.block_slots), and
 at most the fewest rolls of its crossing path (nochmal.impossible.rolls_needed: its pieces of
-one block); where those differ, the piece search (nochmal.sheetgraph.fewest_rolls: a Steiner
+one block); where those differ, the piece search (nochmal.missions.measures.rolls.fewest_rolls: a Steiner
 tree over the open parts of blocks) raises the one and offers a path of fewer pieces for the
 other; exact when the two meet.
 
@@ -18,7 +18,7 @@ to do) and *demands* (at least ``need`` of some units done; demands of one ``gro
 alternatives, one of them suffices: the ``any`` scope). Two exact models, both CP-SAT:
 
 - **subsets** (few units per sheet): the fewest crosses of every subset of a sheet's units is
-  computed once (nochmal/sheetgraph.py ``fewest_crosses``, exact or an interval), then a CP-SAT
+  computed once (missions/measures/crosses.py ``fewest_crosses``, exact or an interval), then a CP-SAT
   model picks one subset per sheet (up to 6 units in all, a programme over the sets of units
   done tries every split instead). Interval figures give two solves: on the lower figures
   (a lower bound on the rolls) and on the upper ones (a split that is really achievable).
@@ -34,7 +34,7 @@ that meet, fast paths for a room's status after each tap): a split is found by l
 its rolls are proven when they meet a lower bound: the cheap one, :func:`rolls_feasible`
 (every subset of units that fits a roll count, listed, and one per sheet picked by a cover
 search or CP-SAT; where a sheet's rolls figures straddle the count, the exact one-sheet
-check nochmal.sheetgraph.fits_rolls decides) or, where that cannot decide,
+check nochmal.missions.measures.fits.fits_rolls decides) or, where that cannot decide,
 :func:`separator_lower_bound` (the cells a sheet crosses between its units); only otherwise
 does CP-SAT run on the cells. A room's statuses reuse what did not change: the listings per
 sheet state (filtered for fewer rolls or units), the separators, a tapped sheet's paths of
@@ -56,12 +56,16 @@ from itertools import combinations
 from nochmal.bitsets import bit_list, component_of
 from nochmal.board import COLOURS, Board
 from nochmal.impossible import block_pieces, rolls_needed
+from nochmal.missions.anchored_cells import add_anchored_cells
+from nochmal.missions.measures.crosses import CrossesEstimate, fewest_crosses
+from nochmal.missions.measures.fits import entry_rolls_bound, fits_rolls
+from nochmal.missions.measures.graphs import cross_distances
+from nochmal.missions.measures.pair_bounds import pair_rolls_bounds
+from nochmal.missions.measures.rolls import RollsEstimate, fewest_rolls, trimmed_rolls
+from nochmal.missions.measures.steiner import crossing_order
 from nochmal.missions.model import IN_PROGRESS, LOST, Mission, block_slots
 from nochmal.missions.objectives import items_needed, objective_items, team_score
 from nochmal.sheet import Sheet
-from nochmal.sheetgraph import (CrossesEstimate, RollsEstimate, cross_distances, entry_rolls_bound, fewest_crosses,
-                               fewest_rolls, add_anchored_cells, fits_rolls, pair_rolls_bounds, trimmed_rolls)
-from nochmal.steiner import crossing_order
 
 CROSSES_PER_ROLL = 5  # docs/rules.md: a roll's placement is at most 5 cells (a number die shows 1-5 or '?')
 SUBSET_LIMIT = 64  # subsets of one sheet's units up to which the subsets model runs (2^6)
@@ -304,7 +308,7 @@ _PIECES: OrderedDict = OrderedDict()
 def sheet_pieces(sheet: Sheet, target: int) -> RollsEstimate:
     """fewest_rolls (bounds on the rolls by pieces of one block), cached as :func:`sheet_figures`;
     a few milliseconds where the crosses take tens: :func:`_subsets_within` prunes by it first.
-    Where its bounds differ, the lower one is lifted by sheetgraph.entry_rolls_bound (what
+    Where its bounds differ, the lower one is lifted by measures.fits.entry_rolls_bound (what
     entering a target's block costs): a tapped sheet's listing then drops or settles most of
     the subsets that would otherwise take the crosses' programme (column relay's first taps)."""
     key = _state_key(sheet.board, sheet.crossed, target)
@@ -621,7 +625,7 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
     level = {(): 0}  # the listed subsets of the last size, with their cells
     board = sheet.board
     earlier = _earlier_state(sheet)
-    pairs = None  # sheetgraph.pair_rolls_bounds of the units, worked out when first wanted
+    pairs = None  # measures.pair_bounds.pair_rolls_bounds of the units, worked out when first wanted
     while level:
         listed = set(level)
         grown_level = {}
@@ -778,7 +782,7 @@ _FITS: OrderedDict = OrderedDict()  # fits_rolls verdicts by (board, crossed cel
 
 
 def _fits_exactly(inst: SplitInstance, p: int, subset, rolls: int, deadline: float) -> bool | None:
-    """Whether sheet p can do ``subset`` within ``rolls`` rolls, exactly (sheetgraph.fits_rolls),
+    """Whether sheet p can do ``subset`` within ``rolls`` rolls, exactly (measures.fits.fits_rolls),
     remembered; the answer tightens :func:`sheet_figures` (a path within the rolls, or a lower
     figure above them), so that the plans and later bounds use it."""
     sheet = inst.sheets[p]

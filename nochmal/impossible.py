@@ -81,7 +81,7 @@ def block_pieces(board: Board, crossed: int) -> tuple[int, int]:
     """Sum over blocks of (ceil(cells / 5), fewest pieces) of ``crossed``'s connected parts in
     each block: the rolls_needed figures without the anchoring check. Each block's figure
     depends on its own cells only, so it is remembered per (block, local cells): searches that
-    change one cell at a time (nochmal/sheetgraph.py ``_drop_cells``) pay one block."""
+    change one cell at a time (missions/measures/rolls.py ``_drop_cells``) pay one block."""
     entry = _BLOCK_TABLES.get(id(board))
     if entry is None or entry[0] is not board:
         if len(_BLOCK_TABLES) > 64:

@@ -10,6 +10,6 @@ Modules: instance (what to plan), plan (the result as plain data), validate (eng
 cpsat (the model), analyse (points lost per roll of a solo record, rolls lost per roll of a
 co-op record), race (one seat of a competitive record, the others' moves as they were), team
 (co-op missions: the fewest rolls to win, from the start or a played position). The graph
-measures (fewest further crosses) live below, in
-nochmal.sheetgraph, so that missions use them without importing the planner.
+measures (fewest further crosses) live with the missions that use them
+(nochmal.missions.measures); the planner's models do not.
 """

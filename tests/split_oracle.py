@@ -9,7 +9,8 @@ from itertools import product
 from nochmal.impossible import rolls_needed
 from nochmal.missions.model import block_slots
 from nochmal.missions.split import check_split, rolls_for
-from nochmal.sheetgraph import fewest_crosses, fewest_rolls
+from nochmal.missions.measures.crosses import fewest_crosses
+from nochmal.missions.measures.rolls import fewest_rolls
 
 
 def brute_split_rolls(inst) -> tuple[int, int]:

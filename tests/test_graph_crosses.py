@@ -1,4 +1,4 @@
-"""Fewest further crosses (nochmal/sheetgraph.py) against an independent brute-force search.
+"""Fewest further crosses (missions/measures/crosses.py) against an independent brute-force search.
 
 The oracle works on (row, column) cells straight from the rules: from a set of crossed
 cells, one new cross may go on any open cell in the start column or orthogonally next to a
@@ -14,13 +14,14 @@ import random
 import pytest
 
 import nochmal as nm
-from nochmal import sheetgraph
 from nochmal.board import Board
 from nochmal.errors import IllegalMoveError
 from nochmal.sheet import Sheet
 from nochmal.impossible import impossible_sheet_reasons
-from nochmal.sheetgraph import (block_graph, cell_graph, colour_target, column_target, cross_distances, fewest_crosses,
-                                fewest_crosses_choose, reachable)
+from nochmal.missions.measures import crosses
+from nochmal.missions.measures.crosses import fewest_crosses, fewest_crosses_choose
+from nochmal.missions.measures.graphs import (block_graph, cell_graph, colour_target, column_target, cross_distances,
+                                              reachable)
 
 CLASSIC = nm.load_board("classic")
 LETTERS = "ABCDEFGHIJKLMNO"
@@ -277,7 +278,7 @@ def test_all_stars_on_classic_is_proven_by_cp_sat():
     crossing order; by default the lazy programme proves the same figure without CP-SAT."""
     est = fewest_crosses(Sheet.empty(CLASSIC), CLASSIC.star_mask, exact_limit=8, time_limit=60)
     assert est.method == "cp-sat" and est.exact
-    sheetgraph._RECENT.clear()  # (else the answer just found is remembered and reused)
+    crosses._RECENT.clear()  # (else the answer just found is remembered and reused)
     lazy = fewest_crosses(Sheet.empty(CLASSIC), CLASSIC.star_mask)
     assert lazy.exact and lazy.value == est.value and lazy.method.startswith("dreyfus-wagner on")
     final = _replay_witness(Sheet.empty(CLASSIC), est.cells)

@@ -17,7 +17,7 @@ from nochmal.board import load_board
 from nochmal.missions.model import Mission, Objective, block_slots
 from nochmal.missions.split import (check_split, sheet_figures, solve_split, split_instance, team_plan)
 from nochmal.sheet import Sheet
-from nochmal.sheetgraph import fewest_crosses
+from nochmal.missions.measures.crosses import fewest_crosses
 
 BOARD = load_board("classic")
 

@@ -1,4 +1,4 @@
-"""The entry bound before fits_rolls' CP-SAT model (nochmal/sheetgraph.py ``entry_rolls_bound``).
+"""The entry bound before fits_rolls' CP-SAT model (missions/measures/fits.py ``entry_rolls_bound``).
 
 It claims that no legal set of new cells crossing the target takes fewer rolls. Checked
 against two oracles that do not use it: a breadth-first search over the engine's own
@@ -18,7 +18,8 @@ from test_status_fast_paths import brute_fewest_rolls, random_sheet
 from nochmal.board import Board, load_board
 from nochmal.errors import BoardError
 from nochmal.sheet import Sheet
-from nochmal.sheetgraph import _fits_by_cpsat, entry_rolls_bound, fewest_rolls, fits_rolls
+from nochmal.missions.measures.fits import _fits_by_cpsat, entry_rolls_bound, fits_rolls
+from nochmal.missions.measures.rolls import fewest_rolls
 
 CLASSIC = load_board("classic")
 

@@ -1,4 +1,4 @@
-"""nochmal/sheetgraph.py ``pair_rolls_bounds`` (rolls bounds from the part graph alone, per
+"""missions/measures/pair_bounds.py ``pair_rolls_bounds`` (rolls bounds from the part graph alone, per
 pair of a sheet's units, and the count of a subset's parts plus the parts off every unit
 between a pair) and its use in missions/split.py ``_subsets_within``, which drops a subset
 whose bound is above the rolls before the piece search:
@@ -22,7 +22,9 @@ from nochmal.missions import split
 from nochmal.missions.loader import builtin_missions
 from nochmal.missions.split import split_instance
 from nochmal.sheet import Sheet
-from nochmal.sheetgraph import column_target, fewest_rolls, pair_rolls_bounds, reduce_pieces
+from nochmal.missions.measures.graphs import column_target
+from nochmal.missions.measures.pair_bounds import pair_rolls_bounds
+from nochmal.missions.measures.rolls import fewest_rolls, reduce_pieces
 
 from test_split_reuse import clear_reuse, grow, listings
 

@@ -206,7 +206,7 @@ def test_seed_from_a_split_of_more_units_maps_units_by_name(seed):
 # --- the piece search's trimmed path and the subsets model's programme ---------------------------------------------
 @pytest.mark.parametrize("seed", range(6))
 def test_trimmed_rolls_from_the_untrimmed_answer_equal_a_fresh_trimmed_search(seed):
-    from nochmal.sheetgraph import fewest_rolls, trimmed_rolls
+    from nochmal.missions.measures.rolls import fewest_rolls, trimmed_rolls
 
     rng = random.Random(7800 + seed)
     for _ in range(12):
@@ -265,7 +265,7 @@ def test_subsets_programme_finds_the_cp_sat_optimum(mission_id, monkeypatch):
 def test_fits_rolls_matches_a_breadth_first_search_over_placements(seed):
     from test_status_fast_paths import brute_fewest_rolls, small_case
 
-    from nochmal.sheetgraph import fits_rolls
+    from nochmal.missions.measures.fits import fits_rolls
 
     rng = random.Random(7900 + seed)
     board, sheet, target = small_case(rng, 1)
@@ -423,7 +423,7 @@ def test_a_filtered_listing_keeps_a_row_only_where_its_smaller_subsets_are_kept(
     rolls under one that does not is left out, as the growth of a fresh listing leaves it.
     (Figures planted in the caches: a row whose path does not fit the fewer rolls is decided
     by them, as a fresh listing would.)"""
-    from nochmal.sheetgraph import RollsEstimate
+    from nochmal.missions.measures.rolls import RollsEstimate
 
     sheet = Sheet.empty(CLASSIC)
     state = split._state_key(CLASSIC, 0)
@@ -531,7 +531,7 @@ def test_rolls_feasible_on_moved_paths_gives_the_fresh_verdicts_and_plans_within
 def test_a_path_of_fewer_rolls_told_to_sheet_figures_becomes_its_path():
     """_tighten_upper (the exact check's and a moved path's way into the plans): sheet_figures
     then answers the fewer rolls, with a crossing order of those cells, each anchored."""
-    from nochmal.sheetgraph import fits_rolls
+    from nochmal.missions.measures.fits import fits_rolls
 
     rng = random.Random(8800)
     told = 0

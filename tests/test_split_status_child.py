@@ -14,7 +14,7 @@ import gc, os, sys
 from nochmal.web.rooms.status import _watch_parent
 before = gc.get_freeze_count()
 _watch_parent(os.getppid())
-print(before, gc.get_freeze_count(), "ortools.sat.python.cp_model" in sys.modules, "nochmal._steiner" in sys.modules)
+print(before, gc.get_freeze_count(), "ortools.sat.python.cp_model" in sys.modules, "nochmal.missions.measures._steiner" in sys.modules)
 """
 
 

@@ -1,8 +1,8 @@
 """The fast paths behind a room's full status (issue 19) against slower independent ones.
 
-- nochmal/steiner.py ``dreyfus_wagner`` runs compiled (nochmal/_steiner.c): compared with a
+- missions/measures/steiner.py ``dreyfus_wagner`` runs compiled (missions/measures/_steiner.c): compared with a
   plain per-subset programme written here.
-- nochmal/sheetgraph.py ``fewest_crosses`` adds terminals lazily from LAZY_FROM terminals on:
+- missions/measures/crosses.py ``fewest_crosses`` adds terminals lazily from LAZY_FROM terminals on:
   compared with a breadth-first brute force on small boards (LAZY_FROM forced down) and
   with the CP-SAT model alone (``exact_limit=0``) on classic sheets with many stars open.
 - missions/split.py skips CP-SAT when the local-search split meets the lower bound:
@@ -19,7 +19,6 @@ import zlib
 import pytest
 from split_oracle import brute_split_rolls
 
-from nochmal import sheetgraph
 from nochmal.board import COLOURS, Board, load_board
 from nochmal.missions.coop import mission_status
 from nochmal.missions.loader import builtin_missions
@@ -31,8 +30,10 @@ from nochmal.missions.split import (check_split, rolls_feasible, rolls_for, sepa
                                     split_instance, team_plan)
 from nochmal.bitsets import bit_list, components
 from nochmal.sheet import Sheet
-from nochmal.sheetgraph import fewest_crosses, fewest_crosses_choose, fewest_rolls
-from nochmal.steiner import INF, crossing_order, dreyfus_wagner, reduce_target
+from nochmal.missions.measures import crosses
+from nochmal.missions.measures.crosses import fewest_crosses, fewest_crosses_choose
+from nochmal.missions.measures.rolls import fewest_rolls
+from nochmal.missions.measures.steiner import INF, crossing_order, dreyfus_wagner, reduce_target
 
 CLASSIC = load_board("classic")
 
@@ -173,12 +174,12 @@ def small_case(rng: random.Random, fewest_targets: int) -> tuple[Board, Sheet, i
 
 @pytest.mark.parametrize("seed", range(12))
 def test_lazy_terminals_match_brute_force_on_small_boards(seed, monkeypatch):
-    monkeypatch.setattr(sheetgraph, "LAZY_FROM", 1)  # every instance with 2+ terminals goes the lazy way
+    monkeypatch.setattr(crosses, "LAZY_FROM", 1)  # every instance with 2+ terminals goes the lazy way
     rng = random.Random(1000 + seed)
     board, sheet, target = small_case(rng, 2)
     want = brute_fewest(board, sheet, target)
     for limit, time_limit in ((12, 5.0), (12, 0.0), (2, 0.0)):
-        sheetgraph._RECENT.clear()  # each call does its own search
+        crosses._RECENT.clear()  # each call does its own search
         est = fewest_crosses(sheet, target, exact_limit=limit, time_limit=time_limit)
         assert est.lower <= want <= est.upper
         if limit == 12:
@@ -193,7 +194,7 @@ def test_lazy_terminals_match_cp_sat_on_classic_stars(seed):
     """9-15 open stars: the lazy programme's figure equals the CP-SAT model's proven optimum."""
     rng = random.Random(2000 + seed)
     sheet = random_sheet(CLASSIC, rng, rng.randint(0, 20))
-    sheetgraph._RECENT.clear()  # the lazy rounds themselves, not a remembered answer
+    crosses._RECENT.clear()  # the lazy rounds themselves, not a remembered answer
     fast = fewest_crosses(sheet, CLASSIC.star_mask)
     oracle = fewest_crosses(sheet, CLASSIC.star_mask, exact_limit=0, time_limit=120)
     assert oracle.exact and fast.exact and fast.value == oracle.value
@@ -231,7 +232,7 @@ def test_split_shortcut_agrees_with_the_solver_for_every_shipped_mission(mission
             assert split.rolls_upper == max((plan.rolls for plan in split.plans), default=0)
         shortcuts += "meets the" in fast.method and "lower bound" in fast.method
     if mission.id in ("star-hunt", "column-relay"):
-        # the piece search (sheetgraph.fewest_rolls) makes the per-sheet rolls meet, and the
+        # the piece search (measures.rolls.fewest_rolls) makes the per-sheet rolls meet, and the
         # listed subsets (rolls_feasible) then prove the split's rolls without CP-SAT
         assert shortcuts
 
@@ -395,7 +396,7 @@ def test_separator_bound_proves_column_relay_where_the_sizes_cannot():
 @pytest.mark.parametrize("seed", range(3))
 def test_remembered_answers_bound_the_figure_from_both_sides(seed):
     """An earlier state of a sheet (fewer crosses, a larger team target) gives bounds for the
-    later one (nochmal/sheetgraph.py _remembered_bounds): the upper one must be a real
+    later one (missions/measures/crosses.py _remembered_bounds): the upper one must be a real
     solution, both must hold the CP-SAT model's optimum, and the figure must stay that optimum."""
     rng = random.Random(4000 + seed)
     earlier = random_sheet(CLASSIC, rng, rng.randint(0, 6))
@@ -409,7 +410,7 @@ def test_remembered_answers_bound_the_figure_from_both_sides(seed):
         for b in rng.sample(bit_list(CLASSIC.star_mask), rng.randint(0, 3)):  # stars another sheet finished
             target &= ~(1 << b)
         red = reduce_target(later, target)
-        lower, upper, nodes = sheetgraph._remembered_bounds(later, red)
+        lower, upper, nodes = crosses._remembered_bounds(later, red)
         oracle = fewest_crosses(later, target, exact_limit=0, time_limit=120)
         assert oracle.exact and lower <= oracle.value <= upper
         if nodes is not None:

@@ -1,4 +1,4 @@
-"""nochmal/steiner.py ``dreyfus_wagner`` runs compiled (nochmal/_steiner.c: merges, then
+"""missions/measures/steiner.py ``dreyfus_wagner`` runs compiled (missions/measures/_steiner.c: merges, then
 Dial's buckets for the shortest-path pass) and looks a merge's best half up only when
 rebuilding: compared with a numpy programme it replaced (kept here as the oracle: the
 per-subset merge, scipy's Dijkstra on a COO-built batch, a ``split`` table filled during
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from nochmal.board import load_board
-from nochmal import _steiner
-from nochmal.steiner import INF, Reduced, _halves, dreyfus_wagner, node_dijkstra, reduce_target
+from nochmal.missions.measures import _steiner
+from nochmal.missions.measures.steiner import INF, Reduced, _halves, dreyfus_wagner, node_dijkstra, reduce_target
 
 from test_status_fast_paths import heapq_relax, random_sheet  # (a textbook Dijkstra; sheets grown by legal crosses)
 
@@ -24,7 +24,7 @@ CLASSIC = load_board("classic")
 
 
 def coo_batch_dijkstra(n, arc_from, arc_to, w, init):
-    """All rows' passes in one scipy call, the graph built from COO (nochmal/steiner.py, 59347c3)."""
+    """All rows' passes in one scipy call, the graph built from COO (missions/measures/steiner.py, 59347c3)."""
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import dijkstra
 
@@ -42,7 +42,7 @@ def coo_batch_dijkstra(n, arc_from, arc_to, w, init):
 
 
 def per_subset_dreyfus_wagner(red, terminals, weight):
-    """The merge one subset at a time (nochmal/steiner.py before the merge plan, 59347c3)."""
+    """The merge one subset at a time (missions/measures/steiner.py before the merge plan, 59347c3)."""
     n = len(red.adj)
     k = len(terminals)
     w = np.array(weight, dtype=np.int64)
@@ -152,7 +152,7 @@ def hangs_together(red, nodes) -> bool:
 @pytest.mark.parametrize("k", range(2, 10))
 def test_halves_list_every_split_once_in_the_scan_order(k):
     """Per subset: every half holding its lowest terminal but the subset itself, descending
-    (the order nochmal/_steiner.c scans them, so the first best half is the one it met first)."""
+    (the order missions/measures/_steiner.c scans them, so the first best half is the one it met first)."""
     rng = random.Random(k)
     for s in rng.sample(range(1, 1 << k), min(40, (1 << k) - 1)):
         if s & (s - 1) == 0:
@@ -191,7 +191,7 @@ def test_compiled_programme_refuses_malformed_input():
 
 
 def test_compiled_module_is_built_from_the_current_source():
-    """`pip install -e .` compiles nochmal/_steiner.c; a later edit of it is not used until
+    """`pip install -e .` compiles missions/measures/_steiner.c; a later edit of it is not used until
     the next install (README, set-up), so an out-of-date build fails here, not in a figure."""
     from pathlib import Path
 
@@ -199,12 +199,12 @@ def test_compiled_module_is_built_from_the_current_source():
     if not source.exists():  # an installed (non-editable) copy carries only the build
         pytest.skip("no source next to the built module (a non-editable install)")
     assert Path(_steiner.__file__).stat().st_mtime >= source.stat().st_mtime, \
-        "nochmal/_steiner.c is newer than its build: run `pip install -e .` again"
+        "missions/measures/_steiner.c is newer than its build: run `pip install -e .` again"
 
 
 @pytest.mark.parametrize("seed", range(30))
 def test_compiled_pass_matches_a_heapq_dijkstra_on_random_graphs(seed):
-    """node_dijkstra (nochmal/_steiner.c's pass) on random directed graphs, weights 0..6 (0:
+    """node_dijkstra (missions/measures/_steiner.c's pass) on random directed graphs, weights 0..6 (0:
     the lazy rounds' free terminals), any finite starting labels: the same labels, and every
     predecessor is an arc that gives its node's label."""
     rng = random.Random(seed)
@@ -226,7 +226,7 @@ def test_compiled_pass_matches_a_heapq_dijkstra_on_random_graphs(seed):
 def test_compiled_programme_matches_the_plain_recursion_on_random_graphs(seed, heavy):
     """dreyfus_wagner on random undirected graphs (some disconnected: unreachable labels stay
     INF), weights 0..6, against the textbook recursion of tests/test_status_fast_paths.py.
-    ``heavy``: weights summing above nochmal/_steiner.c's MAX16, so the merges read the 32-bit
+    ``heavy``: weights summing above missions/measures/_steiner.c's MAX16, so the merges read the 32-bit
     table instead of its 16-bit copy."""
     from test_status_fast_paths import plain_dreyfus_wagner
 
@@ -255,7 +255,7 @@ def test_compiled_programme_matches_the_plain_recursion_on_random_graphs(seed, h
 
 @pytest.mark.parametrize("seed", range(20))
 def test_arc_costs_match_a_plain_recursion(seed):
-    """extra (a cost per arc u -> v, INF: no arc; sheetgraph.entry_rolls_bound's entries): the
+    """extra (a cost per arc u -> v, INF: no arc; measures.fits.entry_rolls_bound's entries): the
     compiled pass and programme against a heapq Dijkstra and the textbook recursion with the
     same arc costs; malformed costs are refused naming ``extra``."""
     import heapq

@@ -1,4 +1,4 @@
-"""nochmal/sheetgraph.py ``reduce_pieces`` keeps the part graph's node numbers and works out
+"""missions/measures/rolls.py ``reduce_pieces`` keeps the part graph's node numbers and works out
 only the arcs next to the forced groups: compared with the all-dictionary version it
 replaced (kept here as the oracle), the same contracted graph up to the nodes' numbers (a
 node is known by its cells; the group parts merged away are nodes without arcs or cells),
@@ -14,8 +14,9 @@ import pytest
 from nochmal.bitsets import bit_list, components, neighbours_of
 from nochmal.board import load_board
 from nochmal.sheet import Sheet
-from nochmal.sheetgraph import ROLLS_EXACT_LIMIT, column_target, fewest_rolls, reduce_pieces
-from nochmal.steiner import INF, Reduced, dreyfus_wagner
+from nochmal.missions.measures.graphs import column_target
+from nochmal.missions.measures.rolls import ROLLS_EXACT_LIMIT, fewest_rolls, reduce_pieces
+from nochmal.missions.measures.steiner import INF, Reduced, dreyfus_wagner
 
 from test_status_fast_paths import random_sheet  # sheets grown by legal one-cell crosses
 

@@ -1,4 +1,4 @@
-"""nochmal/sheetgraph.py ``_approximate`` grows the lazy subset of a sheet state asked again
+"""missions/measures/crosses.py ``_approximate`` grows the lazy subset of a sheet state asked again
 for a smaller target (a team target after another sheet crossed a star) to the subset its
 last answer ended with, after the first round: the figures equal a fresh search's (nothing
 remembered), and the witness is a legal crossing order of that many crosses that covers
@@ -11,10 +11,10 @@ from collections import deque
 
 import pytest
 
-from nochmal import sheetgraph
+from nochmal.missions.measures import crosses
 from nochmal.bitsets import bit_list
 from nochmal.board import load_board
-from nochmal.sheetgraph import fewest_crosses
+from nochmal.missions.measures.crosses import fewest_crosses
 
 from test_status_fast_paths import random_sheet, replay  # sheets grown by legal one-cell crosses
 
@@ -27,26 +27,26 @@ def test_a_shrinking_target_on_one_sheet_state_gives_the_fresh_figures(seed, mon
     sheet = random_sheet(CLASSIC, rng, rng.randint(0, 6))
     target = CLASSIC.star_mask
     used = []
-    real = sheetgraph._remembered_subset
+    real = crosses._remembered_subset
 
     def spy(*args):
         found = real(*args)
         used.append(found is not None)
         return found
 
-    monkeypatch.setattr(sheetgraph, "_remembered_subset", spy)
-    sheetgraph._RECENT.clear()
+    monkeypatch.setattr(crosses, "_remembered_subset", spy)
+    crosses._RECENT.clear()
     fewest_crosses(sheet, target)
     for _ in range(3):  # other sheets cross stars: one or two of them leave the target
         stars = bit_list(target & ~sheet.crossed)
         for b in rng.sample(stars, min(len(stars) - 1, rng.randint(1, 2))):
             target &= ~(1 << b)
         warm = fewest_crosses(sheet, target)
-        saved = list(sheetgraph._RECENT.get(CLASSIC, ()))
-        sheetgraph._RECENT.clear()
+        saved = list(crosses._RECENT.get(CLASSIC, ()))
+        crosses._RECENT.clear()
         fresh = fewest_crosses(sheet, target)
-        sheetgraph._RECENT.clear()
-        sheetgraph._RECENT.setdefault(CLASSIC, deque(maxlen=sheetgraph._RECENT_PER_BOARD)).extend(saved)
+        crosses._RECENT.clear()
+        crosses._RECENT.setdefault(CLASSIC, deque(maxlen=crosses._RECENT_PER_BOARD)).extend(saved)
         assert fresh.exact and warm.exact and warm.value == fresh.value
         final = replay(sheet, warm.cells)
         assert final.crossed & target == target and len(warm.cells) == warm.upper

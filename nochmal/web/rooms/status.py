@@ -124,7 +124,7 @@ def preload_searches() -> None:
     import gc
 
     import numpy  # noqa: F401  (the Dreyfus-Wagner tables, nochmal/steiner.py)
-    import nochmal._steiner  # noqa: F401  (their compiled programme)
+    import nochmal.missions.measures._steiner  # noqa: F401  (their compiled programme)
     from ortools.sat.python import cp_model  # noqa: F401  (the split and the exact checks, missions/split.py)
 
     gc.freeze()

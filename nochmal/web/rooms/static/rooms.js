@@ -108,6 +108,8 @@
       ? room.difficulty + " · " + room.players + " player(s) · " + room.board + " board"
       : room.board + " board · " + room.players + " player(s)";
     $("share-link").href = room.url; $("share-link").textContent = room.url;
+    // a loopback link cannot be opened by another phone: say how to get one that can
+    $("share-local").hidden = !/^https?:\/\/(localhost|127\.[0-9.]+|\[::1\])(:|\/)/.test(room.url);
     $("rolls-used").textContent = room.rolls_used;
     $("rolls-left").textContent = mission ? "of " + room.budget + " · " + Math.max(0, room.budget - room.rolls_used) + " left" : "";
     const seated = me && room.seats[me.seat] && room.seats[me.seat].taken;

@@ -1,5 +1,6 @@
 """Node-weighted Steiner trees on a sheet: the exact and bounding searches behind the fewest
-further crosses (nochmal/sheetgraph.py states the problem and the reductions).
+further crosses and rolls (missions/measures/__init__.py states the problem,
+missions/measures/crosses.py the reductions).
 
 A sheet is contracted into a small graph (``Reduced``): node 0 is the *root* (every crossed
 cell, weight 0), the other nodes are open cells (weight 1) or whole target pieces (weight
@@ -11,9 +12,9 @@ Why hand-written and not networkx: networkx's ``steiner_tree`` is a 2-approximat
 edge weights, while a crosses figure must be exact (or an honest interval) and is node
 weighted (measured, benchmarks/bench_steiner.py: all 15 stars from an empty classic sheet,
 networkx 35-36 crosses in ~0.02 s, the proven optimum 33). The Dreyfus-Wagner programme
-itself is C (nochmal/_steiner.c: a table room's status runs it on every tap that crosses a
-star); networkx serves where it is not the hot path (nochmal/sheetgraph.py: the board as
-graphs, per-cell distances).
+itself is C (missions/measures/_steiner.c: a table room's status runs it on every tap that crosses a
+star); networkx serves where it is not the hot path (missions/measures/graphs.py: the board as
+graphs).
 """
 
 from __future__ import annotations
@@ -100,10 +101,10 @@ def reduce_target(sheet: Sheet, target: int) -> Reduced:
 def node_dijkstra(adj: list[list[int]], weight: list[int], init, extra=None) -> tuple[np.ndarray, np.ndarray]:
     """Node-weighted relaxation: label[v] = min(init[v], label[u] + weight[v]); returns labels, preds
     (the node each label came from, -1 where it is init's own). ``extra``: per node a list
-    parallel to adj[u], a cost added on that arc (INF: no arc). Runs compiled (nochmal/_steiner.c)."""
-    import numpy as np  # loaded on use (nochmal/sheetgraph.py: light commands need no array)
+    parallel to adj[u], a cost added on that arc (INF: no arc). Runs compiled (missions/measures/_steiner.c)."""
+    import numpy as np  # loaded on use (light commands need no array)
 
-    from nochmal import _steiner
+    from nochmal.missions.measures import _steiner
 
     label, pred = _steiner.relax(adj, weight, init.tolist() if isinstance(init, np.ndarray) else init, extra)
     return np.frombuffer(label, dtype=np.int32).astype(np.int64), np.frombuffer(pred, dtype=np.int32).astype(np.int64)
@@ -115,13 +116,13 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int], extra=
     in a tree grown towards v).
 
     Returns dp and a function rebuilding the node set of (S, v). The programme (per subset
-    a merge over its halves, then one shortest-path pass) runs compiled, nochmal/_steiner.c;
+    a merge over its halves, then one shortest-path pass) runs compiled, missions/measures/_steiner.c;
     which half achieves a merge is only looked up when a node set is rebuilt (a few merges
     per tree, not one per subset and node).
     """
-    import numpy as np  # loaded on use (nochmal/sheetgraph.py: light commands need no array)
+    import numpy as np  # loaded on use (light commands need no array)
 
-    from nochmal import _steiner
+    from nochmal.missions.measures import _steiner
 
     n = len(red.adj)
     k = len(terminals)
@@ -150,7 +151,7 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int], extra=
 @lru_cache(maxsize=4096)
 def _halves(s: int) -> tuple[np.ndarray, np.ndarray]:
     """The halves S1 of subset ``s`` that hold its lowest terminal (all but ``s`` itself,
-    descending: the order nochmal/_steiner.c scans them) and their other halves S - S1."""
+    descending: the order missions/measures/_steiner.c scans them) and their other halves S - S1."""
     import numpy as np
 
     low = s & -s
@@ -202,6 +203,27 @@ def prune_leaves(red: Reduced, nodes: set[int]) -> set[int]:
                 nodes.discard(v)
                 changed = True
     return nodes
+
+
+def join_missing(red: Reduced, nodes: set[int], missing: list[int]) -> set[int]:
+    """Join each missing terminal (nearest first) to the set along a shortest path, then prune."""
+    import numpy as np  # loaded on use: light commands need no array
+
+    n = len(red.adj)
+    nodes = set(nodes)
+    missing = [t for t in missing if t not in nodes]
+    while missing:  # join the nearest missing terminal to the tree
+        init = np.full(n, INF, dtype=np.int64)
+        for v in nodes:
+            init[v] = 0
+        label, pred = node_dijkstra(red.adj, red.weight, init)
+        t = min(missing, key=lambda x: int(label[x]))
+        v = t
+        while v >= 0 and v not in nodes:
+            nodes.add(v)
+            v = int(pred[v])
+        missing = [x for x in missing if x not in nodes]
+    return prune_leaves(red, nodes)
 
 
 def nodes_cost(red: Reduced, nodes: set[int]) -> int:

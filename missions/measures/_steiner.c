@@ -1,4 +1,4 @@
-/* The Dreyfus-Wagner programme of nochmal/steiner.py (dreyfus_wagner), compiled.
+/* The Dreyfus-Wagner programme of missions/measures/steiner.py (dreyfus_wagner), compiled.
  *
  * Why C: the programme is 3^k merges over ~100 nodes plus one shortest-path pass per
  * terminal subset (4096 at k = 12); as numpy gathers and scipy calls it took 50-200 ms at
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define INF 1000000000  /* nochmal/steiner.py INF: "unreachable" (INF + INF < 2^31) */
+#define INF 1000000000  /* missions/measures/steiner.py INF: "unreachable" (INF + INF < 2^31) */
 #define BUCKETS (1 << 24)  /* the most label values a pass keeps buckets for */
 
 /* One shortest-path pass in place: row[v] = min(row[v], row[u] + w[v] + ex[j]) over arcs j: u -> v
