@@ -27,10 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -44,6 +41,8 @@ from nochmal.move import Move
 from nochmal.play import play_game
 from nochmal.record import GameRecord
 from nochmal.rules import MAX_GAME_ROLLS
+
+from bench_web import Server, pct  # benchmarks/ is the script's folder: one server starter
 
 SEATS = 6
 HEALTH_EVERY = 0.02  # seconds between health polls
@@ -72,41 +71,6 @@ def rss_kib(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     raise SystemExit(f"no VmRSS for process {pid}")
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else float("nan")
-
-
-class Server:
-    """`nochmal serve` in its own process on a free port."""
-
-    def __init__(self, data: Path):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        exe = [sys.executable, "-c", "from nochmal.cli import main; main()"]
-        self.proc = subprocess.Popen(exe + ["serve", "--port", str(self.port), "--data", str(data)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(self.url + "/api/health", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        self.stop()
-        raise SystemExit("the server did not start within 60 s")
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
 
 
 def poll_health(url: str, stop: threading.Event, out: list[float]) -> None:

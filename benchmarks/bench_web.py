@@ -86,6 +86,7 @@ class Server:
             self.proc.wait(10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+            self.proc.wait(10)
 
 
 def page_to_sheet(url: str, loads: int, max_seconds: float) -> dict:
