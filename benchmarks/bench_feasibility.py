@@ -2,7 +2,7 @@
 
 For the sheets of seeded greedy solo games after rolls 5, 10, 20 and 30: the fewest rolls
 by the piece argument (nochmal.impossible.rolls_needed, CPU microseconds per call), and
-CP-SAT (rolls_needed_cpsat, one worker) asked "<= fewest" (feasible) and "<= fewest - 1"
+CP-SAT (tests/rolls_oracle.py rolls_needed_cpsat, one worker) asked "<= fewest" (feasible) and "<= fewest - 1"
 (must be refused), each with a time limit. Prints figures, asserts nothing.
 
 Usage:  nice -n 10 python benchmarks/bench_feasibility.py [--seeds 3] [--cpsat-limit 20]
@@ -11,12 +11,18 @@ Usage:  nice -n 10 python benchmarks/bench_feasibility.py [--seeds 3] [--cpsat-l
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 from nochmal.bots.registry import make_agent
 from nochmal.board import load_board
-from nochmal.impossible import rolls_needed, rolls_needed_cpsat
+from nochmal.impossible import rolls_needed
 from nochmal.play import play_solo
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from rolls_oracle import rolls_needed_cpsat  # noqa: E402  (tests/ is not a package; the oracle is the tests')
 
 TURNS = (5, 10, 20, 30)
 

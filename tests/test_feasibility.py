@@ -14,10 +14,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from rolls_oracle import rolls_needed_cpsat
 
 from nochmal.bots.registry import make_agent
 from nochmal.board import COLOURS, Board, load_board
-from nochmal.impossible import impossible_sheet_reasons, rolls_needed, rolls_needed_cpsat
+from nochmal.impossible import impossible_sheet_reasons, rolls_needed
 from nochmal.play import play_competitive, play_solo
 from nochmal.sheet import Sheet
 

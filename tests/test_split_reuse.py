@@ -6,7 +6,7 @@
   sheet would show here), and the verdicts must match the brute-force oracle on small cases.
 - nochmal/impossible.py remembers each block's pieces per (block, local cells)
   (``block_pieces``): checked against a plain count written here and against the CP-SAT
-  model ``rolls_needed_cpsat`` on boards with large blocks, two boards used in turn.
+  model ``rolls_needed_cpsat`` (tests/rolls_oracle.py) on boards with large blocks, two boards used in turn.
 - a room whose items got done since seeds its split from the latest split of more units
   (``_remembered_split``): the seed maps units by name, and the split stays within the
   brute-force optimum's bounds.
@@ -18,12 +18,13 @@ import random
 from itertools import combinations
 
 import pytest
+from rolls_oracle import rolls_needed_cpsat
 from split_oracle import brute_split_rolls
 
 from nochmal import impossible
 from nochmal.bitsets import bit_list, component_of, components
 from nochmal.board import Board, load_board
-from nochmal.impossible import block_pieces, rolls_needed, rolls_needed_cpsat
+from nochmal.impossible import block_pieces, rolls_needed
 from nochmal.missions import split
 from nochmal.missions.loader import builtin_missions
 from nochmal.missions.model import Mission, Objective
