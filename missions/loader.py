@@ -18,7 +18,7 @@ from nochmal.board import BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, COLUMN_LETTERS,
 from nochmal.errors import NochmalError, quoted
 from nochmal.fileio import load_toml_text, read_text_file
 from nochmal.rules import MAX_GAME_ROLLS
-from nochmal.sheet import Sheet
+from nochmal.sheet import max_score
 from nochmal.missions.model import (DIFFICULTIES, KINDS, PLAYER_COUNTS, SCOPES, SOURCES, Mission, MissionError,
                                     Objective, rolls_lower_bound)
 
@@ -54,12 +54,6 @@ def _key_text(key: str) -> str:
 
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def max_score(board: Board) -> int:
-    """The highest score one sheet can reach under team rules (every first value, no star
-    left, no joker spent): the engine's score of the full sheet."""
-    return Sheet(board, board.full_mask).with_all_completions_scored().score()
 
 
 def parse_mission_text(text: str, source: str) -> Mission:

@@ -285,6 +285,13 @@ class Sheet:
         return f"Sheet({self.text()!r})"
 
 
+def max_score(board: Board) -> int:
+    """The highest score one sheet of ``board`` can reach (every first value, no star left, no
+    joker spent): the engine's score of the full sheet. A board fact: the solo, race and team
+    analyses bound their figures by it, mission files check score targets against it."""
+    return Sheet(board, board.full_mask).with_all_completions_scored().score()
+
+
 _KEY_LINE = re.compile(r"^\s*([a-z_]+)\s*:\s*(.*?)\s*$")
 
 

@@ -29,9 +29,9 @@ from typing import Callable
 
 from nochmal.choice import Choice
 from nochmal.game import Mode
-from nochmal.missions.loader import max_score
 from nochmal.move import Move
 from nochmal.record import GameRecord
+from nochmal.sheet import max_score
 
 from nochmal.solver.cpsat import DEFAULT_FEATURES, Progress, SolverError, finish_plan, solve
 from nochmal.solver.instance import Instance, InstanceError

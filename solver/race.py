@@ -34,12 +34,11 @@ from nochmal.bitsets import bit_list
 from nochmal.board import COLOURS, Board
 from nochmal.dice import Roll
 from nochmal.game import Mode
-from nochmal.missions.loader import max_score
 from nochmal.move import Move
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
 from nochmal.seats import seat_name
-from nochmal.sheet import Sheet, score_parts
+from nochmal.sheet import Sheet, max_score, score_parts
 
 from nochmal.solver.analyse import RollLoss, roll_losses, settle
 from nochmal.solver.cpsat import (DEFAULT_FEATURES, PlannerModel, Progress, SolverError, _run, add_anchoring,
@@ -357,7 +356,7 @@ def analyse_seat(record: GameRecord, seat: int, time_limit: float = 10.0, worker
     """V(t): the best final score from the sheet the seat had before roll t (V after the
     last roll = the actual score); the loss on roll t is V(t) - V(t+1), as in the solo
     analysis (solver/analyse.py), with the interval loss_low..loss_high (a solve that proved no bound is bounded by
-    the board's maximum score, missions.loader.max_score). Solves run backwards, each hinted with the recorded move
+    the board's maximum score, nochmal.sheet.max_score). Solves run backwards, each hinted with the recorded move
     followed by the next solve's plan, so V(t) >= V(t+1) for the plans found; unproven
     values carry their bound and a loss is then an interval. ``per_roll`` False: only V(0).
     ``time_limit`` is per solve. Ctrl-C stops the analysis: the rolls done so far are

@@ -44,12 +44,11 @@ from nochmal.dice import Roll, resolutions, seeded_roll
 from nochmal.errors import NochmalError
 from nochmal.game import FREE_ROLLS
 from nochmal.missions.coop import coop_game, mission_record, mission_result
-from nochmal.missions.loader import max_score
 from nochmal.missions.model import Mission, rolls_lower_bound
 from nochmal.missions.objectives import all_met, items_needed, objective_items
 from nochmal.move import PASS, Move
 from nochmal.record import GameRecord
-from nochmal.sheet import Sheet, score_parts
+from nochmal.sheet import Sheet, max_score, score_parts
 from nochmal.solver.cpsat import (PlannerModel, SolverError, add_anchoring, add_cell_timeline,
                                   add_choice_vars, all_crossed, hint_choices, new_solver, read_choices,
                                   roll_candidates)

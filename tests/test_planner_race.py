@@ -319,7 +319,7 @@ def test_a_solve_without_bound_is_bounded_by_the_board_maximum(monkeypatch):
     solo analysis does, never an open '0..?'."""
     import dataclasses
 
-    from nochmal.missions.loader import max_score
+    from nochmal.sheet import max_score
     from nochmal.solver import race
     from nochmal.solver.plan import UNKNOWN
 
