@@ -204,7 +204,7 @@ def test_a_stored_record_costs_its_text_not_its_states(client):
     assert store.memory_bytes() < 1.5 * len(text) + 10_000  # the text and a summary, no list of states
     assert store.cursors.used == 0  # no replayed game is kept for an upload nobody looks at
     assert client.get(f"/api/records/{rid}/turns/150", params={"svg": False}).status_code == 200
-    from nochmal.web.api import cursor_bytes
+    from nochmal.web.records import cursor_bytes
 
     assert store.cursors.used == cursor_bytes(GameRecord.loads(text)) <= store.cursors.max_bytes
 
@@ -260,7 +260,7 @@ def test_every_turn_answers_as_a_full_replay_in_any_order(client, name):
 
 
 def test_cursors_leave_the_cache_by_its_bytes_and_come_back_the_same(client):
-    from nochmal.web.api import CursorCache, cursor_bytes
+    from nochmal.web.records import CursorCache, cursor_bytes
 
     records = _records()
     store = client.app.state.records
@@ -276,10 +276,10 @@ def test_cursors_leave_the_cache_by_its_bytes_and_come_back_the_same(client):
 
 
 def test_the_replay_of_an_upload_runs_off_the_event_loop(client, monkeypatch):
-    import nochmal.web.api as api
+    import nochmal.web.records as records
 
     seen = []
-    real = api.parse_record
+    real = records.parse_record
 
     def spy(text):
         try:
@@ -289,13 +289,13 @@ def test_the_replay_of_an_upload_runs_off_the_event_loop(client, monkeypatch):
             seen.append(threading.current_thread().name)
         return real(text)
 
-    monkeypatch.setattr(api, "parse_record", spy)
+    monkeypatch.setattr(records, "parse_record", spy)
     assert upload(client, passing_record(5, 2).dumps()).status_code == 200
     assert len(seen) == 1 and seen[0] != "event loop", seen
 
 
 def test_an_address_stores_so_many_bytes_a_day_then_429_with_the_reason(data):
-    from nochmal.web.api import UploadQuota
+    from nochmal.web.limits import UploadQuota
 
     text = passing_record(20, 2).dumps()
     app = create_app(data)
@@ -309,7 +309,7 @@ def test_an_address_stores_so_many_bytes_a_day_then_429_with_the_reason(data):
 
 
 def test_all_addresses_together_store_so_many_bytes_a_day(data):
-    from nochmal.web.api import UploadQuota
+    from nochmal.web.limits import UploadQuota
 
     text = passing_record(20, 2).dumps()
     app = create_app(data)
@@ -320,7 +320,7 @@ def test_all_addresses_together_store_so_many_bytes_a_day(data):
 
 
 def test_the_quota_forgets_after_a_day():
-    from nochmal.web.api import UploadQuota
+    from nochmal.web.limits import UploadQuota
     from nochmal.web.errors import WebError
 
     quota = UploadQuota(per_client=1000, in_all=1500)

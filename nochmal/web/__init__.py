@@ -3,9 +3,10 @@
     from nochmal.web import create_app
     app = create_app(Path("data"))      # an ASGI app (FastAPI)
 
-Modules: app (the app, error handling, body cap), errors (WebError: every 4xx answer), api (the JSON API under /api), pages
-(HTML shells), games (server-side games), jobs (planner jobs in worker processes);
-templates/ and static/ hold the HTML, CSS and plain JavaScript.
+Modules: app (the app, error handling, body cap), errors (WebError: every 4xx answer), routers (the JSON API under
+/api, one router per area), deps (the services as FastAPI dependencies), responses (the answers' models), pages (HTML
+shells), games (server-side games), records (uploaded records), jobs (planner jobs in worker processes), rooms (table
+rooms); templates/ and static/ hold the HTML, CSS and plain JavaScript.
 """
 
 from nochmal.web.app import create_app

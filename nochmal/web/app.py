@@ -1,6 +1,6 @@
 """The web app: pages, the JSON API under /api, background jobs; ``create_app`` builds it.
 
-Everything a page shows comes from the JSON API (nochmal/web/api.py); pages are thin
+Everything a page shows comes from the JSON API (nochmal/web/routers); pages are thin
 server-rendered shells (nochmal/web/templates) with a little plain JavaScript
 (nochmal/web/static). Bad input anywhere is a 4xx with ``{"error": ..., "field": ...}``;
 request bodies are capped; nothing in a request is ever used as a file path.
@@ -150,7 +150,10 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     ``access``: the host names and origins it accepts (default: localhost names and the
     environment's, nochmal/web/hosts.py); ``public_url``: the base of the links it hands out
     (default: the URL a request came in on)."""
-    from nochmal.web import api, pages, rooms
+    from nochmal.web import pages, rooms
+    from nochmal.web.records import RecordStore
+    from nochmal.web.routers import ROUTERS
+    from nochmal.web.routers.engine import version
 
     data_dir = Path(data_dir) if data_dir is not None else None
     jobs = JobManager(max_running=max_jobs, time_cap=job_time_cap, abandon_after=abandon_after)
@@ -168,13 +171,13 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
         if rooms_service is not None:  # the status worker's thread and child process end with the app
             rooms_service.worker.stop()
 
-    app = FastAPI(title="nochmal", version=api.version(), lifespan=lifespan, docs_url=None, redoc_url=None,
+    app = FastAPI(title="nochmal", version=version(), lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Noch mal! (Encore!): puzzles, games against bots, replays and the planner. "
                               "Errors are 4xx JSON `{\"error\": reason, \"field\": name}`.")
     app.state.data_dir = data_dir
     keep_days = env_days("NOCHMAL_KEEP_DAYS", 90.0)  # games and uploads untouched this long are deleted
     app.state.games = GameStore(data_dir / "games" if data_dir else None, keep_days=keep_days)
-    app.state.records = api.RecordStore(data_dir / "records" if data_dir else None, keep_days=keep_days)
+    app.state.records = RecordStore(data_dir / "records" if data_dir else None, keep_days=keep_days)
     app.state.game_rate = RateLimit(games_per_minute, "new games")
     app.state.upload_rate = RateLimit(games_per_minute, "uploads")
     app.state.jobs = jobs
@@ -218,7 +221,8 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     async def unexpected(request: Request, exc: Exception):  # a bug: still one JSON line, no traceback
         return JSONResponse(error_body(f"internal error: {type(exc).__name__}"), status_code=500)
 
-    app.include_router(api.router)
+    for router in ROUTERS:
+        app.include_router(router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     _install_docs(app)

@@ -1,9 +1,11 @@
-"""What one client may ask of the server: creations per minute per address (rooms, games,
-uploads), and how long what it made is kept on disk."""
+"""What one client may ask of the server (docs/security.md, "Limits"): creations per minute
+per address (rooms, games, uploads), bytes of uploads a day, and how long what it made is
+kept on disk."""
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
@@ -12,6 +14,10 @@ from pathlib import Path
 from fastapi import Request
 
 from nochmal.web.errors import WebError
+
+UPLOAD_BYTES_A_DAY = 20_000_000  # stored bytes of records one address may add in a day
+ALL_UPLOAD_BYTES_A_DAY = 200_000_000  # ... and all addresses together
+DAY = 86400.0
 
 
 def client_address(request: Request) -> str:
@@ -47,6 +53,50 @@ class RateLimit:
         if len(stamps) >= self.per_minute:
             raise WebError(f"at most {self.per_minute} {self.what} a minute from one address; wait a little", None, 429)
         stamps.append(now)
+
+
+@dataclass
+class UploadQuota:
+    """At most ``per_client`` stored bytes of uploads per client address, and ``in_all`` from
+    all addresses together, in any ``window`` seconds (a day)."""
+
+    per_client: int = UPLOAD_BYTES_A_DAY
+    in_all: int = ALL_UPLOAD_BYTES_A_DAY
+    window: float = DAY
+    max_clients: int = 10_000  # addresses remembered before the quiet ones are forgotten
+    _seen: dict = field(default_factory=lambda: defaultdict(deque))  # address -> deque of (time, bytes)
+    _all: deque = field(default_factory=deque)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def check(self, client: str, size: int, now: float | None = None) -> None:
+        """Refuse (429 naming the reason) if ``size`` more bytes would pass a limit; nothing is charged."""
+        with self._lock:
+            self._refuse_over(client, size, time.monotonic() if now is None else now)
+
+    def charge(self, client: str, size: int, now: float | None = None) -> None:
+        """Check and count ``size`` bytes stored for ``client`` at once (two uploads cannot
+        both pass a limit that only one of them fits)."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            self._refuse_over(client, size, now)
+            self._seen[client].append((now, size))
+            self._all.append((now, size))
+
+    def _refuse_over(self, client: str, size: int, now: float) -> None:
+        cutoff = now - self.window
+        if len(self._seen) >= self.max_clients:
+            for quiet in [c for c, s in self._seen.items() if not s or s[-1][0] < cutoff]:
+                del self._seen[quiet]
+        for stamps in (self._seen[client], self._all):
+            while stamps and stamps[0][0] < cutoff:
+                stamps.popleft()
+        mine = sum(n for _, n in self._seen[client])
+        if mine + size > self.per_client:
+            raise WebError(f"file: at most {self.per_client} bytes of records a day from one address "
+                           f"({mine} stored in the last 24 h, this one {size}); try again tomorrow", "file", 429)
+        if sum(n for _, n in self._all) + size > self.in_all:
+            raise WebError(f"file: the server takes at most {self.in_all} bytes of records a day from all "
+                           "addresses together; try again tomorrow", "file", 429)
 
 
 def prune_folder(folder: Path | None, older_than_seconds: float, keep: set[str] = frozenset(),

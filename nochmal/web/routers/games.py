@@ -1,0 +1,208 @@
+"""Games under /api/games: puzzles and games against bots, kept by the server
+(nochmal/web/games.py GameStore); every change is saved before it is answered."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Literal, Optional
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+from pydantic import Field
+
+from nochmal.board import BUILTIN_BOARDS, load_board
+from nochmal.dice import COLOUR_FACES, NUMBER_FACES
+from nochmal.errors import NochmalError
+from nochmal.game import MAX_PLAYERS, Game
+from nochmal.missions.coop import mission_outcome_line
+from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
+from nochmal.move import parse_cell
+from nochmal.puzzles import daily_seed
+from nochmal.record import GameRecord
+from nochmal.rules import MAX_SEED
+from nochmal.seats import seat_name
+from nochmal.svg import SheetPicture, pictures_svg, record_svg
+from nochmal.web import responses
+from nochmal.web.deps import GameRate, Games
+from nochmal.web.errors import WebError
+from nochmal.web.games import builtin_board, builtin_mission, parse_seat_list, web_mission
+from nochmal.web.limits import client_address
+from nochmal.web.responses import documented, media
+from nochmal.web.routers.engine import hint_items
+from nochmal.web.schemas import Body
+
+router = APIRouter(prefix="/api", tags=["games"])
+
+
+class NewGame(Body):
+    kind: Literal["puzzle", "play"] = "play"
+    seed: Optional[int] = Field(None, ge=0, le=MAX_SEED, description="Dice seed; default: the daily seed "
+                                "for a puzzle, a random one otherwise.")
+    board: str = "classic"
+    seats: list[str] = Field(default_factory=lambda: ["human"], max_length=MAX_PLAYERS,
+                             description="human, human:NAME or a bot name, one per seat in turn order.")
+    mission: Optional[str] = Field(None, description="A co-op mission id (play only).")
+    difficulty: Literal[DIFFICULTIES] = "normal"
+    open: bool = Field(False, description="Puzzle: show every roll in advance.")
+
+
+@router.post("/games", summary="Start a puzzle or a game; bots move at once", responses=documented(responses.GameState))
+def new_game(body: NewGame, request: Request, store: Games, rate: GameRate):
+    rate.check(client_address(request))
+    store.prune_now_and_then()
+    if body.kind == "puzzle":
+        if body.mission:
+            raise WebError("a puzzle is a solo game: no mission", "mission")
+        if body.seats not in (["human"],):
+            raise WebError("a puzzle has one human seat", "seats")
+        seed = body.seed if body.seed is not None else daily_seed()
+        web = store.create(kind="puzzle", seats=["human"], seed=seed, board=builtin_board(body.board),
+                           open_rolls=body.open)
+        return web.state()
+    seats = parse_seat_list(body.seats)
+    if not any(s.startswith("human") for s in seats):
+        raise WebError("at least one seat must be human (bots-only games: nochmal bench bots)", "seats")
+    seed = body.seed if body.seed is not None else secrets.randbelow(1_000_000)
+    mission = None
+    if body.mission:
+        mission = builtin_mission(body.mission)
+        if len(seats) not in PLAYER_COUNTS:
+            raise WebError(f"a co-op mission has {PLAYER_COUNTS[0]}-{PLAYER_COUNTS[-1]} players, not {len(seats)}",
+                           "seats")
+        if body.board != "classic" and body.board != mission.board:
+            raise WebError("a mission plays on its own sheet; leave the board out", "board")
+        board_ = builtin_board(mission.board) if mission.board in BUILTIN_BOARDS else load_board(mission.board)
+    else:
+        board_ = builtin_board(body.board)
+    web = store.create(kind="play", seats=seats, seed=seed, board=board_, mission=mission,
+                       difficulty=body.difficulty if mission else None, open_rolls=body.open)
+    return web.state()
+
+
+@router.get("/games/{game_id}", summary="A game's state (keys of `nochmal play --json` plus the view)",
+            responses=documented(responses.GameState))
+def get_game(game_id: str, store: Games, svg: bool = True):
+    web = store.get(game_id)
+    with web.lock:
+        return web.state(with_svg=svg)
+
+
+class Tap(Body):
+    colour: Literal[COLOUR_FACES] = Field(..., description="The colour die picked (x = joker).")
+    number: Literal[NUMBER_FACES] = Field(..., description="The number die picked (? = joker).")
+    cells: list[str] = Field(default_factory=list, max_length=5, description="The cells selected so far (may be empty: then every cell of a legal placement is returned).")
+
+
+@router.post("/games/{game_id}/tap", summary="What a selection of cells allows: cells to add, the move, or the reason",
+             responses=documented(responses.Tapped))
+def tap(game_id: str, body: Tap, store: Games):
+    web = store.get(game_id)
+    try:
+        cells = [parse_cell(c.strip()) for c in body.cells]  # the one cell-name grammar (nochmal.move)
+    except NochmalError as exc:
+        raise WebError(str(exc), "cells") from None
+    if len(set(cells)) != len(cells):
+        raise WebError("a cell is selected twice", "cells")
+    with web.lock:
+        return web.tap(body.colour, body.number, cells)
+
+
+class MoveBody(Body):
+    move: str = Field(..., max_length=80, description="Move notation: b4 G4 G5 H4 H5, xb4 ..., b?4 ..., or pass.")
+
+
+@router.post("/games/{game_id}/move", summary="Make the deciding human's move; bots answer",
+             responses=documented(responses.GameState))
+def move(game_id: str, body: MoveBody, store: Games, svg: bool = True):
+    web = store.get(game_id)
+    with web.lock:
+        web.play(body.move)
+        web.save()
+        return web.state(with_svg=svg)
+
+
+@router.post("/games/{game_id}/undo", summary="Take back the last human choice (this roll, else the one before)",
+             responses=documented(responses.GameState))
+def undo(game_id: str, store: Games, svg: bool = True):
+    web = store.get(game_id)
+    with web.lock:
+        web.undo()
+        web.save()
+        return web.state(with_svg=svg)
+
+
+@router.post("/games/{game_id}/open", summary="The open-information switch: show every roll from now on",
+             responses=documented(responses.GameState))
+def open_game(game_id: str, store: Games, svg: bool = True):
+    web = store.get(game_id)
+    with web.lock:
+        web.open_rolls()
+        web.save()
+        return web.state(with_svg=svg)
+
+
+@router.get("/games/{game_id}/hint", summary="The hint bot's best three choices", responses=documented(responses.Hints))
+def hint(game_id: str, store: Games):
+    from nochmal.bots.hints import hint as best_choices
+
+    web = store.get(game_id)
+    with web.lock:
+        if web.human_to_move() is None:
+            raise WebError("no human is to move in this game now", "hint", 409)
+        game = web.game.clone()
+        mission = web.session.mission
+    if mission is not None:  # a co-op game: ranked by the mission (nochmal.missions.tactics)
+        from nochmal.missions.tactics import mission_hint
+
+        return {"hints": hint_items(mission_hint(mission, game, top=3))}
+    return {"hints": hint_items(best_choices(game, top=3))}
+
+
+@router.get("/games/{game_id}/rolls", summary="Every roll (open puzzles and finished games)",
+            responses=documented(responses.GameRolls))
+def game_rolls(game_id: str, store: Games):
+    web = store.get(game_id)
+    with web.lock:
+        return {"seed": web.session.seed, "rolls": web.all_rolls()}
+
+
+@router.get("/games/{game_id}/record", summary="The game record (the standard record JSON)",
+            responses=documented(responses.Record))
+def game_record(game_id: str, store: Games, download: bool = False):
+    web = store.get(game_id)
+    with web.lock:
+        text = web.record().dumps()
+    headers = {"Content-Disposition": f'attachment; filename="nochmal-{web.session.seed}.json"'} if download else {}
+    return Response(text, media_type="application/json", headers=headers)
+
+
+@router.get("/games/{game_id}/svg", summary="The game as a shareable SVG picture", response_class=Response,
+            responses=media("image/svg+xml"))
+def game_svg(game_id: str, store: Games, download: bool = False):
+    web = store.get(game_id)
+    with web.lock:
+        record, game = web.record(), web.game.clone()
+        text = record_svg(record, game, outcome=mission_outcome_line(record, game, web_mission))
+    headers = {"Content-Disposition": f'attachment; filename="nochmal-{web.session.seed}.svg"'} if download else {}
+    return Response(text, media_type="image/svg+xml", headers=headers)
+
+
+@router.get("/games/{game_id}/sheet", summary="One seat's sheet after K rolls, as SVG", response_class=Response,
+            responses=media("image/svg+xml"))
+def game_sheet(game_id: str, store: Games, after: int = Query(..., ge=0, le=200),
+               seat: int = Query(0, ge=0, le=MAX_PLAYERS - 1)):
+    web = store.get(game_id)
+    with web.lock:
+        record = web.record()
+    game = _after(record, after)
+    if seat >= game.n_players:
+        raise WebError(f"seat {seat} is not in this game (seats 0-{game.n_players - 1})", "seat")
+    sheet = game.sheets[seat]
+    title = f"{seat_name(record.players, seat)} after roll {min(after, game.rolls_done)}: {sheet.score()} points"
+    return Response(pictures_svg([SheetPicture(title, sheet)]), media_type="image/svg+xml")
+
+
+def _after(record: GameRecord, turns: int) -> Game:
+    from nochmal.stepper import replayed
+
+    return replayed(record, turns=turns, missions=web_mission)

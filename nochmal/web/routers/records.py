@@ -1,0 +1,65 @@
+"""Uploaded records under /api/records: a record file is replayed and checked when it
+arrives (nochmal/web/records.py RecordStore), then read, stepped through and drawn by its id."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, File, Request, UploadFile
+from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
+
+from nochmal.missions.coop import mission_outcome_line
+from nochmal.svg import SheetPicture, pictures_svg, record_svg, sheet_title
+from nochmal.web import responses
+from nochmal.web.deps import MaxBody, Records, UploadRate
+from nochmal.web.errors import WebError
+from nochmal.web.games import web_mission
+from nochmal.web.limits import client_address
+from nochmal.web.responses import documented, media
+
+router = APIRouter(prefix="/api", tags=["records"])
+
+
+@router.post("/records", summary="Upload a game record (multipart field 'file'); it is replayed and checked",
+             responses=documented(responses.RecordSummary))
+async def upload_record(request: Request, store: Records, rate: UploadRate, max_body: MaxBody,
+                        file: UploadFile = File(..., description="A record JSON file.")):
+    client = client_address(request)
+    rate.check(client)
+    data = await file.read(max_body + 1)
+    if len(data) > max_body:
+        raise WebError(f"file: over the limit of {max_body} bytes", "file", 413)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise WebError(f"file: not a UTF-8 text file (byte {exc.start})", "file", 422) from None
+    _, item = await run_in_threadpool(store.add, text, client)  # the replay never holds up the event loop
+    return Response(item.summary, media_type="application/json")
+
+
+@router.get("/records/{rec_id}", summary="An uploaded record's summary (as `nochmal replay F --json`)",
+            responses=documented(responses.RecordSummary))
+def get_record(rec_id: str, store: Records):
+    return Response(store.get(rec_id).summary, media_type="application/json")
+
+
+@router.get("/records/{rec_id}/turns/{turn}", summary="The state after a turn (as `nochmal replay F --to N --json`)",
+            responses=documented(responses.TurnState))
+def record_turn(rec_id: str, turn: int, store: Records, svg: bool = True):
+    from nochmal.stepper import state_data
+
+    record, game = store.state(rec_id, turn)
+    data = state_data(record, game, turn)
+    if svg:
+        claims = game.race_claims
+        data["sheets_svg"] = [pictures_svg([SheetPicture(
+            sheet_title(record.players, p, s), s, claims.columns, claims.colours)])
+            for p, s in enumerate(game.sheets)]
+    return data
+
+
+@router.get("/records/{rec_id}/svg", summary="The record as an SVG picture", response_class=Response,
+            responses=media("image/svg+xml"))
+def record_picture(rec_id: str, store: Records):
+    record, final = store.state(rec_id)
+    return Response(record_svg(record, final, outcome=mission_outcome_line(record, final, web_mission)),
+                    media_type="image/svg+xml")
