@@ -3,7 +3,9 @@
 Layers, lowest first (a module may import its own layer or a lower one):
 
 0. rules core: ``nochmal/*.py`` (board, bitsets, sheet, placements, dice, move, game,
-   record, rules, errors, fileio, agents, play, sheetview, svg, ...);
+   record, rules, errors, fileio, agents, play, sheetview, svg, ...); it imports none of the
+   heavy libraries (OR-Tools, numpy, networkx, scipy): the missions' graph measures
+   (``missions/measures/``) and the planner bring them;
 1. bots: ``nochmal/bots``;
 2. missions: ``missions/`` (``nochmal.missions``), may use the bots;
 3. planner: ``solver/`` (``nochmal.solver``), may use bots and missions (team planning);
@@ -173,7 +175,43 @@ def test_every_module_has_a_layer_and_the_graph_is_read():
     assert graph.has_edge("nochmal.solver.cpsat", "nochmal.solver.instance")
 
 
+HEAVY_LIBRARIES = ("ortools", "numpy", "networkx", "scipy")
+
+
+def external_imports(path: Path) -> set[str]:
+    """The top-level names of the absolute imports ``path`` makes anywhere (lazy ones included)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            out.update(alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            out.add(node.module.partition(".")[0])
+    return out
+
+
+def heavy_core_imports(root: Path) -> list[str]:
+    """``module imports library`` for every rules-core module importing a heavy library."""
+    return sorted(f"{module} imports {lib}" for module, path in module_files(root).items() if layer_of(module) == CORE
+                  for lib in sorted(external_imports(path) & set(HEAVY_LIBRARIES)))
+
+
+def test_the_rules_core_imports_no_heavy_library():
+    found = heavy_core_imports(ROOT)
+    assert not found, "\n".join(found)
+    assert {"nochmal.missions.measures.steiner", "nochmal.missions.measures.crosses"} <= set(import_graph(ROOT))
+
+
 # --- the checker itself must be able to fail ------------------------------------------------
+def test_checker_flags_a_heavy_import_in_the_core(tmp_path):
+    (tmp_path / "nochmal").mkdir()
+    (tmp_path / "missions").mkdir()
+    (tmp_path / "nochmal" / "__init__.py").write_text("")
+    (tmp_path / "nochmal" / "board.py").write_text("def f():\n    import numpy as np\n    return np\n")
+    (tmp_path / "nochmal" / "sheet.py").write_text("from ortools.sat.python import cp_model\nfrom . import board\n")
+    (tmp_path / "missions" / "__init__.py").write_text("import networkx\n")
+    assert heavy_core_imports(tmp_path) == ["nochmal.board imports numpy", "nochmal.sheet imports ortools"]
+
+
 def _fake(edges: list[tuple[str, str]]) -> nx.DiGraph:
     g = nx.DiGraph()
     g.add_edges_from(edges)
