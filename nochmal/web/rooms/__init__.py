@@ -17,7 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescape
 
 from nochmal.web.errors import WebError
-from nochmal.web.rooms.api import RoomSettings, Rooms, make_router, problem_response
+from nochmal.web.rooms.api import RoomSettings, Rooms, problem_response, router
 from nochmal.web.rooms.model import RequestProblem, shipped_mission, valid_code
 
 HERE = Path(__file__).parent
@@ -39,7 +39,7 @@ def install(app: FastAPI, data_dir: str | Path | None, settings: RoomSettings | 
     rooms = Rooms(data_dir, settings)
     app.state.rooms = rooms
     app.add_exception_handler(WebError, lambda request, exc: problem_response(exc))  # RequestProblem is one
-    app.include_router(make_router(rooms))
+    app.include_router(router)  # its handlers find the service on app.state (api.py rooms_service)
     app.mount("/rooms-static", StaticFiles(directory=str(HERE / "static")), name="rooms-static")
     env = _templates()
 

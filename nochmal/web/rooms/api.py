@@ -21,8 +21,9 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import ValidationError
@@ -213,141 +214,165 @@ def last_event_id(request: Request) -> int | None:
     return int(last)
 
 
-def make_router(rooms: Rooms) -> APIRouter:
-    router = APIRouter(prefix="/api/rooms", tags=["rooms"])
-    store = rooms.store
+async def rooms_service(request: Request) -> Rooms:
+    """The rooms service that install() (nochmal/web/rooms/__init__.py) put on the app: the
+    rooms' own dependency, beside the service (nochmal/web/deps.py has the app's)."""
+    return request.app.state.rooms
 
-    @router.get("/options", response_model=bodies.Options,
-                summary="What a room can play: shipped missions, difficulties, boards")
-    async def options():
-        from nochmal.board import BUILTIN_BOARDS
-        from nochmal.web.rooms.model import shipped_mission_ids
 
-        missions = [{"id": mid, "name": shipped_mission(mid).name,
-                     "description": shipped_mission(mid).description} for mid in shipped_mission_ids()]
-        return {"missions": missions, "difficulties": list(DIFFICULTIES), "mission_players": list(PLAYER_COUNTS),
-                "boards": list(BUILTIN_BOARDS), "max_seats": MAX_SEATS}
+RoomsService = Annotated[Rooms, Depends(rooms_service)]
 
-    @router.post("", status_code=201, response_model=bodies.RoomCreated,
-                 openapi_extra=bodies.json_body(bodies.RoomBody), summary="Create a room (mission or competitive game)")
-    async def create_room(request: Request):
-        spec = parse_room_spec(await read_checked(request, bodies.RoomBody))
-        rooms.rate.check(client_address(request))
-        rooms.expire_now_and_then()
-        code = await run_in_threadpool(store.create_room, spec)
-        return {"id": code, "url": room_url(public_base_url(request), code), "qr": f"/api/rooms/{code}/qr.svg"}
 
-    @router.get("/{code}", response_model=bodies.RoomDocument, response_model_exclude_unset=True,
-                summary="The room: seats, every sheet, and the status (mission status JSON + split)")
-    async def get_room(code: str, request: Request):
-        room = await run_in_threadpool(store.room, checked_code(code))
-        return await run_in_threadpool(rooms.room_document, room, public_base_url(request))
+async def room_store(rooms: RoomsService) -> RoomStore:
+    return rooms.store
 
-    @router.post("/{code}/seats", status_code=201, response_model=bodies.SeatTaken,
-                 openapi_extra=bodies.json_body(bodies.NameBody), summary="Take the lowest free seat under a name")
-    async def join(code: str, request: Request):
-        name = parse_name(await read_checked(request, bodies.NameBody))
-        seat, token, version = await run_in_threadpool(store.add_seat, checked_code(code), name)
-        room = await run_in_threadpool(store.room, code)
-        await run_in_threadpool(rooms.publish_sheet, room, seat, False)
-        return {"seat": seat, "seat_token": token, "version": version}
 
-    @router.put("/{code}/seats/{seat}/sheet", response_model=bodies.SheetSaved,
-                openapi_extra=bodies.json_body(bodies.SheetBody), summary="Replace a seat's sheet (Bearer seat token)")
-    async def put_sheet(code: str, seat: str, request: Request):
-        raw = await read_body(request, MAX_BODY)
-        return await run_in_threadpool(rooms.edit_sheet, code, seat, bearer(request), raw, public_base_url(request))
+Store = Annotated[RoomStore, Depends(room_store)]
+router = APIRouter(prefix="/api/rooms", tags=["rooms"])
 
-    @router.put("/{code}/seats/{seat}/name", response_model=bodies.Renamed,
-                openapi_extra=bodies.json_body(bodies.NameBody), summary="Rename a seat (Bearer seat token)")
-    async def rename(code: str, seat: str, request: Request):
-        room = await run_in_threadpool(store.room, checked_code(code))
-        k = checked_seat(seat, room)
-        await run_in_threadpool(store.check_token, code, k, bearer(request))
-        name = parse_name(await read_checked(request, bodies.NameBody))
-        await run_in_threadpool(store.rename, code, k, name)
-        room = await run_in_threadpool(store.room, code)
-        await run_in_threadpool(rooms.publish_sheet, room, k, False)
-        return {"version": room.version, "seat": k, "name": name}
 
-    @router.put("/{code}/rolls", response_model=bodies.RollsSet, openapi_extra=bodies.json_body(bodies.RollsBody),
-                summary="Set the rolls used so far (Bearer token of any seat)")
-    async def put_rolls(code: str, request: Request):
-        await run_in_threadpool(store.room, checked_code(code))
-        k = await run_in_threadpool(store.seat_of_token, code, bearer(request))
-        value = parse_rolls(await read_checked(request, bodies.RollsBody))
-        version = await run_in_threadpool(store.set_rolls, code, k, value)
-        room = await run_in_threadpool(store.room, code)
-        doc = await run_in_threadpool(rooms.room_document, room, public_base_url(request))
-        rooms.hub.publish(code, "rolls", {"version": version, "rolls_used": value, "status": doc["status"]}, version)
-        return {"version": version, "rolls_used": value, "status": doc["status"]}
+@router.get("/options", response_model=bodies.Options,
+            summary="What a room can play: shipped missions, difficulties, boards")
+async def options():
+    from nochmal.board import BUILTIN_BOARDS
+    from nochmal.web.rooms.model import shipped_mission_ids
 
-    @router.post("/{code}/seats/{seat}/handover", response_model=bodies.HandoverLink,
-                 summary="A one-time link that hands the seat to another browser")
-    async def handover(code: str, seat: str, request: Request):
-        room = await run_in_threadpool(store.room, checked_code(code))
-        k = checked_seat(seat, room)
-        await run_in_threadpool(store.check_token, code, k, bearer(request))
-        secret = await run_in_threadpool(store.start_handover, code, k)
-        return {"seat": k, "url": handover_url(public_base_url(request), code, k, secret), "handover": secret}
+    missions = [{"id": mid, "name": shipped_mission(mid).name,
+                 "description": shipped_mission(mid).description} for mid in shipped_mission_ids()]
+    return {"missions": missions, "difficulties": list(DIFFICULTIES), "mission_players": list(PLAYER_COUNTS),
+            "boards": list(BUILTIN_BOARDS), "max_seats": MAX_SEATS}
 
-    @router.post("/{code}/seats/{seat}/claim", response_model=bodies.SeatTaken,
-                 openapi_extra=bodies.json_body(bodies.ClaimBody),
-                 summary="Take a handed-over seat: a new token, the old one dies")
-    async def claim(code: str, seat: str, request: Request):
-        room = await run_in_threadpool(store.room, checked_code(code))
-        k = checked_seat(seat, room)
-        secret = (await read_checked(request, bodies.ClaimBody))["handover"]
-        token, version = await run_in_threadpool(store.claim_handover, code, k, secret)
-        # the old phone is told at once (its token died): it drops the seat and says why
-        rooms.hub.publish(code, "handover", {"version": version, "seat": k}, version)
-        return {"seat": k, "seat_token": token, "version": version}
 
-    @router.get("/{code}/seats/{seat}/sheet.svg", summary="A seat's sheet drawn by nochmal/svg.py",
-                response_class=Response, responses={200: {"content": {"image/svg+xml": {}}}})
-    async def seat_svg(code: str, seat: str):
-        room = await run_in_threadpool(store.room, checked_code(code))
-        k = checked_seat(seat, room)
-        return Response(await run_in_threadpool(rooms.seat_svg, room, k), media_type="image/svg+xml")
+@router.post("", status_code=201, response_model=bodies.RoomCreated,
+             openapi_extra=bodies.json_body(bodies.RoomBody), summary="Create a room (mission or competitive game)")
+async def create_room(request: Request, store: Store, rooms: RoomsService):
+    spec = parse_room_spec(await read_checked(request, bodies.RoomBody))
+    rooms.rate.check(client_address(request))
+    rooms.expire_now_and_then()
+    code = await run_in_threadpool(store.create_room, spec)
+    return {"id": code, "url": room_url(public_base_url(request), code), "qr": f"/api/rooms/{code}/qr.svg"}
 
-    @router.get("/{code}/qr.svg", summary="The room's URL as a QR code",
-                response_class=Response, responses={200: {"content": {"image/svg+xml": {}}}})
-    async def qr(code: str, request: Request):
-        await run_in_threadpool(store.room, checked_code(code))
-        picture = await run_in_threadpool(qr_svg, room_url(public_base_url(request), code))
-        return Response(picture, media_type="image/svg+xml")
 
-    @router.get("/{code}/events", summary="Live stream (server-sent events): sync, sheet, rolls, status, handover",
-                response_class=StreamingResponse, responses={200: {"content": {"text/event-stream": {}}}})
-    async def events(code: str, request: Request):
-        room = await run_in_threadpool(store.room, checked_code(code))
-        last_seen = last_event_id(request)
-        sub = rooms.hub.subscribe(room.code, client_address(request))  # 429 past a limit
-        return EventStream(_stream(rooms, sub, last_seen, public_base_url(request), request),
-                           lambda: rooms.hub.unsubscribe(sub))
+@router.get("/{code}", response_model=bodies.RoomDocument, response_model_exclude_unset=True,
+            summary="The room: seats, every sheet, and the status (mission status JSON + split)")
+async def get_room(code: str, request: Request, store: Store, rooms: RoomsService):
+    room = await run_in_threadpool(store.room, checked_code(code))
+    return await run_in_threadpool(rooms.room_document, room, public_base_url(request))
 
-    @router.get("/{code}/export", summary="The room as a zip: room.json and one typed sheet file per seat",
-                response_class=Response, responses={200: {"content": {"application/zip": {}}}})
-    async def export(code: str):
-        room = await run_in_threadpool(store.room, checked_code(code))
-        data = await run_in_threadpool(export_zip, room)
-        return Response(data, media_type="application/zip",
-                        headers={"Content-Disposition": f'attachment; filename="room-{room.code}.zip"'})
 
-    @router.post("/import", status_code=201, response_model=bodies.Imported, openapi_extra=bodies.import_body_schema(),
-                 summary="A new room from an exported zip (or its room.json)")
-    async def import_room(request: Request):
-        raw = await read_body(request, MAX_IMPORT)
-        rooms.rate.check(client_address(request))
-        spec, rolls_used, seats = await run_in_threadpool(parse_export, raw)  # unzips and parses 6 sheets
-        code, tokens, handovers = await run_in_threadpool(store.import_room, spec, rolls_used, seats)
-        base = public_base_url(request)
-        links = [handover_url(base, code, k, secret) for k, secret in enumerate(handovers)]
-        return {"id": code, "url": room_url(base, code),
-                "seats": [{"seat": k, "name": seats[k][0], "seat_token": token, "handover_url": links[k]}
-                          for k, token in enumerate(tokens)]}
+@router.post("/{code}/seats", status_code=201, response_model=bodies.SeatTaken,
+             openapi_extra=bodies.json_body(bodies.NameBody), summary="Take the lowest free seat under a name")
+async def join(code: str, request: Request, store: Store, rooms: RoomsService):
+    name = parse_name(await read_checked(request, bodies.NameBody))
+    seat, token, version = await run_in_threadpool(store.add_seat, checked_code(code), name)
+    room = await run_in_threadpool(store.room, code)
+    await run_in_threadpool(rooms.publish_sheet, room, seat, False)
+    return {"seat": seat, "seat_token": token, "version": version}
 
-    return router
+
+@router.put("/{code}/seats/{seat}/sheet", response_model=bodies.SheetSaved,
+            openapi_extra=bodies.json_body(bodies.SheetBody), summary="Replace a seat's sheet (Bearer seat token)")
+async def put_sheet(code: str, seat: str, request: Request, rooms: RoomsService):
+    raw = await read_body(request, MAX_BODY)
+    return await run_in_threadpool(rooms.edit_sheet, code, seat, bearer(request), raw, public_base_url(request))
+
+
+@router.put("/{code}/seats/{seat}/name", response_model=bodies.Renamed,
+            openapi_extra=bodies.json_body(bodies.NameBody), summary="Rename a seat (Bearer seat token)")
+async def rename(code: str, seat: str, request: Request, store: Store, rooms: RoomsService):
+    room = await run_in_threadpool(store.room, checked_code(code))
+    k = checked_seat(seat, room)
+    await run_in_threadpool(store.check_token, code, k, bearer(request))
+    name = parse_name(await read_checked(request, bodies.NameBody))
+    await run_in_threadpool(store.rename, code, k, name)
+    room = await run_in_threadpool(store.room, code)
+    await run_in_threadpool(rooms.publish_sheet, room, k, False)
+    return {"version": room.version, "seat": k, "name": name}
+
+
+@router.put("/{code}/rolls", response_model=bodies.RollsSet, openapi_extra=bodies.json_body(bodies.RollsBody),
+            summary="Set the rolls used so far (Bearer token of any seat)")
+async def put_rolls(code: str, request: Request, store: Store, rooms: RoomsService):
+    await run_in_threadpool(store.room, checked_code(code))
+    k = await run_in_threadpool(store.seat_of_token, code, bearer(request))
+    value = parse_rolls(await read_checked(request, bodies.RollsBody))
+    version = await run_in_threadpool(store.set_rolls, code, k, value)
+    room = await run_in_threadpool(store.room, code)
+    doc = await run_in_threadpool(rooms.room_document, room, public_base_url(request))
+    rooms.hub.publish(code, "rolls", {"version": version, "rolls_used": value, "status": doc["status"]}, version)
+    return {"version": version, "rolls_used": value, "status": doc["status"]}
+
+
+@router.post("/{code}/seats/{seat}/handover", response_model=bodies.HandoverLink,
+             summary="A one-time link that hands the seat to another browser")
+async def handover(code: str, seat: str, request: Request, store: Store):
+    room = await run_in_threadpool(store.room, checked_code(code))
+    k = checked_seat(seat, room)
+    await run_in_threadpool(store.check_token, code, k, bearer(request))
+    secret = await run_in_threadpool(store.start_handover, code, k)
+    return {"seat": k, "url": handover_url(public_base_url(request), code, k, secret), "handover": secret}
+
+
+@router.post("/{code}/seats/{seat}/claim", response_model=bodies.SeatTaken,
+             openapi_extra=bodies.json_body(bodies.ClaimBody),
+             summary="Take a handed-over seat: a new token, the old one dies")
+async def claim(code: str, seat: str, request: Request, store: Store, rooms: RoomsService):
+    room = await run_in_threadpool(store.room, checked_code(code))
+    k = checked_seat(seat, room)
+    secret = (await read_checked(request, bodies.ClaimBody))["handover"]
+    token, version = await run_in_threadpool(store.claim_handover, code, k, secret)
+    # the old phone is told at once (its token died): it drops the seat and says why
+    rooms.hub.publish(code, "handover", {"version": version, "seat": k}, version)
+    return {"seat": k, "seat_token": token, "version": version}
+
+
+@router.get("/{code}/seats/{seat}/sheet.svg", summary="A seat's sheet drawn by nochmal/svg.py",
+            response_class=Response, responses={200: {"content": {"image/svg+xml": {}}}})
+async def seat_svg(code: str, seat: str, store: Store, rooms: RoomsService):
+    room = await run_in_threadpool(store.room, checked_code(code))
+    k = checked_seat(seat, room)
+    return Response(await run_in_threadpool(rooms.seat_svg, room, k), media_type="image/svg+xml")
+
+
+@router.get("/{code}/qr.svg", summary="The room's URL as a QR code",
+            response_class=Response, responses={200: {"content": {"image/svg+xml": {}}}})
+async def qr(code: str, request: Request, store: Store):
+    await run_in_threadpool(store.room, checked_code(code))
+    picture = await run_in_threadpool(qr_svg, room_url(public_base_url(request), code))
+    return Response(picture, media_type="image/svg+xml")
+
+
+@router.get("/{code}/events", summary="Live stream (server-sent events): sync, sheet, rolls, status, handover",
+            response_class=StreamingResponse, responses={200: {"content": {"text/event-stream": {}}}})
+async def events(code: str, request: Request, store: Store, rooms: RoomsService):
+    room = await run_in_threadpool(store.room, checked_code(code))
+    last_seen = last_event_id(request)
+    sub = rooms.hub.subscribe(room.code, client_address(request))  # 429 past a limit
+    return EventStream(_stream(rooms, sub, last_seen, public_base_url(request), request),
+                       lambda: rooms.hub.unsubscribe(sub))
+
+
+@router.get("/{code}/export", summary="The room as a zip: room.json and one typed sheet file per seat",
+            response_class=Response, responses={200: {"content": {"application/zip": {}}}})
+async def export(code: str, store: Store):
+    room = await run_in_threadpool(store.room, checked_code(code))
+    data = await run_in_threadpool(export_zip, room)
+    return Response(data, media_type="application/zip",
+                    headers={"Content-Disposition": f'attachment; filename="room-{room.code}.zip"'})
+
+
+@router.post("/import", status_code=201, response_model=bodies.Imported, openapi_extra=bodies.import_body_schema(),
+             summary="A new room from an exported zip (or its room.json)")
+async def import_room(request: Request, store: Store, rooms: RoomsService):
+    raw = await read_body(request, MAX_IMPORT)
+    rooms.rate.check(client_address(request))
+    spec, rolls_used, seats = await run_in_threadpool(parse_export, raw)  # unzips and parses 6 sheets
+    code, tokens, handovers = await run_in_threadpool(store.import_room, spec, rolls_used, seats)
+    base = public_base_url(request)
+    links = [handover_url(base, code, k, secret) for k, secret in enumerate(handovers)]
+    return {"id": code, "url": room_url(base, code),
+            "seats": [{"seat": k, "name": seats[k][0], "seat_token": token, "handover_url": links[k]}
+                      for k, token in enumerate(tokens)]}
 
 
 async def read_checked(request: Request, model: type[Body]) -> dict:
@@ -518,4 +543,4 @@ def _check_member(info: zipfile.ZipInfo) -> None:
         raise RequestProblem(413, f"room.json is larger than {MAX_IMPORT} bytes", "room.json")
 
 
-__all__ = ["Rooms", "RoomSettings", "make_router", "problem_response"]
+__all__ = ["Rooms", "RoomSettings", "RoomsService", "problem_response", "router"]
