@@ -18,7 +18,7 @@ from nochmal.errors import NochmalError
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 from nochmal.placements import MAX_COUNT
 from nochmal.puzzles import daily_seed
-from nochmal.rules import MAX_SEED
+from nochmal.rules import DEFAULT_RULES, MAX_SEED
 from nochmal.sheet import Sheet, parse_typed_sheet
 from nochmal.svg import SheetPicture, pictures_svg
 from nochmal.web import responses
@@ -169,7 +169,7 @@ def hint_items(tips) -> list[dict]:
 class HintBody(SheetBody):
     roll: RollBody
     solo: bool = False
-    rolls_left: Optional[int] = Field(None, ge=0, le=29)
+    rolls_left: Optional[int] = Field(None, ge=0, le=DEFAULT_RULES.solo_rolls - 1)
     top: int = Field(3, ge=1, le=10)
 
 

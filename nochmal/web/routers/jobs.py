@@ -14,7 +14,7 @@ from nochmal.dice import Roll
 from nochmal.game import MAX_PLAYERS, Game
 from nochmal.modes import Mode
 from nochmal.move import Move
-from nochmal.rules import MAX_SEED
+from nochmal.rules import DEFAULT_RULES, MAX_SEED
 from nochmal.svg import SheetPicture, pictures_svg
 from nochmal.web import responses
 from nochmal.web.deps import Games, Jobs, Records
@@ -34,10 +34,11 @@ ANALYSE_CAP = 600.0  # seconds of one analysis job at most
 class SolveJob(Body):
     seed: Optional[int] = Field(None, ge=0, le=MAX_SEED, description="Plan the seeded solo rolls of this seed.")
     game_id: Optional[str] = Field(None, description="Or: plan the rolls of this solo game.")
-    rolls: Optional[list[dict]] = Field(None, max_length=30, description='Or: these solo rolls, '
+    rolls: Optional[list[dict]] = Field(None, max_length=DEFAULT_RULES.solo_rolls, description='Or: these solo rolls, '
                                         '[{"colours": ["y","x"], "numbers": ["3","?"]}, ...].')
     board: str = "classic"
-    count: int = Field(30, ge=1, le=30, description="Plan the first COUNT rolls.")
+    count: int = Field(DEFAULT_RULES.solo_rolls, ge=1, le=DEFAULT_RULES.solo_rolls,
+                       description="Plan the first COUNT rolls.")
     time_limit: float = Field(SOLVE_TIME_DEFAULT, gt=0, le=600, description="Seconds (capped by the server).")
 
 
