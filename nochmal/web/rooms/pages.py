@@ -1,0 +1,46 @@
+"""The rooms' HTML pages: ``/rooms`` to create or join a room, ``/r/{code}`` the room (a page
+for a missing room is a 404 with its own page). Their script (static/rooms.js) reads and
+changes everything through the rooms' JSON API (api.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescape
+
+from nochmal.web.rooms.api import Store
+from nochmal.web.rooms.model import RequestProblem, shipped_mission, shipped_mission_ids, valid_code
+
+HERE = Path(__file__).parent
+
+router = APIRouter(include_in_schema=False)
+
+
+def _templates() -> Environment:
+    """Our templates extend the web app's base.html (nochmal/web/templates); a minimal
+    fallback base keeps the rooms usable on their own (tests, before the app wires them)."""
+    loaders = [FileSystemLoader(str(HERE.parent / "templates")), FileSystemLoader(str(HERE / "templates")),
+               FileSystemLoader(str(HERE / "templates" / "fallback"))]
+    return Environment(loader=ChoiceLoader(loaders), autoescape=select_autoescape(["html"]))
+
+
+TEMPLATES = _templates()
+
+
+@router.get("/rooms", response_class=HTMLResponse)
+async def rooms_page(request: Request):
+    missions = [shipped_mission(mid) for mid in shipped_mission_ids()]
+    return TEMPLATES.get_template("rooms_index.html").render(request=request, missions=missions)
+
+
+@router.get("/r/{code}", response_class=HTMLResponse)
+async def room_page(code: str, request: Request, store: Store):
+    if not valid_code(code):
+        return HTMLResponse(TEMPLATES.get_template("room_missing.html").render(request=request), status_code=404)
+    try:
+        store.room(code)
+    except RequestProblem:
+        return HTMLResponse(TEMPLATES.get_template("room_missing.html").render(request=request), status_code=404)
+    return TEMPLATES.get_template("room.html").render(request=request, code=code)
