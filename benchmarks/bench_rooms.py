@@ -258,8 +258,9 @@ def clear_caches() -> list:
         if hasattr(owner, name):
             getattr(owner, name).cache_clear()
     saved = []
-    for owner, name in ((split, "_FIGURES"), (split, "_PIECES"), (split, "_LAST_SPLITS"), (split, "_LISTINGS"),
-                        (split, "_FITS"), (split, "_SEPARATORS"), (split, "_MOVED"), (split, "_STATES"),
+    for owner, name in ((split.figures, "_FIGURES"), (split.figures, "_PIECES"), (split.search, "_LAST_SPLITS"),
+                        (split.listings, "_LISTINGS"), (split.listings, "_FITS"), (split.bounds, "_SEPARATORS"),
+                        (split.listings, "_MOVED"), (split.listings, "_STATES"),
                         (crosses, "_RECENT"), (impossible, "_BLOCK_TABLES")):
         if hasattr(owner, name):
             cache = getattr(owner, name)

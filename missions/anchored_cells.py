@@ -1,4 +1,4 @@
-"""A CP-SAT builder shared by the split's cells model (missions/split.py) and
+"""A CP-SAT builder shared by the split's cells model (missions/split/models.py) and
 missions/measures/fits.py: the cells a sheet crosses next, each anchored through the others.
 """
 
@@ -13,7 +13,7 @@ def add_anchored_cells(m, sheet: Sheet, prefix: str = "") -> dict:
     single-commodity flow from the anchored cells that every chosen cell consumes, so the
     chosen cells are exactly those each connected to the anchored cells through chosen cells
     (a legal crossing order exists, one cell at a time, bridging off). Used by
-    missions/measures/fits.py and the split's cells model (missions/split.py)."""
+    missions/measures/fits.py and the split's cells model (missions/split/models.py)."""
     board = sheet.board
     open_mask = board.full_mask & ~sheet.crossed
     open_bits = bit_list(open_mask)

@@ -253,7 +253,7 @@ class Board:
     def layout_key(self) -> tuple:
         """Everything of the layout that rules and scores read (to_dict without name and
         title), as one hashable value: equal keys, same game. Caches key by its layout_id
-        rather than by the object (missions/split.py), whose id a later board may reuse."""
+        rather than by the object (missions/split/), whose id a later board may reuse."""
         data = self.to_dict()
         del data["name"], data["title"]
         return tuple((key, tuple(value) if isinstance(value, list) else value) for key, value in data.items())

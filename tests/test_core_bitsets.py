@@ -26,7 +26,7 @@ def test_neighbours_of_a_mask_is_the_union_of_its_cells_neighbours():
 
 
 def test_component_of_is_the_flood_fill_split_needs():
-    """missions/split.py's reach: the open cells reachable from a seed without leaving ``allowed``."""
+    """missions/split/bounds.py's reach: the open cells reachable from a seed without leaving ``allowed``."""
     allowed = BOARD.mask_of(["H1", "H2", "H3", "G3", "A1"])
     assert component_of(BOARD.mask_of(["H1"]), allowed, BOARD.neighbour_mask) == BOARD.mask_of(["H1", "H2", "H3", "G3"])
     assert component_of(0, allowed, BOARD.neighbour_mask) == 0

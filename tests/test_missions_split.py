@@ -1,4 +1,4 @@
-"""The team split (missions/split.py) against a brute-force oracle on small cases.
+"""The team split (missions/split/) against a brute-force oracle on small cases.
 
 The oracle tries every assignment of the missing units to the sheets allowed to take them,
 keeps those that meet every demand (check_split, which knows no solver) and takes the

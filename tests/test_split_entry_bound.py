@@ -134,7 +134,7 @@ def test_fits_rolls_verdicts_equal_the_model_alone(seed):
 
 
 def test_the_split_pieces_figures_hold_against_cp_sat_where_the_bound_lifts_them():
-    """missions/split.py sheet_pieces lifts the piece search's lower figure by the bound where
+    """missions/split/figures.py sheet_pieces lifts the piece search's lower figure by the bound where
     the two differ: on column relay targets of early sheets (where that happens), no legal
     set within one roll fewer than the lifted figure exists (the model alone), and the path's
     rolls are the upper figure."""
@@ -148,7 +148,7 @@ def test_the_split_pieces_figures_hold_against_cp_sat_where_the_bound_lifts_them
         k = rng.randint(1, 4)  # k neighbouring columns, mostly at an edge (far from the start: entries cost there)
         start = rng.choice([0, 15 - k]) if rng.random() < 0.7 else rng.randint(0, 15 - k)
         target = sum(CLASSIC.column_mask[c] for c in range(start, start + k))
-        for cache in (split._PIECES, split._FIGURES):
+        for cache in (split.figures._PIECES, split.figures._FIGURES):
             cache.clear()
         plain = fewest_rolls(sheet, target, trim=False)
         pieces = split.sheet_pieces(sheet, target)

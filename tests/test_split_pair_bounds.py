@@ -1,6 +1,6 @@
 """missions/measures/pair_bounds.py ``pair_rolls_bounds`` (rolls bounds from the part graph alone, per
 pair of a sheet's units, and the count of a subset's parts plus the parts off every unit
-between a pair) and its use in missions/split.py ``_subsets_within``, which drops a subset
+between a pair) and its use in missions/split/listings.py ``_subsets_within``, which drops a subset
 whose bound is above the rolls before the piece search:
 
 - the bound never exceeds the piece search's exact lower bound (``fewest_rolls`` with every
@@ -145,6 +145,6 @@ def test_listings_with_the_pair_bounds_equal_listings_without(mission_id, seed, 
         with_bounds = listings(inst, rolls)
         clear_reuse()
         with monkeypatch.context() as m:
-            m.setattr(split, "pair_rolls_bounds", lambda sheet, masks: NO_BOUNDS)
+            m.setattr(split.listings, "pair_rolls_bounds", lambda sheet, masks: NO_BOUNDS)
             without = listings(inst, rolls)
         assert with_bounds == without

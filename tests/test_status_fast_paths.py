@@ -5,7 +5,7 @@
 - missions/measures/crosses.py ``fewest_crosses`` adds terminals lazily from LAZY_FROM terminals on:
   compared with a breadth-first brute force on small boards (LAZY_FROM forced down) and
   with the CP-SAT model alone (``exact_limit=0``) on classic sheets with many stars open.
-- missions/split.py skips CP-SAT when the local-search split meets the lower bound:
+- missions/split/ skips CP-SAT when the local-search split meets the lower bound:
   compared with the solver run anyway (``shortcut=False``), for every shipped mission on
   seeded random legal sheets, and the whole room status is checked against the same oracles.
 """
@@ -388,7 +388,7 @@ def test_separator_bound_proves_column_relay_where_the_sizes_cannot():
     assert separator_lower_bound(inst, 0, 5) == 5  # stops at the upper end it is given
     assert separator_lower_bound(inst, 5, 9) == 6
     split = solve_split(inst)
-    # the separator bound holds; one block a roll (missions/split.py sheet_figures) makes it more
+    # the separator bound holds; one block a roll (missions/split/figures.py sheet_figures) makes it more
     assert 6 <= split.rolls_lower <= split.rolls_upper
 
 

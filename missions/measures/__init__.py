@@ -1,6 +1,6 @@
 """Graph measures of a sheet for the missions: how far a sheet is from crossing some cells
 (a column, a colour, the stars, a mission's cells), in crosses or in rolls. Missions
-(missions/objectives.py) and the split of a team's targets (missions/split.py) use them; the
+(missions/objectives.py) and the split of a team's targets (missions/split/) use them; the
 planner and the rules core do not, so OR-Tools' models, numpy's tables and the compiled
 programme stay out of the core.
 

@@ -1,6 +1,6 @@
 """Whether a target fits a number of further rolls (one block a roll, bridging off): a
 lower bound that sees where a path enters a part holding target cells, then an exact CP-SAT
-model. The split (missions/split.py) asks it where missions/measures/rolls.py's bounds
+model. The split (missions/split/listings.py) asks it where missions/measures/rolls.py's bounds
 straddle the roll count.
 """
 
@@ -122,7 +122,7 @@ def fits_rolls(sheet: Sheet, target: int, rolls: int, time_limit: float = 1.0) -
     anchored cells that every chosen cell consumes (each connected to them through chosen
     cells), and per block a table from its chosen cells to their pieces (impossible.block_pieces),
     the pieces summed within ``rolls``. :func:`fewest_rolls` gives bounds fast; this decides
-    where they straddle the roll count a split asks about (missions/split.py rolls_feasible),
+    where they straddle the roll count a split asks about (missions/split/listings.py rolls_feasible),
     first by :func:`entry_rolls_bound` (a proof of "no" in milliseconds where it exceeds the
     rolls), then by the model."""
     board = sheet.board

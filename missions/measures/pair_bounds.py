@@ -1,5 +1,5 @@
 """Lower bounds on the rolls of targets made of some of a sheet's units, from the part graph
-alone (no search per target): the split (missions/split.py) drops the subsets they rule out
+alone (no search per target): the split (missions/split/listings.py) drops the subsets they rule out
 before the piece search of missions/measures/rolls.py.
 """
 
@@ -99,5 +99,5 @@ def pair_rolls_bounds(sheet: Sheet, masks: tuple[int, ...]) -> PairBounds:
     at least ``free[i][j]`` parts that hold no unit's cells (the same sets with every unit's
     part free). Neither exceeds :func:`fewest_rolls`' exact lower bound (the same sets,
     weighed at least one roll a part there, target parts at their group's weight):
-    missions/split.py drops the subsets they rule out before the piece search."""
+    missions/split/listings.py drops the subsets they rule out before the piece search."""
     return _pair_bounds(sheet.board, sheet.crossed, sheet.anchored, tuple(masks))

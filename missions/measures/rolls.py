@@ -1,7 +1,7 @@
 """The fewest further rolls to a target, one block a roll (bridging off): the sheet's open
 parts of blocks as a graph (a roll crosses cells of one part), a Steiner tree over it for the
 lower bound and the cells of a real crossing for the upper one (missions/measures/__init__.py
-states the problem; missions/split.py asks it per sheet and subset of a team's targets).
+states the problem; missions/split/figures.py asks it per sheet and subset of a team's targets).
 """
 
 from __future__ import annotations

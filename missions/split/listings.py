@@ -1,0 +1,301 @@
+"""Which subsets of a sheet's units fit a roll count (listed per sheet state, reused and
+filtered between a room's taps), and whether one subset per sheet meets the demands within
+it (:func:`rolls_feasible`): the proof that a split's rolls are the fewest.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+
+from nochmal.bitsets import bit_list, component_of
+from nochmal.impossible import block_pieces
+from nochmal.missions.measures.fits import fits_rolls
+from nochmal.missions.measures.pair_bounds import pair_rolls_bounds
+from nochmal.missions.model import block_slots
+from nochmal.missions.split.figures import (_FIGURES, _FIGURES_LOCK, _FIGURES_MAX, _PIECES, _rolls_figures,
+                                            _state_key, _tighten_upper, sheet_figures, sheet_pieces)
+from nochmal.missions.split.instance import SplitInstance, _target
+from nochmal.missions.split.pick import _maximal, _pick_one_each, _without_repeats
+from nochmal.sheet import Sheet
+
+
+_MOVED: OrderedDict = OrderedDict()  # a moved path (legal new cells holding the target) by (board, crossed, target)
+_STATES: OrderedDict = OrderedDict()  # the sheet states listed lately, per board: where moved paths come from
+_STATE_BOARDS = 64  # layouts _STATES keeps (a server sees one per user board)
+_MOVE_CELLS = 4  # new crosses up to which an earlier state's paths are moved (2^4 targets looked up per subset)
+
+
+def _earlier_state(sheet: Sheet) -> tuple[int, list[int]] | None:
+    """The latest listed state of this board whose crosses the sheet holds, with at most
+    _MOVE_CELLS more (the same seat before its last tap, usually): (its crossed cells, every
+    subset of the new crosses), or None. Remembers the sheet's own state for the next tap."""
+    with _FIGURES_LOCK:
+        states = _STATES.setdefault(sheet.board.layout_id, OrderedDict())
+        _STATES.move_to_end(sheet.board.layout_id)
+        while len(_STATES) > _STATE_BOARDS:
+            _STATES.popitem(last=False)
+        states[sheet.crossed] = True
+        states.move_to_end(sheet.crossed)
+        while len(states) > 64:
+            states.popitem(last=False)
+        earlier = [c for c in states if c != sheet.crossed and c & ~sheet.crossed == 0 and
+                   (sheet.crossed & ~c).bit_count() <= _MOVE_CELLS]
+    if not earlier:
+        return None
+    crossed = earlier[-1]
+    new = bit_list(sheet.crossed & ~crossed)
+    return crossed, [sum(1 << b for i, b in enumerate(new) if pick >> i & 1) for pick in range(1 << len(new))]
+
+
+def _moved_rolls(sheet: Sheet, target: int, earlier: tuple[int, list[int]]) -> int | None:
+    """Rolls within which the sheet surely crosses ``target``, from a path of an earlier state
+    of it (:func:`_earlier_state`, its path for the target plus any of the new crosses): that
+    path less the cells crossed since. Such a set stays legal (a part of a path's piece cut
+    off by a new cross touches that cross: anchored), which is checked, and takes its fewest
+    pieces of one block (nochmal/impossible.py); remembered for the next tap. None: no
+    earlier path known."""
+    board = sheet.board
+    crossed, extras = earlier
+    with _FIGURES_LOCK:
+        for extra in extras:
+            old_key = _state_key(board, crossed, target | extra)
+            hit = _PIECES.get(old_key)
+            cells = hit.cells if hit is not None else _MOVED.get(old_key)
+            if cells is not None:
+                break
+        else:
+            return None
+    cells &= ~sheet.crossed
+    if target & ~sheet.crossed & ~cells or component_of(cells & sheet.anchored, cells, board.neighbour_mask) != cells:
+        return None
+    with _FIGURES_LOCK:
+        _MOVED[_state_key(board, sheet.crossed, target)] = cells
+        if len(_MOVED) > _FIGURES_MAX:
+            _MOVED.popitem(last=False)
+    return block_pieces(board, cells)[1]
+
+
+_LISTINGS: OrderedDict = OrderedDict()  # complete listings of _subsets_within, by sheet state, units and rolls
+_LISTINGS_MAX = 512  # (a listing holds up to a few hundred rows: tens of kB; a room asks ~12 per status)
+
+
+def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], deadline: float) -> list | None:
+    """Every subset of sheet p's units that may fit ``rolls`` rolls (lower rolls figure of
+    :func:`sheet_figures` <= rolls), with its rolls figures (lower, upper); grown size by size
+    from the subsets listed one size smaller, and only where each of those that it holds is
+    listed (a superset never needs fewer rolls: one that holds a subset that cannot fit cannot
+    either, so every subset that really fits is listed). None when ``budget`` (figures
+    left to compute, shared by the sheets) runs out or at ``deadline`` (time.monotonic).
+
+    A complete listing is remembered per (board, crossed cells, the units' cells on this sheet
+    in order, rolls): everything it depends on, so a room asks it again after a tap on another
+    sheet and gets it without a figure (a remembered listing spends no budget), or filtered
+    from one of the same sheet state for more rolls or more units (:func:`_filtered_listing`:
+    a column another sheet finished since leaves this sheet's listing valid)."""
+    import time
+
+    sheet = inst.sheets[p]
+    units = [u for u in range(len(inst.units)) if inst.units[u].masks[p] is not None and inst.units[u].masks[p]]
+    masks = tuple(inst.units[u].masks[p] for u in units)
+    key = _state_key(sheet.board, sheet.crossed, masks, rolls)
+    with _FIGURES_LOCK:
+        hit = _LISTINGS.get(key)
+        if hit is not None:
+            _LISTINGS.move_to_end(key)
+    if hit is None:
+        hit = _filtered_listing(key, sheet)
+        if hit is not None:
+            with _FIGURES_LOCK:
+                _LISTINGS[key] = hit
+                if len(_LISTINGS) > _LISTINGS_MAX:
+                    _LISTINGS.popitem(last=False)
+    if hit is not None:
+        return [(tuple(units[i] for i in subset), figures) for subset, figures in hit]
+    found = [((), (0, 0))]
+    level = {(): 0}  # the listed subsets of the last size, with their cells
+    board = sheet.board
+    earlier = _earlier_state(sheet)
+    pairs = None  # measures.pair_bounds.pair_rolls_bounds of the units, worked out when first wanted
+    while level:
+        listed = set(level)
+        grown_level = {}
+        for subset, target in level.items():
+            for i in range(subset[-1] + 1 if subset else 0, len(units)):
+                grown = subset + (i,)
+                # a subset whose every smaller subset fits may fit; one that holds a subset that cannot
+                # fit (its rolls only grow with more units) cannot, and is not computed
+                if any(grown[:k] + grown[k + 1:] not in listed for k in range(len(subset))):
+                    continue
+                if budget[0] <= 0 or time.monotonic() > deadline:
+                    return None
+                budget[0] -= 1
+                grown_target = target | masks[i]
+                slots = block_slots(board, grown_target & ~sheet.crossed)
+                if slots > rolls:
+                    continue
+                if pairs is None:
+                    pairs = pair_rolls_bounds(sheet, masks)
+                if pairs.lower(grown) > rolls:  # (the part graph alone rules out most of the subsets that
+                    continue  # cannot fit, without a piece search: ones that search would rule out too)
+                moved = _moved_rolls(sheet, grown_target, earlier) if earlier is not None else None
+                if moved is not None and moved <= rolls:  # surely fits: (a lower bound, the moved path's rolls)
+                    found.append((grown, (slots, moved)))
+                    grown_level[grown] = grown_target
+                    continue
+                if sheet_pieces(sheet, grown_target).lower > rolls:
+                    continue  # (cheap lower bounds first: the crosses' programme is the slow part)
+                figures = _rolls_figures(sheet, grown_target)
+                if figures[0] <= rolls:
+                    found.append((grown, figures))
+                    grown_level[grown] = grown_target
+        level = grown_level
+    with _FIGURES_LOCK:
+        _LISTINGS[key] = found
+        if len(_LISTINGS) > _LISTINGS_MAX:
+            _LISTINGS.popitem(last=False)
+    return [(tuple(units[i] for i in subset), figures) for subset, figures in found]
+
+
+def _filtered_listing(key: tuple, sheet: Sheet) -> list | None:
+    """A listing for ``key`` (as :func:`_subsets_within` keys them) filtered from a remembered
+    one of the same sheet state for at least these rolls and at least these units (a unit
+    done since by another sheet, or the count one roll lower): its rows on these units that
+    fit the rolls and whose every subset one unit smaller is kept. The same subsets as a
+    fresh listing: a figure depends on the sheet and the units' cells only, a row that fits
+    fewer rolls fitted the more, and the cheap bounds a fresh listing tries first (block
+    slots, the pieces' lower bound) never exceed the lower figure. A row whose path does not
+    fit the fewer rolls is decided by the fresh listing's figures (a moved path's row holds
+    block slots as its lower figure, :func:`_moved_rolls`). None: no such listing remembered."""
+    *state, masks, rolls = key
+    best = None
+    with _FIGURES_LOCK:
+        remembered = list(_LISTINGS.items())
+    for (*other, src, more), rows in remembered:
+        if other != state or more < rolls or len(src) < len(masks) or (best is not None and more >= best[0]):
+            continue
+        where, j = [], 0  # masks as an ordered sub-sequence of src (units keep their order)
+        for mask in masks:
+            while j < len(src) and src[j] != mask:
+                j += 1
+            if j == len(src):
+                break
+            where.append(j)
+            j += 1
+        else:
+            best = more, where, rows, src
+    if best is None:
+        return None
+    _, where, rows, src = best
+    index = {j: i for i, j in enumerate(where)}
+    kept = {()}
+    out = []
+    for subset, figures in rows:  # (sizes ascending: a row's smaller subsets are decided before it)
+        if subset and (any(j not in index for j in subset) or
+                       any(subset[:k] + subset[k + 1:] not in kept for k in range(len(subset)))):
+            continue
+        if subset and figures[1] > rolls:
+            target = 0
+            for j in subset:
+                target |= src[j]
+            if sheet_pieces(sheet, target).lower > rolls:
+                continue
+            figures = _rolls_figures(sheet, target)
+        if figures[0] > rolls:
+            continue
+        kept.add(subset)
+        out.append((tuple(index[j] for j in subset), figures))
+    return out
+
+
+def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
+                   time_limit: float = 1.0) -> tuple[bool | None, list[tuple[int, ...]] | None]:
+    """Whether some split finishes within ``rolls`` rolls, decided exactly where few subsets of
+    units may fit the rolls (a late game, or stars from nearby): every such subset of
+    every sheet is listed (:func:`_subsets_within`) and one per sheet that meets the demands
+    is picked (:func:`_pick_one_each`: a cover search, or CP-SAT); a picked subset whose
+    rolls figures straddle ``rolls`` is decided exactly (:func:`_fits_exactly`) and the pick repeated. (False, None): no split can (a
+    proven lower bound of rolls + 1); (True, assignment): this split does, every sheet's
+    upper rolls figure within the rolls; (None, None): undecided (too many subsets, or the
+    time limit)."""
+    import time
+
+    deadline = time.monotonic() + time_limit
+    left = [budget]
+    options = []
+    for p in range(len(inst.sheets)):
+        rows = _subsets_within(inst, p, rolls, left, deadline)
+        if rows is None:
+            return None, None
+        options.append(rows)
+    # The demands only ask for units done, so a sheet may as well take a largest subset that
+    # fits: the picks run over the maximal ones (by inclusion), first those that may fit (lower
+    # figures: none meets the demands -> no split can), then those whose path fits (upper).
+    status, chosen = _pick_one_each(inst, [_maximal(rows) for rows in options], deadline, rolls)
+    if status is False or status is None:
+        return status, None
+    if any(figures[1] > rolls for _, figures in chosen):
+        sure, picked = _pick_one_each(inst, [_maximal([r for r in rows if r[1][1] <= rolls]) for rows in options],
+                                      deadline, rolls)
+        if sure:
+            chosen = picked
+    while any(figures[1] > rolls for _, figures in chosen):  # picks whose figures straddle the rolls: decide them
+        for p, (subset, figures) in enumerate(chosen):
+            if figures[1] <= rolls:
+                continue
+            fits = _fits_exactly(inst, p, subset, rolls, deadline)
+            if fits is None:
+                return None, None
+            target = _target(inst, p, subset)
+            for q in range(len(inst.sheets)):  # (the same verdict for every sheet in the same state: twins stay twins)
+                if q != p and (inst.sheets[q].crossed != inst.sheets[p].crossed or inst.sheets[q].board is not
+                               inst.sheets[p].board or any(inst.units[u].masks[q] is None for u in subset) or
+                               _target(inst, q, subset) != target):
+                    continue
+                if fits:  # its path now takes at most the rolls (sheet_figures knows it)
+                    options[q] = [(s, (f[0], rolls) if s == subset else f) for s, f in options[q]]
+                else:  # it cannot, nor can any subset that holds it
+                    options[q] = [(s, f) for s, f in options[q] if not set(subset) <= set(s)]
+        status, chosen = _pick_one_each(inst, [_maximal(rows) for rows in options], deadline, rolls)
+        if status is False or status is None:
+            return status, None
+    for p, (subset, figures) in enumerate(chosen):  # a moved path within the rolls: the plans take it
+        if subset and figures[1] <= rolls:
+            sheet = inst.sheets[p]
+            with _FIGURES_LOCK:
+                cells = _MOVED.get(_state_key(sheet.board, sheet.crossed, _target(inst, p, subset)))
+            if cells is not None:
+                _tighten_upper(sheet, _target(inst, p, subset), cells)
+    return True, _without_repeats(inst, [subset for subset, _ in chosen], rolls)
+
+
+_FITS: OrderedDict = OrderedDict()  # fits_rolls verdicts by (board, crossed cells, target, rolls)
+
+
+def _fits_exactly(inst: SplitInstance, p: int, subset, rolls: int, deadline: float) -> bool | None:
+    """Whether sheet p can do ``subset`` within ``rolls`` rolls, exactly (measures.fits.fits_rolls),
+    remembered; the answer tightens :func:`sheet_figures` (a path within the rolls, or a lower
+    figure above them), so that the plans and later bounds use it."""
+    sheet = inst.sheets[p]
+    target = _target(inst, p, subset)
+    key = _state_key(sheet.board, sheet.crossed, target, rolls)
+    with _FIGURES_LOCK:
+        known = _FITS.get(key)
+    if known is not None:
+        return known
+    fits, cells = fits_rolls(sheet, target, rolls, max(0.01, deadline - time.monotonic()))
+    if fits is None:
+        return None
+    if fits:
+        _tighten_upper(sheet, target, cells)
+    else:
+        est, lower, upper, path = sheet_figures(sheet, target)
+        lower = max(lower, rolls + 1)
+        with _FIGURES_LOCK:
+            _FIGURES[_state_key(sheet.board, sheet.crossed, target, 0.0)] = \
+                (est, lower, max(upper, lower), path)
+    with _FIGURES_LOCK:
+        _FITS[key] = fits
+        if len(_FITS) > _FIGURES_MAX:
+            _FITS.popitem(last=False)
+    return fits
