@@ -34,7 +34,7 @@ __all__ = ["load_mission", "coop_game", "mission_result", "mission_status", "Mis
 # How a record's mission reference (``extra.mission_file`` or ``extra.mission``) becomes a
 # Mission: ``load_mission`` (a shipped id or any file) at the command line, where the user
 # names the record; the web app passes one that knows the shipped ids only, so that nothing
-# in a request is used as a file path (README.md, "The web app").
+# in a request is used as a file path (docs/web.md, docs/security.md).
 MissionResolver = Callable[[str], Mission]
 
 

@@ -1,4 +1,4 @@
-"""The planner (README, "The planner"): the best possible solo play for dice known in advance, proven with
+"""The planner (docs/planner.md): the best possible solo play for dice known in advance, proven with
 CP-SAT, a validator that replays every plan through the engine, and post-game analysis.
 
     from nochmal.solver.instance import Instance

@@ -3,7 +3,7 @@
  * Why C: the programme is 3^k merges over ~100 nodes plus one shortest-path pass per
  * terminal subset (4096 at k = 12); as numpy gathers and scipy calls it took 50-200 ms at
  * 10-12 terminals, which a table room's status pays on every tap that crosses a star
- * (issue 19, benchmarks/RESULTS.md "Room status: a compiled Dreyfus-Wagner"). Here the
+ * (docs/figures.md, the room status figures; their history in benchmarks/log/). Here the
  * same programme runs 8-10x faster. It is built with the package (pyproject.toml,
  * [tool.setuptools] ext-modules); tests/test_steiner_merge.py checks it against the numpy
  * programme it replaced and tests/test_status_fast_paths.py against the plain recursion.

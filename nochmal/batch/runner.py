@@ -3,7 +3,7 @@ the moment it reaches the client.
 
 By default a LocalCluster of worker processes, one task at a time each (``workers``,
 default one per core); with ``scheduler`` (``tcp://HOST:8786``) the same run goes to an
-existing cluster (``dask scheduler`` and ``dask worker`` started by the user, README).
+existing cluster (``dask scheduler`` and ``dask worker`` started by the user, docs/batch.md).
 
 A task that raises comes back as a failed row with its message (caught on the worker, so
 the others go on); a task whose worker died more often than Dask allows (KilledWorker) is

@@ -3,7 +3,7 @@
 
 The models describe, they do not filter: a router declares them with ``documented`` and
 returns its document as it always has, so every answer keeps its bytes and its key order
-(the CLI's ``--json`` schemas, README "Web app"). The large free-form documents (a game's
+(the CLI's ``--json`` schemas, docs/web.md). The large free-form documents (a game's
 state, a record, a mission, a board's layout, a mission status) name their top-level fields
 and allow more (``extra="allow"``); the parts that are the engine's own documents (a
 mission's objectives, a plan, a job's result) are typed ``dict``.
@@ -211,7 +211,7 @@ class GameRolls(BaseModel):
 
 
 class Record(Document):
-    """The standard record JSON (README "Game records")."""
+    """The standard record JSON (docs/cli.md, "Game records")."""
 
     format: str
     version: int

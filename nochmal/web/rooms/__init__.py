@@ -4,7 +4,7 @@
 (``/rooms`` to create or join, ``/r/{code}`` the room; pages.py) and their static files
 (``/rooms-static``) to the web app. Rooms live in SQLite in ``data_dir`` (store.py); edits
 reach every phone of the room as server-sent events (hub.py); the team status and the
-split are computed in the background (status.py, missions/split.py).
+split are computed in the background (status.py, missions/split/).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ as is every imported room; every refusal is ONE reason naming the field (``Reque
 the app's WebError, answered as a 4xx JSON body ``{"error": ..., "field": ...}``), a field
 inside a list by its dotted path (``cells.1``) as the app's models name it.
 
-Nothing a client sends names a file (README.md: nothing in a request is used as a file
+Nothing a client sends names a file (docs/web.md, docs/security.md: nothing in a request is used as a file
 path): a mission is a shipped one by id (``shipped_mission``), a board a built-in one by
 name (``board_of``).
 """

@@ -2,10 +2,10 @@
 
 Two speeds. :func:`quick_status` is what ``GET /api/rooms/{id}`` answers at once (objective
 progress without search, impossible sheets, scores, the race). :func:`full_status` adds the
-fewest further crosses per sheet and the team plan (missions/split.py): searches that may
+fewest further crosses per sheet and the team plan (missions/split/): searches that may
 take seconds, so a :class:`StatusWorker` thread computes them in the background, caches the
 result per room state (the per-sheet figures are cached per sheet state in
-missions/objectives.py and missions/split.py) and pushes it to the room's phones.
+missions/objectives.py and missions/split/) and pushes it to the room's phones.
 """
 
 from __future__ import annotations
@@ -123,9 +123,9 @@ def preload_searches() -> None:
     start; benchmarks/bench_rooms.py does the same before it times statuses."""
     import gc
 
-    import numpy  # noqa: F401  (the Dreyfus-Wagner tables, nochmal/steiner.py)
+    import numpy  # noqa: F401  (the Dreyfus-Wagner tables, missions/measures/steiner.py)
     import nochmal.missions.measures._steiner  # noqa: F401  (their compiled programme)
-    from ortools.sat.python import cp_model  # noqa: F401  (the split and the exact checks, missions/split.py)
+    from ortools.sat.python import cp_model  # noqa: F401  (the split and the exact checks, missions/split/)
 
     gc.freeze()
 
