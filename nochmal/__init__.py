@@ -19,8 +19,8 @@ from nochmal.board import BUILTIN_BOARDS, COLOURS, Board, load_board, read_board
 from nochmal.choice import Choice
 from nochmal.dice import Roll, resolutions, seeded_roll, seeded_rolls
 from nochmal.errors import (BoardError, IllegalMoveError, IllegalPositionError, InvalidMoveError, NochmalError,
-                            PositionTextError, RecordError, SheetError)
-from nochmal.game import CHANCE, TERMINAL, Game, Mode, rating
+                            OptionError, PositionTextError, RecordError, SheetError)
+from nochmal.game import CHANCE, TERMINAL, Game, Mode, PlayerId, rating
 from nochmal.move import PASS, Move
 from nochmal.position import Position
 from nochmal.play import play_competitive, play_game, play_solo
@@ -32,9 +32,9 @@ __all__ = [
     "Agent", "GreedyAgent", "RandomAgent",
     "BUILTIN_BOARDS", "COLOURS", "Board", "load_board", "read_board_file",
     "Roll", "resolutions", "seeded_roll", "seeded_rolls",
-    "BoardError", "IllegalMoveError", "IllegalPositionError", "InvalidMoveError", "NochmalError",
+    "BoardError", "IllegalMoveError", "IllegalPositionError", "InvalidMoveError", "NochmalError", "OptionError",
     "PositionTextError", "RecordError", "SheetError", "Position",
-    "CHANCE", "TERMINAL", "Game", "Mode", "rating", "PASS", "Move", "Choice",
+    "CHANCE", "TERMINAL", "PlayerId", "Game", "Mode", "rating", "PASS", "Move", "Choice",
     "play_competitive", "play_game", "play_solo", "GameRecord", "DEFAULT_RULES", "RuleSettings",
     "ScoreBreakdown", "Sheet", "format_typed_sheet", "parse_typed_sheet",
 ]

@@ -4,7 +4,7 @@ A ``Game`` is at a chance node (the dice must be rolled), at a decision of one p
 terminal. Everything that plays (bots, CLI, replays, missions, the planner's validator)
 drives this one class:
 
-    current_player()  -> player id, CHANCE or TERMINAL
+    current_player()  -> player index, or PlayerId.CHANCE / PlayerId.TERMINAL
     chance_outcomes() at a chance node: the distinct rolls with their probabilities
     apply_roll(roll)  at a chance node
     available_dice()  the dice the deciding player may pick from
@@ -24,6 +24,7 @@ supplied by the mission).
 
 from __future__ import annotations
 
+from enum import IntEnum
 from typing import Callable, NamedTuple
 
 from nochmal.board import COLOURS, Board
@@ -36,8 +37,20 @@ from nochmal.move import PASS, Move
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 from nochmal.sheet import Sheet
 
-CHANCE = -1
-TERMINAL = -2
+
+class PlayerId(IntEnum):
+    """What ``Game.current_player()`` returns when no player decides (OpenSpiel's PlayerId).
+
+    Integers below every player's index, so ``current_player() < 0`` asks "no player" and a
+    player's index stays a plain int.
+    """
+
+    CHANCE = -1  # the dice are to be rolled
+    TERMINAL = -2  # the game is over
+
+
+CHANCE = PlayerId.CHANCE
+TERMINAL = PlayerId.TERMINAL
 FREE_ROLLS = 3  # docs/rules.md §4: in rolls 1-3 everybody picks from all six dice
 MAX_PLAYERS = 6  # docs/rules.md §4: the competitive game has 1 to 6 players
 MAX_COOP_PLAYERS = 4  # docs/missions.md §2: a co-op mission has 1 to 4 players
