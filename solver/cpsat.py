@@ -30,6 +30,7 @@ from nochmal.board import COLOURS, Board
 from nochmal.choice import Choice
 from nochmal.dice import Roll, resolutions
 from nochmal.errors import NochmalError
+from nochmal.missions.cpsolver import cp_solver
 from nochmal.placements import placement_index
 from nochmal.sheet import Sheet, score_parts
 
@@ -640,8 +641,8 @@ def complete_hint(pm: PlannerModel, chosen: list[int | None], time_limit: float 
     for t, row in enumerate(pm.x):
         for k, var in enumerate(row):
             copy.Add(copy.GetBoolVarFromProtoIndex(var.Index()) == (1 if chosen[t] == k else 0))
-    solver = new_solver(time_limit, 1)  # the objective stays: one-sided literals (all_crossed) go true
-    solver.parameters.catch_sigint_signal = False  # Ctrl-C is the caller's (solver/interrupt.py)
+    # the objective stays: one-sided literals (all_crossed) go true; Ctrl-C is the caller's (solver/interrupt.py)
+    solver = cp_solver(time_limit, 1, catch_sigint=False)
     if solver.Solve(copy) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return False
     values = solver.ResponseProto().solution
@@ -656,16 +657,6 @@ def read_choices(pm: PlannerModel, value: Callable[[cp_model.IntVar], bool]) -> 
     """The candidate index chosen per roll (None: pass) under ``value`` (a solver's or a
     solution callback's BooleanValue)."""
     return [next((k for k, v in enumerate(row) if value(v)), None) for row in pm.x]
-
-
-def new_solver(time_limit: float, workers: int, random_seed: int = 0, log: bool = False) -> cp_model.CpSolver:
-    """A CP-SAT solver with the planner's parameters (time limit at least 10 ms)."""
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = max(1, workers)
-    solver.parameters.max_time_in_seconds = max(0.01, time_limit)
-    solver.parameters.random_seed = random_seed
-    solver.parameters.log_search_progress = log
-    return solver
 
 
 def plan_from_choice(instance: Instance, pm: PlannerModel, chosen: list[int | None]) -> list[Step]:
@@ -716,7 +707,7 @@ def _run(pm: PlannerModel, time_limit: float, workers: int, subsolvers: list[str
          configure: Callable[[cp_model.CpSolver], None] | None = None) -> _Run:
     """One CP-SAT run on a built model; SIGINT stops it and keeps the best assignment.
     ``configure`` sets further solver parameters (colour_case_search)."""
-    solver = new_solver(time_limit, workers, random_seed, log)
+    solver = cp_solver(time_limit, workers, random_seed, log=log)
     if workers == 2 and subsolvers:
         # with 2 workers only the first subsolver runs the full problem; the other worker
         # runs the LNS / local-search portfolio

@@ -44,13 +44,14 @@ from nochmal.dice import Roll, resolutions, seeded_roll
 from nochmal.errors import NochmalError
 from nochmal.game import FREE_ROLLS
 from nochmal.missions.coop import coop_game, mission_record, mission_result
+from nochmal.missions.cpsolver import cp_solver
 from nochmal.missions.model import Mission, rolls_lower_bound
 from nochmal.missions.objectives import all_met, items_needed, objective_items
 from nochmal.move import PASS, Move
 from nochmal.record import GameRecord
 from nochmal.sheet import Sheet, max_score, score_parts
 from nochmal.solver.cpsat import (PlannerModel, SolverError, add_anchoring, add_cell_timeline,
-                                  add_choice_vars, all_crossed, hint_choices, new_solver, read_choices,
+                                  add_choice_vars, all_crossed, hint_choices, read_choices,
                                   roll_candidates)
 from nochmal.solver.interrupt import SigintStop
 from nochmal.solver.plan import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN
@@ -389,7 +390,7 @@ def relaxation_feasible(board: Board, mission: Mission, rolls: list[Roll], n: in
         crossed.append(z)
         spent.append(used + start.jokers_used)
     _add_objectives(model, board, mission, lambda p, bit: crossed[p][bit], spent, n)
-    solver = new_solver(time_limit, workers)
+    solver = cp_solver(time_limit, workers)
     status = stop.solve(solver, model)
     if status == cp_model.INFEASIBLE:
         return INFEASIBLE
@@ -438,7 +439,7 @@ def _run_solver(tm: TeamModel, time_limit: float, workers: int, stop: SigintStop
     """Solve a team model (Ctrl-C through ``stop``); (solver, CP-SAT status)."""
     if hint:
         _add_hint(tm, hint)
-    solver = new_solver(time_limit, workers)
+    solver = cp_solver(time_limit, workers)
     return solver, stop.solve(solver, tm.model)
 
 

@@ -11,6 +11,7 @@ from functools import lru_cache
 from nochmal.bitsets import bit_list, neighbours_of
 from nochmal.board import Board
 from nochmal.missions.anchored_cells import add_anchored_cells
+from nochmal.missions.cpsolver import cp_solver
 from nochmal.missions.measures.rolls import reduce_pieces
 from nochmal.missions.measures.steiner import INF, dreyfus_wagner, node_dijkstra
 from nochmal.sheet import Sheet
@@ -165,10 +166,7 @@ def _fits_by_cpsat(sheet: Sheet, need: int, rolls: int, time_limit: float) -> tu
         m.AddAllowedAssignments([y[c] for c in cells] + [k], rows)
         pieces.append(k)
     m.Add(sum(pieces) <= rolls)
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.01, time_limit)
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = 0
+    solver = cp_solver(time_limit)
     status = solver.Solve(m)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return True, sum(1 << b for b in open_bits if solver.Value(y[b]))

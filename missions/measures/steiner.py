@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from nochmal.bitsets import bit_list, components, neighbours_of
 from nochmal.board import Board
+from nochmal.missions.cpsolver import cp_solver
 from nochmal.sheet import Sheet
 
 if TYPE_CHECKING:
@@ -292,11 +293,7 @@ def cpsat_steiner(red: Reduced, start: set[int], lower: int, time_limit: float,
     m.Minimize(cost)
     for v in range(n):
         m.AddHint(x[v], v in start)
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = time_limit
-    solver.parameters.num_workers = 1
-    solver.parameters.linearization_level = 2
-    solver.parameters.random_seed = 0
+    solver = cp_solver(time_limit, min_time=None, linearization_level=2)
     status = solver.Solve(m)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return lower, nodes_cost(red, start), start

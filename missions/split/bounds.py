@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from nochmal.bitsets import component_of
+from nochmal.missions.cpsolver import cp_solver
 from nochmal.missions.model import block_slots
-from nochmal.missions.split.cpsat import _add_demands, _until
+from nochmal.missions.split.cpsat import _add_demands
 from nochmal.missions.split.figures import _FIGURES_LOCK, _lower_figure, _state_key
 from nochmal.missions.split.instance import CROSSES_PER_ROLL, Demand, SplitInstance, _target, rolls_for
 from nochmal.sheet import Sheet
@@ -167,7 +168,7 @@ def separator_lower_bound(inst: SplitInstance, lower: int, upper: int, time_limi
         for takers in covered.values():  # a unit taken twice only adds crosses (and this makes it fast)
             m.AddAtMostOne(takers)
         _add_demands(m, inst, covered)
-        if _until(deadline).Solve(m) != cp_model.INFEASIBLE:
+        if cp_solver(deadline - time.monotonic()).Solve(m) != cp_model.INFEASIBLE:
             break
         lower += 1
     return lower

@@ -1,24 +1,10 @@
-"""The CP-SAT set-up the split's models share: a deterministic one-worker solver stopped at a
-deadline, a two-worker one with a time limit, and the demands as constraints over the sheets'
-choices of units.
+"""The demands as CP-SAT constraints over the sheets' choices of units, shared by the split's
+models (the solvers themselves come from nochmal.missions.cpsolver).
 """
 
 from __future__ import annotations
 
-import time
-
 from nochmal.missions.split.instance import SplitInstance
-
-
-def _until(deadline: float) -> "cp_model.CpSolver":
-    """A deterministic one-worker CP-SAT solver with the time left until ``deadline``."""
-    from ortools.sat.python import cp_model
-
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.01, deadline - time.monotonic())
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = 0
-    return solver
 
 
 def _add_demands(m, inst: SplitInstance, covered: dict[int, list]) -> None:
@@ -39,12 +25,3 @@ def _add_demands(m, inst: SplitInstance, covered: dict[int, list]) -> None:
     for mets in groups.values():
         m.AddBoolOr(mets)
 
-
-def _solver(time_limit: float):
-    from ortools.sat.python import cp_model
-
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.05, time_limit)
-    solver.parameters.num_workers = 2
-    solver.parameters.random_seed = 0
-    return solver

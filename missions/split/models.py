@@ -11,10 +11,11 @@ from itertools import combinations
 
 from nochmal.bitsets import bit_list
 from nochmal.missions.anchored_cells import add_anchored_cells
+from nochmal.missions.cpsolver import cp_solver
 from nochmal.missions.measures.crosses import CrossesEstimate
 from nochmal.missions.model import block_slots
 from nochmal.missions.split.bounds import unit_lower_bound
-from nochmal.missions.split.cpsat import _add_demands, _solver
+from nochmal.missions.split.cpsat import _add_demands
 from nochmal.missions.split.figures import _NO_FIGURES, _upper_cost, sheet_figures
 from nochmal.missions.split.instance import (CROSSES_PER_ROLL, SPLIT_SECONDS, SheetPlan, Split, SplitInstance,
                                              _target, rolls_for)
@@ -227,7 +228,7 @@ def _pick_subsets(inst, figures, side: str, time_limit: float):
         chosen.append(zs)
     _add_demands(m, inst, covered)
     m.Minimize(rolls * 10_000 + sum(total_crosses))
-    solver = _solver(time_limit)
+    solver = cp_solver(time_limit, 2, min_time=0.05)
     status = solver.Solve(m)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         raise ValueError("no split meets the demands (a unit no sheet may take)")
@@ -320,7 +321,7 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
             m.AddHint(var, bool(path >> b & 1))
         for u, t in take_vars[p].items():
             m.AddHint(t, u in plan.units)
-    solver = _solver(time_limit * 2 / 3)
+    solver = cp_solver(time_limit * 2 / 3, 2, min_time=0.05)
     status = solver.Solve(m)
     plans = greedy_plans
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -7,7 +7,8 @@ from __future__ import annotations
 import time
 
 from nochmal.bitsets import bit_list
-from nochmal.missions.split.cpsat import _add_demands, _until
+from nochmal.missions.cpsolver import cp_solver
+from nochmal.missions.split.cpsat import _add_demands
 from nochmal.missions.split.figures import _upper_cost
 from nochmal.missions.split.instance import SplitInstance
 
@@ -130,7 +131,7 @@ def _pick_one_each(inst: SplitInstance, options: list[list], deadline: float,
             wanted = set(d.units)
             m.Add(sum(len(wanted.intersection(subset)) * z for rows, zs in zip(options, picks)
                       for (subset, _), z in zip(rows, zs) if wanted.intersection(subset)) >= d.need)
-    solver = _until(deadline)
+    solver = cp_solver(deadline - time.monotonic())
     status = solver.Solve(m)
     if status == cp_model.INFEASIBLE:
         return False, None
