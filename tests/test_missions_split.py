@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from sheets_support import random_sheet
 from split_oracle import brute_split_rolls
 
 from nochmal.board import load_board
@@ -20,15 +21,6 @@ from nochmal.sheet import Sheet
 from nochmal.missions.measures.crosses import fewest_crosses
 
 BOARD = load_board("classic")
-
-
-def random_sheet(rng: random.Random, crosses: int) -> Sheet:
-    """A sheet grown by legal one-cell crosses (each anchored when placed)."""
-    sheet = Sheet.empty(BOARD)
-    for _ in range(crosses):
-        open_anchored = [b for b in range(BOARD.n_cells) if sheet.anchored >> b & 1 and not sheet.crossed >> b & 1]
-        sheet = sheet.cross(1 << rng.choice(open_anchored))
-    return sheet.with_all_completions_scored()
 
 
 def mission(*objectives: Objective) -> Mission:
@@ -54,7 +46,7 @@ def test_split_matches_brute_force(seed, model):
     rng = random.Random(seed)
     n = rng.choice([2, 3])
     for _ in range(50):  # draw until the case is small enough for the oracle
-        sheets = [random_sheet(rng, rng.randint(25, 80)) for _ in range(n)]
+        sheets = [random_sheet(BOARD, rng, rng.randint(25, 80)) for _ in range(n)]
         obj = rng.choice(OBJECTIVES)
         inst = split_instance(mission(obj), sheets)
         sizes = [sum(1 for p in range(n) if u.masks[p] is not None) + 1 for u in inst.units]
@@ -121,7 +113,7 @@ def test_lost_early_when_the_split_or_the_score_bound_cannot_make_it():
 
 def test_score_bound_is_an_upper_bound_of_a_real_finish():
     rng = random.Random(3)
-    sheet = random_sheet(rng, 60)
+    sheet = random_sheet(BOARD, rng, 60)
     from nochmal.missions.split import best_score_bound
     from nochmal.missions.objectives import team_score
     bound = best_score_bound(sheet, 3)

@@ -20,7 +20,7 @@ from nochmal.solver.instance import Instance, InstanceError
 from nochmal.solver.plan import Step
 from nochmal.solver.validate import validate
 
-from test_planner_core import SMALL, exhaustive_best, random_rolls
+from planner_support import SMALL, exhaustive_best, random_rolls
 
 BLUE_1 = Roll(("b", "b"), ("1", "1"))
 YELLOW_2 = Roll(("y", "y"), ("2", "2"))

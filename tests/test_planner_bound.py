@@ -14,7 +14,7 @@ from nochmal.solver.cpsat import DEFAULT_FEATURES, build_model, lp_relaxation, s
 from nochmal.solver.instance import Instance
 from nochmal.solver.plan import FEASIBLE, OPTIMAL
 
-from test_planner_core import SMALL, exhaustive_best, random_rolls
+from planner_support import SMALL, exhaustive_best, random_rolls
 
 
 def small_instance(seed: int, rolls: int = 6) -> Instance:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import random
 import signal
 import threading
 import time
@@ -23,13 +22,9 @@ from nochmal.solver.instance import Instance
 from nochmal.solver.plan import OPTIMAL
 from nochmal.solver.validate import validate
 
-from test_planner_core import SMALL, exhaustive_best, random_rolls
+from planner_support import SMALL, exhaustive_best, small_instance
 
 CASES = DEFAULT_FEATURES | {"colour_cases"}
-
-
-def small_instance(seed: int, rolls: int = 6, start: Sheet | None = None) -> Instance:
-    return Instance(SMALL, random_rolls(random.Random(seed), rolls), start=start)
 
 
 def engine_total(inst: Instance, pm, chosen) -> int:

@@ -7,11 +7,11 @@ import json
 import random
 
 import pytest
+from planner_support import SMALL, exhaustive_best, random_rolls
 
 from nochmal.agents import GreedyAgent
-from nochmal.board import Board, load_board
+from nochmal.board import load_board
 from nochmal.dice import Roll, seeded_rolls
-from nochmal.game import Game
 from nochmal.play import play_solo
 from nochmal.rules import MAX_SEED, RuleSettings
 from nochmal.sheet import Sheet
@@ -19,41 +19,6 @@ from nochmal.solver.cpsat import SolverError, solve
 from nochmal.solver.instance import Instance, InstanceError
 from nochmal.solver.plan import OPTIMAL, Plan, PlanError, Step
 from nochmal.solver.validate import PlanValidationError, new_game, validate
-
-SMALL = Board.from_grid(["yYbbg", "ygBrr", "oGgrO", "oobRy"], strict=False, jokers=2)
-
-
-def exhaustive_best(instance: Instance) -> int:
-    """Best final score over every sequence of legal moves (engine's legal_moves), memoised
-    on the sheet state; knows nothing of the planner."""
-    memo: dict = {}
-
-    def best(game: Game, t: int) -> int:
-        if t == len(instance.rolls):
-            assert game.is_terminal()
-            return game.sheets[0].score()
-        key = (t, game.sheets[0])
-        if key in memo:
-            return memo[key]
-        game.apply_roll(instance.rolls[t])
-        value = None
-        for move in game.legal_moves():
-            child = game.clone()
-            child.apply_move(move)
-            v = best(child, t + 1)
-            value = v if value is None else max(value, v)
-        memo[key] = value
-        return value
-
-    return best(new_game(instance), 0)
-
-
-def random_rolls(rng: random.Random, n: int, joker_weight: float = 1.0) -> list[Roll]:
-    cols = "ygbrox"
-    nums = "12345?"
-    return [Roll(tuple(rng.choice(cols) for _ in range(2)), tuple(rng.choice(nums) for _ in range(2)))
-            for _ in range(n)]
-
 
 # --- instances and plans --------------------------------------------------------------------
 def test_instance_from_seed_matches_engine_rolls():

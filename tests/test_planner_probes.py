@@ -14,8 +14,7 @@ from nochmal.solver.cpsat import DEFAULT_FEATURES, solve
 from nochmal.solver.plan import OPTIMAL
 from nochmal.solver.validate import validate
 
-from test_planner_cases import small_instance
-from test_planner_core import exhaustive_best
+from planner_support import exhaustive_best, small_instance
 
 PROBES = DEFAULT_FEATURES | {"bound_probes"}
 

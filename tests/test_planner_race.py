@@ -17,7 +17,7 @@ from nochmal.solver.plan import OPTIMAL, Plan, Step
 from nochmal.solver.race import analyse_seat, race_instance, solve_race
 from nochmal.solver.validate import PlanValidationError, validate_race
 
-from test_planner_core import SMALL
+from planner_support import SMALL
 
 
 def short_record(seed: int, players: int, rolls: int, board=SMALL) -> GameRecord:

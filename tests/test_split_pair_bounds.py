@@ -26,7 +26,8 @@ from nochmal.missions.measures.graphs import column_target
 from nochmal.missions.measures.pair_bounds import pair_rolls_bounds
 from nochmal.missions.measures.rolls import fewest_rolls, reduce_pieces
 
-from test_split_reuse import clear_reuse, grow, listings
+from sheets_support import grow
+from test_split_reuse import clear_reuse, listings
 
 CLASSIC = load_board("classic")
 

@@ -18,7 +18,8 @@ from nochmal.board import load_board
 from nochmal.missions.measures import _steiner
 from nochmal.missions.measures.steiner import INF, Reduced, _halves, dreyfus_wagner, node_dijkstra, reduce_target
 
-from test_status_fast_paths import heapq_relax, random_sheet  # (a textbook Dijkstra; sheets grown by legal crosses)
+from measures_oracle import heapq_relax  # a textbook Dijkstra
+from sheets_support import random_sheet  # sheets grown by legal crosses
 
 CLASSIC = load_board("classic")
 
@@ -228,7 +229,7 @@ def test_compiled_programme_matches_the_plain_recursion_on_random_graphs(seed, h
     INF), weights 0..6, against the textbook recursion of tests/test_status_fast_paths.py.
     ``heavy``: weights summing above missions/measures/_steiner.c's MAX16, so the merges read the 32-bit
     table instead of its 16-bit copy."""
-    from test_status_fast_paths import plain_dreyfus_wagner
+    from measures_oracle import plain_dreyfus_wagner
 
     rng = random.Random(seed)
     n = rng.randint(2, 24)

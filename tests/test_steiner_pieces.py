@@ -18,7 +18,7 @@ from nochmal.missions.measures.graphs import column_target
 from nochmal.missions.measures.rolls import ROLLS_EXACT_LIMIT, fewest_rolls, reduce_pieces
 from nochmal.missions.measures.steiner import INF, Reduced, dreyfus_wagner
 
-from test_status_fast_paths import random_sheet  # sheets grown by legal one-cell crosses
+from sheets_support import random_sheet  # sheets grown by legal one-cell crosses
 
 CLASSIC = load_board("classic")
 
