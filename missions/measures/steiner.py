@@ -13,14 +13,15 @@ edge weights, while a crosses figure must be exact (or an honest interval) and i
 weighted (measured, benchmarks/bench_steiner.py: all 15 stars from an empty classic sheet,
 networkx 35-36 crosses in ~0.02 s, the proven optimum 33). The Dreyfus-Wagner programme
 itself is C (missions/measures/_steiner.c: a table room's status runs it on every tap that crosses a
-star); networkx serves where it is not the hot path (missions/measures/graphs.py: the board as
-graphs).
+star; missions/measures/steiner_numpy.py is the same programme for an install without a C
+compiler); networkx serves where it is not the hot path (missions/measures/graphs.py: the
+board as graphs).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from nochmal.bitsets import bit_list, components, neighbours_of
@@ -99,15 +100,32 @@ def reduce_target(sheet: Sheet, target: int) -> Reduced:
                     set(range(1, len(terms) + 1)))
 
 
+@cache
+def programme():
+    """The Dreyfus-Wagner programme in use: the compiled one (missions/measures/_steiner.c,
+    built at install when a C compiler is there), else the same programme in numpy
+    (missions/measures/steiner_numpy.py; docs/architecture.md says what the compiler buys)."""
+    try:
+        from nochmal.missions.measures import _steiner
+    except ImportError:
+        from nochmal.missions.measures import steiner_numpy as _steiner
+    return _steiner
+
+
+def programme_name() -> str:
+    """Which programme :func:`programme` is, in words (``nochmal --version`` prints it)."""
+    if programme().__name__.endswith("steiner_numpy"):
+        return "numpy (the C extension is not built)"
+    return "compiled (C extension)"
+
+
 def node_dijkstra(adj: list[list[int]], weight: list[int], init, extra=None) -> tuple[np.ndarray, np.ndarray]:
     """Node-weighted relaxation: label[v] = min(init[v], label[u] + weight[v]); returns labels, preds
     (the node each label came from, -1 where it is init's own). ``extra``: per node a list
-    parallel to adj[u], a cost added on that arc (INF: no arc). Runs compiled (missions/measures/_steiner.c)."""
+    parallel to adj[u], a cost added on that arc (INF: no arc). Runs in :func:`programme`."""
     import numpy as np  # loaded on use (light commands need no array)
 
-    from nochmal.missions.measures import _steiner
-
-    label, pred = _steiner.relax(adj, weight, init.tolist() if isinstance(init, np.ndarray) else init, extra)
+    label, pred = programme().relax(adj, weight, init.tolist() if isinstance(init, np.ndarray) else init, extra)
     return np.frombuffer(label, dtype=np.int32).astype(np.int64), np.frombuffer(pred, dtype=np.int32).astype(np.int64)
 
 
@@ -123,11 +141,9 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int], extra=
     """
     import numpy as np  # loaded on use (light commands need no array)
 
-    from nochmal.missions.measures import _steiner
-
     n = len(red.adj)
     k = len(terminals)
-    dp, pred = _steiner.dreyfus_wagner(red.adj, weight, terminals, extra)
+    dp, pred = programme().dreyfus_wagner(red.adj, weight, terminals, extra)
     dp = np.frombuffer(dp, dtype=np.int32).reshape(1 << k, n)  # read-only views: INF + INF stays below 2^31
     pred = np.frombuffer(pred, dtype=np.int32).reshape(1 << k, n)
 

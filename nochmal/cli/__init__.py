@@ -102,7 +102,7 @@ def _usage_of(argument):
 
 def new_app() -> typer.Typer:
     """The ``nochmal`` app, no command registered yet."""
-    return typer.Typer(
+    app = typer.Typer(
         cls=OneLineErrors,
         name="nochmal",
         help="Noch mal! (Encore!) toolkit: rules engine, bots, co-op missions and a proving planner.",
@@ -110,6 +110,26 @@ def new_app() -> typer.Typer:
         add_completion=False,
         pretty_exceptions_enable=False,
     )
+    app.callback()(_options)
+    return app
+
+
+def _version(value: bool) -> None:
+    """``nochmal --version``: the package's version and which Dreyfus-Wagner programme the
+    fewest-crosses figures run (compiled, or numpy without a C compiler: docs/architecture.md)."""
+    if not value:
+        return
+    from importlib.metadata import version
+
+    from nochmal.missions.measures.steiner import programme_name
+
+    typer.echo(f"nochmal {version('nochmal')}\nfewest crosses: {programme_name()}")
+    raise typer.Exit()
+
+
+def _options(version: bool = typer.Option(False, "--version", is_eager=True, callback=_version,
+                                           help="Print the version and the fewest-crosses programme in use, then exit.")):
+    """Noch mal! (Encore!) toolkit: rules engine, bots, co-op missions and a proving planner."""
 
 
 # one module per command group; each defines register(app), registering these top-level
