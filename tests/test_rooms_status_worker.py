@@ -1,60 +1,113 @@
-"""The rooms' status worker (nochmal/web/rooms/status.py): when it computes a room's full status."""
+"""The rooms' status worker (nochmal/web/rooms/status.py): when it computes a room's full status.
+
+The quiet time is read from a clock the tests move (``FakeClock``), and every check waits for
+a status to arrive: no test depends on how fast the machine runs the worker's thread."""
 
 import threading
 import time
 
+import pytest
+
+from nochmal.web.rooms import status as status_module
 from nochmal.web.rooms.model import RoomSpec, SheetState
 from nochmal.web.rooms.status import QUIET_SECONDS, StatusWorker
 from nochmal.web.rooms.store import Room, Seat
 
+ARRIVAL = 30.0  # seconds: how long a test waits for a status it expects (a failure, not a pace)
 
-def competitive_room(crossed: int = 0) -> Room:
+
+def competitive_room(crossed: int = 0, code: str = "abc") -> Room:
     """A 2-seat competitive room (its full status is computed in the worker's own thread)."""
     spec = RoomSpec(mode="competitive", board="classic", players=2)
     seats = (Seat(0, "Anna", SheetState(crossed=crossed), 1), Seat(1, "Ben", SheetState(), 1))
-    return Room(code="abc", spec=spec, rolls_used=0, version=1, created=0.0, touched=0.0, seats=seats)
+    return Room(code=code, spec=spec, rolls_used=0, version=1, created=0.0, touched=0.0, seats=seats)
 
 
-def start_worker(room_box: list) -> tuple[StatusWorker, list, threading.Event]:
+class FakeClock:
+    """The worker's ``time`` module with a monotonic clock the test sets; the real
+    perf_counter (the worker's timings)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def perf_counter(self) -> float:
+        return time.perf_counter()
+
+
+@pytest.fixture
+def clock(monkeypatch) -> FakeClock:
+    fake = FakeClock()
+    monkeypatch.setattr(status_module, "time", fake)
+    return fake
+
+
+def start_worker(rooms: dict) -> tuple[StatusWorker, list, threading.Condition]:
+    """A worker over ``rooms`` (code -> latest Room); ``published`` lists what it hands out,
+    and the condition is notified on each."""
     published: list = []
-    arrived = threading.Event()
+    arrived = threading.Condition()
 
     def publish(code, data):
-        published.append((code, data))
-        arrived.set()
+        with arrived:
+            published.append((code, data))
+            arrived.notify_all()
 
-    return StatusWorker(lambda code: room_box[0], publish), published, arrived
+    return StatusWorker(lambda code: rooms[code], publish), published, arrived
 
 
-def test_readers_polling_faster_than_the_quiet_time_do_not_postpone_the_status():
+def wait_for(arrived: threading.Condition, published: list, count: int) -> list[str]:
+    """The codes published once there are ``count`` (fails after ARRIVAL seconds without)."""
+    with arrived:
+        assert arrived.wait_for(lambda: len(published) >= count, ARRIVAL), f"{len(published)} of {count} statuses"
+        return [code for code, _ in published]
+
+
+def request_due(worker: StatusWorker, clock: FakeClock, room: Room) -> None:
+    """Request ``room`` as if it had been waiting the full quiet time already."""
+    now = clock.now
+    clock.now = now - QUIET_SECONDS
+    worker.request(room)
+    clock.now = now
+
+
+def test_readers_polling_faster_than_the_quiet_time_do_not_postpone_the_status(clock):
     # the CI failure of 2026-12-01: every GET of a room re-queued it, so a client polling
     # every 0.2 s (< QUIET_SECONDS) kept the full status from ever being computed
-    room_box = [competitive_room()]
-    worker, published, arrived = start_worker(room_box)
+    rooms = {"abc": competitive_room()}
+    worker, published, arrived = start_worker(rooms)
     try:
-        deadline = time.monotonic() + 10 * QUIET_SECONDS
-        while not arrived.is_set() and time.monotonic() < deadline:
-            worker.request(room_box[0])
-            time.sleep(QUIET_SECONDS / 5)
-        assert arrived.is_set(), "a reader polling the same state starved the status worker"
-        assert published[0][0] == "abc" and published[0][1]["status"]["complete"]
+        for _ in range(10):  # two quiet times of polls, each a fifth of one after the last
+            worker.request(rooms["abc"])
+            clock.now += QUIET_SECONDS / 5
+        assert wait_for(arrived, published, 1) == ["abc"], "a reader polling the same state starved the status worker"
+        assert published[0][1]["status"]["complete"]
     finally:
         worker.stop()
 
 
-def test_an_edit_restarts_the_quiet_time():
+def test_an_edit_restarts_the_quiet_time(clock):
     # a player tapping cells in a row: only the state after the last tap is computed
-    room_box = [competitive_room()]
-    worker, published, arrived = start_worker(room_box)
+    last = competitive_room(crossed=(1 << 5) - 1)
+    rooms = {"abc": competitive_room()}
+    worker, published, arrived = start_worker(rooms)
     try:
-        for cell in range(5):  # five edits, each before the quiet time is over
-            room_box[0] = competitive_room(crossed=(1 << (cell + 1)) - 1)
-            worker.request(room_box[0])
-            time.sleep(QUIET_SECONDS / 5)
-        assert not arrived.is_set()
-        assert arrived.wait(10 * QUIET_SECONDS)
-        time.sleep(2 * QUIET_SECONDS)
-        assert len(published) == 1  # one status, for the last state
+        for cell in range(5):  # five edits, each before the quiet time is over (the first 1.2 quiet times ago)
+            rooms["abc"] = competitive_room(crossed=(1 << (cell + 1)) - 1)
+            worker.request(rooms["abc"])
+            clock.now += 0.3 * QUIET_SECONDS
+        # a room due now, queued after abc: abc, were it due too, would be published first
+        rooms["due"] = competitive_room(code="due")
+        request_due(worker, clock, rooms["due"])
+        assert wait_for(arrived, published, 1) == ["due"]
+        clock.now += QUIET_SECONDS  # the quiet time after the last edit is over
+        assert wait_for(arrived, published, 2) == ["due", "abc"]
+        assert published[1][1] == {"version": 1, "status": worker.cached(last)}  # the last state's status
+        rooms["end"] = competitive_room(code="end")
+        request_due(worker, clock, rooms["end"])
+        assert wait_for(arrived, published, 3) == ["due", "abc", "end"]  # one status for abc, no other
     finally:
         worker.stop()
 
@@ -62,8 +115,7 @@ def test_an_edit_restarts_the_quiet_time():
 def test_stop_ends_the_worker_and_a_second_stop_is_harmless():
     # review finding: _end_child after stop() raised AttributeError (the pool's process table
     # is None once shut down), printed at interpreter exit; and the app never stopped the worker
-    room_box = [competitive_room()]
-    worker, _, _ = start_worker(room_box)
+    worker, _, _ = start_worker({"abc": competitive_room()})
     worker.stop()
     worker._thread.join(5)
     assert not worker._thread.is_alive()
