@@ -1,9 +1,11 @@
 """missions/measures/rolls.py ``reduce_pieces`` keeps the part graph's node numbers and works out
 only the arcs next to the forced groups: compared with the all-dictionary version it
-replaced (kept here as the oracle), the same contracted graph up to the nodes' numbers (a
+replaced (kept here as a regression oracle, not an independent one), the same contracted graph up to the nodes' numbers (a
 node is known by its cells; the group parts merged away are nodes without arcs or cells),
 on random sheets and targets (cells, stars, columns) of the classic board; and the same
-fewest-rolls bounds from both."""
+fewest-rolls bounds from both. The independent checks of those bounds are the brute forces
+over the engine's own placements (tests/measures_oracle.py ``brute_fewest_rolls``, used by
+tests/test_status_fast_paths.py and tests/test_split_entry_bound.py)."""
 
 from __future__ import annotations
 
@@ -23,8 +25,10 @@ from sheets_support import random_sheet  # sheets grown by legal one-cell crosse
 CLASSIC = load_board("classic")
 
 
-def dictionary_reduce_pieces(sheet: Sheet, target: int) -> Reduced:
-    """reduce_pieces as of 49d6b4f (its part graph built here too)."""
+def regression_reduce_pieces(sheet: Sheet, target: int) -> Reduced:
+    """A regression oracle: the all-dictionary reduce_pieces the present one replaced, frozen
+    (its part graph built here too). It shares the design, so it finds changes, not a mistake
+    both make."""
     board = sheet.board
     open_mask = board.full_mask & ~sheet.crossed
     parts = []
@@ -86,7 +90,7 @@ def lower_bound(red: Reduced) -> int:
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_reduce_pieces_gives_the_dictionary_version_graph(seed):
+def test_reduce_pieces_gives_the_regression_oracle_graph(seed):
     rng = random.Random(seed)
     for _ in range(12):
         sheet = random_sheet(CLASSIC, rng, rng.randint(0, 40))
@@ -99,7 +103,7 @@ def test_reduce_pieces_gives_the_dictionary_version_graph(seed):
             target = sum(1 << b for b in rng.sample(bit_list(CLASSIC.star_mask), rng.randint(1, 15)))
         else:
             target = column_target(CLASSIC, rng.sample("ABCDEFGHIJKLMNO", rng.randint(1, 3)))
-        got, want = reduce_pieces(sheet, target), dictionary_reduce_pieces(sheet, target)
+        got, want = reduce_pieces(sheet, target), regression_reduce_pieces(sheet, target)
         assert (got.base, got.base_mask, got.members[0]) == (want.base, want.base_mask, want.members[0])
         live = [v for v in range(len(got.adj)) if v == 0 or got.members[v]]
         dead = [v for v in range(len(got.adj)) if v not in live]
