@@ -1,9 +1,9 @@
 """missions/measures/rolls.py ``reduce_pieces`` keeps the part graph's node numbers and works out
 only the arcs next to the forced groups: compared with the all-dictionary version it
-replaced (kept here as a regression oracle, not an independent one), the same contracted graph up to the nodes' numbers (a
-node is known by its cells; the group parts merged away are nodes without arcs or cells),
-on random sheets and targets (cells, stars, columns) of the classic board; and the same
-fewest-rolls bounds from both. The independent checks of those bounds are the brute forces
+replaced (kept here as a regression oracle, not an independent one), the same contracted
+graph up to the nodes' numbers (a node is known by its cells; the group parts merged away
+are nodes without arcs or cells), on random sheets and targets (cells, stars, columns) of
+the classic board; and the same fewest-rolls bounds from both. The independent checks of those bounds are the brute forces
 over the engine's own placements (tests/measures_oracle.py ``brute_fewest_rolls``, used by
 tests/test_status_fast_paths.py and tests/test_split_entry_bound.py)."""
 
