@@ -3,7 +3,7 @@
     python benchmarks/bench_planner.py --rolls 12 --seeds 1-50 --time-limit 60
     python benchmarks/bench_planner.py --rolls 30 --seeds 1-10 --time-limit 60
 
-``--features`` switches optional model parts (comma list, see nochmal.solver.cpsat
+``--features`` switches optional model parts (comma list, see nochmal.solver.experiments
 ALL_FEATURES; ``default`` = the planner's defaults) so each can be measured on its own.
 Prints one line per seed, then medians; nothing here is asserted.
 """
@@ -15,7 +15,8 @@ import statistics
 import sys
 import time
 
-from nochmal.solver.cpsat import ALL_FEATURES, DEFAULT_FEATURES, solve
+from nochmal.solver.cpsat import DEFAULT_FEATURES
+from nochmal.solver.experiments import ALL_FEATURES, solve
 from nochmal.solver.instance import Instance
 from nochmal.rules import RuleSettings
 

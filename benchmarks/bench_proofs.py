@@ -7,7 +7,7 @@
 
 Per seed, every variant is solved in turn (so all of them see the same machine load);
 ``--after-split S`` also gives the default run's model S more seconds of split_bound
-(nochmal.solver.cpsat) with the default's plan as target, and reports the smaller bound:
+(nochmal.solver.experiments) with the default's plan as target, and reports the smaller bound:
 does a dedicated bound search beat CP-SAT's own bound in the same time? Prints the load
 average before and after, one line per solve and a table per variant; nothing is asserted.
 """
@@ -21,8 +21,8 @@ import time
 from typing import NamedTuple
 
 from nochmal.rules import RuleSettings
-from nochmal.solver import cpsat
-from nochmal.solver.cpsat import build_model, solve, split_bound
+from nochmal.solver import experiments
+from nochmal.solver.experiments import build_model, solve, split_bound
 from nochmal.solver.instance import Instance
 
 from bench_planner import add_solve_arguments, parse_features
@@ -50,23 +50,23 @@ def main() -> None:
                     help="also run split_bound for S seconds after the first variant's solve")
     ap.add_argument("--cases-share", type=float, default=None, metavar="F",
                     help="feature colour_cases: the share of the time for the first, plain run "
-                         "(default nochmal.solver.cpsat.CASES_SHARE)")
+                         "(default nochmal.solver.experiments.CASES_SHARE)")
     ap.add_argument("--probes-bias", type=float, default=None, metavar="F",
                     help="feature bound_probes: where between plan and bound a probe's target lies, "
-                         "0 next to the plan, 1 at the bound (default nochmal.solver.cpsat.PROBES_BIAS)")
+                         "0 next to the plan, 1 at the bound (default nochmal.solver.experiments.PROBES_BIAS)")
     args = ap.parse_args()
     if args.probes_bias is not None:
         if not 0 <= args.probes_bias <= 1:
             ap.error(f"--probes-bias {args.probes_bias}: must be between 0 and 1")
-        cpsat.PROBES_BIAS = args.probes_bias
+        experiments.PROBES_BIAS = args.probes_bias
     if args.cases_share is not None:
         if not 0 < args.cases_share < 1:
             ap.error(f"--cases-share {args.cases_share}: must be between 0 and 1")
-        cpsat.CASES_SHARE = args.cases_share
+        experiments.CASES_SHARE = args.cases_share
     variants = {name: parse_features(name) for name in args.variants}
     names = list(variants) + ([f"{args.variants[0]} + split {args.after_split:g}s"] if args.after_split else [])
     print(f"# rolls={args.rolls} time_limit={args.time_limit}s workers={args.workers} board={args.board} "
-          f"cases_share={cpsat.CASES_SHARE} probes_bias={cpsat.PROBES_BIAS} "
+          f"cases_share={experiments.CASES_SHARE} probes_bias={experiments.PROBES_BIAS} "
           f"pid={os.getpid()}; load average before: {load()}", flush=True)
     rows: dict[str, list[Row]] = {n: [] for n in names}
     t_all = time.monotonic()

@@ -13,7 +13,7 @@ that separates cell c from the start column (Z may hold start-column cells, neve
 These cuts are separated on the LP values (a max-flow per cell and roll, with the vertex
 capacities the LP's crossed_before values), added, and the LP solved again, ``--rounds``
 times. Prints the LP value per round and the cuts added; nothing is asserted. The model is
-``build_model``'s default; the LP is ``lp_relaxation`` (nochmal/solver/cpsat.py).
+``build_model``'s default; the LP is ``lp_relaxation`` (nochmal/solver/experiments.py).
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ import networkx as nx
 
 from nochmal.bitsets import bit_list
 from nochmal.rules import RuleSettings
-from nochmal.solver.cpsat import build_model, lp_relaxation
+from nochmal.solver.cpsat import build_model
+from nochmal.solver.experiments import lp_relaxation
 from nochmal.solver.instance import Instance
 
 from bench_planner import parse_seeds

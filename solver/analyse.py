@@ -33,7 +33,7 @@ from nochmal.move import Move
 from nochmal.record import GameRecord
 from nochmal.sheet import max_score
 
-from nochmal.solver.cpsat import DEFAULT_FEATURES, Progress, SolverError, finish_plan, solve
+from nochmal.solver.cpsat import Progress, SolverError, finish_plan, solve
 from nochmal.solver.instance import Instance, InstanceError
 from nochmal.solver.interrupt import SigintStop
 from nochmal.solver.plan import FEASIBLE, OPTIMAL, UNKNOWN, Plan, Step
@@ -115,7 +115,6 @@ def _moves(plan: Plan | None) -> list[Move]:
 
 
 def analyse(record: GameRecord, time_limit: float = 10.0, workers: int = 2, source: str = "record",
-            features: frozenset = DEFAULT_FEATURES,
             on_solve: Callable[[int, Plan], None] | None = None,
             progress: Callable[[Progress], None] | None = None) -> Analysis:
     """Analyse a finished solo record; ``time_limit`` is per solve (one per roll).
@@ -154,7 +153,7 @@ def analyse(record: GameRecord, time_limit: float = 10.0, workers: int = 2, sour
                 break
             inst = insts[t]
             hint_moves = [moves[t]] + _moves(plans[t + 1])
-            plan = solve(inst, time_limit=time_limit, workers=workers, progress=progress, features=features,
+            plan = solve(inst, time_limit=time_limit, workers=workers, progress=progress,
                          hint=[None if m.is_pass else board.mask_of(m.cells) for m in hint_moves])
             note = ""
             if plan.total < value[t + 1]:  # the search could not use its hint: the hint is the plan

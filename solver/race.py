@@ -41,9 +41,10 @@ from nochmal.seats import seat_name
 from nochmal.sheet import Sheet, max_score, score_parts
 
 from nochmal.solver.analyse import RollLoss, roll_losses, settle
-from nochmal.solver.cpsat import (DEFAULT_FEATURES, PlannerModel, Progress, SolverError, _run, add_anchoring,
-                                  add_cell_timeline, add_choice_vars, add_hint, add_reach_cuts, all_crossed,
-                                  complete_hint, roll_candidates, roll_capacity)
+from nochmal.solver.cpsat import (DEFAULT_FEATURES, PlannerModel, Progress, SolverError, add_anchoring,
+                                  add_cell_timeline, add_choice_vars, add_hint, all_crossed, complete_hint,
+                                  roll_candidates, roll_capacity, run_model)
+from nochmal.solver.experiments import add_linear_anchoring, add_reach_cuts
 from nochmal.solver.instance import InstanceError
 from nochmal.solver.interrupt import SigintStop
 from nochmal.solver.plan import FEASIBLE, OPTIMAL, UNKNOWN, Plan, Step
@@ -138,7 +139,7 @@ def build_race_model(inst: RaceInstance, features: frozenset = RACE_FEATURES) ->
     pm = PlannerModel(inst.board, start, cp_model.CpModel(), cands, [], {}, {}, features=features)
     add_choice_vars(pm)
     add_cell_timeline(pm)
-    add_anchoring(pm)
+    (add_linear_anchoring if "linear_anchor" in features else add_anchoring)(pm)  # the latter ships
     if "reach_cuts" in features:
         add_reach_cuts(pm)
     add_race_end(pm, roll_capacity(inst.open, start.jokers_left))
@@ -274,7 +275,7 @@ def solve_race(inst: RaceInstance, time_limit: float = 60.0, workers: int = 2,
     else:
         subsolvers = ["max_lp", "default_lp"] if "max_lp" in features else []
     remaining = 0.0 if stop is not None and stop.interrupted else time_limit - (time.monotonic() - t0)
-    run = _run(pm, remaining, workers, subsolvers, progress, t0, random_seed, log)
+    run = run_model(pm, remaining, workers, subsolvers, progress, t0, random_seed, log)
     chosen, objective, notes = run.chosen, run.objective, [run.note] + notes
     optimal = run.optimal
     if hinted is not None:

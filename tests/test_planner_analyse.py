@@ -159,19 +159,19 @@ def test_a_roll_whose_move_is_the_best_found_loses_nothing(monkeypatch):
             break
     else:
         pytest.fail("no suitable random game")
-    real_run, real_solve = cpsat._run, cpsat.solve
+    real_run, real_solve = cpsat.run_model, cpsat.solve
     blind = {"on": False}
 
     def run(pm, *args, **kwargs):
         if blind["on"]:
-            return cpsat._Run([None] * len(pm.x), None, None, False, False, "no solution")
+            return cpsat.Run([None] * len(pm.x), None, None, False, False, "no solution")
         return real_run(pm, *args, **kwargs)
 
     def solve(inst, **kwargs):
         blind["on"] = inst.first_roll > 1  # every solve after roll 1's
         return real_solve(inst, **kwargs)
 
-    monkeypatch.setattr(cpsat, "_run", run)
+    monkeypatch.setattr(cpsat, "run_model", run)
     monkeypatch.setattr(an, "solve", solve)
     result = analyse(rec, time_limit=20)
     roll1 = result.losses[0]

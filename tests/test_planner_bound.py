@@ -1,4 +1,4 @@
-"""The dedicated bound (nochmal.solver.cpsat: lp_relaxation, split_bound, feature
+"""The dedicated bound (nochmal.solver.experiments: lp_relaxation, split_bound, feature
 "split_bound") against the exhaustive oracle of tests/test_planner_core.py: the LP of the
 model scores a fixed plan exactly, and the split never bounds below the true optimum."""
 
@@ -9,8 +9,9 @@ import random
 
 import pytest
 
-from nochmal.solver import cpsat
-from nochmal.solver.cpsat import DEFAULT_FEATURES, build_model, lp_relaxation, solve, split_bound
+from nochmal.solver import experiments
+from nochmal.solver.cpsat import DEFAULT_FEATURES, build_model
+from nochmal.solver.experiments import lp_relaxation, solve, split_bound
 from nochmal.solver.instance import Instance
 from nochmal.solver.plan import FEASIBLE, OPTIMAL
 
@@ -65,12 +66,12 @@ def test_split_bound_closes_a_gap_the_lp_leaves():
 def test_solve_uses_the_split_when_cp_sat_proves_nothing(monkeypatch):
     """A CP-SAT run that ends without a bound (as when cut short): with "split_bound" the
     plan gets the split's bound, proven optimal when it meets the plan."""
-    real = cpsat._run
+    real = experiments.run_model
 
     def no_proof(*args, **kwargs):
         return dataclasses.replace(real(*args, **kwargs), bound=None, optimal=False)
 
-    monkeypatch.setattr(cpsat, "_run", no_proof)
+    monkeypatch.setattr(experiments, "run_model", no_proof)
     inst = small_instance(3)
     best = exhaustive_best(inst)
     assert solve(inst, time_limit=20).status != OPTIMAL  # the patch takes the proof away

@@ -1,4 +1,4 @@
-"""The proof search over colour cases (nochmal.solver.cpsat: colour_case_search, feature
+"""The proof search over colour cases (nochmal.solver.experiments: colour_case_search, feature
 "colour_cases") against the exhaustive oracle of tests/test_planner_core.py: a target
 closed as infeasible really has no better plan, a plan found above the target is the
 optimum when proven, and solve's plan with the feature validates, with a bound never below
@@ -16,8 +16,9 @@ import pytest
 
 from nochmal.agents import GreedyAgent
 from nochmal.sheet import Sheet
-from nochmal.solver import cpsat
-from nochmal.solver.cpsat import DEFAULT_FEATURES, colour_case_search, solve
+from nochmal.solver import cpsat, experiments
+from nochmal.solver.cpsat import DEFAULT_FEATURES
+from nochmal.solver.experiments import colour_case_search, solve
 from nochmal.solver.instance import Instance
 from nochmal.solver.plan import OPTIMAL
 from nochmal.solver.validate import validate
@@ -28,7 +29,7 @@ CASES = DEFAULT_FEATURES | {"colour_cases"}
 
 
 def engine_total(inst: Instance, pm, chosen) -> int:
-    return cpsat._engine_score(inst, cpsat.plan_from_choice(inst, pm, chosen))
+    return cpsat.engine_score(inst, cpsat.plan_from_choice(inst, pm, chosen))
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -72,7 +73,7 @@ def test_solve_with_colour_cases_keeps_the_exhaustive_optimum(workers):
 def _first_run_without_proof(monkeypatch, keep_plan: bool = True):
     """Patch the plain CP-SAT run (the one without ``configure``) to end as if cut short:
     no bound, not optimal, and (``keep_plan`` False) no plan either."""
-    real = cpsat._run
+    real = experiments.run_model
 
     def patched(pm, *args, **kwargs):
         run = real(pm, *args, **kwargs)
@@ -80,9 +81,9 @@ def _first_run_without_proof(monkeypatch, keep_plan: bool = True):
             return run
         if keep_plan:
             return dataclasses.replace(run, bound=None, optimal=False)
-        return cpsat._Run([None] * len(pm.x), None, None, False, False, "nothing found")
+        return cpsat.Run([None] * len(pm.x), None, None, False, False, "nothing found")
 
-    monkeypatch.setattr(cpsat, "_run", patched)
+    monkeypatch.setattr(experiments, "run_model", patched)
 
 
 @pytest.mark.parametrize("seed", [3, 21, 27])
@@ -115,12 +116,12 @@ def test_an_open_case_search_leaves_a_bound_at_least_the_plan(monkeypatch):
     """Out of time in the cut search: the bound is CP-SAT's bound of the cut model, never
     below the plan, and never below the optimum."""
     _first_run_without_proof(monkeypatch)
-    real_search = cpsat.colour_case_search
+    real_search = experiments.colour_case_search
 
     def no_time(instance, features, target, time_limit, *args, **kwargs):
         return real_search(instance, features, target, 0.0, *args, **kwargs)
 
-    monkeypatch.setattr(cpsat, "colour_case_search", no_time)
+    monkeypatch.setattr(experiments, "colour_case_search", no_time)
     for seed in range(6):
         inst = small_instance(seed)
         best = exhaustive_best(inst)
@@ -137,7 +138,7 @@ def test_sigint_during_the_case_search_returns_the_best_plan(monkeypatch, featur
     """A real SIGINT while the cut search (colour cases, or a bound probe) runs on a 30-roll
     instance: the solve stops, marked interrupted, with a validated plan and a bound not
     below it."""
-    monkeypatch.setattr(cpsat, "CASES_SHARE", 0.01)  # the first run: 3 s of the 300
+    monkeypatch.setattr(experiments, "CASES_SHARE", 0.01)  # the first run: 3 s of the 300
     inst = Instance.from_seed(29, count=30)
     timer = threading.Timer(8.0, os.kill, (os.getpid(), signal.SIGINT))
     t0 = time.monotonic()
@@ -163,9 +164,9 @@ def test_a_solution_that_undercounts_its_completions_is_scored_by_the_engine(mon
     def undercounting(pm, *args, **kwargs):
         chosen = cpsat.add_hint(pm, masks)
         assert chosen is not None
-        return cpsat._Run(chosen, engine_total(inst, pm, chosen) - 1, None, False, False, "patched")
+        return cpsat.Run(chosen, engine_total(inst, pm, chosen) - 1, None, False, False, "patched")
 
-    monkeypatch.setattr(cpsat, "_run", undercounting)
+    monkeypatch.setattr(experiments, "run_model", undercounting)
     plan = solve(inst, time_limit=5, workers=1, features=frozenset({"max_lp"}))  # no hint to fall back on
     validate(inst, plan)
-    assert plan.total == cpsat._engine_score(inst, plan.steps) and plan.status != OPTIMAL
+    assert plan.total == cpsat.engine_score(inst, plan.steps) and plan.status != OPTIMAL

@@ -198,6 +198,7 @@ def test_rejects_bridging_clearly():
                                      "-max_lp", "split_bound"])
 def test_every_model_option_keeps_the_exhaustive_optimum(feature):
     from nochmal.solver.cpsat import DEFAULT_FEATURES
+    from nochmal.solver.experiments import solve
 
     feats = DEFAULT_FEATURES - {feature[1:]} if feature.startswith("-") else DEFAULT_FEATURES | {feature}
     for seed in range(20, 26):
@@ -215,6 +216,7 @@ def test_every_model_option_keeps_the_exhaustive_optimum(feature):
 
 def test_two_phase_on_a_full_game_returns_a_valid_bounded_plan():
     from nochmal.solver.cpsat import DEFAULT_FEATURES
+    from nochmal.solver.experiments import solve
 
     inst = Instance.from_seed(1)
     plan = solve(inst, time_limit=4, features=DEFAULT_FEATURES | {"two_phase"})

@@ -1,4 +1,4 @@
-"""Bound probes (nochmal.solver.cpsat, feature "bound_probes": colour_case_search at targets
+"""Bound probes (nochmal.solver.experiments, feature "bound_probes": colour_case_search at targets
 between the first run's plan and bound) against the exhaustive oracle of
 tests/test_planner_core.py: a proven plan is the brute-force optimum, the bound is never below
 it, and every plan validates (a SIGINT during a probe: tests/test_planner_cases.py, with the
@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 
 from nochmal.agents import GreedyAgent
-from nochmal.solver import cpsat
-from nochmal.solver.cpsat import DEFAULT_FEATURES, solve
+from nochmal.solver import cpsat, experiments
+from nochmal.solver.cpsat import DEFAULT_FEATURES
+from nochmal.solver.experiments import solve
 from nochmal.solver.plan import OPTIMAL
 from nochmal.solver.validate import validate
 
@@ -23,22 +24,22 @@ def _first_run(monkeypatch, bound_above: int | None):
     """Patch the plain CP-SAT run (the one without ``configure``) to find no plan (so the
     greedy hint is the plan) and to report the bound optimum + ``bound_above`` (a true but
     loose bound; None: no bound)."""
-    real = cpsat._run
+    real = experiments.run_model
     best = {}
 
     def patched(pm, *args, **kwargs):
         if kwargs.get("configure") is not None:
             return real(pm, *args, **kwargs)
         bound = None if bound_above is None else best["value"] + bound_above
-        return cpsat._Run([None] * len(pm.x), None, bound, False, False, "nothing found")
+        return cpsat.Run([None] * len(pm.x), None, bound, False, False, "nothing found")
 
-    monkeypatch.setattr(cpsat, "_run", patched)
+    monkeypatch.setattr(experiments, "run_model", patched)
     return best
 
 
 def _recorded_probes(monkeypatch):
     """Record each probe's (target, plan known, bound known) and run it."""
-    real = cpsat.colour_case_search
+    real = experiments.colour_case_search
     calls = []
 
     def recording(instance, features, target, time_limit, workers, progress, t0, random_seed=0, log=False,
@@ -47,7 +48,7 @@ def _recorded_probes(monkeypatch):
         return real(instance, features, target, time_limit, workers, progress, t0, random_seed, log,
                     known_bound, plan_score)
 
-    monkeypatch.setattr(cpsat, "colour_case_search", recording)
+    monkeypatch.setattr(experiments, "colour_case_search", recording)
     return calls
 
 
@@ -85,13 +86,13 @@ def test_probes_out_of_time_leave_a_true_bound(monkeypatch):
     """Every probe without time: the bounds read from the cut models never fall below the
     optimum, the plan validates and is called optimal only when it is."""
     best = _first_run(monkeypatch, 4)
-    real = cpsat.colour_case_search
+    real = experiments.colour_case_search
 
     def no_time(instance, features, target, time_limit, *args, **kwargs):
         return real(instance, features, target, 0.0, *args, **kwargs)
 
-    monkeypatch.setattr(cpsat, "colour_case_search", no_time)
-    monkeypatch.setattr(cpsat, "PROBE_MIN_TIME", 0.0)
+    monkeypatch.setattr(experiments, "colour_case_search", no_time)
+    monkeypatch.setattr(experiments, "PROBE_MIN_TIME", 0.0)
     for seed in range(6):
         inst = small_instance(seed)
         best["value"] = exhaustive_best(inst)
@@ -105,7 +106,7 @@ def test_probes_out_of_time_leave_a_true_bound(monkeypatch):
 def test_the_probes_from_either_end(monkeypatch, bias):
     """Targets next to the plan (0.0) or at the bound (1.0): the same optimum."""
     best = _first_run(monkeypatch, 4)
-    monkeypatch.setattr(cpsat, "PROBES_BIAS", bias)
+    monkeypatch.setattr(experiments, "PROBES_BIAS", bias)
     for seed in range(6, 10):
         inst = small_instance(seed)
         best["value"] = exhaustive_best(inst)
@@ -120,12 +121,12 @@ def test_a_cut_run_stopped_before_presolve_proves_nothing(monkeypatch, features)
     so the greedy plan below the optimum is never called optimal, nor the bound put below it (colour_cases read it as
     the bound max(plan, 0) = plan before _cut_bound)."""
     best = _first_run(monkeypatch, None)
-    real = cpsat.colour_case_search
+    real = experiments.colour_case_search
 
     def no_time(instance, features, target, time_limit, *args, **kwargs):
         return real(instance, features, target, 0.0, *args, **kwargs)
 
-    monkeypatch.setattr(cpsat, "colour_case_search", no_time)
+    monkeypatch.setattr(experiments, "colour_case_search", no_time)
     checked = 0
     for seed in range(10):
         inst = small_instance(seed)
@@ -144,8 +145,8 @@ def test_the_before_presolve_bound_0_is_never_read_as_a_bound_even_above_a_negat
     """CP-SAT stopped before presolve says 0; for a plan worth -1 (target -1) that is at
     least target + 1 and was once taken as the bound, below the optimum (seed 4 above)."""
     def cut(search_bound):
-        return cpsat._Run([], None, None, False, False, "", search_bound=search_bound)
+        return cpsat.Run([], None, None, False, False, "", search_bound=search_bound)
 
-    assert cpsat._cut_bound(cut(0.0), -1) is None and cpsat._cut_bound(cut(0.0), -5) is None
-    assert cpsat._cut_bound(cut(3.0), -1) == 3 and cpsat._cut_bound(cut(-0.5), -1) is None
-    assert cpsat._cut_bound(cut(7.2), 5) == 7 and cpsat._cut_bound(cut(5.0), 5) is None
+    assert experiments.cut_bound(cut(0.0), -1) is None and experiments.cut_bound(cut(0.0), -5) is None
+    assert experiments.cut_bound(cut(3.0), -1) == 3 and experiments.cut_bound(cut(-0.5), -1) is None
+    assert experiments.cut_bound(cut(7.2), 5) == 7 and experiments.cut_bound(cut(5.0), 5) is None

@@ -355,7 +355,7 @@ def test_a_lifted_value_lifts_the_next_roll_only_through_its_own_plan(monkeypatc
 
     record, seat = short_record(2, 3, 6), 2
     T = len(race_instance(record, seat).rolls)
-    real_run = race._run
+    real_run = race.run_model
 
     def roll_2_cut_short(pm, *args):
         run = real_run(pm, *args)
@@ -364,7 +364,7 @@ def test_a_lifted_value_lifts_the_next_roll_only_through_its_own_plan(monkeypatc
             return dataclasses.replace(run, chosen=[None] * len(pm.x), objective=None, optimal=False)
         return run
 
-    monkeypatch.setattr(race, "_run", roll_2_cut_short)
+    monkeypatch.setattr(race, "run_model", roll_2_cut_short)
     plans = {}
     result = analyse_seat(record, seat, time_limit=20, workers=1,
                           on_solve=lambda roll, plan: plans.__setitem__(roll, plan))

@@ -181,9 +181,9 @@ def test_a_search_that_returns_nothing_keeps_the_greedy_hint(monkeypatch):
     import nochmal.solver.cpsat as cpsat
 
     def no_solution(pm, *args, **kwargs):
-        return cpsat._Run([None] * len(pm.x), None, None, False, False, "nothing found")
+        return cpsat.Run([None] * len(pm.x), None, None, False, False, "nothing found")
 
-    monkeypatch.setattr(cpsat, "_run", no_solution)
+    monkeypatch.setattr(cpsat, "run_model", no_solution)
     inst = Instance.from_seed(1)
     plan = cpsat.solve(inst, time_limit=5)
     assert plan.total == _greedy_total(1) > 0
@@ -251,21 +251,21 @@ def test_puzzle_planner_result_carries_interrupted_and_elapsed(monkeypatch):
 
     import nochmal.solver.cpsat as cpsat
 
-    real_run, timers = cpsat._run, []
+    real_run, timers = cpsat.run_model, []
 
     def run_then_press(*args, **kwargs):  # the press lands 1 s into the search, not at a fixed
         timers.append(threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)))  # time
         timers[-1].start()  # from the start (that raced a slow start-up)
         return real_run(*args, **kwargs)
 
-    monkeypatch.setattr(cpsat, "_run", run_then_press)
+    monkeypatch.setattr(cpsat, "run_model", run_then_press)
     result = planner_best(load_board("classic"), 1, RuleSettings(), 60)
     for timer in timers:
         timer.join()
     assert result["interrupted"] is True
     assert 1.0 <= result["elapsed"] < 30 and result["seconds"] == 60
     assert result["proven"] is False
-    monkeypatch.setattr(cpsat, "_run", real_run)  # no press now: a timer started by a quiet run's own
+    monkeypatch.setattr(cpsat, "run_model", real_run)  # no press now: a timer started by a quiet run's own
     # solves would fire after it, into the next test (a KeyboardInterrupt in the full suite, 2 Dec)
     quiet = planner_best(load_board("classic"), 1, RuleSettings(), 1)
     assert quiet["interrupted"] is False and quiet["elapsed"] >= 0.5
