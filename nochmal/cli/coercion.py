@@ -20,9 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, get_args, get_origin
 
+from typer import BadParameter
+
+# typer 0.2x has no public hook for this: it converts every value through a pydantic
+# TypeAdapter (a ``parser=`` too), and its click is a private copy (typer._click) whose
+# ParamType it never asks; so the runtime converter typer itself uses is the one replaced.
 try:  # typer 0.2x: runtime conversion through pydantic (typer/_coercion.py)
     from typer._coercion import RuntimeParam, build_runtime_param
-    from typer._click.exceptions import BadParameter
     from typer._param_types import coerce_cli_path
 except ImportError:  # pragma: no cover - other typers convert through click
     RuntimeParam = None
