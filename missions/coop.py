@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from nochmal.board import load_board
-from nochmal.errors import NochmalError, quoted
+from nochmal.errors import NochmalError, OptionError, quoted
 from nochmal.game import Game, Mode
 from nochmal.missions.loader import load_mission
 from nochmal.missions.model import (DIFFICULTIES, IN_PROGRESS, LOST, WON, Mission, MissionError, block_slots,
@@ -145,7 +145,7 @@ def mission_status(mission: Mission, difficulty: str, sheets: Sequence[Sheet], r
     """Evaluate every objective on the players' sheets; impossible sheets are listed, not scored."""
     budget = _check_setup(mission, difficulty, len(sheets))
     if rolls_used < 0:
-        raise NochmalError(f"rolls used must not be negative, got {rolls_used}")
+        raise OptionError(f"rolls used must not be negative, got {rolls_used}")
     impossible = [impossible_sheet_reasons(s, rolls_used) for s in sheets]
     if any(impossible):
         return MissionStatus(mission, difficulty, len(sheets), budget, rolls_used, [], impossible)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
+from nochmal.errors import OptionError
 from nochmal.missions.measures.crosses import CrossesEstimate, fewest_crosses, fewest_crosses_choose
 from nochmal.missions.model import Objective
 from nochmal.sheet import Sheet
@@ -70,7 +71,7 @@ def objective_items(obj: Objective, board: Board) -> list[tuple[str, int]]:
         return [(name, board.mask_of([name])) for name in board.cells_of(board.star_mask)]
     if obj.kind == "cells":
         return [(name, board.mask_of([name])) for name in obj.cells]
-    raise ValueError(obj.kind)
+    raise OptionError(obj.kind)  # a kind that is not a set of items (score, jokers_left)
 
 
 def items_needed(obj: Objective, items: list) -> int:

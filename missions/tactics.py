@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nochmal.errors import NochmalError
+from nochmal.errors import OutOfTurnError
 from nochmal.game import Game
 from nochmal.missions.model import Mission
 from nochmal.missions.objectives import items_needed, objective_items, team_score
@@ -136,7 +136,7 @@ def rank_moves(mission: Mission, game: Game, preferred: Move | None = None) -> l
     """Every legal move of the deciding player with its mission value, best first; ties go
     to fewer jokers, then ``preferred`` (the seat's own bot's move), then more crosses."""
     if game.current_player() < 0:
-        raise NochmalError("no decision is pending: a hint needs a rolled position")
+        raise OutOfTurnError("no decision is pending: a hint needs a rolled position")
     prepared = _prepare(mission, game, game.current_player())
     scored = []
     for move in game.legal_moves():

@@ -16,7 +16,7 @@ from math import factorial
 
 from nochmal.board import COLOURS
 from nochmal.choice import Choice
-from nochmal.errors import NochmalError
+from nochmal.errors import RollError, SeedError
 from nochmal.move import COLOUR_JOKER, NUMBER_JOKER
 from nochmal.rules import MAX_SEED
 
@@ -38,10 +38,10 @@ class Roll:
     def __post_init__(self):
         if not _COLOUR_SET.issuperset(self.colours):
             bad = next(f for f in self.colours if f not in _COLOUR_SET)
-            raise NochmalError(f"roll: {bad!r} is not a colour face (y g b r o x)")
+            raise RollError(f"roll: {bad!r} is not a colour face (y g b r o x)")
         if not _NUMBER_SET.issuperset(self.numbers):
             bad = next(f for f in self.numbers if f not in _NUMBER_SET)
-            raise NochmalError(f"roll: {bad!r} is not a number face (1 2 3 4 5 ?)")
+            raise RollError(f"roll: {bad!r} is not a number face (1 2 3 4 5 ?)")
 
     def to_json(self) -> dict:
         return {"colours": list(self.colours), "numbers": list(self.numbers)}
@@ -49,13 +49,13 @@ class Roll:
     @classmethod
     def from_json(cls, data) -> "Roll":
         if not isinstance(data, dict) or set(data) != {"colours", "numbers"}:
-            raise NochmalError('roll: expected {"colours": [...], "numbers": [...]}')
+            raise RollError('roll: expected {"colours": [...], "numbers": [...]}')
         cols, nums = data["colours"], data["numbers"]
         if not isinstance(cols, list) or not isinstance(nums, list) or not all(
                 isinstance(f, str) for f in cols + nums):
-            raise NochmalError("roll: colours and numbers must be lists of face strings")
+            raise RollError("roll: colours and numbers must be lists of face strings")
         if not 1 <= len(cols) <= 3 or len(cols) != len(nums):
-            raise NochmalError("roll: expected 3 colour and 3 number dice (2 and 2 solo)")
+            raise RollError("roll: expected 3 colour and 3 number dice (2 and 2 solo)")
         return cls(tuple(cols), tuple(nums))
 
     def text(self) -> str:
@@ -67,7 +67,7 @@ class Roll:
         try:
             cols, nums = text.strip().split("/")
         except ValueError:
-            raise NochmalError(f"roll {text!r}: expected colour faces/number faces, e.g. ybx/3?5") from None
+            raise RollError(f"roll {text!r}: expected colour faces/number faces, e.g. ybx/3?5") from None
         return cls(tuple(cols), tuple(nums))
 
     def without(self, colour_face: str, number_face: str) -> "Roll":
@@ -110,7 +110,7 @@ def seeded_roll(seed: int, index: int, dice: int = 3) -> Roll:
     Seeds are 0..MAX_SEED (nochmal.rules, the one range): a game played on a larger seed
     would leave a record its reader (nochmal/record.py) refuses."""
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
-        raise NochmalError(f"seed must be a non-negative integer at most {MAX_SEED}, got {seed!r}")
+        raise SeedError(f"seed must be a non-negative integer at most {MAX_SEED}, got {seed!r}")
     values = _faces(_DOMAIN + b"|%d|%d|%d" % (seed, dice, index), 2 * dice)
     return Roll(tuple(COLOUR_FACES[v] for v in values[:dice]),
                 tuple(NUMBER_FACES[v] for v in values[dice:]))

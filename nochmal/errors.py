@@ -73,3 +73,60 @@ class PositionTextError(NochmalError):
 
 class IllegalPositionError(NochmalError):
     """A well-formed game position that the rules cannot reach or the mode does not allow."""
+
+
+# The errors below name what went wrong where a bare NochmalError or ValueError stood. One
+# that replaced a ValueError some code catches is a ValueError too (as python-chess's errors
+# are), so that code still catches it; docs/glossary.md lists them all.
+class RollError(NochmalError):
+    """A roll's text or JSON is malformed, or its dice do not fit the game (docs/rules.md)."""
+
+
+class SeedError(NochmalError):
+    """A seed outside 0..MAX_SEED (nochmal/dice.py)."""
+
+
+class RulesError(NochmalError):
+    """A rule settings object is malformed (docs/rules.md, the options)."""
+
+
+class SetupError(NochmalError, ValueError):
+    """A game asked for with a mode, a number of players or of agents the rules do not have."""
+
+
+class OutOfTurnError(NochmalError):
+    """A roll, a move, an undo or a hint asked for when the game is not at that point."""
+
+
+class StorageError(NochmalError):
+    """A file or folder the toolkit writes cannot be written or created."""
+
+
+class ServeError(NochmalError):
+    """The web app cannot listen on the address given."""
+
+
+class BotError(NochmalError):
+    """An unknown bot name, or a bot that chose a move the rules forbid."""
+
+
+class WeightsError(NochmalError, ValueError):
+    """A bot's weights (a file or tables) do not fit the bot's features or the sheet."""
+
+
+class SeatNameError(NochmalError, ValueError):
+    """A seat's name is empty, too long or holds control characters."""
+
+
+class OptimaError(NochmalError, ValueError):
+    """A puzzle optima file (nochmal/puzzles.py) breaks its format."""
+
+
+class InfeasibleError(NochmalError, ValueError):
+    """A missions figure asked for what cannot be: target cells the start column cannot
+    reach, more groups than exist, demands no split meets (docs/missions.md)."""
+
+
+class NoPlanError(NochmalError):
+    """The planner found no plan where one was asked for (to save, to show): none within its
+    time, or none at all (docs/planner.md)."""

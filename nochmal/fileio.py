@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 from typing import Callable
 
-from nochmal.errors import NochmalError
+from nochmal.errors import StorageError
 
 
 def is_decimal(text: str) -> bool:
@@ -42,7 +42,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
-        raise NochmalError(f"{given}: cannot write file ({exc.strerror or exc})") from None
+        raise StorageError(f"{given}: cannot write file ({exc.strerror or exc})") from None
     try:
         os.fchmod(fd, _mode_for(path))
         with os.fdopen(fd, "wb") as fh:
@@ -56,7 +56,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         except OSError:
             pass
         if isinstance(exc, OSError):  # no permission, disk full: one clean error
-            raise NochmalError(f"{given}: cannot write file ({exc.strerror or exc})") from None
+            raise StorageError(f"{given}: cannot write file ({exc.strerror or exc})") from None
         raise
 
 
@@ -69,18 +69,18 @@ def check_writable(path: str | Path) -> None:
     given, path = path, write_target(path)
     folder = path.parent
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise NochmalError(f"{given}: cannot write file (no permission to write in {folder})")
+        raise StorageError(f"{given}: cannot write file (no permission to write in {folder})")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
-        raise NochmalError(f"{given}: cannot write file ({exc.strerror or exc})") from None
+        raise StorageError(f"{given}: cannot write file ({exc.strerror or exc})") from None
     os.close(fd)
     os.unlink(tmp)
 
 
 def write_target(path: str | Path) -> Path:
     """The file an atomic write of ``path`` replaces: ``path`` itself, or for a symbolic link
-    the file it points to (so the link survives). NochmalError, naming ``path``, when its
+    the file it points to (so the link survives). StorageError, naming ``path``, when its
     folder is missing or it exists as anything but a regular file."""
     path = Path(path)
     shown = str(path)
@@ -90,15 +90,15 @@ def write_target(path: str | Path) -> Path:
         path = real
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
-        raise NochmalError(f"{shown}: folder {folder} does not exist")
+        raise StorageError(f"{shown}: folder {folder} does not exist")
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
         return folder / path.name  # a new file
     except OSError as exc:  # a loop of links, a name too long, no permission
-        raise NochmalError(f"{shown}: cannot write file ({exc.strerror or exc})") from None
+        raise StorageError(f"{shown}: cannot write file ({exc.strerror or exc})") from None
     if not stat.S_ISREG(mode):
-        raise NochmalError(f"{shown}: cannot write file (not a regular file: {_kind(mode)}); give a file path")
+        raise StorageError(f"{shown}: cannot write file (not a regular file: {_kind(mode)}); give a file path")
     return folder / path.name
 
 

@@ -30,7 +30,7 @@ from typing import Callable, NamedTuple
 from nochmal.board import COLOURS, Board
 from nochmal.choice import Choice
 from nochmal.dice import Roll, roll_classes
-from nochmal.errors import IllegalMoveError, IllegalPositionError, NochmalError
+from nochmal.errors import IllegalMoveError, IllegalPositionError, NochmalError, OutOfTurnError, RollError, SetupError
 from nochmal.modes import MODES, Mode
 from nochmal.position import CHANCE_TEXT, OVER_TEXT, Position, player_text
 from nochmal.move import PASS, Move
@@ -76,12 +76,12 @@ class Game:
         try:
             mode = Mode(mode)
         except ValueError:
-            raise NochmalError(f"unknown mode {mode!r}; modes are {', '.join(MODES)}") from None
+            raise SetupError(f"unknown mode {mode!r}; modes are {', '.join(MODES)}") from None
         if mode is Mode.SOLO and players != 1:
-            raise NochmalError("a solo game has exactly 1 player")
+            raise SetupError("a solo game has exactly 1 player")
         most = MAX_COOP_PLAYERS if mode is Mode.COOP else MAX_PLAYERS
         if not 1 <= players <= most:
-            raise NochmalError(f"a {mode} game has 1-{most} players, not {players}")
+            raise SetupError(f"a {mode} game has 1-{most} players, not {players}")
         self.board = board
         self.rules = rules
         self.mode = mode
@@ -139,9 +139,9 @@ class Game:
     # --- chance ----------------------------------------------------------------------------
     def apply_roll(self, roll: Roll) -> None:
         if self.current_player() != CHANCE:
-            raise NochmalError("the dice are not to be rolled now")
+            raise OutOfTurnError("the dice are not to be rolled now")
         if len(roll.colours) != self.dice_per_kind or len(roll.numbers) != self.dice_per_kind:
-            raise NochmalError(f"this game rolls {self.dice_per_kind} colour and {self.dice_per_kind} number dice")
+            raise RollError(f"this game rolls {self.dice_per_kind} colour and {self.dice_per_kind} number dice")
         self._save()
         self.roll = roll
         self.history.append((roll, []))
@@ -153,14 +153,14 @@ class Game:
     def chance_outcomes(self) -> tuple[tuple[Roll, float], ...]:
         """At a chance node: the distinct rolls (up to die order) with their probabilities."""
         if self.current_player() != CHANCE:
-            raise NochmalError("the dice are not to be rolled now")
+            raise OutOfTurnError("the dice are not to be rolled now")
         return roll_classes(self.dice_per_kind)
 
     # --- decisions -------------------------------------------------------------------------
     def available_dice(self) -> Roll:
         """The dice the deciding player may pick from."""
         if self.roll is None or self._ended:
-            raise NochmalError("no decision is pending")
+            raise OutOfTurnError("no decision is pending")
         if self._pos == 0 or self.free_choice or self._after_active is None:
             return self.roll
         return self._after_active
@@ -370,10 +370,10 @@ class Game:
             self.apply_move(action)
 
     def pop(self) -> Roll | Move:
-        """Take back the last applied roll or move and return it; NochmalError if there is
+        """Take back the last applied roll or move and return it; OutOfTurnError if there is
         none (a fresh game, or a position set up without its history)."""
         if not self._undo:
-            raise NochmalError("nothing to take back")
+            raise OutOfTurnError("nothing to take back")
         (sheets, self.rolls_done, self.roll, self.claimed_columns, self.claimed_colours, self._order,
          self._pos, self._after_active, self._ended, roll_masks) = self._undo.pop()
         self.sheets = list(sheets)

@@ -7,6 +7,7 @@ from typing import Sequence
 from nochmal.agents import Agent
 from nochmal.board import Board
 from nochmal.dice import seeded_roll
+from nochmal.errors import SetupError
 from nochmal.game import Game, Mode
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
@@ -15,7 +16,7 @@ from nochmal.rules import DEFAULT_RULES, RuleSettings
 def play_game(game: Game, agents: Sequence[Agent], seed: int) -> Game:
     """Play ``game`` to the end: seeded rolls, each decision by that player's agent."""
     if len(agents) != game.n_players:
-        raise ValueError(f"{len(agents)} agents for {game.n_players} players")
+        raise SetupError(f"{len(agents)} agents for {game.n_players} players")
     dice = game.dice_per_kind
     while not game.is_terminal():
         player = game.current_player()

@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from nochmal.board import BUILTIN_BOARDS, Board, load_board
-from nochmal.errors import OptionError
+from nochmal.errors import OptimaError, OptionError
 from nochmal.rules import RuleSettings
 from nochmal.fileio import is_decimal
 
@@ -79,11 +79,11 @@ def optima_text(doc: dict) -> str:
 def parse_optima(doc: dict, where: str) -> tuple[dict, dict[int, PuzzleOptimum]]:
     """Validate an optima document; every problem names the key (``where`` names the file)."""
     if not isinstance(doc, dict) or doc.get("format") != OPTIMA_FORMAT:
-        raise ValueError(f"{where}: not a puzzle optima file (format {OPTIMA_FORMAT!r} expected)")
+        raise OptimaError(f"{where}: not a puzzle optima file (format {OPTIMA_FORMAT!r} expected)")
     settings = {key: doc.get(key) for key in ("board", "rolls", "time_limit")}
     seeds = doc.get("seeds")
     if not isinstance(seeds, dict):
-        raise ValueError(f"{where}: key 'seeds' must be an object")
+        raise OptimaError(f"{where}: key 'seeds' must be an object")
     out = {}
     for key, entry in seeds.items():
         ok = (is_decimal(key) and isinstance(entry, dict) and set(entry) == {"best", "bound", "proven"}
@@ -91,7 +91,7 @@ def parse_optima(doc: dict, where: str) -> tuple[dict, dict[int, PuzzleOptimum]]
               and isinstance(entry["proven"], bool) and entry["best"] <= entry["bound"]
               and entry["proven"] == (entry["best"] == entry["bound"]))
         if not ok:
-            raise ValueError(f"{where}: seeds.{key}: expected {{best, bound, proven}} with best <= bound "
+            raise OptimaError(f"{where}: seeds.{key}: expected {{best, bound, proven}} with best <= bound "
                              f"and proven exactly when they meet")
         out[int(key)] = PuzzleOptimum(int(key), entry["best"], entry["bound"], entry["proven"])
     return settings, out

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-from nochmal.errors import NochmalError, quoted
+from nochmal.errors import RulesError, quoted
 
 # Caps on the numbers a rule setting or a game record holds, so that no file can ask for an
 # unbounded game. A solo game has 30 rolls (§5) and the calibrated co-op budgets are below 130;
@@ -38,17 +38,17 @@ class RuleSettings:
     def from_dict(cls, data: dict) -> "RuleSettings":
         known = {f.name: f.type for f in fields(cls)}
         if not isinstance(data, dict):
-            raise NochmalError("rules: expected an object of rule settings")
+            raise RulesError("rules: expected an object of rule settings")
         unknown = sorted(set(data) - set(known))
         if unknown:
-            raise NochmalError(f"rules: unknown setting(s) {', '.join(unknown)}")
+            raise RulesError(f"rules: unknown setting(s) {', '.join(unknown)}")
         for key, value in data.items():
             want = bool if known[key] in ("bool", bool) else int
             if type(value) is not want:
-                raise NochmalError(f"rules: setting {key} must be {want.__name__}, got {value!r}")
+                raise RulesError(f"rules: setting {key} must be {want.__name__}, got {value!r}")
         settings = cls(**data)
         if not 1 <= settings.solo_rolls <= MAX_GAME_ROLLS:
-            raise NochmalError(f"rules: setting solo_rolls must be 1..{MAX_GAME_ROLLS}, "
+            raise RulesError(f"rules: setting solo_rolls must be 1..{MAX_GAME_ROLLS}, "
                                f"got {quoted(settings.solo_rolls)}")
         return settings
 

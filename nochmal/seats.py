@@ -12,21 +12,23 @@ code and the record's moves index them from 0. The name of seat ``p`` (0-based):
 
 from __future__ import annotations
 
+from nochmal.errors import SeatNameError
+
 HUMAN = "human"
 MAX_NAME = 40  # characters of a player's name (it heads a sheet on every page and picture)
 
 
 def player_name(text: str) -> str:
-    """A player's name as typed, checked: runs of white space become one space; ValueError
+    """A player's name as typed, checked: runs of white space become one space; SeatNameError
     names the problem (empty, too long, a control character). The terminal's ``human:NAME``
     seats, the web's seats and the rooms' seat names all go through here."""
     name = " ".join(text.split())
     if not name:
-        raise ValueError("a name must not be empty")
+        raise SeatNameError("a name must not be empty")
     if len(name) > MAX_NAME:
-        raise ValueError(f"a name has at most {MAX_NAME} characters, this one {len(name)}")
+        raise SeatNameError(f"a name has at most {MAX_NAME} characters, this one {len(name)}")
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
-        raise ValueError("a name must not contain control characters")
+        raise SeatNameError("a name must not contain control characters")
     return name
 
 

@@ -15,6 +15,7 @@ import threading
 from functools import partial
 from typing import TYPE_CHECKING
 
+from nochmal.errors import OptionError
 from nochmal.game import Game
 from nochmal.record import GameFactory, GameRecord
 from nochmal.seats import seat_name
@@ -93,7 +94,7 @@ class ReplayCursor:
     def state(self, t: int) -> Game:
         """A copy of the game after turn t (0..turns)."""
         if not 0 <= t <= self.turns:
-            raise ValueError(f"turn {t} is not in the record (0-{self.turns})")
+            raise OptionError(f"turn {t} is not in the record (0-{self.turns})")
         with self.lock:
             while self.turn > t:
                 _, moves = self.record.rolls[self.turn - 1]

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
 from nochmal.board import COLOURS, COLUMN_LETTERS
+from nochmal.errors import OptionError
 from nochmal.modes import Mode
 from nochmal.seats import seat_name
 from nochmal.sheet import Sheet
@@ -173,7 +174,7 @@ def pictures_svg(pictures: list[SheetPicture], heading: list[str] | None = None)
     """One SVG document: the heading lines (the first one also the document's <title>), then
     every sheet, one below the other."""
     if not pictures:
-        raise ValueError("no sheet to draw")
+        raise OptionError("no sheet to draw")
     heading = list(heading or [])
     width = MARGIN * 2 + LABEL + max(p.sheet.board.cols for p in pictures) * CELL
     width = max(width, MARGIN * 2 + LABEL + 40 + 4 * 72 + 60)

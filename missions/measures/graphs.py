@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from nochmal.bitsets import bit_list, neighbours_of
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
+from nochmal.errors import OptionError
 from nochmal.sheet import Sheet
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ def colour_target(board: Board, colours) -> int:
     mask = 0
     for c in colours:
         if c not in COLOURS:
-            raise ValueError(f"{c!r} is not a colour ({', '.join(COLOUR_NAMES)})")
+            raise OptionError(f"{c!r} is not a colour ({', '.join(COLOUR_NAMES)})")
         mask |= board.colour_mask[c]
     return mask
 

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from nochmal.bitsets import bit_list, component_of, components, connected_within, neighbours_of
 from nochmal.board import Board
+from nochmal.errors import InfeasibleError
 from nochmal.missions.measures.steiner import INF, Reduced, dreyfus_wagner, join_missing, node_dijkstra, nodes_mask
 from nochmal.sheet import Sheet
 
@@ -159,7 +160,7 @@ def fewest_rolls(sheet: Sheet, target: int, exact_limit: int = ROLLS_EXACT_LIMIT
             dp, rebuild = dreyfus_wagner(red, subset, weight)
             full = (1 << len(subset)) - 1
             if int(dp[full][0]) >= INF:
-                raise ValueError("target cells cannot be reached from the start column")
+                raise InfeasibleError("target cells cannot be reached from the start column")
             tree, nodes = int(dp[full][0]), rebuild(full, 0)
         lower = tree + red.base + sum(red.weight[t] for t in terms if t not in subset)
         nodes = join_missing(red, nodes, [t for t in terms if t not in nodes])

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Callable
 
 from nochmal.batch.runner import Task
+from nochmal.errors import OptionError
 
 AIMS = {"easy": 0.80, "normal": 0.50, "hard": 0.20}
 REFERENCE_ROLLS = 30
@@ -67,7 +68,7 @@ def _mission(mission_id: str):
 
     mission = shipped_mission(mission_id)
     if mission is None:
-        raise ValueError(f"no shipped mission {mission_id!r}")
+        raise OptionError(f"no shipped mission {mission_id!r}")
     return mission
 
 
@@ -306,7 +307,7 @@ def calibrate(missions: list, players: list[int], settings: Settings, results: R
 
 def rewrite_file(path: Path, budgets: dict[int, dict[str, int]], targets: dict[int, int] | None) -> str:
     """The mission file's text with a new [budgets] table (and at_least line); everything
-    else kept. ValueError when the file is not in the expected form."""
+    else kept. OptionError when the file is not in the expected form."""
     from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 
     text = path.read_text(encoding="utf-8")
@@ -317,10 +318,10 @@ def rewrite_file(path: Path, budgets: dict[int, dict[str, int]], targets: dict[i
     new_block = "[budgets]\n" + "\n".join(lines) + "\n"
     text, n = re.subn(r"\[budgets\]\n(?:\d = \{[^\n]*\}\n)+", new_block, text)
     if n != 1:
-        raise ValueError(f"{path}: cannot find the [budgets] table in the expected form")
+        raise OptionError(f"{path}: cannot find the [budgets] table in the expected form")
     if targets is not None:
         row = ", ".join(f"{p} = {targets[p]}" for p in PLAYER_COUNTS)
         text, n = re.subn(r"at_least = \{[^\n]*\}", f"at_least = {{ {row} }}", text)
         if n != 1:
-            raise ValueError(f"{path}: cannot find the at_least line in the expected form")
+            raise OptionError(f"{path}: cannot find the at_least line in the expected form")
     return text

@@ -19,6 +19,7 @@ from __future__ import annotations
 from nochmal.bitsets import components, neighbours_of
 from nochmal.board import COLOURS, N_COLOURS, Board
 from nochmal.bots.tuples import TupleResidual
+from nochmal.errors import WeightsError
 from nochmal.game import Game, Mode
 from nochmal.placements import placement_index
 
@@ -69,9 +70,9 @@ def check_weight_names(names, source: str) -> None:
         return
     for i, (have, want) in enumerate(zip(names, FEATURE_NAMES)):
         if have != want:
-            raise ValueError(f"{source}: weight feature {i} is {have!r}, the evaluation's is {want!r}; "
+            raise WeightsError(f"{source}: weight feature {i} is {have!r}, the evaluation's is {want!r}; "
                              f"refit the weights (benchmarks/tune_heuristic.py)")
-    raise ValueError(f"{source}: weights name {len(names)} features, the evaluation has {N_BASE}; "
+    raise WeightsError(f"{source}: weights name {len(names)} features, the evaluation has {N_BASE}; "
                      f"refit the weights (benchmarks/tune_heuristic.py)")
 _COLOUR_BUCKET = [0, 0, 1, 2, 3, 3, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 7]
 
@@ -125,7 +126,7 @@ class Evaluator:
     def __init__(self, board: Board, weights: list[float], bridging: bool = False,
                  tuples: TupleResidual | None = None):
         if len(weights) != N_BASE * PHASE_TERMS:
-            raise ValueError(f"expected {N_BASE * PHASE_TERMS} weights, got {len(weights)}")
+            raise WeightsError(f"expected {N_BASE * PHASE_TERMS} weights, got {len(weights)}")
         self.board = board
         self.tuples = tuples  # learned for solo play; used only in solo contexts
         self.bridging = bridging

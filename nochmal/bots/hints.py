@@ -12,7 +12,7 @@ from __future__ import annotations
 from nochmal.bots.heuristic import END_BONUS, choice_move
 from nochmal.bots.lookahead import LookaheadAgent
 from nochmal.dice import Roll
-from nochmal.errors import NochmalError, OptionError
+from nochmal.errors import OptionError, OutOfTurnError
 from nochmal.game import Game
 from nochmal.modes import Mode
 from nochmal.move import Move
@@ -25,9 +25,9 @@ _AGENTS: dict[int, LookaheadAgent] = {}
 def hint(game: Game, top: int = 3) -> list[tuple[Move, float]]:
     """The ``top`` best moves for ``game.current_player()``, best first, with values."""
     if game.current_player() < 0:
-        raise NochmalError("no decision is pending: a hint needs a rolled position")
+        raise OutOfTurnError("no decision is pending: a hint needs a rolled position")
     if top < 1:
-        raise NochmalError(f"top must be at least 1, got {top}")
+        raise OptionError(f"top must be at least 1, got {top}")
     agent = _AGENTS.get(top)
     if agent is None:  # every choice shown is valued the same way (two rolls deep in solo)
         agent = _AGENTS[top] = LookaheadAgent(width=max(12, top), deep=top, tuples=True)
@@ -59,7 +59,7 @@ def build_hint_game(board, sheet, roll: Roll, solo: bool, rolls_left: int | None
         position = Position(Mode.COMPETITIVE, (sheet,), FREE_ROLL_GUARD, limit)
     game = Game.from_position(position, rules)
     if game.is_terminal():
-        raise NochmalError("the sheet has two colours complete: the race is over, there is nothing to choose")
+        raise OutOfTurnError("the sheet has two colours complete: the race is over, there is nothing to choose")
     if len(roll.colours) != game.dice_per_kind:
         raise OptionError(f"--roll has {len(roll.colours)} colour and {len(roll.numbers)} number dice; "
                            f"{'solo' if solo else 'the race'} rolls {game.dice_per_kind} of each"

@@ -13,7 +13,7 @@ from nochmal.agents import Agent, GreedyAgent, RandomAgent
 from nochmal.bots.heuristic import HeuristicAgent
 from nochmal.bots.levels import LEVELS
 from nochmal.bots.lookahead import LookaheadAgent
-from nochmal.errors import NochmalError
+from nochmal.errors import BotError
 
 _BOTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
@@ -43,8 +43,8 @@ def agent_names() -> list[str]:
 
 
 def make_agent(name: str, seed: int = 0) -> Agent:
-    """An agent by registry name (``factory(seed=...)``); NochmalError lists the known names."""
+    """An agent by registry name (``factory(seed=...)``); BotError lists the known names."""
     factory = AGENTS.get(name)
     if factory is None:
-        raise NochmalError(f"unknown bot {name!r}; known bots: {', '.join(AGENTS)}")
+        raise BotError(f"unknown bot {name!r}; known bots: {', '.join(AGENTS)}")
     return factory(seed=seed)

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from nochmal.board import Board
-from nochmal.errors import NochmalError
+from nochmal.errors import WeightsError
 from nochmal.fileio import atomic_write_bytes
 
 PHASES = 6
@@ -58,11 +58,11 @@ class TupleLayout:
 
     def __init__(self, board: Board):
         if not 1 <= board.rows <= FIELD_BITS:
-            raise NochmalError(f"n-tuple layout: a column packs into {FIELD_BITS} bits, "
+            raise WeightsError(f"n-tuple layout: a column packs into {FIELD_BITS} bits, "
                                f"so boards of 1..{FIELD_BITS} rows; this one has {board.rows}")
         big = [b for b in board.blocks if b.size > BLOCK_CELLS]
         if big:
-            raise NochmalError(f"n-tuple layout: blocks of at most {BLOCK_CELLS} cells; "
+            raise WeightsError(f"n-tuple layout: blocks of at most {BLOCK_CELLS} cells; "
                                f"this board has one of {big[0].size}")
         self.grid = sheet_key(board)
         self.cols = board.cols
@@ -132,7 +132,7 @@ class TupleResidual:
 
     def __init__(self, layout: TupleLayout, tables: list[list[float]]):
         if len(tables) != PHASES or any(len(t) != layout.size for t in tables):
-            raise NochmalError(f"n-tuple tables: expected {PHASES} tables of {layout.size} entries")
+            raise WeightsError(f"n-tuple tables: expected {PHASES} tables of {layout.size} entries")
         self.layout = layout
         self.tables = tables  # mutable lists: the trainer updates them in place
 
@@ -192,13 +192,13 @@ class TupleResidual:
         """The residual for ``board`` from a file's contents, checked against its layout."""
         layout = TupleLayout(board)
         if fmt != FORMAT:
-            raise NochmalError(f"{path}: format {fmt}, this version reads format {FORMAT}")
+            raise WeightsError(f"{path}: format {fmt}, this version reads format {FORMAT}")
         if grid != layout.grid:
-            raise NochmalError(f"{path}: trained for another sheet, not {board.name}")
+            raise WeightsError(f"{path}: trained for another sheet, not {board.name}")
         if tables.shape != (PHASES, layout.size):
-            raise NochmalError(f"{path}: tables of shape {tables.shape}, expected {(PHASES, layout.size)}")
+            raise WeightsError(f"{path}: tables of shape {tables.shape}, expected {(PHASES, layout.size)}")
         if not np.isfinite(tables).all():
-            raise NochmalError(f"{path}: the tables hold values that are not finite numbers")
+            raise WeightsError(f"{path}: the tables hold values that are not finite numbers")
         return cls(layout, [row.astype(float).tolist() for row in tables])
 
 
@@ -208,7 +208,7 @@ def _read_tables(path: str | Path) -> tuple[int, str, np.ndarray]:
         with np.load(path, allow_pickle=False) as data:
             return int(data["format"]), str(data["grid"]), data["tables"]
     except (OSError, EOFError, KeyError, ValueError, TypeError, AttributeError, zipfile.BadZipFile) as exc:
-        raise NochmalError(f"{path}: not an n-tuple weights file ({exc})") from None
+        raise WeightsError(f"{path}: not an n-tuple weights file ({exc})") from None
 
 
 @lru_cache(maxsize=None)

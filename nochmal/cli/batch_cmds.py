@@ -19,7 +19,7 @@ from rich.text import Text
 
 from nochmal.cli.common import (MAX_TIME_LIMIT, MIN_TIME_LIMIT, board_arg, check_number, check_time_limit,
                                 console, emit_json, err_console, guarded)
-from nochmal.errors import NochmalError, OptionError
+from nochmal.errors import OptionError
 from nochmal.fileio import atomic_write_text
 from nochmal.rules import RuleSettings
 
@@ -258,10 +258,7 @@ def batch_calibrate(
             budgets = {o.players: o.budgets for o in mine}
             targets = {o.players: o.target for o in mine} if mine[0].target is not None else None
             path = files[mission.id]
-            try:
-                texts[path] = rewrite_file(path, budgets, targets)
-            except ValueError as exc:
-                raise OptionError(str(exc)) from None
+            texts[path] = rewrite_file(path, budgets, targets)
             parse_mission_text(texts[path], str(path))
         for path, text in texts.items():
             atomic_write_text(path, text)
@@ -300,10 +297,7 @@ def _write_optima(path: Path, data: dict, rows) -> int:
     optima = [PuzzleOptimum(row.settings["seed"], row.result["best"], row.result["bound"], row.result["proven"])
               for row in rows if row.status == "ok" and row.result["bound"] is not None]
     doc = optima_document(optima, settings["board"], settings["rolls_count"], settings["time_limit"])
-    try:
-        parse_optima(doc, str(path))  # the file written must load (nochmal/puzzles.py reads it)
-    except ValueError as exc:
-        raise NochmalError(str(exc)) from None
+    parse_optima(doc, str(path))  # the file written must load (nochmal/puzzles.py reads it)
     atomic_write_text(path, optima_text(doc))
     return len(optima)
 

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from nochmal.cli.common import (MAX_TIME_LIMIT, MIN_TIME_LIMIT, board_arg, check_seed, check_time_limit, console,
                                 emit_json, err_console, guarded, read_sheet_file, refuse_impossible)
-from nochmal.errors import NochmalError
+from nochmal.errors import NoPlanError
 from nochmal.fileio import check_writable
 from nochmal.modes import Mode
 from nochmal.record import GameRecord
@@ -359,7 +359,7 @@ def _solve_mission(mission_ref: str, players: int, seed: int, difficulty: str, t
         if saved:
             console.print(f"plan written to {saved} as a game record", soft_wrap=True)
     if save is not None and saved is None:
-        raise NochmalError(f"{save}: no winning plan was found, nothing written")
+        raise NoPlanError(f"{save}: no winning plan was found, nothing written")
 
 
 def _print_team_plan(plan, mission_id: str, seed: int, difficulty: str) -> None:

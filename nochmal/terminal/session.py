@@ -17,7 +17,7 @@ from rich.text import Text
 from nochmal.agents import immediate_gain
 from nochmal.board import COLOURS, Board
 from nochmal.dice import seeded_roll, seeded_rolls
-from nochmal.errors import NochmalError, RecordError
+from nochmal.errors import BotError, NochmalError, RecordError
 from nochmal.fileio import check_writable
 from nochmal.game import CHANCE, Game, rating
 from nochmal.modes import Mode
@@ -276,7 +276,7 @@ class Session:
         try:
             g.apply_move(move)
         except NochmalError as exc:
-            raise NochmalError(f"bot {self.seats[p]} chose an illegal move '{move}': {exc}") from None
+            raise BotError(f"bot {self.seats[p]} chose an illegal move '{move}': {exc}") from None
         if first:
             self.say(f"{self.roll_title()}: dice {g.history[-1][0].text()}", style="bold")
         self.say(f"  {self.label(p)}: {move}")

@@ -23,7 +23,7 @@ from rich.console import Console
 
 from nochmal.board import BUILTIN_BOARDS, Board, load_board
 from nochmal.dice import resolutions, seeded_roll, seeded_rolls
-from nochmal.errors import IllegalMoveError, NochmalError, quoted
+from nochmal.errors import IllegalMoveError, NochmalError, StorageError, quoted
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.game import CHANCE, rating
 from nochmal.modes import Mode
@@ -332,15 +332,15 @@ class KeptOnDisk:
 
 
 def make_folder(folder: Path) -> None:
-    """The folder, made if missing; NochmalError (one line) if it cannot be: a file in its
+    """The folder, made if missing; StorageError (one line) if it cannot be: a file in its
     place is never replaced."""
     if folder.exists() and not folder.is_dir():
-        raise NochmalError(f"{folder}: not a folder, but the web app keeps its files there; "
+        raise StorageError(f"{folder}: not a folder, but the web app keeps its files there; "
                            "move it away or give another --data folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise NochmalError(f"{folder}: cannot create the folder ({exc.strerror or exc}); "
+        raise StorageError(f"{folder}: cannot create the folder ({exc.strerror or exc}); "
                            "give another --data folder") from None
 
 

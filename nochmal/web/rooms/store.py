@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from nochmal.errors import NochmalError
+from nochmal.errors import StorageError
 from nochmal.web.errors import WebError
 from nochmal.web.rooms.model import (MAX_SEATS, RequestProblem, RoomSpec, SheetState, new_code, new_secret,
                                      secret_hash)
@@ -104,7 +104,7 @@ class RoomStore:
 
     def __init__(self, data_dir: str | Path | None):
         """``data_dir`` None: an in-memory database (the app without a data folder; tests).
-        A database that cannot be used is a NochmalError naming the file (nothing written)."""
+        A database that cannot be used is a StorageError naming the file (nothing written)."""
         if data_dir is None:
             self.path = None
             target = ":memory:"
@@ -115,7 +115,7 @@ class RoomStore:
         try:
             self._db = _open_checked(target)
         except sqlite3.Error as exc:
-            raise NochmalError(f"{target}: {_start_problem(exc)}") from None
+            raise StorageError(f"{target}: {_start_problem(exc)}") from None
         self._readers = threading.local()  # WAL: readers never wait for the writer
 
     def _reader(self) -> sqlite3.Connection:
@@ -355,10 +355,10 @@ def _database_path(folder: Path) -> Path:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise NochmalError(f"{folder}: cannot make the data folder ({exc.strerror or exc})") from None
+        raise StorageError(f"{folder}: cannot make the data folder ({exc.strerror or exc})") from None
     path = folder / DB_NAME
     if path.is_dir():
-        raise NochmalError(f"{path}: a folder, not the rooms database; {FIX_HINT}")
+        raise StorageError(f"{path}: a folder, not the rooms database; {FIX_HINT}")
     return path
 
 
