@@ -7,7 +7,7 @@ from __future__ import annotations
 import heapq
 
 from nochmal.board import COLOURS, Board
-from nochmal.missions.measures.steiner import INF
+from nochmal.missions.measures.steiner import INF, cpsat_steiner, reduce_target
 from nochmal.sheet import Sheet
 
 
@@ -95,3 +95,16 @@ def brute_fewest_rolls(sheet: Sheet, target: int, limit: int = 8) -> int:
                             nxt.append(s.cross(mask))
         frontier = nxt
     raise AssertionError("brute force limit reached")
+
+
+def cpsat_fewest_crosses(sheet: Sheet, target: int, work: float = 300.0) -> tuple[int, int]:
+    """(lower, upper) fewest further crosses holding ``target`` by the CP-SAT model alone
+    (missions/measures/steiner.py ``cpsat_steiner`` on the reduced graph: no Dreyfus-Wagner,
+    no remembered answers), one worker and seed 0, stopped by ``work`` units of CP-SAT's
+    deterministic time and no clock: the same figures on any machine."""
+    red = reduce_target(sheet, target)
+    if not red.terminals:
+        return red.base, red.base
+    every = set(range(len(red.adj)))  # (the fallback upper bound: every open cell)
+    lower, upper, _ = cpsat_steiner(red, every, 0, None, deterministic_time=work)
+    return lower + red.base, upper + red.base

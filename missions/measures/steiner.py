@@ -258,15 +258,18 @@ def connected_to_root(red: Reduced, nodes: set[int]) -> bool:
     return nodes <= root_component(red, nodes)
 
 
-def cpsat_steiner(red: Reduced, start: set[int], lower: int, time_limit: float,
-                   optional: tuple[int, ...] = (), need: int = 0) -> tuple[int, int, set[int]]:
+def cpsat_steiner(red: Reduced, start: set[int], lower: int, time_limit: float | None,
+                   optional: tuple[int, ...] = (), need: int = 0,
+                   deterministic_time: float | None = None) -> tuple[int, int, set[int]]:
     """Node-weighted Steiner arborescence from the root as a CP-SAT model (multi-commodity flow).
 
     Every chosen node but the root has one chosen parent arc; each terminal receives one unit
     of its own flow from the root along chosen arcs, and every chosen arc carries some flow,
     so the chosen set hangs together from the root. ``optional`` nodes: at least ``need`` of
     them must be chosen (each gets its own flow when chosen). Returns (proven lower bound,
-    cost of the best set found, that set).
+    cost of the best set found, that set). ``time_limit`` in seconds (None: none);
+    ``deterministic_time`` (None: none) stops the run where the work done says, so a test's
+    proof does not depend on the machine's speed (missions/cpsolver.py).
     """
     from ortools.sat.python import cp_model
 
@@ -309,7 +312,7 @@ def cpsat_steiner(red: Reduced, start: set[int], lower: int, time_limit: float,
     m.Minimize(cost)
     for v in range(n):
         m.AddHint(x[v], v in start)
-    solver = cp_solver(time_limit, min_time=None, linearization_level=2)
+    solver = cp_solver(time_limit, min_time=None, deterministic_time=deterministic_time, linearization_level=2)
     status = solver.Solve(m)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return lower, nodes_cost(red, start), start
