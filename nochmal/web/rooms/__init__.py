@@ -28,7 +28,8 @@ def install(app: FastAPI, data_dir: str | Path | None, settings: RoomSettings | 
     ``data_dir`` None keeps the rooms in memory only."""
     rooms = Rooms(data_dir, settings)
     app.state.rooms = rooms
-    app.add_exception_handler(WebError, lambda request, exc: problem_response(exc))  # RequestProblem is one
+    if WebError not in app.exception_handlers:  # the web app has the one handler (nochmal/web/app.py)
+        app.add_exception_handler(WebError, lambda request, exc: problem_response(exc))
     app.include_router(router)  # its handlers find the service on app.state (api.py rooms_service)
     app.mount("/rooms-static", StaticFiles(directory=str(HERE / "static")), name="rooms-static")
     app.include_router(pages.router)

@@ -37,7 +37,7 @@ from nochmal.web.hosts import public_base_url
 from nochmal.web.limits import RateLimit, client_address, env_days
 from nochmal.web.rooms import bodies
 from nochmal.web.rooms.hub import Hub, StreamLimits, Subscription, sse_message
-from nochmal.web.rooms.model import (MAX_SEATS, RequestProblem, RoomMode, RoomSpec, SheetState, board_of, checked_name,
+from nochmal.web.rooms.model import (MAX_SEATS, RoomMode, RoomSpec, SheetState, board_of, checked_name,
                                      need_object, parse_name, parse_rolls, parse_room_spec, parse_sheet_edit,
                                      shipped_mission, typed_sheet_state, valid_code)
 from nochmal.web.rooms.status import StatusWorker, claimed_by_others, quick_status, room_sheets
@@ -167,13 +167,13 @@ async def read_body(request: Request, cap: int) -> bytes:
     """The body, refused with 413 as soon as it passes ``cap`` bytes (declared or streamed)."""
     declared = request.headers.get("content-length")
     if declared is not None and (not small_number(declared) or int(declared) > cap):
-        raise RequestProblem(413, f"the body is larger than {cap} bytes", "body")
+        raise WebError(f"the body is larger than {cap} bytes", "body", 413)
     chunks = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > cap:
-            raise RequestProblem(413, f"the body is larger than {cap} bytes", "body")
+            raise WebError(f"the body is larger than {cap} bytes", "body", 413)
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -186,13 +186,13 @@ def bearer(request: Request) -> str | None:
 
 def checked_code(code: str) -> str:
     if not valid_code(code):
-        raise RequestProblem(404, "no room with this code (wrong code, or the room expired)", "id")
+        raise WebError("no room with this code (wrong code, or the room expired)", "id", 404)
     return code
 
 
 def checked_seat(seat: str, room: Room) -> int:
     if not small_number(seat) or int(seat) >= room.spec.players:
-        raise RequestProblem(404, f"no seat {seat[:10]!r} in this room (seats 0..{room.spec.players - 1})", "seat")
+        raise WebError(f"no seat {seat[:10]!r} in this room (seats 0..{room.spec.players - 1})", "seat", 404)
     return int(seat)
 
 
@@ -209,8 +209,8 @@ def last_event_id(request: Request) -> int | None:
     if not last:
         return None
     if not small_number(last):
-        raise RequestProblem(400, f"Last-Event-ID {last[:20]!r} is not an event id of this stream (a room version)",
-                             "last-event-id")
+        raise WebError(f"Last-Event-ID {last[:20]!r} is not an event id of this stream (a room version)",
+                       "last-event-id")
     return int(last)
 
 
@@ -492,7 +492,7 @@ def parse_export(raw: bytes) -> tuple[RoomSpec, int, list[tuple[str, SheetState]
         raw = room_json_in_zip(raw)
     doc = client_json(raw, "room.json", "room.json")
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT or doc.get("version") != 1:
-        raise RequestProblem(422, f"not an exported room (format must be {EXPORT_FORMAT!r}, version 1)", "format")
+        raise WebError(f"not an exported room (format must be {EXPORT_FORMAT!r}, version 1)", "format", 422)
     spec_data = {k: doc[k] for k in ("mode", "board", "players", "mission", "difficulty") if doc.get(k) is not None}
     if spec_data.get("mode") == RoomMode.COMPETITIVE:
         spec_data.pop("mission", None)
@@ -501,12 +501,12 @@ def parse_export(raw: bytes) -> tuple[RoomSpec, int, list[tuple[str, SheetState]
     rolls = parse_rolls({"rolls_used": doc.get("rolls_used")})
     seats_in = doc.get("seats")
     if not isinstance(seats_in, list) or len(seats_in) != spec.players:
-        raise RequestProblem(422, f"seats must list {spec.players} seat(s)", "seats")
+        raise WebError(f"seats must list {spec.players} seat(s)", "seats", 422)
     board = board_of(spec)
     seats = []
     for k, s in enumerate(seats_in):
         if not isinstance(s, dict):
-            raise RequestProblem(422, f"seats.{k} must be an object", f"seats.{k}")
+            raise WebError(f"seats.{k} must be an object", f"seats.{k}", 422)
         name = checked_name(s.get("name"), f"seats.{k}.name")
         seats.append((name, typed_sheet_state(s.get("text"), board, spec.mode, f"seats.{k}.text")))
     return spec, rolls, seats
@@ -523,24 +523,23 @@ def room_json_in_zip(raw: bytes) -> bytes:
             with zf.open(info) as member:
                 data = member.read(MAX_IMPORT + 1)
     except KeyError:
-        raise RequestProblem(422, "the zip has no room.json", "room.json") from None
+        raise WebError("the zip has no room.json", "room.json", 422) from None
     except ZIP_DAMAGE as exc:
         reason = str(exc)[:80] or type(exc).__name__
-        raise RequestProblem(422, f"the body is not a zip file this app can read ({reason})", "body") from None
+        raise WebError(f"the body is not a zip file this app can read ({reason})", "body", 422) from None
     if len(data) > MAX_IMPORT:
-        raise RequestProblem(413, f"room.json is larger than {MAX_IMPORT} bytes", "room.json")
+        raise WebError(f"room.json is larger than {MAX_IMPORT} bytes", "room.json", 413)
     return data
 
 
 def _check_member(info: zipfile.ZipInfo) -> None:
     if info.flag_bits & ZIP_ENCRYPTED:
-        raise RequestProblem(422, "room.json is encrypted in the zip; an exported room is not", "room.json")
+        raise WebError("room.json is encrypted in the zip; an exported room is not", "room.json", 422)
     if info.compress_type not in ZIP_METHODS:
-        raise RequestProblem(422, f"room.json is packed with compression method {info.compress_type}; an exported "
-                                  f"room uses {' or '.join(f'{n} ({k})' for k, n in ZIP_METHODS.items())}",
-                             "room.json")
+        raise WebError(f"room.json is packed with compression method {info.compress_type}; an exported "
+                       f"room uses {' or '.join(f'{n} ({k})' for k, n in ZIP_METHODS.items())}", "room.json", 422)
     if info.file_size > MAX_IMPORT:
-        raise RequestProblem(413, f"room.json is larger than {MAX_IMPORT} bytes", "room.json")
+        raise WebError(f"room.json is larger than {MAX_IMPORT} bytes", "room.json", 413)
 
 
 __all__ = ["Rooms", "RoomSettings", "RoomsService", "problem_response", "router"]

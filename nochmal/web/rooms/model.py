@@ -3,9 +3,9 @@
 A room is a table: a mission (with difficulty and player count) or a plain competitive /
 solo game on a board, with up to 6 seats. Every seat owns one sheet. A request's shape is
 checked by its model (bodies.py), its meaning here (a shipped mission, a cell of the board),
-as is every imported room; every refusal is ONE reason naming the field (``RequestProblem``,
-the app's WebError, answered as a 4xx JSON body ``{"error": ..., "field": ...}``), a field
-inside a list by its dotted path (``cells.1``) as the app's models name it.
+as is every imported room; every refusal is ONE reason naming the field (the app's
+``WebError``, nochmal/web/errors.py, answered as a 4xx JSON body ``{"error": ...,
+"field": ...}``), a field inside a list by its dotted path (``cells.1``) as the app's models name it.
 
 Nothing a client sends names a file (docs/web.md, docs/security.md: nothing in a request is used as a file
 path): a mission is a shipped one by id (``shipped_mission``), a board a built-in one by
@@ -43,13 +43,6 @@ class RoomMode(StrEnum):
 
 
 MODES = tuple(RoomMode)
-
-
-class RequestProblem(WebError):
-    """The app's WebError (nochmal/web/errors.py), status first: a request the rooms refuse."""
-
-    def __init__(self, status: int, reason: str, field: str | None = None):
-        super().__init__(reason, field, status)
 
 
 def new_code() -> str:
@@ -99,7 +92,7 @@ def board_of(spec: RoomSpec) -> Board:
     """The room's board: a built-in one by name (checked by parse_room_spec; a stored room's
     name is checked again, so that no board name ever reaches the file reader)."""
     if spec.board not in BUILTIN_BOARDS:
-        raise RequestProblem(422, f"board must be one of {', '.join(BUILTIN_BOARDS)}", "board")
+        raise WebError(f"board must be one of {', '.join(BUILTIN_BOARDS)}", "board", 422)
     return load_board(spec.board)
 
 
@@ -109,13 +102,13 @@ def _is_int(value) -> bool:
 
 def need_object(data, what: str = "body") -> dict:
     if not isinstance(data, dict):
-        raise RequestProblem(422, f"the {what} must be a JSON object", what)
+        raise WebError(f"the {what} must be a JSON object", what, 422)
     return data
 
 
 def _unknown_keys(data: dict, allowed: set[str]) -> None:
     for key in sorted(set(data) - allowed):
-        raise RequestProblem(422, f"unknown field {key!r} (known: {', '.join(sorted(allowed))})", key)
+        raise WebError(f"unknown field {key!r} (known: {', '.join(sorted(allowed))})", key, 422)
 
 
 def parse_room_spec(data) -> RoomSpec:
@@ -125,33 +118,33 @@ def parse_room_spec(data) -> RoomSpec:
     _unknown_keys(data, {"mode", "mission", "difficulty", "players", "board"})
     mode = data.get("mode", RoomMode.MISSION if "mission" in data else None)
     if mode not in MODES:
-        raise RequestProblem(422, f"mode must be one of {', '.join(MODES)} (or give a mission)", "mode")
+        raise WebError(f"mode must be one of {', '.join(MODES)} (or give a mission)", "mode", 422)
     players = data.get("players")
     if not _is_int(players):
-        raise RequestProblem(422, "players must be a whole number", "players")
+        raise WebError("players must be a whole number", "players", 422)
     if mode == RoomMode.MISSION:
         mission_id = data.get("mission")
         ids = shipped_mission_ids()
         if not isinstance(mission_id, str) or mission_id not in ids:
-            raise RequestProblem(422, f"mission must be one of {', '.join(ids)}", "mission")
+            raise WebError(f"mission must be one of {', '.join(ids)}", "mission", 422)
         difficulty = data.get("difficulty", "normal")
         if difficulty not in DIFFICULTIES:
-            raise RequestProblem(422, f"difficulty must be one of {', '.join(DIFFICULTIES)}", "difficulty")
+            raise WebError(f"difficulty must be one of {', '.join(DIFFICULTIES)}", "difficulty", 422)
         if players not in PLAYER_COUNTS:
-            raise RequestProblem(422, f"a mission has {PLAYER_COUNTS[0]}-{PLAYER_COUNTS[-1]} players, not {players}",
-                                 "players")
+            raise WebError(f"a mission has {PLAYER_COUNTS[0]}-{PLAYER_COUNTS[-1]} players, not {players}",
+                           "players", 422)
         mission = shipped_mission(mission_id)
         if "board" in data and data["board"] != mission.board:
-            raise RequestProblem(422, f"mission {mission_id} is played on the {mission.board} board", "board")
+            raise WebError(f"mission {mission_id} is played on the {mission.board} board", "board", 422)
         return RoomSpec(RoomMode.MISSION, mission.board, players, mission_id, difficulty)
     for key in ("mission", "difficulty"):
         if key in data:
-            raise RequestProblem(422, f"{key} belongs to a mission room, not a competitive one", key)
+            raise WebError(f"{key} belongs to a mission room, not a competitive one", key, 422)
     board = data.get("board", "classic")
     if board not in BUILTIN_BOARDS:
-        raise RequestProblem(422, f"board must be one of {', '.join(BUILTIN_BOARDS)}", "board")
+        raise WebError(f"board must be one of {', '.join(BUILTIN_BOARDS)}", "board", 422)
     if not 1 <= players <= MAX_SEATS:
-        raise RequestProblem(422, f"a game has 1-{MAX_SEATS} players, not {players}", "players")
+        raise WebError(f"a game has 1-{MAX_SEATS} players, not {players}", "players", 422)
     return RoomSpec(RoomMode.COMPETITIVE, board, players)
 
 
@@ -164,11 +157,11 @@ def parse_name(data) -> str:
 def checked_name(name, where: str) -> str:
     """A seat's name (a join, a rename, an imported seat), checked as every player's name is."""
     if not isinstance(name, str):
-        raise RequestProblem(422, f"{where} must be a non-empty text", where)
+        raise WebError(f"{where} must be a non-empty text", where, 422)
     try:
         return player_name(name)
     except ValueError as exc:
-        raise RequestProblem(422, f"{where}: {exc}", where) from None
+        raise WebError(f"{where}: {exc}", where, 422) from None
 
 
 @dataclass(frozen=True)
@@ -210,8 +203,8 @@ def parse_sheet_edit(data, board: Board, mode: RoomMode) -> SheetEdit:
     after the other fields, so that a malformed field is named first."""
     edit = _parse_sheet_fields(data, board, mode)
     if edit.version is None:
-        raise RequestProblem(422, "version is missing: send the seat's sheet_version you last saw (GET /api/rooms/ID); "
-                                  "a stale edit is then refused (409) instead of overwriting another phone's", "version")
+        raise WebError("version is missing: send the seat's sheet_version you last saw (GET /api/rooms/ID); "
+                       "a stale edit is then refused (409) instead of overwriting another phone's", "version", 422)
     return edit
 
 
@@ -220,39 +213,39 @@ def _parse_sheet_fields(data, board: Board, mode: RoomMode) -> SheetEdit:
     _unknown_keys(data, {"cells", "jokers_used", "later_columns", "later_colours", "text", "version"})
     version = data.get("version")
     if version is not None and not (_is_int(version) and version >= 0):
-        raise RequestProblem(422, "version must be a whole number (the sheet version you saw)", "version")
+        raise WebError("version must be a whole number (the sheet version you saw)", "version", 422)
     if "text" in data:
         for key in ("cells", "jokers_used", "later_columns", "later_colours"):
             if key in data:
-                raise RequestProblem(422, f"give either text or {key}, not both", key)
+                raise WebError(f"give either text or {key}, not both", key, 422)
         return SheetEdit(typed_sheet_state(data["text"], board, mode, "text"), version, {"text"})
     if "cells" not in data:
-        raise RequestProblem(422, "cells is missing (a list of crossed cells like \"H4\")", "cells")
+        raise WebError("cells is missing (a list of crossed cells like \"H4\")", "cells", 422)
     cells = data["cells"]
     if not isinstance(cells, list):
-        raise RequestProblem(422, "cells must be a list of cell names like \"H4\"", "cells")
+        raise WebError("cells must be a list of cell names like \"H4\"", "cells", 422)
     crossed = 0
     for k, name in enumerate(cells):
         if not isinstance(name, str):
-            raise RequestProblem(422, f"cells.{k} must be a cell name like \"H4\"", f"cells.{k}")
+            raise WebError(f"cells.{k} must be a cell name like \"H4\"", f"cells.{k}", 422)
         try:
             crossed |= 1 << board.bit(name)
         except KeyError:
-            raise RequestProblem(422, f"cells.{k}: {name[:10]!r} is not a cell of the {board.name} board "
-                                      f"(A1..{COLUMN_LETTERS[board.cols - 1]}{board.rows})", f"cells.{k}") from None
+            raise WebError(f"cells.{k}: {name[:10]!r} is not a cell of the {board.name} board "
+                           f"(A1..{COLUMN_LETTERS[board.cols - 1]}{board.rows})", f"cells.{k}", 422) from None
     jokers = data.get("jokers_used", 0)
     if not _is_int(jokers) or not 0 <= jokers <= board.jokers:
-        raise RequestProblem(422, f"jokers_used must be a whole number 0..{board.jokers}", "jokers_used")
+        raise WebError(f"jokers_used must be a whole number 0..{board.jokers}", "jokers_used", 422)
     later_cols = _letters(data.get("later_columns", []), COLUMN_LETTERS[: board.cols], "later_columns", "column letter")
     later_colours = _letters(data.get("later_colours", []), COLOURS, "later_colours", "colour letter (y g b r o)")
     if mode is RoomMode.MISSION and (later_cols or later_colours):
         field_name = "later_columns" if later_cols else "later_colours"
-        raise RequestProblem(422, "a mission has no race: every column and colour scores its first value", field_name)
+        raise WebError("a mission has no race: every column and colour scores its first value", field_name, 422)
     probe = Sheet(board, crossed)
     if later_cols & ~probe.complete_columns():
-        raise RequestProblem(422, "later_columns names a column that is not complete", "later_columns")
+        raise WebError("later_columns names a column that is not complete", "later_columns", 422)
     if later_colours & ~probe.complete_colours():
-        raise RequestProblem(422, "later_colours names a colour that is not complete", "later_colours")
+        raise WebError("later_colours names a colour that is not complete", "later_colours", 422)
     return SheetEdit(SheetState(crossed, jokers, later_cols, later_colours), version, set(data))
 
 
@@ -260,23 +253,23 @@ def typed_sheet_state(text, board: Board, mode: RoomMode, where: str) -> SheetSt
     """A typed sheet from a client (an edit's ``text``, an imported seat) as a SheetState;
     a mission refuses race markers (later_columns / later_colours)."""
     if not isinstance(text, str):
-        raise RequestProblem(422, f"{where} must be the typed sheet (7 lines of 15 characters)", where)
+        raise WebError(f"{where} must be the typed sheet (7 lines of 15 characters)", where, 422)
     try:
         sheet = parse_typed_sheet(text, board, where)
     except NochmalError as exc:
-        raise RequestProblem(422, str(exc), where) from None
+        raise WebError(str(exc), where, 422) from None
     if mode is RoomMode.MISSION and (sheet.cols_lower or sheet.colours_lower):
-        raise RequestProblem(422, "a mission has no race: every column scores its first value", where)
+        raise WebError("a mission has no race: every column scores its first value", where, 422)
     return SheetState(sheet.crossed, sheet.jokers_used, sheet.cols_lower, sheet.colours_lower)
 
 
 def _letters(value, alphabet: str, where: str, what: str) -> int:
     if not isinstance(value, list):
-        raise RequestProblem(422, f"{where} must be a list of {what}s", where)
+        raise WebError(f"{where} must be a list of {what}s", where, 422)
     mask = 0
     for k, item in enumerate(value):
         if not isinstance(item, str) or len(item) != 1 or item.upper() not in alphabet.upper():
-            raise RequestProblem(422, f"{where}.{k} must be a {what}", f"{where}.{k}")
+            raise WebError(f"{where}.{k} must be a {what}", f"{where}.{k}", 422)
         mask |= 1 << alphabet.upper().index(item.upper())
     return mask
 
@@ -286,5 +279,5 @@ def parse_rolls(data) -> int:
     _unknown_keys(data, {"rolls_used"})
     value = data.get("rolls_used")
     if not _is_int(value) or not 0 <= value <= MAX_ROLLS_USED:
-        raise RequestProblem(422, f"rolls_used must be a whole number 0..{MAX_ROLLS_USED}", "rolls_used")
+        raise WebError(f"rolls_used must be a whole number 0..{MAX_ROLLS_USED}", "rolls_used", 422)
     return value

@@ -10,8 +10,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescape
 
+from nochmal.web.errors import WebError
 from nochmal.web.rooms.api import Store
-from nochmal.web.rooms.model import RequestProblem, shipped_mission, shipped_mission_ids, valid_code
+from nochmal.web.rooms.model import shipped_mission, shipped_mission_ids, valid_code
 
 HERE = Path(__file__).parent
 
@@ -41,6 +42,8 @@ async def room_page(code: str, request: Request, store: Store):
         return HTMLResponse(TEMPLATES.get_template("room_missing.html").render(request=request), status_code=404)
     try:
         store.room(code)
-    except RequestProblem:
+    except WebError as exc:
+        if exc.status != 404:  # the database failing is the app's 500 / 503, not a missing room
+            raise
         return HTMLResponse(TEMPLATES.get_template("room_missing.html").render(request=request), status_code=404)
     return TEMPLATES.get_template("room.html").render(request=request, code=code)

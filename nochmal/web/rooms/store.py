@@ -28,8 +28,7 @@ from pathlib import Path
 
 from nochmal.errors import StorageError
 from nochmal.web.errors import WebError
-from nochmal.web.rooms.model import (MAX_SEATS, RequestProblem, RoomSpec, SheetState, new_code, new_secret,
-                                     secret_hash)
+from nochmal.web.rooms.model import MAX_SEATS, RoomSpec, SheetState, new_code, new_secret, secret_hash
 
 log = logging.getLogger(__name__)
 DB_NAME = "rooms.sqlite3"
@@ -179,7 +178,7 @@ class RoomStore:
 
     # --- reading ---------------------------------------------------------------------------
     def room(self, code: str) -> Room:
-        """The room, or RequestProblem 404 (a wrong code and a missing room look the same)."""
+        """The room, or WebError 404 (a wrong code and a missing room look the same)."""
         with self._read() as db:
             return self._room(code, db)
 
@@ -188,7 +187,7 @@ class RoomStore:
         row = db.execute("SELECT spec, rolls_used, version, created, touched FROM rooms WHERE code = ?",
                          (code,)).fetchone()
         if row is None:
-            raise RequestProblem(404, "no room with this code (wrong code, or the room expired)", "id")
+            raise WebError("no room with this code (wrong code, or the room expired)", "id", 404)
         seats = tuple(
             Seat(k, name, SheetState(int(crossed, 16), jokers, lcols, lcolours), sv)
             for k, name, crossed, jokers, lcols, lcolours, sv in db.execute(
@@ -208,7 +207,7 @@ class RoomStore:
             if db.execute("SELECT 1 FROM rooms WHERE code = ?", (code,)).fetchone() is None:
                 break
         else:  # pragma: no cover - 8 collisions in 8e14 codes
-            raise RequestProblem(503, "could not draw a free room code, try again")
+            raise WebError("could not draw a free room code, try again", None, 503)
         db.execute("INSERT INTO rooms (code, spec, created, touched) VALUES (?, ?, ?, ?)",
                    (code, json.dumps(spec.to_dict()), now, now))
         return code
@@ -222,7 +221,7 @@ class RoomStore:
             limit = min(room.spec.players, MAX_SEATS)
             free = [k for k in range(limit) if k not in taken]
             if not free:
-                raise RequestProblem(409, f"the room is full ({limit} seat(s)); ask a player to hand a seat over")
+                raise WebError(f"the room is full ({limit} seat(s)); ask a player to hand a seat over", None, 409)
             seat = free[0]
             db.execute("INSERT INTO seats (code, seat, name, token_hash) VALUES (?, ?, ?, ?)",
                        (code, seat, name, secret_hash(token)))
@@ -232,25 +231,25 @@ class RoomStore:
     def check_token(self, code: str, seat: int, token: str | None) -> None:
         """401 without a token, 403 with a token that does not hold this seat."""
         if not token:
-            raise RequestProblem(401, "a seat token is needed: send 'Authorization: Bearer TOKEN'", "authorization")
+            raise WebError("a seat token is needed: send 'Authorization: Bearer TOKEN'", "authorization", 401)
         with self._read() as db:
             self._room(code, db)
             row = db.execute("SELECT token_hash FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone()
         if row is None:
-            raise RequestProblem(404, f"seat {seat} is not taken in this room", "seat")
+            raise WebError(f"seat {seat} is not taken in this room", "seat", 404)
         if not secrets_equal(row[0], secret_hash(token)):
-            raise RequestProblem(403, f"this token does not hold seat {seat}", "authorization")
+            raise WebError(f"this token does not hold seat {seat}", "authorization", 403)
 
     def seat_of_token(self, code: str, token: str | None) -> int:
         """The seat a token holds in this room (401/403 otherwise)."""
         if not token:
-            raise RequestProblem(401, "a seat token is needed: send 'Authorization: Bearer TOKEN'", "authorization")
+            raise WebError("a seat token is needed: send 'Authorization: Bearer TOKEN'", "authorization", 401)
         with self._read() as db:
             self._room(code, db)
             row = db.execute("SELECT seat FROM seats WHERE code = ? AND token_hash = ?",
                              (code, secret_hash(token))).fetchone()
         if row is None:
-            raise RequestProblem(403, "this token holds no seat in this room", "authorization")
+            raise WebError("this token holds no seat in this room", "authorization", 403)
         return row[0]
 
     def set_sheet(self, code: str, seat: int, state: SheetState, seen_version: int | None) -> tuple[int, int]:
@@ -259,10 +258,10 @@ class RoomStore:
         with self._tx() as db:
             row = db.execute("SELECT sheet_version FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone()
             if row is None:
-                raise RequestProblem(404, f"seat {seat} is not taken in this room", "seat")
+                raise WebError(f"seat {seat} is not taken in this room", "seat", 404)
             if seen_version is not None and seen_version != row[0]:
-                raise RequestProblem(409, f"seat {seat}'s sheet changed on another device (version {row[0]}, you "
-                                          f"edited version {seen_version}); reload it and tap again", "version")
+                raise WebError(f"seat {seat}'s sheet changed on another device (version {row[0]}, you "
+                               f"edited version {seen_version}); reload it and tap again", "version", 409)
             sheet_version = row[0] + 1
             db.execute("UPDATE seats SET crossed = ?, jokers_used = ?, later_columns = ?, later_colours = ?, "
                        "sheet_version = ? WHERE code = ? AND seat = ?",
@@ -297,10 +296,10 @@ class RoomStore:
         with self._tx() as db:
             row = db.execute("SELECT handover_hash FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone()
             if row is None:
-                raise RequestProblem(404, f"seat {seat} is not taken in this room", "seat")
+                raise WebError(f"seat {seat} is not taken in this room", "seat", 404)
             if not row[0] or not secrets_equal(row[0], secret_hash(secret)):
-                raise RequestProblem(403, "this handover link is not valid (already used, or replaced by a newer one)",
-                                     "handover")
+                raise WebError("this handover link is not valid (already used, or replaced by a newer one)",
+                               "handover", 403)
             db.execute("UPDATE seats SET token_hash = ?, handover_hash = NULL WHERE code = ? AND seat = ?",
                        (secret_hash(token), code, seat))
             version = self._bump(db, code, seat, "handover", {})
@@ -340,7 +339,7 @@ class RoomStore:
                          (now, code))
         row = cur.fetchone()
         if row is None:
-            raise RequestProblem(404, "no room with this code (wrong code, or the room expired)", "id")
+            raise WebError("no room with this code (wrong code, or the room expired)", "id", 404)
         db.execute("INSERT INTO edits (code, version, seat, kind, payload, at) VALUES (?, ?, ?, ?, ?, ?)",
                    (code, row[0], seat, kind, json.dumps(payload), now))
         return row[0]
