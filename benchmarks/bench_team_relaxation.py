@@ -1,4 +1,4 @@
-"""The team planner's relaxation bound (solver/team.py relaxation_bound) per mission and
+"""The team planner's relaxation bound (solver/team_relaxation.py relaxation_bound) per mission and
 player count on seeded dice: the bound, the dice-free slot bound it starts from, the seconds.
 
     python benchmarks/bench_team_relaxation.py lockstep,star-hunt 1,2,3,4 10 [--seed 1]
@@ -15,7 +15,7 @@ from nochmal.board import load_board
 from nochmal.dice import seeded_roll
 from nochmal.missions.loader import load_mission
 from nochmal.missions.model import rolls_lower_bound
-from nochmal.solver.team import relaxation_bound
+from nochmal.solver.team_relaxation import relaxation_bound
 
 
 def main() -> None:

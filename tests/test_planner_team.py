@@ -22,7 +22,7 @@ from nochmal.missions.loader import load_mission
 from nochmal.missions.model import Mission, Objective
 from nochmal.move import PASS, Move
 from nochmal.solver.interrupt import SigintStop
-from nochmal.solver.team import (INFEASIBLE, OPTIMAL, TeamPlanError, _solve_earliest, plan_team, replay_team,
+from nochmal.solver.team import (INFEASIBLE, OPTIMAL, TeamPlanError, plan_team, replay_team, solve_earliest,
                                  validate_team_plan)
 
 TINY = Board.from_grid(["ygbyr", "ggBro", "obbrO"], name="tiny", jokers=2)
@@ -269,7 +269,7 @@ def test_earliest_win_model_alone_equals_exhaustive_search(players: int):
         rolls = _rolls(seed, players, 4 if players == 2 else budget)
         expected = exhaustive_fewest(mission, players, rolls)
         with SigintStop() as stop:
-            status, won, lower, moves = _solve_earliest(TINY, mission, rolls, players, 1,
+            status, won, lower, moves = solve_earliest(TINY, mission, rolls, players, 1,
                                                         time.monotonic() + 30, 1, stop)
         if expected is None:
             assert (status, won, lower) == (INFEASIBLE, None, len(rolls) + 1), case
@@ -313,7 +313,8 @@ def test_building_stops_at_the_deadline():
     """A deadline already passed: no model is built and nothing is solved (the 40-roll
     earliest-win model of lockstep took 14 s to build against a 2 s limit)."""
     from nochmal.board import load_board
-    from nochmal.solver.team import UNKNOWN, OutOfTime, build_team_model
+    from nochmal.solver.team import UNKNOWN
+    from nochmal.solver.team_model import OutOfTime, build_team_model
 
     mission = load_mission("lockstep")
     board = load_board(mission.board)
@@ -322,7 +323,7 @@ def test_building_stops_at_the_deadline():
         build_team_model(board, mission, rolls, 2, deadline=time.monotonic() - 1)
     t0 = time.monotonic()
     with SigintStop() as stop:
-        status, won, lower, moves = _solve_earliest(board, mission, rolls, 2, 3, time.monotonic() - 1, 1, stop)
+        status, won, lower, moves = solve_earliest(board, mission, rolls, 2, 3, time.monotonic() - 1, 1, stop)
     assert (status, won, lower, moves) == (UNKNOWN, None, 3, None)
     assert time.monotonic() - t0 < 5
 
@@ -333,9 +334,10 @@ def test_plan_team_keeps_to_its_time_limit(monkeypatch):
     run is given at most the time left of the limit, and model building checks the deadline
     as it goes. No wall-clock assertion (speed is measured by benchmarks, not tests)."""
     import nochmal.solver.team as team
+    import nochmal.solver.team_model as team_model
 
     budgets, checks = [], []
-    real_run, real_check = team._run_solver, team._check_deadline
+    real_run, real_check = team.run_team_model, team_model.check_deadline
     limit = 2.0
 
     def run(tm, seconds, *args, **kwargs):
@@ -346,8 +348,8 @@ def test_plan_team_keeps_to_its_time_limit(monkeypatch):
         checks.append(deadline)
         return real_check(deadline)
 
-    monkeypatch.setattr(team, "_run_solver", run)
-    monkeypatch.setattr(team, "_check_deadline", check)
+    monkeypatch.setattr(team, "run_team_model", run)
+    monkeypatch.setattr(team_model, "check_deadline", check)
     start = time.monotonic()
     plan = plan_team(load_mission("lockstep"), 2, seed=1, time_limit=limit)
     # On a loaded machine model building may use the whole limit, so that no CP-SAT run is
@@ -432,7 +434,7 @@ def test_save_errors_are_one_line_and_come_before_the_solve(tmp_path):
 def _relax(mission: Mission, players: int, rolls: list[Roll], seconds: float = 20.0) -> int:
     """The relaxation's bound over all the rolls given, without a known win to stop at."""
     from nochmal.board import load_board
-    from nochmal.solver.team import relaxation_bound
+    from nochmal.solver.team_relaxation import relaxation_bound
 
     return relaxation_bound(load_board(mission.board), mission, rolls, players, seconds)
 
