@@ -4,10 +4,10 @@ measures (nochmal.missions.measures), the split (nochmal.missions.split) and the
 so that all of them can use it.
 
 Why one place: runs are comparable only when workers, seed and limits are set alike; a
-wall-clock limit ends a run where the machine's speed says, a
-deterministic limit (``max_deterministic_time``, with one worker and a fixed seed) where the
-work done says, so a proof asserted by a test does not depend on the machine. OR-Tools loads
-on the first solver, so a module importing this one starts fast.
+wall-clock limit ends a run where the machine's speed says, a deterministic limit
+(``max_deterministic_time``, with one worker and a fixed seed) where the work done says, so a
+proof asserted by a test does not depend on the machine. OR-Tools loads on the first solver,
+so a module importing this one starts fast.
 """
 
 from __future__ import annotations
