@@ -17,6 +17,9 @@ from nochmal.solver.plan import FEASIBLE, OPTIMAL
 
 from planner_support import SMALL, exhaustive_best, random_rolls
 
+# the proofs asserted here come from CP-SAT's deterministic limits (tests/conftest.py cpsat_by_work)
+pytestmark = pytest.mark.usefixtures("cpsat_by_work")
+
 
 def small_instance(seed: int, rolls: int = 6) -> Instance:
     return Instance(SMALL, random_rolls(random.Random(seed), rolls))

@@ -20,6 +20,10 @@ from nochmal.solver.instance import Instance, InstanceError
 from nochmal.solver.plan import OPTIMAL, Plan, PlanError, Step
 from nochmal.solver.validate import PlanValidationError, new_game, validate
 
+# the proofs asserted here come from CP-SAT's deterministic limits (tests/conftest.py cpsat_by_work)
+pytestmark = pytest.mark.usefixtures("cpsat_by_work")
+
+
 # --- instances and plans --------------------------------------------------------------------
 def test_instance_from_seed_matches_engine_rolls():
     inst = Instance.from_seed(5, count=7)
