@@ -5,18 +5,22 @@ tests/test_split_reuse.py and benchmarks/bench_feasibility.py."""
 from __future__ import annotations
 
 from nochmal.bitsets import bit_list, components
+from nochmal.missions.cpsolver import cp_solver
 from nochmal.board import Board
 from nochmal.placements import MAX_COUNT
 
 
-def rolls_needed_cpsat(board: Board, crossed: int, rolls: int, time_limit: float = 10.0) -> bool | None:
+def rolls_needed_cpsat(board: Board, crossed: int, rolls: int, time_limit: float | None = None,
+                       work: float = 10.0) -> bool | None:
     """Whether ``crossed`` can be crossed in at most ``rolls`` rolls (bridging off), by CP-SAT.
 
     Model: per crossed cell its roll T (1..rolls). Each roll's cells form one tree: every
     cell has a parent (a neighbour of the same block crossed on the same roll, lower rank)
     or is the roll's single root, so the cells of a roll are connected and in one block.
     A root is anchored: in the start column or next to a cell crossed on an earlier roll.
-    At most MAX_COUNT cells per roll. None when the time limit ends the search undecided.
+    At most MAX_COUNT cells per roll. None when the limit ends the search undecided: ``work``
+    units of CP-SAT's deterministic time (one worker, seed 0: the same verdict on any machine,
+    what a test asserts), or ``time_limit`` seconds when given (the benchmark's budget).
     """
     from ortools.sat.python import cp_model
 
@@ -60,9 +64,7 @@ def rolls_needed_cpsat(board: Board, crossed: int, rolls: int, time_limit: float
             model.AddBoolOr([root[c].Not(), on[c, t].Not()]).OnlyEnforceIf(both.Not())
             roots_here.append(both)
         model.AddAtMostOne(roots_here)
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = time_limit
-    solver.parameters.num_workers = 1
+    solver = cp_solver(time_limit, min_time=None) if time_limit is not None else cp_solver(deterministic_time=work)
     status = solver.Solve(model)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return True

@@ -132,8 +132,8 @@ def test_cpsat_confirms_the_roll_count_of_a_game_sheet():
     sheet = next(game.sheets[0] for turn, game in record.replay() if game.rolls_done == 10)
     need = rolls_needed(CLASSIC, sheet.crossed)
     assert need.lower <= 10
-    assert rolls_needed_cpsat(CLASSIC, sheet.crossed, need.lower, time_limit=120) is True
-    assert rolls_needed_cpsat(CLASSIC, sheet.crossed, need.lower - 1, time_limit=120) is False
+    assert rolls_needed_cpsat(CLASSIC, sheet.crossed, need.lower, work=120) is True
+    assert rolls_needed_cpsat(CLASSIC, sheet.crossed, need.lower - 1, work=120) is False
 
 
 # a custom board with one large yellow block: a plus of arms two cells long around C3

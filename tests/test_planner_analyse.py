@@ -22,6 +22,9 @@ from nochmal.solver.validate import validate
 
 from planner_support import SMALL, exhaustive_best, random_rolls
 
+# the proofs asserted here come from CP-SAT's deterministic limits (tests/conftest.py cpsat_by_work)
+pytestmark = pytest.mark.usefixtures("cpsat_by_work")
+
 BLUE_1 = Roll(("b", "b"), ("1", "1"))
 YELLOW_2 = Roll(("y", "y"), ("2", "2"))
 

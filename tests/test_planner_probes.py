@@ -17,6 +17,9 @@ from nochmal.solver.validate import validate
 
 from planner_support import exhaustive_best, small_instance
 
+# the proofs asserted here come from CP-SAT's deterministic limits (tests/conftest.py cpsat_by_work)
+pytestmark = pytest.mark.usefixtures("cpsat_by_work")
+
 PROBES = DEFAULT_FEATURES | {"bound_probes"}
 
 

@@ -19,6 +19,9 @@ from nochmal.solver.validate import PlanValidationError, validate_race
 
 from planner_support import SMALL
 
+# the proofs asserted here come from CP-SAT's deterministic limits (tests/conftest.py cpsat_by_work)
+pytestmark = pytest.mark.usefixtures("cpsat_by_work")
+
 
 def short_record(seed: int, players: int, rolls: int, board=SMALL) -> GameRecord:
     """A seeded competitive game of at most ``rolls`` rolls, bots alternating greedy/random."""

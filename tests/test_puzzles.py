@@ -18,6 +18,9 @@ from nochmal.puzzles import (OPTIMA_FILE, PuzzleOptimum, daily_seed, known_optim
 from nochmal.rules import RuleSettings
 from nochmal.terminal.planner import planner_best
 
+# the proofs asserted here come from CP-SAT's deterministic limits (tests/conftest.py cpsat_by_work)
+pytestmark = pytest.mark.usefixtures("cpsat_by_work")
+
 
 def test_daily_range_crosses_month_and_year_ends():
     assert parse_daily_range("2026-12-30..2027-01-02") == [20261230, 20261231, 20270101, 20270102]
