@@ -17,6 +17,7 @@ import time
 import pytest
 
 from nochmal.dice import seeded_roll
+from nochmal.missions.cpsolver import cp_solver
 from nochmal.missions.loader import load_mission
 from nochmal.move import Move
 from nochmal.solver.instance import Instance
@@ -96,9 +97,7 @@ def test_an_early_return_without_a_signal_is_not_an_interruption():
     from nochmal.solver.interrupt import SigintStop
 
     pm = _full_game_model()
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = 60
-    solver.parameters.stop_after_first_solution = True
+    solver = cp_solver(60, 2, stop_after_first_solution=True)
     t0 = time.monotonic()
     with SigintStop() as stop:
         status = stop.solve(solver, pm.model)
@@ -116,9 +115,7 @@ def test_sigint_stops_the_solve_and_is_recorded():
     from nochmal.solver.interrupt import SigintStop
 
     pm = _full_game_model()  # the 30-roll optimum is not proven in a minute
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = 60
-    solver.parameters.num_workers = 2
+    solver = cp_solver(60, 2)
     timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
     t0 = time.monotonic()
     with SigintStop() as stop:
@@ -140,9 +137,7 @@ def test_a_press_before_an_inner_stop_is_entered_stops_its_solve_at_once():
     from nochmal.solver.interrupt import SigintStop
 
     pm = _full_game_model()
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = 40
-    solver.parameters.num_workers = 2
+    solver = cp_solver(40, 2)
     before = signal.getsignal(signal.SIGINT)  # (SIG_IGN when the suite runs as a background job)
     with SigintStop() as outer:
         os.kill(os.getpid(), signal.SIGINT)  # "while the model was built"
