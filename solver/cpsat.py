@@ -45,7 +45,6 @@ from nochmal.solver.validate import new_game, replay, validate
 DEFAULT_FEATURES = frozenset({"reach_prune", "hint", "max_lp"})
 
 
-
 class SolverError(NochmalError):
     """The planner cannot handle this instance (e.g. an unsupported rule option)."""
 
@@ -194,7 +193,7 @@ class PlannerModel:
     objective: cp_model.LinearExprT = 0
     features: frozenset = DEFAULT_FEATURES
     completions: list = field(default_factory=list)  # (literal, points): the column/colour values the plan may win
-    colours_done: list = field(default_factory=list)  # the colour bonus literals of pm.completions (experiments.colour_case_search)
+    colours_done: list = field(default_factory=list)  # the colour bonus literals of pm.completions (experiments)
     stats: dict = field(default_factory=dict)
 
 
@@ -308,7 +307,6 @@ def add_objective(pm: PlannerModel) -> None:
     m.Maximize(pm.objective)
 
 
-
 def build_model(instance: Instance, prune: bool = True) -> PlannerModel:
     """The whole model from small builders; ``prune``: leave out the candidates that cannot
     be anchored in time (feature "reach_prune")."""
@@ -340,7 +338,6 @@ def bot_steps(instance: Instance, agent) -> tuple[list[int | None], int]:
         out.append(None if move.is_pass else instance.board.mask_of(move.cells))
         game.apply_move(move)
     return out, game.sheets[0].score()
-
 
 
 def add_hint(pm: PlannerModel, masks: list[int | None]) -> list[int | None] | None:

@@ -42,6 +42,7 @@ PROBES_BIAS = 0.5  # feature "bound_probes": where between plan and bound a prob
 PROBE_MIN_TIME = 1.0  # feature "bound_probes": no probe on less time (a CP-SAT run costs ~2 s before it searches)
 HINT_BOTS = ("greedy", "heuristic", "hard")  # fast registered bots tried by "bot_hint"
 
+
 # --- model variants ---------------------------------------------------------------------------
 def add_linear_anchoring(pm: PlannerModel) -> None:
     """Feature "linear_anchor": nochmal.solver.cpsat.add_anchoring with ``sum(ring) >= x``
@@ -140,7 +141,6 @@ def add_pass_dominance(pm: PlannerModel) -> None:
                 m.Add(sum(row) >= pm.x[t + 1][k])
                 added += 1
     pm.stats["pass_dominance"] = added
-
 
 
 def build_model(instance: Instance, features: frozenset = DEFAULT_FEATURES) -> PlannerModel:
@@ -307,7 +307,6 @@ def _min_bound(*bounds: int | None) -> int | None:
     return min(known) if known else None
 
 
-
 # --- hints ------------------------------------------------------------------------------------
 def best_bot_steps(instance: Instance) -> list[int | None]:
     """The best of the fast registered bots' plays (a primal hint; bots are not trusted for
@@ -323,10 +322,8 @@ def best_bot_steps(instance: Instance) -> list[int | None]:
     return best if best is not None else greedy_steps(instance)
 
 
-
 def _masks(pm: PlannerModel, chosen: list[int | None]) -> list[int | None]:
     return [None if k is None else pm.candidates[t][k].mask for t, k in enumerate(chosen)]
-
 
 
 # --- the planner with any features -------------------------------------------------------------
@@ -412,7 +409,6 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
             if progress is not None:
                 progress(Progress("bound", run.objective, split, time.monotonic() - t0))
     return plan_of_run(instance, pm, run, t0, notes)
-
 
 
 def _colour_cases_phase(instance: Instance, features: frozenset, pm: PlannerModel, run: Run, time_limit: float,

@@ -89,7 +89,6 @@ class TeamPlan:
         }
 
 
-
 def run_team_model(tm: TeamModel, time_limit: float, workers: int, stop: SigintStop,
                    hint: list[list[Move]] | None = None) -> tuple[cp_model.CpSolver, int]:
     """Solve a team model (Ctrl-C through ``stop``); (solver, CP-SAT status)."""
@@ -147,7 +146,6 @@ def solve_earliest(board: Board, mission: Mission, rolls: list[Roll], n: int, fi
     won = first + first_win
     lower = won if optimal else max(first, bound)
     return (OPTIMAL if optimal else FEASIBLE), won, lower, read_moves(tm, solver, won)
-
 
 
 def _drive(mission: Mission, difficulty: str, rolls: list[Roll], players: int, choose):
@@ -214,7 +212,6 @@ def team_record(mission: Mission, plan: TeamPlan) -> GameRecord:
     if not game.is_terminal():  # the co-op game stops on the winning roll (coop_game)
         raise TeamPlanError(f"the plan's game is not over after its {len(plan.moves)} roll(s)")
     return mission_record(mission, plan.difficulty, game, [PLANNER_SEAT] * plan.players, plan.seed)
-
 
 
 class TeamSearch:
@@ -299,7 +296,8 @@ class TeamSearch:
             return
         if known:
             self.accept([list(row) for row in known], len(known))
-            plan.solves.append({"rolls": plan.rolls_needed, "status": "known plan", "seconds": round(self.elapsed(), 3)})
+            plan.solves.append({"rolls": plan.rolls_needed, "status": "known plan",
+                                "seconds": round(self.elapsed(), 3)})
         bots, won_on = bot_moves(mission, difficulty, rolls[:horizon], players, prefix=self.prefix)
         if won_on is not None and (plan.rolls_needed is None or won_on < plan.rolls_needed):
             self.accept(bots, won_on)

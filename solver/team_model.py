@@ -263,7 +263,6 @@ def add_objectives(model: cp_model.CpModel, board: Board, mission: Mission, cell
             measure(sum(sum(row) for row in per), 0, n * len(items))
 
 
-
 def spent_by(pm: PlannerModel, rolls: int):
     """Jokers sheet ``pm`` used in its first ``rolls`` rolls (a linear expression or 0)."""
     terms = [c.cost * pm.x[t][k] for t in range(rolls) for k, c in enumerate(pm.candidates[t]) if c.cost]

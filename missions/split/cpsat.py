@@ -24,4 +24,3 @@ def _add_demands(m, inst: SplitInstance, covered: dict[int, list]) -> None:
             groups.setdefault(d.group, []).append(met)
     for mets in groups.values():
         m.AddBoolOr(mets)
-
