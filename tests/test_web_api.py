@@ -357,7 +357,10 @@ def test_jobs_cancel_abandon_and_bad_inputs(client, tmp_path):
     assert _wait(client, cancelled["id"])["state"] == "cancelled"
     with TestClient(create_app(None, abandon_after=1.0)) as other:
         job = other.post("/api/jobs/solve", json={"seed": 3, "time_limit": 60}).json()
-        time.sleep(3)  # nobody polls: the job is stopped
+        manager = other.app.state.jobs  # nobody polls (a GET would keep the job alive): the job is stopped
+        deadline = time.monotonic() + 60  # (a failure after a minute, not a pace)
+        while manager.jobs[job["id"]].state != "abandoned" and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert other.get(f"/api/jobs/{job['id']}").json()["state"] == "abandoned"
     assert_error(client.get("/api/jobs/AAAAAAAAAAAAAAAAAAAAAA"), 404, "job")
     assert_error(client.post("/api/jobs/AAAAAAAAAAAAAAAAAAAAAA/cancel"), 404, "job")
