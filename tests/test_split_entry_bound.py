@@ -13,7 +13,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_status_fast_paths import brute_fewest_rolls, random_sheet
+from measures_oracle import brute_fewest_rolls
+from sheets_support import random_sheet
 
 from nochmal.board import Board, load_board
 from nochmal.errors import BoardError

@@ -19,6 +19,7 @@ from itertools import combinations
 
 import pytest
 from rolls_oracle import rolls_needed_cpsat
+from sheets_support import grow
 from split_oracle import brute_split_rolls
 
 from nochmal import impossible
@@ -33,17 +34,6 @@ from nochmal.sheet import Sheet
 
 CLASSIC = load_board("classic")
 MISSIONS = {m.id: m for m in builtin_missions()}
-
-
-def grow(sheet: Sheet, rng: random.Random, crosses: int) -> Sheet:
-    """The sheet after ``crosses`` more legal one-cell crosses (each anchored when placed)."""
-    board = sheet.board
-    for _ in range(crosses):
-        open_anchored = [b for b in range(board.n_cells) if sheet.anchored >> b & 1 and not sheet.crossed >> b & 1]
-        if not open_anchored:
-            break
-        sheet = sheet.cross(1 << rng.choice(open_anchored))
-    return sheet
 
 
 def clear_reuse() -> None:
@@ -264,7 +254,8 @@ def test_subsets_programme_finds_the_cp_sat_optimum(mission_id, monkeypatch):
 # --- the exact one-sheet check behind rolls_feasible -----------------------------------------------------------
 @pytest.mark.parametrize("seed", range(16))
 def test_fits_rolls_matches_a_breadth_first_search_over_placements(seed):
-    from test_status_fast_paths import brute_fewest_rolls, small_case
+    from measures_oracle import brute_fewest_rolls
+    from sheets_support import small_case
 
     from nochmal.missions.measures.fits import fits_rolls
 

@@ -16,7 +16,7 @@ from nochmal.bitsets import bit_list
 from nochmal.board import load_board
 from nochmal.missions.measures.crosses import fewest_crosses
 
-from test_status_fast_paths import random_sheet, replay  # sheets grown by legal one-cell crosses
+from sheets_support import random_sheet, replay  # sheets grown by legal one-cell crosses
 
 CLASSIC = load_board("classic")
 
