@@ -23,6 +23,9 @@ from nochmal.missions.measures.crosses import fewest_crosses, fewest_crosses_cho
 from nochmal.missions.measures.graphs import (block_graph, cell_graph, colour_target, column_target, cross_distances,
                                               reachable)
 
+# the proofs asserted here come from CP-SAT's deterministic limits (tests/conftest.py cpsat_by_work)
+pytestmark = pytest.mark.usefixtures("cpsat_by_work")
+
 CLASSIC = nm.load_board("classic")
 LETTERS = "ABCDEFGHIJKLMNO"
 
