@@ -249,23 +249,22 @@ def clear_caches() -> list:
     goes on as a server's status child would, which never clears them: measured right after
     a clear, the next warm edits lost the sheets' earlier states and took 2-3x as long)."""
     from nochmal import impossible
-    from nochmal.missions import objectives, split
-    from nochmal.missions.measures import crosses, fits, pair_bounds, rolls
+    from nochmal.cache import caches
+    from nochmal.missions import objectives, split  # noqa: F401 (imported: the split's caches register)
+    from nochmal.missions.measures import fits, pair_bounds, rolls
 
     objectives._crosses_cached.cache_clear()
     for owner, name in ((rolls, "part_graph"), (rolls, "rooted_parts"), (pair_bounds, "_pair_bounds"),
                         (fits, "_least_pieces")):
         if hasattr(owner, name):
             getattr(owner, name).cache_clear()
-    saved = []
-    for owner, name in ((split.figures, "_FIGURES"), (split.figures, "_PIECES"), (split.search, "_LAST_SPLITS"),
-                        (split.listings, "_LISTINGS"), (split.listings, "_FITS"), (split.bounds, "_SEPARATORS"),
-                        (split.listings, "_MOVED"), (split.listings, "_STATES"),
-                        (crosses, "_RECENT"), (impossible, "_BLOCK_TABLES")):
-        if hasattr(owner, name):
-            cache = getattr(owner, name)
-            saved.append((cache, type(cache)(cache)))  # (a shallow copy: the entries are never changed in place)
-            cache.clear()
+    saved = []  # (a shallow copy: the entries are never changed in place)
+    for cache in caches("missions.").values():  # (the missions' caches: the board's layout ids stay)
+        saved.append((cache, cache.snapshot()))
+        cache.clear()
+    if hasattr(impossible, "_BLOCK_TABLES"):
+        saved.append((impossible._BLOCK_TABLES, dict(impossible._BLOCK_TABLES)))
+        impossible._BLOCK_TABLES.clear()
     return saved
 
 

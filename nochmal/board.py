@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import itertools
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 
 from nochmal.bitsets import bit_list, components
+from nochmal.cache import Cache
 from nochmal.errors import BoardError, quoted
 from nochmal.fileio import load_toml_text, read_text_file
 
@@ -77,13 +76,13 @@ class Block:
         return ((1 << self.size) - 1) << self.offset
 
 
-# Board.layout_key -> Board.layout_id, the most recently asked MAX_LAYOUT_IDS layouts (a server
-# sees one per user board); ids come from a counter and are never reused, so a layout asked
-# again after it was dropped gets a new id: a cache keyed by the old one misses, never errs
-_LAYOUT_IDS: OrderedDict[tuple, int] = OrderedDict()
-_LAYOUT_IDS_LOCK = threading.Lock()
-_NEXT_LAYOUT_ID = itertools.count()
+# Board.layout_key -> Board.layout_id, the most recently asked LAYOUT_IDS.max_entries layouts (a
+# server sees one per user board); ids come from a counter and are never reused, so a layout
+# asked again after it was dropped (or the cache cleared) gets a new id: a cache keyed by the
+# old one misses, never errs
 MAX_LAYOUT_IDS = 4096
+LAYOUT_IDS = Cache("board.layout_ids", MAX_LAYOUT_IDS)
+_NEXT_LAYOUT_ID = itertools.count()
 
 
 class Board:
@@ -262,17 +261,9 @@ class Board:
     def layout_id(self) -> int:
         """A small number per distinct layout_key in this process, cheap to hash in a cache
         key looked up on every room tap: the same for boards of the same layout while that
-        layout is among the last MAX_LAYOUT_IDS asked for (a cache key, never an identity:
+        layout is among the last LAYOUT_IDS.max_entries asked for (a cache key, never an identity:
         compare layouts with same_layout)."""
-        key = self.layout_key
-        with _LAYOUT_IDS_LOCK:
-            if key in _LAYOUT_IDS:
-                _LAYOUT_IDS.move_to_end(key)
-                return _LAYOUT_IDS[key]
-            _LAYOUT_IDS[key] = layout_id = next(_NEXT_LAYOUT_ID)
-            while len(_LAYOUT_IDS) > MAX_LAYOUT_IDS:
-                _LAYOUT_IDS.popitem(last=False)
-            return layout_id
+        return LAYOUT_IDS.change(self.layout_key, lambda known: next(_NEXT_LAYOUT_ID) if known is None else known)
 
     def same_layout(self, other: "Board") -> bool:
         return self.layout_key == other.layout_key

@@ -281,7 +281,7 @@ def test_all_stars_on_classic_is_proven_by_cp_sat():
     crossing order; by default the lazy programme proves the same figure without CP-SAT."""
     est = fewest_crosses(Sheet.empty(CLASSIC), CLASSIC.star_mask, exact_limit=8, time_limit=60)
     assert est.method == "cp-sat" and est.exact
-    crosses._RECENT.clear()  # (else the answer just found is remembered and reused)
+    crosses.RECENT.clear()  # (else the answer just found is remembered and reused)
     lazy = fewest_crosses(Sheet.empty(CLASSIC), CLASSIC.star_mask)
     assert lazy.exact and lazy.value == est.value and lazy.method.startswith("dreyfus-wagner on")
     final = _replay_witness(Sheet.empty(CLASSIC), est.cells)

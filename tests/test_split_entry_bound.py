@@ -149,7 +149,7 @@ def test_the_split_pieces_figures_hold_against_cp_sat_where_the_bound_lifts_them
         k = rng.randint(1, 4)  # k neighbouring columns, mostly at an edge (far from the start: entries cost there)
         start = rng.choice([0, 15 - k]) if rng.random() < 0.7 else rng.randint(0, 15 - k)
         target = sum(CLASSIC.column_mask[c] for c in range(start, start + k))
-        for cache in (split.figures._PIECES, split.figures._FIGURES):
+        for cache in (split.figures.PIECES, split.figures.FIGURES):
             cache.clear()
         plain = fewest_rolls(sheet, target, trim=False)
         pieces = split.sheet_pieces(sheet, target)

@@ -25,6 +25,7 @@ from split_oracle import brute_split_rolls
 from nochmal import impossible
 from nochmal.bitsets import bit_list, component_of, components
 from nochmal.board import Board, load_board
+from nochmal.cache import clear_caches
 from nochmal.impossible import block_pieces, rolls_needed
 from nochmal.missions import split
 from nochmal.missions.loader import builtin_missions
@@ -38,9 +39,7 @@ MISSIONS = {m.id: m for m in builtin_missions()}
 
 def clear_reuse() -> None:
     """Every per-state cache of the split (what a fresh computation would not have)."""
-    for cache in (split.listings._LISTINGS, split.figures._FIGURES, split.figures._PIECES, split.search._LAST_SPLITS,
-                  split.listings._FITS, split.bounds._SEPARATORS, split.listings._MOVED, split.listings._STATES):
-        cache.clear()
+    clear_caches("missions.split.")
 
 
 def listings(inst, rolls: int) -> list:
@@ -59,11 +58,11 @@ def test_remembered_listings_equal_fresh_ones_as_one_seat_gains_crosses(mission_
     for step in range(4):
         inst = split_instance(mission, sheets)
         rolls = unit_lower_bound(inst) + 1
-        before = len(split.listings._LISTINGS)
+        before = len(split.listings.LISTINGS)
         warm = listings(inst, rolls)  # entries of the earlier states (and this one's unchanged sheets) in the cache
-        hits += 4 - (len(split.listings._LISTINGS) - before)
+        hits += 4 - (len(split.listings.LISTINGS) - before)
         again = listings(inst, rolls)  # all four remembered now
-        moved = dict(split.listings._MOVED)
+        moved = split.listings.MOVED.snapshot()
         clear_reuse()
         fresh = listings(inst, rolls)
         assert again == warm
@@ -292,7 +291,7 @@ def test_rolls_feasible_decides_column_relay_where_the_figures_straddle_the_roll
             feasible, assignment = rolls_feasible(inst, 11, time_limit=60)
             assert feasible and not check_split(inst, assignment)
             assert max(split.figures._upper_cost(inst, p, units)[0] for p, units in enumerate(assignment)) <= 11
-            assert bool(split.listings._FITS) is not entry_bound  # (the exact check ran where the figures straddle)
+            assert bool(split.listings.FITS) is not entry_bound  # (the exact check ran where the figures straddle)
             found[entry_bound] = verdicts
     assert found[False] == found[True]
 
@@ -425,15 +424,15 @@ def test_a_filtered_listing_keeps_a_row_only_where_its_smaller_subsets_are_kept(
     masks = (8, 16, 32)
     for subset, (low, high) in source[1:]:  # (exact planted figures: no crosses programme on them)
         target = sum(masks[i] for i in subset)
-        split.figures._PIECES[(*state, target)] = RollsEstimate(high, high, target) if subset != (1, 2) else \
-            RollsEstimate(5, 5, target)
-    split.listings._LISTINGS[(*state, masks, 5)] = source
+        split.figures.PIECES.put((*state, target), RollsEstimate(high, high, target) if subset != (1, 2) else
+                                 RollsEstimate(5, 5, target))
+    split.listings.LISTINGS.put((*state, masks, 5), source)
     assert split.listings._filtered_listing((*state, masks, 4), sheet) == [((), (0, 0)), ((1,), (3, 4)), ((2,), (4, 4))]
     assert split.listings._filtered_listing((*state, (8, 32), 5), sheet) == [((), (0, 0)), ((0,), (5, 5)),
                                                                              ((1,), (4, 4))]
     assert split.listings._filtered_listing((*state, (16, 8), 5), sheet) is None  # (units in another order: not served)
     assert split.listings._filtered_listing((*state, masks, 6), sheet) is None  # (more rolls: not served)
-    split.figures._PIECES[(*state, 48)] = RollsEstimate(4, 4, 48)  # (1, 2)'s path within 4 rolls: now it fits them
+    split.figures.PIECES.put((*state, 48), RollsEstimate(4, 4, 48))  # (1, 2)'s path within 4 rolls: now it fits them
     assert split.listings._filtered_listing((*state, masks, 4), sheet)[-1] == ((1, 2), (4, 4))
     clear_reuse()
 
@@ -448,9 +447,9 @@ def test_remembered_separators_equal_fresh_ones_as_one_seat_gains_crosses(missio
     for step in range(6):
         inst = split_instance(mission, sheets)
         masks = [tuple(u.masks[q] for u in inst.units if u.masks[q]) for q in range(4)]
-        before = len(split.bounds._SEPARATORS)
+        before = len(split.bounds.SEPARATORS)
         warm = [split.bounds._separators(sheets[q], masks[q]) for q in range(4)]
-        hits += 4 - (len(split.bounds._SEPARATORS) - before)
+        hits += 4 - (len(split.bounds.SEPARATORS) - before)
         lower = unit_lower_bound(inst)
         bound = split.separator_lower_bound(inst, lower, lower + 3, time_limit=30)
         clear_reuse()
@@ -511,16 +510,15 @@ def test_rolls_feasible_on_moved_paths_gives_the_fresh_verdicts_and_plans_within
                 assert not check_split(inst, warm[1])
                 assert all(split.figures._upper_cost(inst, p, units)[0] <= r for p, units in enumerate(warm[1]))
             decided += warm[0] is not None
-            kept = {(owner, name): dict(getattr(owner, name)) for owner, name in
-                    ((split.listings, "_MOVED"), (split.listings, "_STATES"), (split.figures, "_PIECES"),
-                     (split.listings, "_LISTINGS"))}
+            kept = {cache: cache.snapshot() for cache in
+                    (split.listings.MOVED, split.listings.STATES, split.figures.PIECES, split.listings.LISTINGS)}
             clear_reuse()
             assert rolls_feasible(inst, r, budget=100_000, time_limit=60)[0] is warm[0]
-            for (owner, name), entries in kept.items():  # (back to the warm caches for the next tap)
-                getattr(owner, name).update(entries)
+            for cache, entries in kept.items():  # (back to the warm caches for the next tap)
+                cache.update(entries)
         seat = step % 4
         sheets[seat] = grow(sheets[seat], rng, 3)
-    assert decided == 8 and split.listings._MOVED  # (the tapped sheets' listings took moved paths)
+    assert decided == 8 and split.listings.MOVED  # (the tapped sheets' listings took moved paths)
 
 
 def test_a_path_of_fewer_rolls_told_to_sheet_figures_becomes_its_path():
@@ -592,7 +590,7 @@ def test_the_state_caches_key_by_layout_not_by_name_or_object():
     clear_reuse()
     target = CLASSIC.column_mask[7]
     planted = (None, -1, -1, ())
-    split.figures._FIGURES[split.figures._state_key(CLASSIC, 0, target, 0.0)] = planted
+    split.figures.FIGURES.put(split.figures._state_key(CLASSIC, 0, target, 0.0), planted)
     assert split.sheet_figures(Sheet.empty(copy), target) is planted
     assert split.sheet_figures(Sheet.empty(moved_start), target) is not planted
     assert split.sheet_figures(Sheet.empty(moved_start), target)[1] >= 1
@@ -601,23 +599,23 @@ def test_the_state_caches_key_by_layout_not_by_name_or_object():
 
 def test_layout_ids_and_per_layout_states_stay_bounded_and_ids_are_never_reused(monkeypatch):
     """A server sees one layout per user board: the layout registry keeps the latest
-    MAX_LAYOUT_IDS (here 3) and the split's per-layout states the latest _STATE_BOARDS (4); a dropped
+    LAYOUT_IDS.max_entries (here 3) and the split's per-layout states the latest STATES.max_entries (4); a dropped
     layout asked again gets a new id, never one another layout had (caches only miss)."""
     from nochmal import board as board_module
 
-    monkeypatch.setattr(board_module, "MAX_LAYOUT_IDS", 3)
-    monkeypatch.setattr(split.listings, "_STATE_BOARDS", 4)
+    monkeypatch.setattr(board_module.LAYOUT_IDS, "max_entries", 3)
+    monkeypatch.setattr(split.listings.STATES, "max_entries", 4)
     columns = "ABCDEFGIJKLMNO"  # every start column but classic's H: 14 distinct layouts
 
     def layout(col: str) -> Board:
         return Board.from_dict({**CLASSIC.to_dict(), "start_column": col}, f"start {col}")
 
     ids = {col: layout(col).layout_id for col in columns[:5]}
-    assert len(set(ids.values())) == 5 and len(board_module._LAYOUT_IDS) <= 3
+    assert len(set(ids.values())) == 5 and len(board_module.LAYOUT_IDS) <= 3
     assert layout("E").layout_id == ids["E"]  # still registered: the same id for a new board
     again = layout("A").layout_id  # dropped: a new id, unused before
     assert again not in ids.values()
     for col in columns:
         split.listings._earlier_state(Sheet.empty(layout(col)))
-    assert len(split.listings._STATES) == 4 and len(board_module._LAYOUT_IDS) <= 3
+    assert len(split.listings.STATES) == 4 and len(board_module.LAYOUT_IDS) <= 3
     clear_reuse()

@@ -86,7 +86,7 @@ def test_lazy_terminals_match_brute_force_on_small_boards(seed, monkeypatch):
     board, sheet, target = small_case(rng, 2)
     want = brute_fewest(board, sheet, target)
     for limit, time_limit in ((12, 5.0), (12, 0.0), (2, 0.0)):
-        crosses._RECENT.clear()  # each call does its own search
+        crosses.RECENT.clear()  # each call does its own search
         est = fewest_crosses(sheet, target, exact_limit=limit, time_limit=time_limit)
         assert est.lower <= want <= est.upper
         if limit == 12:  # (every terminal in the programme: proven without a timed CP-SAT run)
@@ -101,7 +101,7 @@ def test_lazy_terminals_match_cp_sat_on_classic_stars(seed):
     """9-15 open stars: the lazy programme's figure equals the CP-SAT model's proven optimum."""
     rng = random.Random(2000 + seed)
     sheet = random_sheet(CLASSIC, rng, rng.randint(0, 20))
-    crosses._RECENT.clear()  # the lazy rounds themselves, not a remembered answer
+    crosses.RECENT.clear()  # the lazy rounds themselves, not a remembered answer
     fast = fewest_crosses(sheet, CLASSIC.star_mask)
     assert fast.exact and "cp-sat" not in fast.method  # proven by the programme, not by a timed CP-SAT run
     assert cpsat_fewest_crosses(sheet, CLASSIC.star_mask) == (fast.value, fast.value)

@@ -7,7 +7,6 @@ the target."""
 from __future__ import annotations
 
 import random
-from collections import deque
 
 import pytest
 
@@ -35,18 +34,18 @@ def test_a_shrinking_target_on_one_sheet_state_gives_the_fresh_figures(seed, mon
         return found
 
     monkeypatch.setattr(crosses, "_remembered_subset", spy)
-    crosses._RECENT.clear()
+    crosses.RECENT.clear()
     fewest_crosses(sheet, target)
     for _ in range(3):  # other sheets cross stars: one or two of them leave the target
         stars = bit_list(target & ~sheet.crossed)
         for b in rng.sample(stars, min(len(stars) - 1, rng.randint(1, 2))):
             target &= ~(1 << b)
         warm = fewest_crosses(sheet, target)
-        saved = list(crosses._RECENT.get(CLASSIC, ()))
-        crosses._RECENT.clear()
+        saved = crosses.RECENT.snapshot()
+        crosses.RECENT.clear()
         fresh = fewest_crosses(sheet, target)
-        crosses._RECENT.clear()
-        crosses._RECENT.setdefault(CLASSIC, deque(maxlen=crosses._RECENT_PER_BOARD)).extend(saved)
+        crosses.RECENT.clear()
+        crosses.RECENT.update(saved)
         assert fresh.exact and warm.exact and warm.value == fresh.value
         final = replay(sheet, warm.cells)
         assert final.crossed & target == target and len(warm.cells) == warm.upper

@@ -16,14 +16,12 @@ missions/measures/steiner.py (its docstring says why networkx's Steiner tree doe
 
 from __future__ import annotations
 
-import threading
-import weakref
-from collections import deque
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
 
 from nochmal.bitsets import bit_list, components
+from nochmal.cache import Cache
 from nochmal.missions.measures.steiner import (INF, Reduced, connected_to_root, cpsat_steiner, crossing_order,
                                                dreyfus_wagner, join_missing, node_dijkstra, nodes_cost, nodes_mask,
                                                prune_leaves, reduce_optional, reduce_target)
@@ -104,9 +102,9 @@ def fewest_crosses(sheet: Sheet, target: int, exact_limit: int = EXACT_LIMIT,
 # the same sheet state asked again for a smaller target grows its subset there after the
 # first (cheap) round (any subset gives valid bounds; one that sufficed before usually
 # suffices again, and the rounds on the way to it are skipped).
-_RECENT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # per board object (an id could be reused)
-_RECENT_LOCK = threading.Lock()
-_RECENT_PER_BOARD = 32
+# per board object, weakly (an id could be reused): its latest RECENT_PER_BOARD answers, oldest first
+RECENT = Cache("missions.measures.crosses.recent", None, weak_keys=True)
+RECENT_PER_BOARD = 32
 
 
 def _remember(sheet: Sheet, red: Reduced, cells: int, exact: bool, subset: tuple[int, ...] = ()) -> None:
@@ -114,16 +112,14 @@ def _remember(sheet: Sheet, red: Reduced, cells: int, exact: bool, subset: tuple
     for v in red.terminals:
         need |= red.members[v]
     value = cells.bit_count() if exact else None
-    with _RECENT_LOCK:
-        recent = _RECENT.setdefault(sheet.board, deque(maxlen=_RECENT_PER_BOARD))
-        recent.append((sheet.crossed, need, cells, value, tuple(red.members[t] for t in subset)))
+    answer = (sheet.crossed, need, cells, value, tuple(red.members[t] for t in subset))
+    RECENT.change(sheet.board, lambda known: (*(known or ()), answer)[-RECENT_PER_BOARD:])
 
 
 def _remembered_subset(sheet: Sheet, red: Reduced, size: int, limit: int) -> list[int] | None:
     """The terminals of the latest lazy subset of this very sheet state (its pieces that are
     still terminals, in their order) when more than ``size`` and at most ``limit``; else None."""
-    with _RECENT_LOCK:
-        recent = list(_RECENT.get(sheet.board, ()))
+    recent = RECENT.peek(sheet.board, ())
     node_of = {red.members[t]: t for t in red.terminals}
     for crossed, _, _, _, pieces in reversed(recent):
         if crossed == sheet.crossed and pieces:
@@ -135,8 +131,7 @@ def _remembered_subset(sheet: Sheet, red: Reduced, size: int, limit: int) -> lis
 def _remembered_bounds(sheet: Sheet, red: Reduced) -> tuple[int, int, set[int] | None]:
     """(lower, upper, nodes of the upper) from the remembered answers; (-1, INF, None) if none apply."""
     import numpy as np  # loaded on use: light commands need no array
-    with _RECENT_LOCK:
-        recent = list(_RECENT.get(sheet.board, ()))
+    recent = RECENT.peek(sheet.board, ())
     need = red.base_mask
     for v in red.terminals:
         need |= red.members[v]

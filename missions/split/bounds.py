@@ -5,13 +5,12 @@ separators).
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 from nochmal.bitsets import component_of
+from nochmal.cache import Cache
 from nochmal.missions.cpsolver import cp_solver
 from nochmal.missions.model import block_slots
 from nochmal.missions.split.cpsat import _add_demands
-from nochmal.missions.split.figures import _FIGURES_LOCK, _lower_figure, _state_key
+from nochmal.missions.split.figures import _lower_figure, _state_key
 from nochmal.missions.split.instance import CROSSES_PER_ROLL, Demand, SplitInstance, _target, rolls_for
 from nochmal.sheet import Sheet
 
@@ -83,8 +82,8 @@ def _reach_without(sheet: Sheet, removed: int) -> int:
     return component_of(sheet.anchored & allowed, allowed, board.neighbour_mask)
 
 
-_SEPARATORS: OrderedDict = OrderedDict()  # _separators by (board, crossed cells, the units' cells)
-_SEPARATORS_MAX = 512
+_UNKNOWN = object()  # (None is a remembered answer)
+SEPARATORS = Cache("missions.split.separators", 512)  # _separators by (board, crossed cells, the units' cells)
 
 
 def _separators(sheet: Sheet, masks: tuple[int, ...]) -> tuple[tuple[int, ...], ...] | None:
@@ -92,10 +91,9 @@ def _separators(sheet: Sheet, masks: tuple[int, ...]) -> tuple[tuple[int, ...], 
     it (:func:`separator_lower_bound`), or None where two units share cells; remembered per
     sheet state and units' cells, which is all it depends on (a room's unchanged sheets)."""
     key = _state_key(sheet.board, sheet.crossed, masks)
-    with _FIGURES_LOCK:
-        if key in _SEPARATORS:
-            _SEPARATORS.move_to_end(key)
-            return _SEPARATORS[key]
+    hit = SEPARATORS.get(key, _UNKNOWN)
+    if hit is not _UNKNOWN:
+        return hit
     union = 0
     found: tuple | None = None
     for mask in masks:
@@ -110,10 +108,7 @@ def _separators(sheet: Sheet, masks: tuple[int, ...]) -> tuple[tuple[int, ...], 
                 if u != j and mask & ~reach:
                     by_u[u].append(j)
         found = tuple(tuple(js) for js in by_u)
-    with _FIGURES_LOCK:
-        _SEPARATORS[key] = found
-        if len(_SEPARATORS) > _SEPARATORS_MAX:
-            _SEPARATORS.popitem(last=False)
+    SEPARATORS.put(key, found)
     return found
 
 

@@ -5,10 +5,8 @@ remembered per sheet state: a room asks the same sheet's subsets again after eve
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 from nochmal.board import Board
+from nochmal.cache import Cache
 from nochmal.impossible import rolls_needed
 from nochmal.missions.measures.crosses import CrossesEstimate, fewest_crosses
 from nochmal.missions.measures.fits import entry_rolls_bound
@@ -20,9 +18,8 @@ from nochmal.sheet import Sheet
 
 
 _FIGURE_EXACT_LIMIT = 8  # Dreyfus-Wagner terminals for the per-subset figures (3^8 work, milliseconds)
-_FIGURES: OrderedDict = OrderedDict()
-_FIGURES_LOCK = threading.Lock()
-_FIGURES_MAX = 200_000
+FIGURES_MAX = 200_000  # entries of each per-sheet-state cache of the split (tens of bytes each)
+FIGURES = Cache("missions.split.figures", FIGURES_MAX)  # sheet_figures by _state_key(board, crossed, target, limit)
 
 
 def _state_key(board: Board, crossed: int, *rest) -> tuple:
@@ -42,11 +39,9 @@ def sheet_figures(sheet: Sheet, target: int, time_limit: float = 0.0) -> tuple[C
     they differ, fewest_rolls' bounds (pieces of blocks) tighten both, and the last entry is
     the path that takes the upper rolls (the fewest-crosses path unless one of fewer pieces)."""
     key = _state_key(sheet.board, sheet.crossed, target, time_limit)
-    with _FIGURES_LOCK:
-        hit = _FIGURES.get(key)
-        if hit is not None:
-            _FIGURES.move_to_end(key)
-            return hit
+    hit = FIGURES.get(key)
+    if hit is not None:
+        return hit
     est = fewest_crosses(sheet, target, _FIGURE_EXACT_LIMIT if time_limit == 0 else 12, time_limit)
     board = sheet.board
     lower = max(rolls_for(est.lower), block_slots(board, target & ~sheet.crossed))
@@ -59,15 +54,12 @@ def sheet_figures(sheet: Sheet, target: int, time_limit: float = 0.0) -> tuple[C
             trimmed = trimmed_rolls(sheet, target, pieces)
             upper, path = trimmed.upper, crossing_order(sheet, trimmed.cells)
     figures = (est, lower, max(lower, upper), path)
-    with _FIGURES_LOCK:
-        _FIGURES[key] = figures
-        if len(_FIGURES) > _FIGURES_MAX:
-            _FIGURES.popitem(last=False)
+    FIGURES.put(key, figures)
     return figures
 
 
 _NO_FIGURES = (CrossesEstimate(0, 0), 0, 0, ())  # sheet_figures of nothing to do
-_PIECES: OrderedDict = OrderedDict()
+PIECES = Cache("missions.split.pieces", FIGURES_MAX)  # sheet_pieces by _state_key(board, crossed, target)
 
 
 def sheet_pieces(sheet: Sheet, target: int) -> RollsEstimate:
@@ -77,21 +69,16 @@ def sheet_pieces(sheet: Sheet, target: int) -> RollsEstimate:
     entering a target's block costs): a tapped sheet's listing then drops or settles most of
     the subsets that would otherwise take the crosses' programme (column relay's first taps)."""
     key = _state_key(sheet.board, sheet.crossed, target)
-    with _FIGURES_LOCK:
-        hit = _PIECES.get(key)
-        if hit is not None:
-            _PIECES.move_to_end(key)
-            return hit
+    hit = PIECES.get(key)
+    if hit is not None:
+        return hit
     pieces = fewest_rolls(sheet, target, trim=False)
     if pieces.lower < pieces.upper:
         lower = entry_rolls_bound(sheet, target)
         if lower > pieces.lower:
             assert lower <= pieces.upper, (lower, pieces)  # (a bound above a real path's rolls would be a bug)
             pieces = RollsEstimate(lower, pieces.upper, pieces.cells)
-    with _FIGURES_LOCK:
-        _PIECES[key] = pieces
-        if len(_PIECES) > _FIGURES_MAX:
-            _PIECES.popitem(last=False)
+    PIECES.put(key, pieces)
     return pieces
 
 
@@ -113,8 +100,7 @@ def _rolls_figures(sheet: Sheet, target: int) -> tuple[int, int]:
 def _lower_figure(sheet: Sheet, target: int) -> int:
     """The lower rolls figure of :func:`sheet_figures`: its remembered entry, else by
     :func:`_rolls_figures` (the piece search alone where that decides it)."""
-    with _FIGURES_LOCK:
-        hit = _FIGURES.get(_state_key(sheet.board, sheet.crossed, target, 0.0))
+    hit = FIGURES.peek(_state_key(sheet.board, sheet.crossed, target, 0.0))
     return hit[1] if hit is not None else _rolls_figures(sheet, target)[0]
 
 
@@ -124,9 +110,8 @@ def _tighten_upper(sheet: Sheet, target: int, cells: int) -> None:
     est, lower, upper, path = sheet_figures(sheet, target)
     took = rolls_needed(sheet.board, cells).upper
     if took < upper:
-        with _FIGURES_LOCK:
-            _FIGURES[_state_key(sheet.board, sheet.crossed, target, 0.0)] = \
-                (est, lower, max(lower, took), crossing_order(sheet, cells))
+        FIGURES.put(_state_key(sheet.board, sheet.crossed, target, 0.0),
+                    (est, lower, max(lower, took), crossing_order(sheet, cells)))
 
 
 def _upper_cost(inst: SplitInstance, p: int, units) -> tuple[int, int]:

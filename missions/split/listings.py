@@ -6,23 +6,25 @@ it (:func:`rolls_feasible`): the proof that a split's rolls are the fewest.
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 
 from nochmal.bitsets import bit_list, component_of
+from nochmal.cache import Cache
 from nochmal.impossible import block_pieces
 from nochmal.missions.measures.fits import fits_rolls
 from nochmal.missions.measures.pair_bounds import pair_rolls_bounds
 from nochmal.missions.model import block_slots
-from nochmal.missions.split.figures import (_FIGURES, _FIGURES_LOCK, _FIGURES_MAX, _PIECES, _rolls_figures,
-                                            _state_key, _tighten_upper, sheet_figures, sheet_pieces)
+from nochmal.missions.split.figures import (FIGURES, FIGURES_MAX, PIECES, _rolls_figures, _state_key, _tighten_upper,
+                                            sheet_figures, sheet_pieces)
 from nochmal.missions.split.instance import SplitInstance, _target
 from nochmal.missions.split.pick import _maximal, _pick_one_each, _without_repeats
 from nochmal.sheet import Sheet
 
 
-_MOVED: OrderedDict = OrderedDict()  # a moved path (legal new cells holding the target) by (board, crossed, target)
-_STATES: OrderedDict = OrderedDict()  # the sheet states listed lately, per board: where moved paths come from
-_STATE_BOARDS = 64  # layouts _STATES keeps (a server sees one per user board)
+MOVED = Cache("missions.split.moved", FIGURES_MAX)  # a moved path (legal new cells holding the target) by (board, crossed, target)
+# the sheet states (crossed cells) listed lately, oldest first, per board layout: where moved
+# paths come from; the latest 64 layouts (a server sees one per user board)
+STATES = Cache("missions.split.states", 64)
+_STATES_PER_BOARD = 64
 _MOVE_CELLS = 4  # new crosses up to which an earlier state's paths are moved (2^4 targets looked up per subset)
 
 
@@ -30,17 +32,10 @@ def _earlier_state(sheet: Sheet) -> tuple[int, list[int]] | None:
     """The latest listed state of this board whose crosses the sheet holds, with at most
     _MOVE_CELLS more (the same seat before its last tap, usually): (its crossed cells, every
     subset of the new crosses), or None. Remembers the sheet's own state for the next tap."""
-    with _FIGURES_LOCK:
-        states = _STATES.setdefault(sheet.board.layout_id, OrderedDict())
-        _STATES.move_to_end(sheet.board.layout_id)
-        while len(_STATES) > _STATE_BOARDS:
-            _STATES.popitem(last=False)
-        states[sheet.crossed] = True
-        states.move_to_end(sheet.crossed)
-        while len(states) > 64:
-            states.popitem(last=False)
-        earlier = [c for c in states if c != sheet.crossed and c & ~sheet.crossed == 0 and
-                   (sheet.crossed & ~c).bit_count() <= _MOVE_CELLS]
+    now = sheet.crossed
+    states = STATES.change(sheet.board.layout_id,
+                           lambda known: (*(c for c in known or () if c != now), now)[-_STATES_PER_BOARD:])
+    earlier = [c for c in states if c != now and c & ~now == 0 and (now & ~c).bit_count() <= _MOVE_CELLS]
     if not earlier:
         return None
     crossed = earlier[-1]
@@ -57,27 +52,24 @@ def _moved_rolls(sheet: Sheet, target: int, earlier: tuple[int, list[int]]) -> i
     earlier path known."""
     board = sheet.board
     crossed, extras = earlier
-    with _FIGURES_LOCK:
-        for extra in extras:
-            old_key = _state_key(board, crossed, target | extra)
-            hit = _PIECES.get(old_key)
-            cells = hit.cells if hit is not None else _MOVED.get(old_key)
-            if cells is not None:
-                break
-        else:
-            return None
+    for extra in extras:
+        old_key = _state_key(board, crossed, target | extra)
+        hit = PIECES.peek(old_key)
+        cells = hit.cells if hit is not None else MOVED.peek(old_key)
+        if cells is not None:
+            break
+    else:
+        return None
     cells &= ~sheet.crossed
     if target & ~sheet.crossed & ~cells or component_of(cells & sheet.anchored, cells, board.neighbour_mask) != cells:
         return None
-    with _FIGURES_LOCK:
-        _MOVED[_state_key(board, sheet.crossed, target)] = cells
-        if len(_MOVED) > _FIGURES_MAX:
-            _MOVED.popitem(last=False)
+    MOVED.put(_state_key(board, sheet.crossed, target), cells)
     return block_pieces(board, cells)[1]
 
 
-_LISTINGS: OrderedDict = OrderedDict()  # complete listings of _subsets_within, by sheet state, units and rolls
-_LISTINGS_MAX = 512  # (a listing holds up to a few hundred rows: tens of kB; a room asks ~12 per status)
+# complete listings of _subsets_within, by sheet state, units and rolls (a listing holds up to
+# a few hundred rows: tens of kB; a room asks ~12 per status)
+LISTINGS = Cache("missions.split.listings", 512)
 
 
 def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], deadline: float) -> list | None:
@@ -99,17 +91,11 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
     units = [u for u in range(len(inst.units)) if inst.units[u].masks[p] is not None and inst.units[u].masks[p]]
     masks = tuple(inst.units[u].masks[p] for u in units)
     key = _state_key(sheet.board, sheet.crossed, masks, rolls)
-    with _FIGURES_LOCK:
-        hit = _LISTINGS.get(key)
-        if hit is not None:
-            _LISTINGS.move_to_end(key)
+    hit = LISTINGS.get(key)
     if hit is None:
         hit = _filtered_listing(key, sheet)
         if hit is not None:
-            with _FIGURES_LOCK:
-                _LISTINGS[key] = hit
-                if len(_LISTINGS) > _LISTINGS_MAX:
-                    _LISTINGS.popitem(last=False)
+            LISTINGS.put(key, hit)
     if hit is not None:
         return [(tuple(units[i] for i in subset), figures) for subset, figures in hit]
     found = [((), (0, 0))]
@@ -150,10 +136,7 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
                     found.append((grown, figures))
                     grown_level[grown] = grown_target
         level = grown_level
-    with _FIGURES_LOCK:
-        _LISTINGS[key] = found
-        if len(_LISTINGS) > _LISTINGS_MAX:
-            _LISTINGS.popitem(last=False)
+    LISTINGS.put(key, found)
     return [(tuple(units[i] for i in subset), figures) for subset, figures in found]
 
 
@@ -169,8 +152,7 @@ def _filtered_listing(key: tuple, sheet: Sheet) -> list | None:
     block slots as its lower figure, :func:`_moved_rolls`). None: no such listing remembered."""
     *state, masks, rolls = key
     best = None
-    with _FIGURES_LOCK:
-        remembered = list(_LISTINGS.items())
+    remembered = LISTINGS.items()
     for (*other, src, more), rows in remembered:
         if other != state or more < rolls or len(src) < len(masks) or (best is not None and more >= best[0]):
             continue
@@ -262,14 +244,13 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
     for p, (subset, figures) in enumerate(chosen):  # a moved path within the rolls: the plans take it
         if subset and figures[1] <= rolls:
             sheet = inst.sheets[p]
-            with _FIGURES_LOCK:
-                cells = _MOVED.get(_state_key(sheet.board, sheet.crossed, _target(inst, p, subset)))
+            cells = MOVED.peek(_state_key(sheet.board, sheet.crossed, _target(inst, p, subset)))
             if cells is not None:
                 _tighten_upper(sheet, _target(inst, p, subset), cells)
     return True, _without_repeats(inst, [subset for subset, _ in chosen], rolls)
 
 
-_FITS: OrderedDict = OrderedDict()  # fits_rolls verdicts by (board, crossed cells, target, rolls)
+FITS = Cache("missions.split.fits", FIGURES_MAX)  # fits_rolls verdicts by (board, crossed cells, target, rolls)
 
 
 def _fits_exactly(inst: SplitInstance, p: int, subset, rolls: int, deadline: float) -> bool | None:
@@ -279,8 +260,7 @@ def _fits_exactly(inst: SplitInstance, p: int, subset, rolls: int, deadline: flo
     sheet = inst.sheets[p]
     target = _target(inst, p, subset)
     key = _state_key(sheet.board, sheet.crossed, target, rolls)
-    with _FIGURES_LOCK:
-        known = _FITS.get(key)
+    known = FITS.peek(key)
     if known is not None:
         return known
     fits, cells = fits_rolls(sheet, target, rolls, max(0.01, deadline - time.monotonic()))
@@ -291,11 +271,6 @@ def _fits_exactly(inst: SplitInstance, p: int, subset, rolls: int, deadline: flo
     else:
         est, lower, upper, path = sheet_figures(sheet, target)
         lower = max(lower, rolls + 1)
-        with _FIGURES_LOCK:
-            _FIGURES[_state_key(sheet.board, sheet.crossed, target, 0.0)] = \
-                (est, lower, max(upper, lower), path)
-    with _FIGURES_LOCK:
-        _FITS[key] = fits
-        if len(_FITS) > _FIGURES_MAX:
-            _FITS.popitem(last=False)
+        FIGURES.put(_state_key(sheet.board, sheet.crossed, target, 0.0), (est, lower, max(upper, lower), path))
+    FITS.put(key, fits)
     return fits

@@ -5,10 +5,9 @@ rolls (listings, then separators) so that no CP-SAT model needs to run.
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
+from nochmal.cache import Cache
 from nochmal.missions.split.bounds import separator_lower_bound
-from nochmal.missions.split.figures import _FIGURES_LOCK, _upper_cost
+from nochmal.missions.split.figures import _upper_cost
 from nochmal.missions.split.instance import CROSSES_PER_ROLL, Demand, SplitInstance
 from nochmal.missions.split.listings import rolls_feasible
 
@@ -64,8 +63,7 @@ def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float =
 # The last splits found, by their units (objective and name; not the sheets, which change with
 # every tap): the seed of the next search for the same units. Only a starting point: whatever
 # it holds, the split is checked and the bounds proven as for any other.
-_LAST_SPLITS: OrderedDict = OrderedDict()
-_LAST_SPLITS_MAX = 256
+LAST_SPLITS = Cache("missions.split.last_splits", 256)
 
 
 def _units_key(inst: SplitInstance) -> tuple:
@@ -73,20 +71,15 @@ def _units_key(inst: SplitInstance) -> tuple:
 
 
 def _remember_split(inst: SplitInstance, assignment) -> None:
-    with _FIGURES_LOCK:
-        _LAST_SPLITS[_units_key(inst)] = tuple(tuple(a) for a in assignment)
-        _LAST_SPLITS.move_to_end(_units_key(inst))
-        while len(_LAST_SPLITS) > _LAST_SPLITS_MAX:
-            _LAST_SPLITS.popitem(last=False)
+    LAST_SPLITS.put(_units_key(inst), tuple(tuple(a) for a in assignment))
 
 
 def _remembered_split(inst: SplitInstance) -> list[list[int]] | None:
     """The last split of the same units; else the latest of more units (a room where an item
     got done since: star hunt crosses a star) restricted to these, when it holds them all."""
     key = _units_key(inst)
-    with _FIGURES_LOCK:
-        seed = _LAST_SPLITS.get(key)
-        recent = list(_LAST_SPLITS.items()) if seed is None else []
+    seed = LAST_SPLITS.peek(key)
+    recent = LAST_SPLITS.items() if seed is None else []
     if seed is None:
         index = {(u.objective, u.name): i for i, u in enumerate(inst.units)}
         for (n, names, _), old in reversed(recent):
