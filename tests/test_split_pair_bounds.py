@@ -1,6 +1,6 @@
 """missions/measures/pair_bounds.py ``pair_rolls_bounds`` (rolls bounds from the part graph alone, per
 pair of a sheet's units, and the count of a subset's parts plus the parts off every unit
-between a pair) and its use in missions/split/listings.py ``_subsets_within``, which drops a subset
+between a pair) and its use in missions/split/listings.py ``subsets_within``, which drops a subset
 whose bound is above the rolls before the piece search:
 
 - the bound never exceeds the piece search's exact lower bound (``fewest_rolls`` with every

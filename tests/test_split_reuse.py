@@ -1,6 +1,6 @@
 """What a room's status reuses between taps (issue 19) against the same figures computed fresh.
 
-- missions/split/listings.py remembers rolls_feasible's per-sheet listings (``_subsets_within``) per
+- missions/split/listings.py remembers rolls_feasible's per-sheet listings (``subsets_within``) per
   (sheet state, units' cells, rolls): a remembered listing must equal a fresh one on seeded
   random room states where one seat gains crosses at a time (a stale entry for the changed
   sheet would show here), and the verdicts must match the brute-force oracle on small cases.
@@ -8,7 +8,7 @@
   (``block_pieces``): checked against a plain count written here and against the CP-SAT
   model ``rolls_needed_cpsat`` (tests/rolls_oracle.py) on boards with large blocks, two boards used in turn.
 - a room whose items got done since seeds its split from the latest split of more units
-  (``_remembered_split``): the seed maps units by name, and the split stays within the
+  (``remembered_split``): the seed maps units by name, and the split stays within the
   brute-force optimum's bounds.
 """
 
@@ -43,7 +43,7 @@ def clear_reuse() -> None:
 
 
 def listings(inst, rolls: int) -> list:
-    return [split.listings._subsets_within(inst, p, rolls, [10**9], float("inf")) for p in range(len(inst.sheets))]
+    return [split.listings.subsets_within(inst, p, rolls, [10**9], float("inf")) for p in range(len(inst.sheets))]
 
 
 # --- remembered listings vs fresh ones -----------------------------------------------------------------------
@@ -72,8 +72,8 @@ def test_remembered_listings_equal_fresh_ones_as_one_seat_gains_crosses(mission_
                 if (low, high) != (f_low, f_high):
                     moves += 1
                     assert high <= rolls and low <= f_low and f_low <= high
-                    target = split.instance._target(inst, p, subset)
-                    cells = moved[split.figures._state_key(CLASSIC, sheets[p].crossed, target)]
+                    target = split.instance.units_target(inst, p, subset)
+                    cells = moved[split.figures.state_key(CLASSIC, sheets[p].crossed, target)]
                     assert target & ~sheets[p].crossed & ~cells == 0 and not cells & sheets[p].crossed
                     assert all(piece & sheets[p].anchored for piece in components(cells, CLASSIC.neighbour_mask))
                     assert rolls_needed(CLASSIC, cells).upper == high
@@ -112,7 +112,7 @@ def test_rolls_feasible_with_remembered_listings_matches_the_brute_force(seed):
         feasible, assignment = rolls_feasible(inst, want, budget=100_000, time_limit=30)
         assert feasible is True and not check_split(inst, assignment)
         for p, units in enumerate(assignment):
-            assert split.figures._upper_cost(inst, p, units)[0] <= want
+            assert split.figures.upper_cost(inst, p, units)[0] <= want
 
 
 # --- block pieces remembered per block ------------------------------------------------------------------------
@@ -170,7 +170,7 @@ def test_seed_from_a_split_of_more_units_maps_units_by_name(seed):
     before = split_instance(mission, sheets)
     if not before.demands:
         pytest.skip("every cell crossed already")
-    split.search._remember_split(before, [tuple(u for u in range(len(before.units)) if u % 3 == p) for p in range(3)])
+    split.search.remember_split(before, [tuple(u for u in range(len(before.units)) if u % 3 == p) for p in range(3)])
     names = {p: {before.units[u].name for u in range(len(before.units)) if u % 3 == p} for p in range(3)}
     # cross one open target cell on some sheet where it is anchored: that unit is done for the team
     open_units = [(p, u) for u in range(len(before.units)) for p in range(3)
@@ -181,7 +181,7 @@ def test_seed_from_a_split_of_more_units_maps_units_by_name(seed):
     ready = before.units[u].masks[p] & sheets[p].anchored
     sheets[p] = sheets[p].cross(ready & -ready)
     after = split_instance(mission, sheets)
-    seed_split = split.search._remembered_split(after)
+    seed_split = split.search.remembered_split(after)
     if len(after.units) < len(before.units):  # a unit went: the old split, restricted, by name
         assert seed_split is not None
         for q, units in enumerate(seed_split):
@@ -227,19 +227,19 @@ def small_rooms(mission_id: str, rng: random.Random, rooms: int, most_crosses: i
 def test_subsets_programme_finds_the_cp_sat_optimum(mission_id, monkeypatch):
     compared = 0
     for sheets, inst in small_rooms(mission_id, random.Random(mission_id), 6, 40):
-        if len(inst.units) > split.models._DP_UNITS:
+        if len(inst.units) > split.models.DP_UNITS:
             continue
         figures = []
         for p in range(len(sheets)):
             units = [u for u in range(len(inst.units)) if inst.units[u].masks[p] is not None]
-            rows = [(sub, split.sheet_figures(sheets[p], split.instance._target(inst, p, sub)) if sub
-                     else split.figures._NO_FIGURES) for k in range(len(units) + 1) for sub in combinations(units, k)]
+            rows = [(sub, split.sheet_figures(sheets[p], split.instance.units_target(inst, p, sub)) if sub
+                     else split.figures.NO_FIGURES) for k in range(len(units) + 1) for sub in combinations(units, k)]
             figures.append(rows)
         for side in ("upper", "lower"):
-            rolls, assignment, _ = split.models._pick_subsets_dp(inst, figures, side)
-            monkeypatch.setattr(split.models, "_DP_UNITS", -1)
-            cp_rolls, cp_assignment, status = split.models._pick_subsets(inst, figures, side, 20.0)
-            monkeypatch.setattr(split.models, "_DP_UNITS", 6)
+            rolls, assignment, _ = split.models.pick_subsets_dp(inst, figures, side)
+            monkeypatch.setattr(split.models, "DP_UNITS", -1)
+            cp_rolls, cp_assignment, status = split.models.pick_subsets(inst, figures, side, 20.0)
+            monkeypatch.setattr(split.models, "DP_UNITS", 6)
             assert status == "optimal" and rolls == cp_rolls and not check_split(inst, assignment)
 
             def crosses(picks):
@@ -290,7 +290,7 @@ def test_rolls_feasible_decides_column_relay_where_the_figures_straddle_the_roll
             assert None not in verdicts and verdicts == sorted(verdicts)  # (False before True: a bound and a split)
             feasible, assignment = rolls_feasible(inst, 11, time_limit=60)
             assert feasible and not check_split(inst, assignment)
-            assert max(split.figures._upper_cost(inst, p, units)[0] for p, units in enumerate(assignment)) <= 11
+            assert max(split.figures.upper_cost(inst, p, units)[0] for p, units in enumerate(assignment)) <= 11
             assert bool(split.listings.FITS) is not entry_bound  # (the exact check ran where the figures straddle)
             found[entry_bound] = verdicts
     assert found[False] == found[True]
@@ -321,9 +321,9 @@ def test_lazy_subsets_split_equals_every_figure_computed_first(mission_id, monke
     compared = 0
     for _, inst in small_rooms(mission_id, random.Random(f"lazy-{mission_id}"), 8, 50):
         lazy = solve_split(inst)
-        monkeypatch.setattr(split.models, "_DP_UNITS", -1)
+        monkeypatch.setattr(split.models, "DP_UNITS", -1)
         eager = solve_split(inst, time_limit=20)
-        monkeypatch.setattr(split.models, "_DP_UNITS", 6)
+        monkeypatch.setattr(split.models, "DP_UNITS", 6)
         assert (lazy.rolls_lower, lazy.rolls_upper) == (eager.rolls_lower, eager.rolls_upper)
         assert sum(p.crosses.upper for p in lazy.plans) == sum(p.crosses.upper for p in eager.plans)
         assert not check_split(inst, [plan.units for plan in lazy.plans])
@@ -353,7 +353,7 @@ def test_listings_filtered_for_fewer_rolls_or_fewer_units_equal_fresh_ones(missi
         asks = [(inst, rolls - 1), (inst, rolls - 2), (fewer_units(inst, keep), rolls), (fewer_units(inst, keep), rolls - 1)]
         clear_reuse()
         listings(inst, rolls)  # remembered: every ask below is filtered from these, spending no figure
-        served = [[split.listings._subsets_within(ask, p, r, [0], float("inf")) for p in range(4)] for ask, r in asks]
+        served = [[split.listings.subsets_within(ask, p, r, [0], float("inf")) for p in range(4)] for ask, r in asks]
         for (ask, r), rows in zip(asks, served):
             clear_reuse()
             fresh = listings(ask, r)
@@ -392,13 +392,13 @@ def test_cover_search_of_the_pick_matches_every_combination_and_cp_sat(seed):
             subsets = twin if rng.random() < 0.3 else \
                 [tuple(sorted(rng.sample(range(units), rng.randint(0, min(units, 4))))) for _ in range(rng.randint(1, 6))]
             options.append([(s, (3, rng.choice([3, 4]))) for s in dict.fromkeys(subsets)])
-        found = split.pick._pick_cover(inst, options, 3, float("inf"))
+        found = split.pick.pick_cover(inst, options, 3, float("inf"))
         want = brute_pick(inst, options)
         assert found is not None and found[0] is want
         if want:
             assert len(found[1]) == n and all(row in rows for row, rows in zip(found[1], options))
             assert not check_split(inst, [subset for subset, _ in found[1]])
-        cp = split.pick._pick_one_each(inst, options, float("inf"))  # (no roll count: CP-SAT)
+        cp = split.pick.pick_one_each(inst, options, float("inf"))  # (no roll count: CP-SAT)
         assert cp[0] is want
         checked[want] += 1
     assert checked[True] and checked[False]
@@ -406,7 +406,7 @@ def test_cover_search_of_the_pick_matches_every_combination_and_cp_sat(seed):
 
 def test_cover_search_declines_demands_of_some_units_and_alternatives():
     inst = split_instance(SMALL["any-columns"], [Sheet.empty(CLASSIC)] * 3)
-    assert split.pick._pick_cover(inst, [[((), (0, 0))]] * 3, 5, float("inf")) is None
+    assert split.pick.pick_cover(inst, [[((), (0, 0))]] * 3, 5, float("inf")) is None
 
 
 def test_a_filtered_listing_keeps_a_row_only_where_its_smaller_subsets_are_kept():
@@ -417,7 +417,7 @@ def test_a_filtered_listing_keeps_a_row_only_where_its_smaller_subsets_are_kept(
     from nochmal.missions.measures.rolls import RollsEstimate
 
     sheet = Sheet.empty(CLASSIC)
-    state = split.figures._state_key(CLASSIC, 0)
+    state = split.figures.state_key(CLASSIC, 0)
     source = [((), (0, 0)), ((0,), (5, 5)), ((1,), (3, 4)), ((2,), (4, 4)), ((0, 1), (4, 4)), ((1, 2), (4, 6)),
               ((0, 1, 2), (5, 5))]
     clear_reuse()
@@ -427,13 +427,13 @@ def test_a_filtered_listing_keeps_a_row_only_where_its_smaller_subsets_are_kept(
         split.figures.PIECES.put((*state, target), RollsEstimate(high, high, target) if subset != (1, 2) else
                                  RollsEstimate(5, 5, target))
     split.listings.LISTINGS.put((*state, masks, 5), source)
-    assert split.listings._filtered_listing((*state, masks, 4), sheet) == [((), (0, 0)), ((1,), (3, 4)), ((2,), (4, 4))]
-    assert split.listings._filtered_listing((*state, (8, 32), 5), sheet) == [((), (0, 0)), ((0,), (5, 5)),
+    assert split.listings.filtered_listing((*state, masks, 4), sheet) == [((), (0, 0)), ((1,), (3, 4)), ((2,), (4, 4))]
+    assert split.listings.filtered_listing((*state, (8, 32), 5), sheet) == [((), (0, 0)), ((0,), (5, 5)),
                                                                              ((1,), (4, 4))]
-    assert split.listings._filtered_listing((*state, (16, 8), 5), sheet) is None  # (units in another order: not served)
-    assert split.listings._filtered_listing((*state, masks, 6), sheet) is None  # (more rolls: not served)
+    assert split.listings.filtered_listing((*state, (16, 8), 5), sheet) is None  # (units in another order: not served)
+    assert split.listings.filtered_listing((*state, masks, 6), sheet) is None  # (more rolls: not served)
     split.figures.PIECES.put((*state, 48), RollsEstimate(4, 4, 48))  # (1, 2)'s path within 4 rolls: now it fits them
-    assert split.listings._filtered_listing((*state, masks, 4), sheet)[-1] == ((1, 2), (4, 4))
+    assert split.listings.filtered_listing((*state, masks, 4), sheet)[-1] == ((1, 2), (4, 4))
     clear_reuse()
 
 
@@ -448,17 +448,17 @@ def test_remembered_separators_equal_fresh_ones_as_one_seat_gains_crosses(missio
         inst = split_instance(mission, sheets)
         masks = [tuple(u.masks[q] for u in inst.units if u.masks[q]) for q in range(4)]
         before = len(split.bounds.SEPARATORS)
-        warm = [split.bounds._separators(sheets[q], masks[q]) for q in range(4)]
+        warm = [split.bounds.separators(sheets[q], masks[q]) for q in range(4)]
         hits += 4 - (len(split.bounds.SEPARATORS) - before)
         lower = unit_lower_bound(inst)
         bound = split.separator_lower_bound(inst, lower, lower + 3, time_limit=30)
         clear_reuse()
-        assert warm == [split.bounds._separators(sheets[q], masks[q]) for q in range(4)]
+        assert warm == [split.bounds.separators(sheets[q], masks[q]) for q in range(4)]
         assert split.separator_lower_bound(inst, lower, lower + 3, time_limit=30) == bound
         for q in range(4):  # the definition, on the sheet itself: u cannot be finished without a cell of j
             for u, js in enumerate(warm[q] or ()):
                 for j in range(len(masks[q])):
-                    reach = split.bounds._reach_without(sheets[q], masks[q][j])
+                    reach = split.bounds.reach_without(sheets[q], masks[q][j])
                     assert (j in js) == (j != u and bool(masks[q][u] & ~reach))
         seat = step % 4
         sheets[seat] = grow(sheets[seat], rng, 3)
@@ -472,8 +472,8 @@ def test_separators_are_remembered_per_sheet_state_not_per_units_cells_alone():
     masks = (CLASSIC.column_mask[0], CLASSIC.column_mask[2])
     empty, b_crossed = Sheet.empty(CLASSIC), Sheet(CLASSIC, CLASSIC.column_mask[1])
     for _ in range(2):  # (the second round from the cache)
-        assert split.bounds._separators(empty, masks) == ((1,), ())
-        assert split.bounds._separators(b_crossed, masks) == ((), ())
+        assert split.bounds.separators(empty, masks) == ((1,), ())
+        assert split.bounds.separators(b_crossed, masks) == ((), ())
 
 
 def test_block_slots_from_remembered_block_masks_equal_a_plain_count_with_two_boards_in_turn():
@@ -508,7 +508,7 @@ def test_rolls_feasible_on_moved_paths_gives_the_fresh_verdicts_and_plans_within
             warm = rolls_feasible(inst, r, budget=100_000, time_limit=60)
             if warm[0]:
                 assert not check_split(inst, warm[1])
-                assert all(split.figures._upper_cost(inst, p, units)[0] <= r for p, units in enumerate(warm[1]))
+                assert all(split.figures.upper_cost(inst, p, units)[0] <= r for p, units in enumerate(warm[1]))
             decided += warm[0] is not None
             kept = {cache: cache.snapshot() for cache in
                     (split.listings.MOVED, split.listings.STATES, split.figures.PIECES, split.listings.LISTINGS)}
@@ -522,7 +522,7 @@ def test_rolls_feasible_on_moved_paths_gives_the_fresh_verdicts_and_plans_within
 
 
 def test_a_path_of_fewer_rolls_told_to_sheet_figures_becomes_its_path():
-    """_tighten_upper (the exact check's and a moved path's way into the plans): sheet_figures
+    """tighten_upper (the exact check's and a moved path's way into the plans): sheet_figures
     then answers the fewer rolls, with a crossing order of those cells, each anchored."""
     from nochmal.missions.measures.fits import fits_rolls
 
@@ -539,7 +539,7 @@ def test_a_path_of_fewer_rolls_told_to_sheet_figures_becomes_its_path():
         fits, cells = fits_rolls(sheet, target, upper - 1, time_limit=30)
         if not fits:
             continue
-        split.figures._tighten_upper(sheet, target, cells)
+        split.figures.tighten_upper(sheet, target, cells)
         _, lower2, upper2, path = split.sheet_figures(sheet, target)
         assert lower2 == lower and upper2 == max(lower, rolls_needed(CLASSIC, cells).upper) < upper
         assert CLASSIC.mask_of(path) == cells
@@ -562,12 +562,12 @@ def test_raise_lower_lifts_to_the_first_roll_count_with_a_split_and_never_below_
     lower = unit_lower_bound(inst)
     upper = lower + 3
     clear_reuse()
-    bound, found, _ = split.search._raise_lower(inst, lower, upper, 60.0)
+    bound, found, _ = split.search.raise_lower(inst, lower, upper, 60.0)
     first = next((r for r in range(lower, upper) if rolls_feasible(inst, r, time_limit=60)[0]), upper)
     assert bound == first and bound >= split.separator_lower_bound(inst, lower, upper, 30)
     if found is not None:
         assert not check_split(inst, found)
-        assert max(split.figures._upper_cost(inst, p, u)[0] for p, u in enumerate(found)) <= bound
+        assert max(split.figures.upper_cost(inst, p, u)[0] for p, u in enumerate(found)) <= bound
 
 
 def test_raise_lower_takes_the_separator_bound_where_rolls_feasible_cannot_decide(monkeypatch):
@@ -577,8 +577,8 @@ def test_raise_lower_takes_the_separator_bound_where_rolls_feasible_cannot_decid
     inst = split_instance(MISSIONS["column-relay"], sheets)
     clear_reuse()
     monkeypatch.setattr(split.search, "rolls_feasible", lambda *args, **kwargs: (None, None))
-    assert split.search._raise_lower(inst, 5, 9, 30.0) == (6, None, "separator lower bound")
-    assert split.search._raise_lower(inst, 6, 9, 30.0) == (6, None, "lower bound")
+    assert split.search.raise_lower(inst, 5, 9, 30.0) == (6, None, "separator lower bound")
+    assert split.search.raise_lower(inst, 6, 9, 30.0) == (6, None, "lower bound")
 
 
 def test_the_state_caches_key_by_layout_not_by_name_or_object():
@@ -590,7 +590,7 @@ def test_the_state_caches_key_by_layout_not_by_name_or_object():
     clear_reuse()
     target = CLASSIC.column_mask[7]
     planted = (None, -1, -1, ())
-    split.figures.FIGURES.put(split.figures._state_key(CLASSIC, 0, target, 0.0), planted)
+    split.figures.FIGURES.put(split.figures.state_key(CLASSIC, 0, target, 0.0), planted)
     assert split.sheet_figures(Sheet.empty(copy), target) is planted
     assert split.sheet_figures(Sheet.empty(moved_start), target) is not planted
     assert split.sheet_figures(Sheet.empty(moved_start), target)[1] >= 1
@@ -616,6 +616,6 @@ def test_layout_ids_and_per_layout_states_stay_bounded_and_ids_are_never_reused(
     again = layout("A").layout_id  # dropped: a new id, unused before
     assert again not in ids.values()
     for col in columns:
-        split.listings._earlier_state(Sheet.empty(layout(col)))
+        split.listings.earlier_state(Sheet.empty(layout(col)))
     assert len(split.listings.STATES) == 4 and len(board_module.LAYOUT_IDS) <= 3
     clear_reuse()

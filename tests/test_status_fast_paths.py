@@ -274,7 +274,7 @@ def test_separator_bound_proves_column_relay_where_the_sizes_cannot():
 @pytest.mark.parametrize("seed", range(3))
 def test_remembered_answers_bound_the_figure_from_both_sides(seed):
     """An earlier state of a sheet (fewer crosses, a larger team target) gives bounds for the
-    later one (missions/measures/crosses.py _remembered_bounds): the upper one must be a real
+    later one (missions/measures/crosses.py remembered_bounds): the upper one must be a real
     solution, both must hold the CP-SAT model's optimum, and the figure must stay that optimum."""
     rng = random.Random(4000 + seed)
     earlier = random_sheet(CLASSIC, rng, rng.randint(0, 6))
@@ -285,7 +285,7 @@ def test_remembered_answers_bound_the_figure_from_both_sides(seed):
         for b in rng.sample(bit_list(CLASSIC.star_mask), rng.randint(0, 3)):  # stars another sheet finished
             target &= ~(1 << b)
         red = reduce_target(later, target)
-        lower, upper, nodes = crosses._remembered_bounds(later, red)
+        lower, upper, nodes = crosses.remembered_bounds(later, red)
         oracle, proven = cpsat_fewest_crosses(later, target)
         assert oracle == proven and lower <= oracle <= upper
         if nodes is not None:

@@ -26,14 +26,14 @@ def test_a_shrinking_target_on_one_sheet_state_gives_the_fresh_figures(seed, mon
     sheet = random_sheet(CLASSIC, rng, rng.randint(0, 6))
     target = CLASSIC.star_mask
     used = []
-    real = crosses._remembered_subset
+    real = crosses.remembered_subset
 
     def spy(*args):
         found = real(*args)
         used.append(found is not None)
         return found
 
-    monkeypatch.setattr(crosses, "_remembered_subset", spy)
+    monkeypatch.setattr(crosses, "remembered_subset", spy)
     crosses.RECENT.clear()
     fewest_crosses(sheet, target)
     for _ in range(3):  # other sheets cross stars: one or two of them leave the target

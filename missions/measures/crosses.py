@@ -116,7 +116,7 @@ def _remember(sheet: Sheet, red: Reduced, cells: int, exact: bool, subset: tuple
     RECENT.change(sheet.board, lambda known: (*(known or ()), answer)[-RECENT_PER_BOARD:])
 
 
-def _remembered_subset(sheet: Sheet, red: Reduced, size: int, limit: int) -> list[int] | None:
+def remembered_subset(sheet: Sheet, red: Reduced, size: int, limit: int) -> list[int] | None:
     """The terminals of the latest lazy subset of this very sheet state (its pieces that are
     still terminals, in their order) when more than ``size`` and at most ``limit``; else None."""
     recent = RECENT.peek(sheet.board, ())
@@ -128,7 +128,7 @@ def _remembered_subset(sheet: Sheet, red: Reduced, size: int, limit: int) -> lis
     return None
 
 
-def _remembered_bounds(sheet: Sheet, red: Reduced) -> tuple[int, int, set[int] | None]:
+def remembered_bounds(sheet: Sheet, red: Reduced) -> tuple[int, int, set[int] | None]:
     """(lower, upper, nodes of the upper) from the remembered answers; (-1, INF, None) if none apply."""
     import numpy as np  # loaded on use: light commands need no array
     recent = RECENT.peek(sheet.board, ())
@@ -178,7 +178,7 @@ def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float
     it, at ``exact_limit``, as before the lazy rounds existed). Upper bound: the
     set with the missing terminals joined along shortest paths, then pruned, or the same
     from the cheapest set holding Q and one missing terminal (the best over the rounds and
-    over remembered answers, see _remembered_bounds).
+    over remembered answers, see remembered_bounds).
     """
     import numpy as np  # loaded on use: a light command (mission status) needs no array
 
@@ -200,8 +200,8 @@ def _approximate(sheet: Sheet, red: Reduced, exact_limit: int, time_limit: float
         chosen.append(max(rest, key=lambda t: int(near[t])))
     rank = {t: i for i, t in enumerate(chosen)}
     subset = chosen[:start_size]
-    remembered = _remembered_subset(sheet, red, start_size, max(1, exact_limit)) or []
-    lower, upper, best = _remembered_bounds(sheet, red)
+    remembered = remembered_subset(sheet, red, start_size, max(1, exact_limit)) or []
+    lower, upper, best = remembered_bounds(sheet, red)
     rounds = 0
     while lower < upper:
         rounds += 1

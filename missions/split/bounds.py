@@ -10,8 +10,8 @@ from nochmal.cache import Cache
 from nochmal.missions.cpsolver import cp_solver
 from nochmal.missions.model import block_slots
 from nochmal.missions.split.cpsat import _add_demands
-from nochmal.missions.split.figures import _lower_figure, _state_key
-from nochmal.missions.split.instance import CROSSES_PER_ROLL, Demand, SplitInstance, _target, rolls_for
+from nochmal.missions.split.figures import _lower_figure, state_key
+from nochmal.missions.split.instance import CROSSES_PER_ROLL, Demand, SplitInstance, units_target, rolls_for
 from nochmal.sheet import Sheet
 
 
@@ -42,7 +42,7 @@ def unit_lower_bound(inst: SplitInstance) -> int:
             else:
                 best = max(best, min(_lower_figure(inst.sheets[p], inst.units[u].masks[p]) for p in allowed))
         for p, units in forced_on.items():
-            best = max(best, _lower_figure(inst.sheets[p], _target(inst, p, units)))
+            best = max(best, _lower_figure(inst.sheets[p], units_target(inst, p, units)))
     return best
 
 
@@ -74,7 +74,7 @@ def _team_block_rolls(inst: SplitInstance, d: Demand) -> int:
     return touched
 
 
-def _reach_without(sheet: Sheet, removed: int) -> int:
+def reach_without(sheet: Sheet, removed: int) -> int:
     """Open cells a crossing sequence can reach from the anchored region without crossing any
     cell of ``removed``."""
     board = sheet.board
@@ -83,14 +83,14 @@ def _reach_without(sheet: Sheet, removed: int) -> int:
 
 
 _UNKNOWN = object()  # (None is a remembered answer)
-SEPARATORS = Cache("missions.split.separators", 512)  # _separators by (board, crossed cells, the units' cells)
+SEPARATORS = Cache("missions.split.separators", 512)  # separators by (board, crossed cells, the units' cells)
 
 
-def _separators(sheet: Sheet, masks: tuple[int, ...]) -> tuple[tuple[int, ...], ...] | None:
+def separators(sheet: Sheet, masks: tuple[int, ...]) -> tuple[tuple[int, ...], ...] | None:
     """Per unit (by position in ``masks``, its open cells on ``sheet``) the units that separate
     it (:func:`separator_lower_bound`), or None where two units share cells; remembered per
     sheet state and units' cells, which is all it depends on (a room's unchanged sheets)."""
-    key = _state_key(sheet.board, sheet.crossed, masks)
+    key = state_key(sheet.board, sheet.crossed, masks)
     hit = SEPARATORS.get(key, _UNKNOWN)
     if hit is not _UNKNOWN:
         return hit
@@ -103,7 +103,7 @@ def _separators(sheet: Sheet, masks: tuple[int, ...]) -> tuple[tuple[int, ...], 
     else:
         by_u: list[list[int]] = [[] for _ in masks]
         for j, cut in enumerate(masks):
-            reach = _reach_without(sheet, cut)
+            reach = reach_without(sheet, cut)
             for u, mask in enumerate(masks):
                 if u != j and mask & ~reach:
                     by_u[u].append(j)
@@ -138,7 +138,7 @@ def separator_lower_bound(inst: SplitInstance, lower: int, upper: int, time_limi
     seps: list[dict[int, list[int]]] = []
     for q, sheet in enumerate(inst.sheets):
         mine = [u for u in range(len(units)) if units[u].masks[q] is not None and units[u].masks[q]]
-        found = _separators(sheet, tuple(units[u].masks[q] for u in mine))
+        found = separators(sheet, tuple(units[u].masks[q] for u in mine))
         if found is None:
             return lower
         seps.append({mine[i]: [mine[j] for j in js] for i, js in enumerate(found)})

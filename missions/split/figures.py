@@ -13,16 +13,16 @@ from nochmal.missions.measures.fits import entry_rolls_bound
 from nochmal.missions.measures.rolls import RollsEstimate, fewest_rolls, trimmed_rolls
 from nochmal.missions.measures.steiner import crossing_order
 from nochmal.missions.model import block_slots
-from nochmal.missions.split.instance import SplitInstance, _target, rolls_for
+from nochmal.missions.split.instance import SplitInstance, units_target, rolls_for
 from nochmal.sheet import Sheet
 
 
 _FIGURE_EXACT_LIMIT = 8  # Dreyfus-Wagner terminals for the per-subset figures (3^8 work, milliseconds)
 FIGURES_MAX = 200_000  # entries of each per-sheet-state cache of the split (tens of bytes each)
-FIGURES = Cache("missions.split.figures", FIGURES_MAX)  # sheet_figures by _state_key(board, crossed, target, limit)
+FIGURES = Cache("missions.split.figures", FIGURES_MAX)  # sheet_figures by state_key(board, crossed, target, limit)
 
 
-def _state_key(board: Board, crossed: int, *rest) -> tuple:
+def state_key(board: Board, crossed: int, *rest) -> tuple:
     """The key of the split's per-sheet-state caches: the board's layout (two boards may
     share a name; a freed board's id may come back), the crossed cells, then what the entry
     depends on besides."""
@@ -38,7 +38,7 @@ def sheet_figures(sheet: Sheet, target: int, time_limit: float = 0.0) -> tuple[C
     fewest pieces of one block (rolls_needed of its cells, bridging off: always legal). When
     they differ, fewest_rolls' bounds (pieces of blocks) tighten both, and the last entry is
     the path that takes the upper rolls (the fewest-crosses path unless one of fewer pieces)."""
-    key = _state_key(sheet.board, sheet.crossed, target, time_limit)
+    key = state_key(sheet.board, sheet.crossed, target, time_limit)
     hit = FIGURES.get(key)
     if hit is not None:
         return hit
@@ -58,17 +58,17 @@ def sheet_figures(sheet: Sheet, target: int, time_limit: float = 0.0) -> tuple[C
     return figures
 
 
-_NO_FIGURES = (CrossesEstimate(0, 0), 0, 0, ())  # sheet_figures of nothing to do
-PIECES = Cache("missions.split.pieces", FIGURES_MAX)  # sheet_pieces by _state_key(board, crossed, target)
+NO_FIGURES = (CrossesEstimate(0, 0), 0, 0, ())  # sheet_figures of nothing to do
+PIECES = Cache("missions.split.pieces", FIGURES_MAX)  # sheet_pieces by state_key(board, crossed, target)
 
 
 def sheet_pieces(sheet: Sheet, target: int) -> RollsEstimate:
     """fewest_rolls (bounds on the rolls by pieces of one block), cached as :func:`sheet_figures`;
-    a few milliseconds where the crosses take tens: :func:`_subsets_within` prunes by it first.
+    a few milliseconds where the crosses take tens: :func:`subsets_within` prunes by it first.
     Where its bounds differ, the lower one is lifted by measures.fits.entry_rolls_bound (what
     entering a target's block costs): a tapped sheet's listing then drops or settles most of
     the subsets that would otherwise take the crosses' programme (column relay's first taps)."""
-    key = _state_key(sheet.board, sheet.crossed, target)
+    key = state_key(sheet.board, sheet.crossed, target)
     hit = PIECES.get(key)
     if hit is not None:
         return hit
@@ -100,23 +100,23 @@ def _rolls_figures(sheet: Sheet, target: int) -> tuple[int, int]:
 def _lower_figure(sheet: Sheet, target: int) -> int:
     """The lower rolls figure of :func:`sheet_figures`: its remembered entry, else by
     :func:`_rolls_figures` (the piece search alone where that decides it)."""
-    hit = FIGURES.peek(_state_key(sheet.board, sheet.crossed, target, 0.0))
+    hit = FIGURES.peek(state_key(sheet.board, sheet.crossed, target, 0.0))
     return hit[1] if hit is not None else _rolls_figures(sheet, target)[0]
 
 
-def _tighten_upper(sheet: Sheet, target: int, cells: int) -> None:
+def tighten_upper(sheet: Sheet, target: int, cells: int) -> None:
     """Tell :func:`sheet_figures` of a legal set of new cells holding ``target`` (an exact
     check's or a moved path) where it takes fewer rolls than its own path."""
     est, lower, upper, path = sheet_figures(sheet, target)
     took = rolls_needed(sheet.board, cells).upper
     if took < upper:
-        FIGURES.put(_state_key(sheet.board, sheet.crossed, target, 0.0),
+        FIGURES.put(state_key(sheet.board, sheet.crossed, target, 0.0),
                     (est, lower, max(lower, took), crossing_order(sheet, cells)))
 
 
-def _upper_cost(inst: SplitInstance, p: int, units) -> tuple[int, int]:
+def upper_cost(inst: SplitInstance, p: int, units) -> tuple[int, int]:
     """The (rolls, crosses) sheet p needs for ``units`` (the upper figures: achievable)."""
     if not units:
         return 0, 0
-    est, _, rolls, _ = sheet_figures(inst.sheets[p], _target(inst, p, units))
+    est, _, rolls, _ = sheet_figures(inst.sheets[p], units_target(inst, p, units))
     return rolls, est.upper

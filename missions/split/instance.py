@@ -196,7 +196,8 @@ def check_split(inst: SplitInstance, assignment: list[tuple[int, ...]]) -> list[
     return problems
 
 
-def _target(inst: SplitInstance, p: int, units) -> int:
+def units_target(inst: SplitInstance, p: int, units) -> int:
+    """The open cells sheet p crosses to do ``units`` (their masks on that sheet, joined)."""
     mask = 0
     for u in units:
         mask |= inst.units[u].masks[p]

@@ -13,14 +13,15 @@ from nochmal.impossible import block_pieces
 from nochmal.missions.measures.fits import fits_rolls
 from nochmal.missions.measures.pair_bounds import pair_rolls_bounds
 from nochmal.missions.model import block_slots
-from nochmal.missions.split.figures import (FIGURES, FIGURES_MAX, PIECES, _rolls_figures, _state_key, _tighten_upper,
+from nochmal.missions.split.figures import (FIGURES, FIGURES_MAX, PIECES, _rolls_figures, state_key, tighten_upper,
                                             sheet_figures, sheet_pieces)
-from nochmal.missions.split.instance import SplitInstance, _target
-from nochmal.missions.split.pick import _maximal, _pick_one_each, _without_repeats
+from nochmal.missions.split.instance import SplitInstance, units_target
+from nochmal.missions.split.pick import _maximal, pick_one_each, _without_repeats
 from nochmal.sheet import Sheet
 
 
-MOVED = Cache("missions.split.moved", FIGURES_MAX)  # a moved path (legal new cells holding the target) by (board, crossed, target)
+# a moved path (legal new cells holding the target) by (board, crossed, target)
+MOVED = Cache("missions.split.moved", FIGURES_MAX)
 # the sheet states (crossed cells) listed lately, oldest first, per board layout: where moved
 # paths come from; the latest 64 layouts (a server sees one per user board)
 STATES = Cache("missions.split.states", 64)
@@ -28,7 +29,7 @@ _STATES_PER_BOARD = 64
 _MOVE_CELLS = 4  # new crosses up to which an earlier state's paths are moved (2^4 targets looked up per subset)
 
 
-def _earlier_state(sheet: Sheet) -> tuple[int, list[int]] | None:
+def earlier_state(sheet: Sheet) -> tuple[int, list[int]] | None:
     """The latest listed state of this board whose crosses the sheet holds, with at most
     _MOVE_CELLS more (the same seat before its last tap, usually): (its crossed cells, every
     subset of the new crosses), or None. Remembers the sheet's own state for the next tap."""
@@ -45,7 +46,7 @@ def _earlier_state(sheet: Sheet) -> tuple[int, list[int]] | None:
 
 def _moved_rolls(sheet: Sheet, target: int, earlier: tuple[int, list[int]]) -> int | None:
     """Rolls within which the sheet surely crosses ``target``, from a path of an earlier state
-    of it (:func:`_earlier_state`, its path for the target plus any of the new crosses): that
+    of it (:func:`earlier_state`, its path for the target plus any of the new crosses): that
     path less the cells crossed since. Such a set stays legal (a part of a path's piece cut
     off by a new cross touches that cross: anchored), which is checked, and takes its fewest
     pieces of one block (nochmal/impossible.py); remembered for the next tap. None: no
@@ -53,7 +54,7 @@ def _moved_rolls(sheet: Sheet, target: int, earlier: tuple[int, list[int]]) -> i
     board = sheet.board
     crossed, extras = earlier
     for extra in extras:
-        old_key = _state_key(board, crossed, target | extra)
+        old_key = state_key(board, crossed, target | extra)
         hit = PIECES.peek(old_key)
         cells = hit.cells if hit is not None else MOVED.peek(old_key)
         if cells is not None:
@@ -63,16 +64,16 @@ def _moved_rolls(sheet: Sheet, target: int, earlier: tuple[int, list[int]]) -> i
     cells &= ~sheet.crossed
     if target & ~sheet.crossed & ~cells or component_of(cells & sheet.anchored, cells, board.neighbour_mask) != cells:
         return None
-    MOVED.put(_state_key(board, sheet.crossed, target), cells)
+    MOVED.put(state_key(board, sheet.crossed, target), cells)
     return block_pieces(board, cells)[1]
 
 
-# complete listings of _subsets_within, by sheet state, units and rolls (a listing holds up to
+# complete listings of subsets_within, by sheet state, units and rolls (a listing holds up to
 # a few hundred rows: tens of kB; a room asks ~12 per status)
 LISTINGS = Cache("missions.split.listings", 512)
 
 
-def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], deadline: float) -> list | None:
+def subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], deadline: float) -> list | None:
     """Every subset of sheet p's units that may fit ``rolls`` rolls (lower rolls figure of
     :func:`sheet_figures` <= rolls), with its rolls figures (lower, upper); grown size by size
     from the subsets listed one size smaller, and only where each of those that it holds is
@@ -83,17 +84,17 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
     A complete listing is remembered per (board, crossed cells, the units' cells on this sheet
     in order, rolls): everything it depends on, so a room asks it again after a tap on another
     sheet and gets it without a figure (a remembered listing spends no budget), or filtered
-    from one of the same sheet state for more rolls or more units (:func:`_filtered_listing`:
+    from one of the same sheet state for more rolls or more units (:func:`filtered_listing`:
     a column another sheet finished since leaves this sheet's listing valid)."""
     import time
 
     sheet = inst.sheets[p]
     units = [u for u in range(len(inst.units)) if inst.units[u].masks[p] is not None and inst.units[u].masks[p]]
     masks = tuple(inst.units[u].masks[p] for u in units)
-    key = _state_key(sheet.board, sheet.crossed, masks, rolls)
+    key = state_key(sheet.board, sheet.crossed, masks, rolls)
     hit = LISTINGS.get(key)
     if hit is None:
-        hit = _filtered_listing(key, sheet)
+        hit = filtered_listing(key, sheet)
         if hit is not None:
             LISTINGS.put(key, hit)
     if hit is not None:
@@ -101,7 +102,7 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
     found = [((), (0, 0))]
     level = {(): 0}  # the listed subsets of the last size, with their cells
     board = sheet.board
-    earlier = _earlier_state(sheet)
+    earlier = earlier_state(sheet)
     pairs = None  # measures.pair_bounds.pair_rolls_bounds of the units, worked out when first wanted
     while level:
         listed = set(level)
@@ -140,8 +141,8 @@ def _subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], 
     return [(tuple(units[i] for i in subset), figures) for subset, figures in found]
 
 
-def _filtered_listing(key: tuple, sheet: Sheet) -> list | None:
-    """A listing for ``key`` (as :func:`_subsets_within` keys them) filtered from a remembered
+def filtered_listing(key: tuple, sheet: Sheet) -> list | None:
+    """A listing for ``key`` (as :func:`subsets_within` keys them) filtered from a remembered
     one of the same sheet state for at least these rolls and at least these units (a unit
     done since by another sheet, or the count one roll lower): its rows on these units that
     fit the rolls and whose every subset one unit smaller is kept. The same subsets as a
@@ -194,8 +195,8 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
                    time_limit: float = 1.0) -> tuple[bool | None, list[tuple[int, ...]] | None]:
     """Whether some split finishes within ``rolls`` rolls, decided exactly where few subsets of
     units may fit the rolls (a late game, or stars from nearby): every such subset of
-    every sheet is listed (:func:`_subsets_within`) and one per sheet that meets the demands
-    is picked (:func:`_pick_one_each`: a cover search, or CP-SAT); a picked subset whose
+    every sheet is listed (:func:`subsets_within`) and one per sheet that meets the demands
+    is picked (:func:`pick_one_each`: a cover search, or CP-SAT); a picked subset whose
     rolls figures straddle ``rolls`` is decided exactly (:func:`_fits_exactly`) and the pick repeated. (False, None): no split can (a
     proven lower bound of rolls + 1); (True, assignment): this split does, every sheet's
     upper rolls figure within the rolls; (None, None): undecided (too many subsets, or the
@@ -206,18 +207,18 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
     left = [budget]
     options = []
     for p in range(len(inst.sheets)):
-        rows = _subsets_within(inst, p, rolls, left, deadline)
+        rows = subsets_within(inst, p, rolls, left, deadline)
         if rows is None:
             return None, None
         options.append(rows)
     # The demands only ask for units done, so a sheet may as well take a largest subset that
     # fits: the picks run over the maximal ones (by inclusion), first those that may fit (lower
     # figures: none meets the demands -> no split can), then those whose path fits (upper).
-    status, chosen = _pick_one_each(inst, [_maximal(rows) for rows in options], deadline, rolls)
+    status, chosen = pick_one_each(inst, [_maximal(rows) for rows in options], deadline, rolls)
     if status is False or status is None:
         return status, None
     if any(figures[1] > rolls for _, figures in chosen):
-        sure, picked = _pick_one_each(inst, [_maximal([r for r in rows if r[1][1] <= rolls]) for rows in options],
+        sure, picked = pick_one_each(inst, [_maximal([r for r in rows if r[1][1] <= rolls]) for rows in options],
                                       deadline, rolls)
         if sure:
             chosen = picked
@@ -228,25 +229,25 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
             fits = _fits_exactly(inst, p, subset, rolls, deadline)
             if fits is None:
                 return None, None
-            target = _target(inst, p, subset)
+            target = units_target(inst, p, subset)
             for q in range(len(inst.sheets)):  # (the same verdict for every sheet in the same state: twins stay twins)
                 if q != p and (inst.sheets[q].crossed != inst.sheets[p].crossed or inst.sheets[q].board is not
                                inst.sheets[p].board or any(inst.units[u].masks[q] is None for u in subset) or
-                               _target(inst, q, subset) != target):
+                               units_target(inst, q, subset) != target):
                     continue
                 if fits:  # its path now takes at most the rolls (sheet_figures knows it)
                     options[q] = [(s, (f[0], rolls) if s == subset else f) for s, f in options[q]]
                 else:  # it cannot, nor can any subset that holds it
                     options[q] = [(s, f) for s, f in options[q] if not set(subset) <= set(s)]
-        status, chosen = _pick_one_each(inst, [_maximal(rows) for rows in options], deadline, rolls)
+        status, chosen = pick_one_each(inst, [_maximal(rows) for rows in options], deadline, rolls)
         if status is False or status is None:
             return status, None
     for p, (subset, figures) in enumerate(chosen):  # a moved path within the rolls: the plans take it
         if subset and figures[1] <= rolls:
             sheet = inst.sheets[p]
-            cells = MOVED.peek(_state_key(sheet.board, sheet.crossed, _target(inst, p, subset)))
+            cells = MOVED.peek(state_key(sheet.board, sheet.crossed, units_target(inst, p, subset)))
             if cells is not None:
-                _tighten_upper(sheet, _target(inst, p, subset), cells)
+                tighten_upper(sheet, units_target(inst, p, subset), cells)
     return True, _without_repeats(inst, [subset for subset, _ in chosen], rolls)
 
 
@@ -258,8 +259,8 @@ def _fits_exactly(inst: SplitInstance, p: int, subset, rolls: int, deadline: flo
     remembered; the answer tightens :func:`sheet_figures` (a path within the rolls, or a lower
     figure above them), so that the plans and later bounds use it."""
     sheet = inst.sheets[p]
-    target = _target(inst, p, subset)
-    key = _state_key(sheet.board, sheet.crossed, target, rolls)
+    target = units_target(inst, p, subset)
+    key = state_key(sheet.board, sheet.crossed, target, rolls)
     known = FITS.peek(key)
     if known is not None:
         return known
@@ -267,10 +268,10 @@ def _fits_exactly(inst: SplitInstance, p: int, subset, rolls: int, deadline: flo
     if fits is None:
         return None
     if fits:
-        _tighten_upper(sheet, target, cells)
+        tighten_upper(sheet, target, cells)
     else:
         est, lower, upper, path = sheet_figures(sheet, target)
         lower = max(lower, rolls + 1)
-        FIGURES.put(_state_key(sheet.board, sheet.crossed, target, 0.0), (est, lower, max(upper, lower), path))
+        FIGURES.put(state_key(sheet.board, sheet.crossed, target, 0.0), (est, lower, max(upper, lower), path))
     FITS.put(key, fits)
     return fits

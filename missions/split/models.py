@@ -16,10 +16,10 @@ from nochmal.missions.measures.crosses import CrossesEstimate
 from nochmal.missions.model import block_slots
 from nochmal.missions.split.bounds import unit_lower_bound
 from nochmal.missions.split.cpsat import _add_demands
-from nochmal.missions.split.figures import _NO_FIGURES, _upper_cost, sheet_figures
+from nochmal.missions.split.figures import NO_FIGURES, upper_cost, sheet_figures
 from nochmal.missions.split.instance import (CROSSES_PER_ROLL, SPLIT_SECONDS, SheetPlan, Split, SplitInstance,
-                                             _target, rolls_for)
-from nochmal.missions.split.search import _raise_lower, _remember_split, _remembered_split, greedy_split, local_search
+                                             units_target, rolls_for)
+from nochmal.missions.split.search import raise_lower, remember_split, remembered_split, greedy_split, local_search
 from nochmal.sheet import Sheet
 
 
@@ -46,8 +46,8 @@ def _plans(inst: SplitInstance, assignment: list[tuple[int, ...]], time_limit: f
     on the union, or fewest_rolls' path where that takes fewer pieces) and its rolls."""
     plans = []
     for p, units in enumerate(assignment):
-        est, low, high, cells = sheet_figures(inst.sheets[p], _target(inst, p, units), time_limit) if units else \
-            _NO_FIGURES
+        est, low, high, cells = sheet_figures(inst.sheets[p], units_target(inst, p, units), time_limit) if units else \
+            NO_FIGURES
         path = readable_path(inst.sheets[p], cells)
         plans.append(SheetPlan(tuple(sorted(units)), CrossesEstimate(est.lower, est.upper, path, est.method), low, high))
     return tuple(plans)
@@ -78,38 +78,38 @@ def readable_path(sheet: Sheet, cells) -> tuple[str, ...]:
 
 
 def _solve_subsets(inst: SplitInstance, allowed: list[list[int]], time_limit: float) -> Split:
-    if len(inst.units) <= _DP_UNITS:
+    if len(inst.units) <= DP_UNITS:
         return _solve_subsets_lazily(inst, allowed)
     figures: list[list[tuple[tuple[int, ...], tuple[CrossesEstimate, int, int]]]] = []
     for p, units in enumerate(allowed):
         rows = []
         for size in range(len(units) + 1):
             for subset in combinations(units, size):
-                target = _target(inst, p, subset)
-                rows.append((subset, sheet_figures(inst.sheets[p], target) if subset else _NO_FIGURES))
+                target = units_target(inst, p, subset)
+                rows.append((subset, sheet_figures(inst.sheets[p], target) if subset else NO_FIGURES))
         figures.append(rows)
     exact_figures = all(low == high for rows in figures for _, (_, low, high, _) in rows)
-    high_r, assignment, high_status = _pick_subsets(inst, figures, "upper", time_limit)
+    high_r, assignment, high_status = pick_subsets(inst, figures, "upper", time_limit)
     if exact_figures:
         low_r, low_status = high_r, high_status
     else:
-        low_r, _, low_status = _pick_subsets(inst, figures, "lower", time_limit)
+        low_r, _, low_status = pick_subsets(inst, figures, "lower", time_limit)
     plans = _plans(inst, assignment, 0.0)
     upper = max(plan.rolls for plan in plans)
     lower = max(low_r, unit_lower_bound(inst))
     lower = min(lower, upper)
-    method = ("every split tried over the fewest crosses of every subset" if len(inst.units) <= _DP_UNITS else
+    method = ("every split tried over the fewest crosses of every subset" if len(inst.units) <= DP_UNITS else
               "cp-sat over the fewest crosses of every subset")
     if lower < upper:
         method += " (bounds: some rolls figures are intervals)" if not exact_figures else " (bounds: time limit)"
     return Split(inst, lower, upper, plans, method)
 
 
-_DP_UNITS = 6  # units up to which _pick_subsets runs a programme over the units done (2^6 states) instead of CP-SAT
+DP_UNITS = 6  # units up to which pick_subsets runs a programme over the units done (2^6 states) instead of CP-SAT
 
 
 def _solve_subsets_lazily(inst: SplitInstance, allowed: list[list[int]]) -> Split:
-    """The subsets model for few units with :func:`_pick_subsets_dp`'s programme, computing a
+    """The subsets model for few units with :func:`pick_subsets_dp`'s programme, computing a
     subset's figures only once the roll count reaches its block slots (a lower figure never
     below them): the roll counts start at :func:`unit_lower_bound` (the optimum is never
     below it), so the subsets too large to fit the answer are never searched. The same
@@ -118,22 +118,22 @@ def _solve_subsets_lazily(inst: SplitInstance, allowed: list[list[int]]) -> Spli
     rows: list[list[list]] = []  # per sheet: [subset, block slots, figures or None]
     for p, units in enumerate(allowed):
         sheet = inst.sheets[p]
-        rows.append([[subset, block_slots(sheet.board, _target(inst, p, subset) & ~sheet.crossed) if subset else 0,
-                      None if subset else _NO_FIGURES]
+        rows.append([[subset, block_slots(sheet.board, units_target(inst, p, subset) & ~sheet.crossed) if subset else 0,
+                      None if subset else NO_FIGURES]
                      for size in range(len(units) + 1) for subset in combinations(units, size)])
 
     def figures_within(rolls: int) -> list:
         for p, sheet_rows in enumerate(rows):
             for row in sheet_rows:
                 if row[2] is None and row[1] <= rolls:
-                    row[2] = sheet_figures(inst.sheets[p], _target(inst, p, row[0]))
+                    row[2] = sheet_figures(inst.sheets[p], units_target(inst, p, row[0]))
         return [[(subset, figures) for subset, _, figures in sheet_rows if figures is not None] for sheet_rows in rows]
 
     def solve(side: str, rolls: int):
         while True:
             known = figures_within(rolls)
             try:
-                return _pick_subsets_dp(inst, known, side, rolls, rolls)  # (only R = rolls: more rows fit above)
+                return pick_subsets_dp(inst, known, side, rolls, rolls)  # (only R = rolls: more rows fit above)
             except ValueError:
                 pass
             later = [figures[1 if side == "lower" else 2] for sheet_rows in known for _, figures in sheet_rows] + \
@@ -168,8 +168,8 @@ def _meets(inst: SplitInstance, done: int) -> bool:
     return all(groups.values())
 
 
-def _pick_subsets_dp(inst, figures, side: str, least: int = 0, most: int | None = None):
-    """The optimum of :func:`_pick_subsets` exactly, without a solver, for few units: for each
+def pick_subsets_dp(inst, figures, side: str, least: int = 0, most: int | None = None):
+    """The optimum of :func:`pick_subsets` exactly, without a solver, for few units: for each
     roll count R (ascending, from ``least``), the fewest total crosses per set of units done,
     sheet by sheet, over the subsets whose rolls fit R; the first R where a set that meets the
     demands is reached is the fewest rolls (or ``least``), and that set's crosses the fewest at R;
@@ -201,11 +201,11 @@ def _pick_subsets_dp(inst, figures, side: str, least: int = 0, most: int | None 
     raise ValueError("no split meets the demands (a unit no sheet may take)")
 
 
-def _pick_subsets(inst, figures, side: str, time_limit: float):
+def pick_subsets(inst, figures, side: str, time_limit: float):
     """CP-SAT: one subset per sheet, demands met, minimise rolls (the lower or upper rolls
-    figure of each subset) then crosses (:func:`_pick_subsets_dp` where few units)."""
-    if len(inst.units) <= _DP_UNITS:
-        return _pick_subsets_dp(inst, figures, side)
+    figure of each subset) then crosses (:func:`pick_subsets_dp` where few units)."""
+    if len(inst.units) <= DP_UNITS:
+        return pick_subsets_dp(inst, figures, side)
     from ortools.sat.python import cp_model
 
     m = cp_model.CpModel()
@@ -245,14 +245,14 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
 
     lower_cheap = unit_lower_bound(inst)
     bound = "lower bound"
-    raised = False  # _raise_lower ran: its bound is final
+    raised = False  # raise_lower ran: its bound is final
     greedy = None
-    seed = _remembered_split(inst) if shortcut else None
+    seed = remembered_split(inst) if shortcut else None
     if seed is not None:  # the last split of the same units (a room after a tap): usually still good, or nearly
-        cost = lambda p, units: _upper_cost(inst, p, units)  # noqa: E731
+        cost = lambda p, units: upper_cost(inst, p, units)  # noqa: E731
         seed_rolls = max(cost(p, units)[0] for p, units in enumerate(seed))
         if seed_rolls > lower_cheap:  # lift the bound first: a search for a split below it hunts in vain
-            lower_cheap, found, bound = _raise_lower(inst, lower_cheap, seed_rolls, min(1.0, time_limit / 3))
+            lower_cheap, found, bound = raise_lower(inst, lower_cheap, seed_rolls, min(1.0, time_limit / 3))
             raised = True
             seed = found or seed
         seed = local_search(inst, seed, cost, time.monotonic() + (min(0.3, time_limit / 10) if raised else
@@ -262,21 +262,21 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
     if greedy is None:
         def raise_first(assignment) -> int:  # lift the bound towards the greedy split's rolls
             nonlocal lower_cheap, found, bound, raised
-            rolls = max(_upper_cost(inst, p, units)[0] for p, units in enumerate(assignment))
+            rolls = max(upper_cost(inst, p, units)[0] for p, units in enumerate(assignment))
             if shortcut and rolls > lower_cheap and not raised:
-                lower_cheap, found, bound = _raise_lower(inst, lower_cheap, rolls, min(1.0, time_limit / 3))
+                lower_cheap, found, bound = raise_lower(inst, lower_cheap, rolls, min(1.0, time_limit / 3))
                 raised = True
             return lower_cheap if found is None else 10**9  # (a split within the bound is known: no search)
         greedy = greedy_split(inst, allowed, time_limit / 3, enough=lower_cheap, lift=raise_first)
     greedy_plans = _plans(inst, found if found is not None else greedy, 0.0)
     greedy_rolls = max(plan.rolls for plan in greedy_plans)
     if shortcut and greedy_rolls > lower_cheap and not raised:
-        lower_cheap, found, bound = _raise_lower(inst, lower_cheap, greedy_rolls, min(1.0, time_limit / 3))
+        lower_cheap, found, bound = raise_lower(inst, lower_cheap, greedy_rolls, min(1.0, time_limit / 3))
         if found is not None:
             greedy_plans = _plans(inst, found, 0.0)
             greedy_rolls = max(plan.rolls for plan in greedy_plans)
     if shortcut:
-        _remember_split(inst, [plan.units for plan in greedy_plans])
+        remember_split(inst, [plan.units for plan in greedy_plans])
     if shortcut and greedy_rolls <= lower_cheap:  # bounds that meet: the split is proven, no solver needed
         return Split(inst, greedy_rolls, greedy_rolls, greedy_plans, f"greedy split meets the {bound}")
     from ortools.sat.python import cp_model

@@ -9,7 +9,7 @@ import time
 from nochmal.bitsets import bit_list
 from nochmal.missions.cpsolver import cp_solver
 from nochmal.missions.split.cpsat import _add_demands
-from nochmal.missions.split.figures import _upper_cost
+from nochmal.missions.split.figures import upper_cost
 from nochmal.missions.split.instance import SplitInstance
 
 
@@ -27,12 +27,12 @@ def _maximal(rows: list) -> list:
     return kept
 
 
-_COVER_NODES = 20_000  # nodes of _pick_cover's search before CP-SAT takes over
+_COVER_NODES = 20_000  # nodes of pick_cover's search before CP-SAT takes over
 
 
-def _pick_cover(inst: SplitInstance, options: list[list], rolls: int, deadline: float,
+def pick_cover(inst: SplitInstance, options: list[list], rolls: int, deadline: float,
                 max_nodes: int = _COVER_NODES) -> tuple[bool, list | None] | None:
-    """:func:`_pick_one_each` by a search where every demand needs all its units (column relay,
+    """:func:`pick_one_each` by a search where every demand needs all its units (column relay,
     star hunt: the rows must cover a set of units): the uncovered unit that the fewest rows of
     the sheets not yet picked hold is covered by one of them, each tried (of sheets with the
     same rows only the first, which is no loss: they are interchangeable); a node whose free
@@ -100,13 +100,13 @@ def _pick_cover(inst: SplitInstance, options: list[list], rolls: int, deadline: 
     return True, [rows[order[p][0] if picked[p] is None else picked[p]] for p, rows in enumerate(options)]
 
 
-def _pick_one_each(inst: SplitInstance, options: list[list], deadline: float,
+def pick_one_each(inst: SplitInstance, options: list[list], deadline: float,
                    rolls: int | None = None) -> tuple[bool | None, list | None]:
-    """One row per sheet so that the demands are met: :func:`_pick_cover` where it applies
+    """One row per sheet so that the demands are met: :func:`pick_cover` where it applies
     (``rolls`` given), else CP-SAT. (True, the rows), (False, None) when none can, (None,
     None) at ``deadline``."""
     if rolls is not None:
-        found = _pick_cover(inst, options, rolls, deadline)
+        found = pick_cover(inst, options, rolls, deadline)
         if found is not None:
             return found
     from ortools.sat.python import cp_model
@@ -148,6 +148,6 @@ def _without_repeats(inst: SplitInstance, assignment: list[tuple[int, ...]], rol
         holders = [p for p, units in enumerate(out) if u in units]
         for p in holders[1:]:
             rest = [v for v in out[p] if v != u]
-            if _upper_cost(inst, p, rest)[0] <= rolls:
+            if upper_cost(inst, p, rest)[0] <= rolls:
                 out[p] = rest
     return [tuple(units) for units in out]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from nochmal.cache import Cache
 from nochmal.missions.split.bounds import separator_lower_bound
-from nochmal.missions.split.figures import _upper_cost
+from nochmal.missions.split.figures import upper_cost
 from nochmal.missions.split.instance import CROSSES_PER_ROLL, Demand, SplitInstance
 from nochmal.missions.split.listings import rolls_feasible
 
@@ -27,7 +27,7 @@ def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float =
     deadline = time.monotonic() + seconds
 
     def cost(p: int, units) -> tuple[int, int]:
-        return _upper_cost(inst, p, units)
+        return upper_cost(inst, p, units)
 
     def single(u: int) -> tuple[int, int]:
         return min(cost(p, (u,)) for p in range(n) if inst.units[u].masks[p] is not None)
@@ -70,11 +70,12 @@ def _units_key(inst: SplitInstance) -> tuple:
     return len(inst.sheets), tuple((u.objective, u.name) for u in inst.units), inst.demands
 
 
-def _remember_split(inst: SplitInstance, assignment) -> None:
+def remember_split(inst: SplitInstance, assignment) -> None:
+    """Keep ``assignment`` as the seed of the next search for the same units (:func:`remembered_split`)."""
     LAST_SPLITS.put(_units_key(inst), tuple(tuple(a) for a in assignment))
 
 
-def _remembered_split(inst: SplitInstance) -> list[list[int]] | None:
+def remembered_split(inst: SplitInstance) -> list[list[int]] | None:
     """The last split of the same units; else the latest of more units (a room where an item
     got done since: star hunt crosses a star) restricted to these, when it holds them all."""
     key = _units_key(inst)
@@ -92,7 +93,7 @@ def _remembered_split(inst: SplitInstance) -> list[list[int]] | None:
     return [list(units) for units in seed]
 
 
-def _raise_lower(inst: SplitInstance, lower: int, upper: int, time_limit: float):
+def raise_lower(inst: SplitInstance, lower: int, upper: int, time_limit: float):
     """Lift a lower bound on the rolls towards a split's ``upper``: :func:`rolls_feasible` per
     roll count while it decides, and where it cannot (too many subsets, the time) the
     separator bound, then rolls_feasible on from there. Returns (the bound, a split that needs
