@@ -43,6 +43,10 @@ class SchedulerError(NochmalError):
     """The scheduler given cannot be reached."""
 
 
+class MissingDaskError(NochmalError):
+    """Dask is not installed: it is the ``batch`` extra (pyproject.toml), not in the default install."""
+
+
 @dataclass(frozen=True)
 class Task:
     """One independent unit: its store key and its settings (plain data, seed included)."""
@@ -232,8 +236,12 @@ def check_workers(workers: int | None, option: str = "--workers") -> None:
 def connect(scheduler: str | None, workers: int | None):
     """(client, cluster or None, worker count). An unreachable scheduler: SchedulerError
     after CONNECT_TIMEOUT seconds."""
-    import dask
-    from dask.distributed import Client, LocalCluster
+    try:
+        import dask
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise MissingDaskError("batch and bench run on Dask, which is not installed: "
+                               "pip install -e '.[batch]' (or pip install 'nochmal[batch]')") from None
 
     check_workers(workers)
     if scheduler is None:
