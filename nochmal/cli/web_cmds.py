@@ -147,6 +147,7 @@ def serve(
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
                             proxy_headers=bool(trusted_proxy), forwarded_allow_ips=trusted_proxy or None)
     server = uvicorn.Server(config)
+    app.state.stopping = lambda: server.should_exit  # open live streams end on Ctrl-C (nochmal/web/rooms/api.py)
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:

@@ -15,7 +15,6 @@ import asyncio
 import io
 import json
 import re
-import signal
 import time
 import zipfile
 import zlib
@@ -426,7 +425,7 @@ async def _stream(rooms: Rooms, sub: Subscription, last_seen: int | None, base_u
     quiet_since = loop.time()
     while True:
         left = end - loop.time()
-        if left <= 0 or server_exiting() or await request.is_disconnected():
+        if left <= 0 or server_exiting(request) or await request.is_disconnected():
             break
         try:
             message = await asyncio.wait_for(sub.queue.get(), min(left, 1.0))
@@ -441,12 +440,14 @@ async def _stream(rooms: Rooms, sub: Subscription, last_seen: int | None, base_u
         yield message
 
 
-def server_exiting() -> bool:
-    """Whether uvicorn is shutting down (Ctrl-C): its SIGINT handler is a bound method of the
-    Server, whose ``should_exit`` is then set. Open streams end within a second, so the
-    server does not wait for them to time out."""
-    server = getattr(signal.getsignal(signal.SIGINT), "__self__", None)
-    return bool(getattr(server, "should_exit", False))
+def server_exiting(request: Request) -> bool:
+    """Whether the server is stopping (Ctrl-C). ``nochmal serve`` gives the app
+    ``state.stopping``, which reads uvicorn's public ``Server.should_exit``: open streams then
+    end within a second, so the server does not wait for them to time out (uvicorn runs the
+    lifespan's shutdown only after every connection has closed, too late to tell them). An app
+    served otherwise has none: its streams end by STREAM_SECONDS or the client leaving."""
+    stopping = getattr(request.app.state, "stopping", None)
+    return bool(stopping is not None and stopping())
 
 
 def qr_svg(url: str) -> str:
