@@ -317,7 +317,7 @@ def run_tasks(tasks: Sequence[Task] | SeedTasks, fn: Callable[[dict, int], dict]
     else:
         keys = {t.key for t in tasks}
         if len(keys) != len(tasks):
-            raise ValueError("task keys must be unique")
+            raise OptionError("task keys must be unique")
     check_store(store_path, kind, campaign)
     # the stored keys among these tasks' (a store may hold keys of other ranges)
     done_keys = tasks.key_set() if isinstance(tasks, SeedTasks) else set()

@@ -12,7 +12,7 @@ from typing import Optional
 import typer
 
 from nochmal.cli.common import console, err_console, guarded
-from nochmal.errors import NochmalError
+from nochmal.errors import ServeError, StorageError
 
 LOCAL_HOSTS = ("localhost",)
 
@@ -32,19 +32,19 @@ def default_data_dir() -> Path:
 
 def bind(host: str, port: int) -> socket.socket:
     """A listening address for uvicorn, bound here: a port in use or an address that is not
-    this machine's is one NochmalError line (uvicorn itself logs it and exits with code 3)."""
+    this machine's is one ServeError line (uvicorn itself logs it and exits with code 3)."""
     try:
         family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
                                                              flags=socket.AI_PASSIVE)[0]
         sock = socket.socket(family, kind, proto)
     except OSError as exc:
-        raise NochmalError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+        raise ServeError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
     except OSError as exc:
         sock.close()
-        raise NochmalError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+        raise ServeError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
     return sock
 
 
@@ -126,9 +126,9 @@ def serve(
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise NochmalError(f"--data {folder}: cannot create the folder ({exc.strerror or exc})") from None
+        raise StorageError(f"--data {folder}: cannot create the folder ({exc.strerror or exc})") from None
     if not folder.is_dir():
-        raise NochmalError(f"--data {folder}: not a folder")
+        raise StorageError(f"--data {folder}: not a folder")
     sock = bind(host, port)  # before anything is printed: a taken port is an error, not a served URL
     if not is_local(host):
         err_console.print(f"warning: --host {host} makes the app reachable from other machines; "
