@@ -31,11 +31,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("missions/coop.py", "record_game", "NochmalError"):
         "GameRecord.replay turns it into a RecordError with the record's name in front; a "
         "RecordError raised here would lose that name",
-    ("missions/split/models.py", "*", "ValueError"):
-        "missions/split/ is being split into its sections; 'no split meets the demands' and "
-        "the path's unconnected cells become InfeasibleErrors after",
-    ("missions/measures/crosses.py", "*", "ValueError"):
-        "missions/measures/crosses.py is being restructured; becomes an InfeasibleError after",
 }
 
 

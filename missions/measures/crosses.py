@@ -22,6 +22,7 @@ from math import comb
 
 from nochmal.bitsets import bit_list, components
 from nochmal.cache import Cache
+from nochmal.errors import InfeasibleError
 from nochmal.missions.measures.steiner import (INF, Reduced, connected_to_root, cpsat_steiner, crossing_order,
                                                dreyfus_wagner, join_missing, node_dijkstra, nodes_cost, nodes_mask,
                                                prune_leaves, reduce_optional, reduce_target)
@@ -82,7 +83,7 @@ def fewest_crosses(sheet: Sheet, target: int, exact_limit: int = EXACT_LIMIT,
         cost = int(dp[full][0])
         nodes = rebuild(full, 0)
         if cost >= INF:
-            raise ValueError("target cells cannot be reached from the start column")
+            raise InfeasibleError("target cells cannot be reached from the start column")
         mask = nodes_mask(red, nodes) | red.base_mask
         assert mask.bit_count() == cost + red.base
         return CrossesEstimate(cost + red.base, cost + red.base, crossing_order(sheet, mask), "dreyfus-wagner")
@@ -262,7 +263,7 @@ def fewest_crosses_choose(sheet: Sheet, groups: list[int], need: int, exact_limi
     if need <= 0:
         return CrossesEstimate(0, 0, (), "exact")
     if need > len(groups):
-        raise ValueError(f"{need} groups needed but only {len(groups)} exist")
+        raise InfeasibleError(f"{need} groups needed but only {len(groups)} exist")
     done = [g for g in groups if not g & ~sheet.crossed]
     if len(done) >= need:
         return CrossesEstimate(0, 0, (), "exact")

@@ -10,6 +10,7 @@ import math
 from itertools import combinations
 
 from nochmal.bitsets import bit_list
+from nochmal.errors import InfeasibleError
 from nochmal.missions.anchored_cells import add_anchored_cells
 from nochmal.missions.cpsolver import cp_solver
 from nochmal.missions.measures.crosses import CrossesEstimate
@@ -64,7 +65,7 @@ def readable_path(sheet: Sheet, cells) -> tuple[str, ...]:
     while left:
         ready = left & anchored
         if not ready:
-            raise ValueError("the path's cells are not connected to the crossed region")
+            raise InfeasibleError("the path's cells are not connected to the crossed region")
         pool = ready
         if order:
             near = ready & board.neighbour_mask[order[-1]]
@@ -140,7 +141,7 @@ def _solve_subsets_lazily(inst: SplitInstance, allowed: list[list[int]]) -> Spli
                 [slots for sheet_rows in rows for _, slots, figures in sheet_rows if figures is None]
             later = [r for r in later if r > rolls]
             if not later:
-                raise ValueError("no split meets the demands (a unit no sheet may take)")
+                raise InfeasibleError("no split meets the demands (a unit no sheet may take)")
             rolls = min(later)
 
     high_r, assignment, _ = solve("upper", start)
@@ -198,7 +199,7 @@ def pick_subsets_dp(inst, figures, side: str, least: int = 0, most: int | None =
         met = [(crosses, picks) for done, (crosses, picks) in best.items() if _meets(inst, done)]
         if met:
             return rolls, list(min(met, key=lambda item: item[0])[1]), "optimal"
-    raise ValueError("no split meets the demands (a unit no sheet may take)")
+    raise InfeasibleError("no split meets the demands (a unit no sheet may take)")
 
 
 def pick_subsets(inst, figures, side: str, time_limit: float):
@@ -231,7 +232,7 @@ def pick_subsets(inst, figures, side: str, time_limit: float):
     solver = cp_solver(time_limit, 2, min_time=0.05)
     status = solver.Solve(m)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        raise ValueError("no split meets the demands (a unit no sheet may take)")
+        raise InfeasibleError("no split meets the demands (a unit no sheet may take)")
     assignment = [next(subset for z, subset, _ in zs if solver.Value(z)) for zs in chosen]
     bound = int(solver.BestObjectiveBound()) // 10_000
     return (solver.Value(rolls) if status == cp_model.OPTIMAL else bound, assignment,
@@ -336,7 +337,7 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
     elif status == cp_model.OPTIMAL:
         lower = solver.Value(rolls)
     else:
-        raise ValueError("no split meets the demands (a unit no sheet may take)")
+        raise InfeasibleError("no split meets the demands (a unit no sheet may take)")
     lower = min(lower, upper)
     method = "cp-sat over the cells of every sheet" + ("" if lower == upper else f" (bounds: {time_limit:g} s limit)")
     return Split(inst, lower, upper, plans, method)
