@@ -7,13 +7,12 @@ artifacts/rooms/ (git-ignored).
 
 from __future__ import annotations
 
-import shutil
 
 import httpx
-import playwright.sync_api as playwright_api  # a missing install is a failure, never a skip
 import pytest
 
 from rooms_support import ARTIFACTS, ThreadServer, make_app
+from webserver import chromium
 
 
 @pytest.fixture(scope="module")
@@ -25,11 +24,8 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    assert shutil.which("chromium"), "Debian's chromium is not installed (README's test command installs it)"
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
+    with chromium("--no-sandbox") as b:
         yield b
-        b.close()
 
 
 def join(page, url: str, name: str) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import http.server
 import json
-import shutil
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -15,7 +14,7 @@ from contextlib import contextmanager
 import httpx
 import pytest
 
-from webserver import LiveServer
+from webserver import LiveServer, chromium
 
 pytestmark = pytest.mark.slow
 
@@ -71,18 +70,10 @@ def page_server(html: str):
 
 
 @pytest.fixture(scope="module")
-def chromium():
-    from playwright.sync_api import sync_playwright
-
-    exe = shutil.which("chromium")
-    if exe is None:
-        pytest.fail("Chromium is not installed: apt-get install -y chromium (see the README's test command)")
-    with sync_playwright() as p:
-        # attacker.example resolves to this machine, as a DNS-rebinding attacker arranges it
-        browser = p.chromium.launch(executable_path=exe,
-                                    args=["--host-resolver-rules=MAP attacker.example 127.0.0.1"])
-        yield browser
-        browser.close()
+def browser():
+    # attacker.example resolves to this machine, as a DNS-rebinding attacker arranges it
+    with chromium("--host-resolver-rules=MAP attacker.example 127.0.0.1") as b:
+        yield b
 
 
 def _counts(srv: LiveServer, data) -> tuple[int, int]:
@@ -92,7 +83,7 @@ def _counts(srv: LiveServer, data) -> tuple[int, int]:
     return rooms, records
 
 
-def test_a_page_on_another_origin_changes_nothing(chromium, tmp_path):
+def test_a_page_on_another_origin_changes_nothing(browser, tmp_path):
     data = tmp_path / "data"
     data.mkdir()
     with LiveServer(data) as srv:
@@ -103,7 +94,7 @@ def test_a_page_on_another_origin_changes_nothing(chromium, tmp_path):
         before = _counts(srv, data)
         html = ATTACK % {"target": json.dumps(srv.url), "code": json.dumps(code), "record": json.dumps(record)}
         with page_server(html) as attacker:
-            page = chromium.new_page()
+            page = browser.new_page()
             page.goto(attacker)
             results = page.evaluate("window.attack")
             page.close()
@@ -114,12 +105,12 @@ def test_a_page_on_another_origin_changes_nothing(chromium, tmp_path):
         assert not any(s["taken"] for s in seats), seats
 
 
-def test_a_rebinding_page_is_refused_and_the_real_one_works(chromium, tmp_path):
+def test_a_rebinding_page_is_refused_and_the_real_one_works(browser, tmp_path):
     data = tmp_path / "data"
     data.mkdir()
     with LiveServer(data) as srv:
         port = srv.url.rsplit(":", 1)[1]
-        page = chromium.new_page()
+        page = browser.new_page()
         resp = page.goto(f"http://attacker.example:{port}/rooms")
         assert resp.status == 400 and "attacker.example" in page.content()
         made = page.evaluate("""async () => (await fetch("/api/rooms", {method: "POST",

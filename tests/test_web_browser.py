@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,7 @@ from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
 from nochmal.seats import seat_name
 
-from webserver import LiveServer
+from webserver import LiveServer, chromium
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 WIDTHS = {"phone": (360, 760), "laptop": (1280, 860)}
@@ -40,15 +39,8 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    exe = shutil.which("chromium")
-    if exe is None:
-        pytest.fail("Chromium is not installed: apt-get install -y chromium (see the README's test command)")
-    with sync_playwright() as p:
-        br = p.chromium.launch(executable_path=exe)
+    with chromium() as br:
         yield br
-        br.close()
 
 
 def new_page(browser, width: str = "laptop"):

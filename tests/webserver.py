@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 import socket
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 import uvicorn
 
@@ -36,3 +40,20 @@ class LiveServer:
         self.server.should_exit = True
         self.thread.join(10)
         self.sock.close()
+
+
+@contextmanager
+def chromium(*args: str):
+    """Debian's Chromium through Playwright, launched with ``args`` (the README's test command
+    installs it; a missing one fails the test, it never skips)."""
+    from playwright.sync_api import sync_playwright
+
+    exe = shutil.which("chromium")
+    if exe is None:
+        pytest.fail("Chromium is not installed: apt-get install -y chromium (see the README's test command)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=exe, args=list(args))
+        try:
+            yield browser
+        finally:
+            browser.close()
