@@ -1,4 +1,4 @@
-"""Proof benchmark for the hard 30-roll seeds (issue 20): model variants interleaved per seed.
+"""Proof benchmark for the hard 30-roll seeds (docs/figures.md): model variants interleaved per seed.
 
     nice -n 0 python benchmarks/bench_proofs.py --seeds 1,18,20,29,36,39 --time-limit 60 \
         --variants default "default,split_bound" --after-split 60

@@ -1,4 +1,4 @@
-"""Table rooms under load (issue 19): propagation, status time, and a kill-and-restart count.
+"""Table rooms under load (docs/rooms.md): propagation, status time, and a kill-and-restart count.
 
 Prints figures, asserts nothing. Three parts, each bounded in count and time:
 

@@ -1,4 +1,4 @@
-"""Probe (issue 20): a beam search over the known rolls as the planner's primal half.
+"""Probe (the 30-roll proof gap, docs/figures.md): a beam search over the known rolls as the planner's primal half.
 
     python benchmarks/probe_beam_primal.py --seeds 2-4 --widths 10 50
     python benchmarks/probe_beam_primal.py --seeds 2-9 --widths 50 --solve 60 --workers 2

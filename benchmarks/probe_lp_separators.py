@@ -1,4 +1,4 @@
-"""Does time-indexed connectivity tighten the 30-roll LP? (issue 20, a negative result)
+"""Does time-indexed connectivity tighten the 30-roll LP? (a negative result, benchmarks/log/)
 
     python benchmarks/probe_lp_separators.py --seeds 3,6,29 --rounds 4
 

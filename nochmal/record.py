@@ -243,7 +243,7 @@ class GameRecord:
                 raise RecordError(f"{source}: the record has a result but the game is not over after {len(self.rolls)} turns")
             actual = {"scores": game.scores(), "winners": game.winners(), "sheets": [s.text() for s in game.sheets]}
             if self.mode is Mode.COOP and self.result.get("winners") == game.top_scorers() != actual["winners"]:
-                # co-op records saved before issue 17 stored the top scorers as winners: the
+                # older co-op records stored the top scorers as winners: the
                 # replay decides, and the stored result reads as it does today
                 self.result = dict(self.result, winners=actual["winners"])
             for key, value in actual.items():

@@ -1,7 +1,7 @@
 """One seat of a competitive record: the best score that player could have reached with the
 other players' choices as they were, and the points each of its rolls lost against that.
 
-The question (issue 20, docs/rules.md §4): the dice and every other player's moves stay as
+The question (docs/planner.md, docs/rules.md §4): the dice and every other player's moves stay as
 recorded; the seat may play any legal move with the dice open to it on each roll, which
 are exactly what the engine offered it in the recorded game (``Game.available_dice`` at its
 decision: all six dice in rolls 1-3 and when it is the active player, otherwise what the

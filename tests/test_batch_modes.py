@@ -1,4 +1,4 @@
-"""The bot benchmark's modes as a type (issue 16): BenchMode, with the stored text unchanged,
+"""The bot benchmark's modes as a type: BenchMode, with the stored text unchanged,
 so the bots stores already on disk still resume and report."""
 
 from __future__ import annotations

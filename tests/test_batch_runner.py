@@ -1,4 +1,4 @@
-"""`nochmal batch` (issue 21): the Dask runner and its resumable SQLite store.
+"""`nochmal batch`: the Dask runner and its resumable SQLite store.
 
 The slow tests start real clusters: a LocalCluster of worker processes (the default) and a
 `dask scheduler` with two `dask worker` processes on loopback, and interrupt a client with a

@@ -1,4 +1,4 @@
-"""Help and long output lines as people read them (issue 17): flags without a value
+"""Help and long output lines as people read them: flags without a value
 placeholder, arguments in upper case in the usage line, and a status header that is
 never broken in mid-phrase when piped (rich's default width is 80)."""
 

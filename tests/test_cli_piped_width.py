@@ -1,4 +1,4 @@
-"""Piped output is never wrapped at the terminal width (issue 17): a script reading `nochmal
+"""Piped output is never wrapped at the terminal width: a script reading `nochmal
 solo | ...` with a narrow COLUMNS got the sheet's rows and the score line broken mid-phrase."""
 
 from __future__ import annotations

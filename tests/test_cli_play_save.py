@@ -1,4 +1,4 @@
-"""Saving at the terminal (issue 17): a --save path that cannot be written is refused before
+"""Saving at the terminal: a --save path that cannot be written is refused before
 the first roll; the game-over screen comes before the 'record saved' line; puzzle --save
 confirms; leaving a resumed game with unsaved choices says so."""
 

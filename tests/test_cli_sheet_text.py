@@ -1,4 +1,4 @@
-"""One sheet text everywhere without colour (issue 17): ``score``, ``solo``, ``replay``,
+"""One sheet text everywhere without colour: ``score``, ``solo``, ``replay``,
 ``play`` and ``board show`` print the same drawing, with every open cell as its colour
 letter (upper case: a star) whenever the console shows no colour (a pipe, NO_COLOR), the
 scored column points circled and the jokers as ``X`` (used) and ``!`` (left).

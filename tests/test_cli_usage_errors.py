@@ -1,4 +1,4 @@
-"""Bad option values (issue 17): exit 2, one line ``error: ...`` on stderr naming the option,
+"""Bad option values: exit 2, one line ``error: ...`` on stderr naming the option,
 nothing on stdout, no traceback, and never a silently ignored option. Click's own usage
 errors (an unknown option, ``--count abc``) take the same one-line form."""
 

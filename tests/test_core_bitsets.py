@@ -1,4 +1,4 @@
-"""nochmal.bitsets: the one "neighbours of a mask" and the one flood fill (issue 16), checked
+"""nochmal.bitsets: the one "neighbours of a mask" and the one flood fill, checked
 against the board's own neighbour table cell by cell."""
 
 from __future__ import annotations

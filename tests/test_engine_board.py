@@ -208,7 +208,7 @@ def test_non_strict_small_board_from_grid():
         nm.Board.from_grid(["yyb", "ygb"], strict=True)
 
 
-# --- ranges and all-problems-at-once (issue 17) -----------------------------------------------
+# --- ranges and all-problems-at-once -----------------------------------------------
 
 RANGE_BROKEN = [
     ("jokers far too many", CLASSIC_TEXT.replace("jokers = 8\n", "jokers = 800000000000\n"),

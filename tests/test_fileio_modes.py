@@ -1,4 +1,4 @@
-"""Atomic writes give shared files the usual permissions (issue 17): 0666 minus the umask for
+"""Atomic writes give shared files the usual permissions: 0666 minus the umask for
 a new file, the old mode for a replaced one; never mkstemp's 0600. Oracle: the mode a plain
 ``open(path, "w")`` gives a file in the same folder under the same umask."""
 
@@ -55,7 +55,7 @@ def test_record_and_svg_from_the_cli_are_readable_by_others(tmp_path):
 def test_check_writable_agrees_with_the_write_it_promises(tmp_path):
     """check_writable (run before a game, so a bad --save fails before the first roll) refuses
     exactly where atomic_write_text would fail: /proc takes no new file even from root, which
-    os.access alone says it would (issue 17); a writable folder passes and is left empty."""
+    os.access alone says it would; a writable folder passes and is left empty."""
     from nochmal.errors import NochmalError
     from nochmal.fileio import check_writable
 

@@ -1,4 +1,4 @@
-"""Fuzzing every reader, then every command (issue 17): "no traceback, ever" as a property.
+"""Fuzzing every reader, then every command: "no traceback, ever" as a property.
 
 Readers and mutations: tests/fuzz_cases.py. The property: a reader returns a value or raises
 a NochmalError with ONE non-empty line of bounded length; nothing else escapes, and each

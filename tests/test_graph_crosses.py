@@ -238,7 +238,7 @@ def test_reachability_and_distances():
 @pytest.mark.parametrize("board_name", ["classic", "purple"])
 def test_cross_distances_equal_networkx_dijkstra(board_name):
     """The breadth-first rings against networkx's multi-source Dijkstra on cell_graph (the
-    search cross_distances ran before issue 17's start-up work), on random sheets."""
+    search cross_distances ran before the start-up work), on random sheets."""
     import networkx as nx
 
     board = nm.load_board(board_name)

@@ -1,4 +1,4 @@
-"""Every command that reads a text file refuses a binary one with one line (issue 17).
+"""Every command that reads a text file refuses a binary one with one line.
 
 One reader path (nochmal.fileio.read_text_file): "not a UTF-8 text file", exit 1, never a
 UnicodeDecodeError traceback.

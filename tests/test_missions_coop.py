@@ -111,7 +111,7 @@ def test_lost_game_runs_out_of_rolls_and_says_what_is_missing(tmp_path):
     replayed = loaded.verify(str(path), record_game)
     assert [s.text() for s in replayed.sheets] == [s.text() for s in game.sheets]
     assert not mission_result(mission, replayed).won
-    # issue 17: a lost mission has no winners (the record stored the top scorer, a seat that
+    # a lost mission has no winners (the record stored the top scorer, a seat that
     # lost with everybody else); the replay and `replay --json` agree
     assert loaded.result["winners"] == replayed.winners() == game.winners() == []
     assert game.returns() == [0.0, 0.0, 0.0]

@@ -145,7 +145,7 @@ def test_board_key_accepts_a_board_file_next_to_the_mission(tmp_path):
     assert "key 'board'" in str(info.value)
 
 
-# --- every problem at once, budgets that can never be enough (issue 17) -------------------------
+# --- every problem at once, budgets that can never be enough -------------------------
 
 def test_an_unknown_top_level_key_hides_nothing():
     text = broken('name = "Mine"', 'name = "Mine"\ncolour = "y"').replace('["A1", "O7"]', '["A1", "P9"]')

@@ -1,5 +1,5 @@
 """mission_status: one state vocabulary; impossible sheets never 'met'; lost as soon as it is
-certain (issue 17).
+certain.
 
 Oracles: the crosses a sheet still needs are counted here from the board's columns (for
 lockstep's columns G H I, reachable from column H, the fewest crosses are exactly the open

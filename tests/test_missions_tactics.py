@@ -1,4 +1,4 @@
-"""Mission-aware hints and bot seats in co-op games (missions/tactics.py, issue 17).
+"""Mission-aware hints and bot seats in co-op games (missions/tactics.py).
 
 Checked against facts read straight off the board (which cells are stars, which are
 crossed on which sheet), not against the ranking's own numbers.

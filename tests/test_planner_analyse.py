@@ -93,7 +93,7 @@ def test_analyse_rejects_unfinished_and_non_solo_records():
         analyse(comp)
 
 
-# --- what a time limit or Ctrl-C cut short (issue 20) ------------------------------------
+# --- what a time limit or Ctrl-C cut short ------------------------------------
 def _check_consistent(result) -> None:
     """What the figures must satisfy whatever the time limit: every loss inside its proven
     interval and never negative, the losses adding up to optimum - actual, a roll whose

@@ -78,7 +78,7 @@ def test_solve_record_mid_game_and_analyse_json(tmp_path):
     res = run("solve", "--record", str(path), "--after-turn", "2", "--json", "--time-limit", "20")
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
-    # rolls count from 1 (issue 17): after turn 2 the plan starts at roll 3
+    # rolls count from 1: after turn 2 the plan starts at roll 3
     assert data["first_roll"] == 3 and [s["roll"] for s in data["steps"]] == [3, 4, 5]
     assert data["instance"]["first_roll"] == 3
     validate(Instance.from_json(data["instance"]), Plan.from_json(data))

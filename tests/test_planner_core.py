@@ -67,7 +67,7 @@ def test_plan_json_round_trip():
 
 def test_mid_game_rolls_count_from_1_and_read_back():
     """Rolls are numbered as people count them: a record's turn 3 is step roll 3 and
-    first_roll 3 (issue 17); what to_json writes, from_json reads back unchanged."""
+    first_roll 3; what to_json writes, from_json reads back unchanged."""
     rec = play_solo(load_board("classic"), GreedyAgent(), 6, RuleSettings(solo_rolls=5))
     inst = Instance.from_record(rec, after_turn=2)
     assert inst.first_roll == 3 and inst.rolls == [roll for roll, _ in rec.rolls][2:]

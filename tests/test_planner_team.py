@@ -280,7 +280,7 @@ def test_earliest_win_model_alone_equals_exhaustive_search(players: int):
     assert outcomes == {True, False}  # both a win and a proven failure were checked
 
 
-# --- issue 17: the time limit covers building; an unproven figure is never "the fewest" -----
+# --- the time limit covers building; an unproven figure is never "the fewest" -----
 def _plan_with(status: str, rolls_needed, lower_bound: int, interrupted: bool = False):
     from nochmal.solver.team import TeamPlan
 
@@ -359,7 +359,7 @@ def test_plan_team_keeps_to_its_time_limit(monkeypatch):
     assert plan.rolls_needed is not None  # the bots' plan at least
 
 
-# --- the plan as a game record (issue 20) ---------------------------------------------------
+# --- the plan as a game record ---------------------------------------------------
 def test_a_saved_team_plan_replays_with_verify_and_in_the_web_replay(tmp_path):
     """`solve --mission ... --save plan.json` writes a standard co-op record: `nochmal replay
     --verify` accepts it, its game is won on the plan's roll, and the web app's upload
@@ -430,7 +430,7 @@ def test_save_errors_are_one_line_and_come_before_the_solve(tmp_path):
     assert "nothing written" in result.output and not (tmp_path / "p.json").exists()
 
 
-# --- the relaxation's lower bound (issue 20) -----------------------------------------------
+# --- the relaxation's lower bound -----------------------------------------------
 def _relax(mission: Mission, players: int, rolls: list[Roll], seconds: float = 20.0) -> int:
     """The relaxation's bound over all the rolls given, without a known win to stop at."""
     from nochmal.board import load_board
@@ -540,7 +540,7 @@ def test_relaxation_never_above_a_won_bot_game(mission_id: str):
     assert checked  # the bots won some of these games
 
 
-# --- planning from a position reached in a game (co-op analysis, issue 20) ------------------
+# --- planning from a position reached in a game (co-op analysis) ------------------
 def _random_prefix(mission: Mission, players: int, rolls: list[Roll], k: int, rng: random.Random):
     """The first k rolls played by random legal moves (stopping early if the game ends)."""
     game = coop_game(mission, "normal", players)
@@ -617,7 +617,7 @@ def test_a_plan_from_roll_4_keeps_the_dice_flow_of_roll_4():
     assert plan_team(short, 2, rolls=rolls, time_limit=30, prefix=prefix).status == INFEASIBLE
 
 
-# --- analyse for co-op records (issue 20) ----------------------------------------------------
+# --- analyse for co-op records ----------------------------------------------------
 def _coop_record(mission, players: int, seed: int, rng: random.Random, pass_weight: float = 0.5):
     """A finished co-op record of random play (passes with probability ``pass_weight``)."""
     from nochmal.missions.coop import mission_record

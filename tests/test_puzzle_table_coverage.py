@@ -1,4 +1,4 @@
-"""The shipped puzzle optima cover every seed issue 21 lists: the daily puzzles of
+"""The shipped puzzle optima cover every seed the table promises: the daily puzzles of
 2026-12-01..2027-12-31 and the puzzle seeds 1..100, each answered by the loader the
 front ends use (nochmal/puzzles.py's known_optimum) for the campaign's game."""
 

@@ -140,7 +140,7 @@ def test_the_web_puzzle_shows_the_table_at_the_end(monkeypatch, tmp_path):
 
 
 def test_puzzle_help_names_both_seed_ranges_of_the_table():
-    """The help says which seeds the shipped table covers: the daily ones and 1..100 (issue 21)."""
+    """The help says which seeds the shipped table covers: the daily ones and 1..100."""
     result = CliRunner().invoke(app, ["puzzle", "--help"], env={"COLUMNS": "300"})
     assert result.exit_code == 0
     text = " ".join(result.stdout.split())

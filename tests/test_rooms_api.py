@@ -1,4 +1,4 @@
-"""The rooms' JSON API (issue 19's contract), its refusals and its security.
+"""The rooms' JSON API (docs/rooms.md), its refusals and its security.
 
 Oracles: the CLI's `nochmal mission status --json` on the room's exported sheet files gives
 the same objectives as the room; tokens are checked against each other, not against

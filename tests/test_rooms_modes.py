@@ -1,4 +1,4 @@
-"""A room's mode is a type (issue 16: modes as a type, not strings compared): RoomSpec holds a
+"""A room's mode is a type (modes as a type, not strings compared): RoomSpec holds a
 RoomMode member whatever it was built from (the API's text, a stored room's JSON), writes
 the same text back, and the race facts (columns and colours claimed first by others) exist
 in a competitive room only, as nochmal.game.Game.race_claims."""

@@ -1,4 +1,4 @@
-"""One naming scheme for seats (issue 17): nochmal.seats.seat_name, and the command line's
+"""One naming scheme for seats: nochmal.seats.seat_name, and the command line's
 front ends using it: play at the terminal, replay, replay --to and the JSON of replay.
 (The SVG titles are drawn by nochmal/svg.py, which the web helper owns.)"""
 

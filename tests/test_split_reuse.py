@@ -1,4 +1,4 @@
-"""What a room's status reuses between taps (issue 19) against the same figures computed fresh.
+"""What a room's status reuses between taps against the same figures computed fresh.
 
 - missions/split/listings.py remembers rolls_feasible's per-sheet listings (``subsets_within``) per
   (sheet state, units' cells, rolls): a remembered listing must equal a fresh one on seeded

@@ -1,4 +1,4 @@
-"""The fast paths behind a room's full status (issue 19) against slower independent ones.
+"""The fast paths behind a room's full status against slower independent ones.
 
 - missions/measures/steiner.py ``dreyfus_wagner`` runs compiled (missions/measures/_steiner.c): compared with a
   plain per-subset programme (tests/measures_oracle.py).

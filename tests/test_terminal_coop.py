@@ -1,4 +1,4 @@
-"""Co-op games at the terminal serve the mission (issue 17): the hint is
+"""Co-op games at the terminal serve the mission: the hint is
 missions.tactics.mission_hint's ranking, and a bot teammate plays MissionAgent's choice
 (its own bot only breaks ties). Oracle: both asked again in the replayed position."""
 

@@ -1,4 +1,4 @@
-"""Undo at the terminal takes states off the game's stack (Game.push/pop, issue 16) instead
+"""Undo at the terminal takes states off the game's stack (Game.push/pop) instead
 of replaying the history. Oracles: a session whose replay path is disabled still undoes;
 a resumed game (rebuilt from its record) undoes into the saved part; the record after
 undos equals a session fed only the choices that were kept."""

@@ -1,4 +1,4 @@
-"""The web app (issue 18): `nochmal serve` runs ``create_app()`` under uvicorn.
+"""The web app (docs/web.md): `nochmal serve` runs ``create_app()`` under uvicorn.
 
     from nochmal.web import create_app
     app = create_app(Path("data"))      # an ASGI app (FastAPI)

@@ -227,7 +227,7 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     _install_docs(app)
 
-    rooms.install(app, data_dir, room_settings)  # table rooms (issue 19): API, pages, static files
+    rooms.install(app, data_dir, room_settings)  # table rooms (docs/rooms.md): API, pages, static files
 
     from nochmal.web.rooms.api import MAX_BODY as ROOM_BODY, MAX_IMPORT
 

@@ -1,4 +1,4 @@
-"""Table rooms (issue 19): a group's sheets live on every phone, the mission's progress for all.
+"""Table rooms (docs/rooms.md): a group's sheets live on every phone, the mission's progress for all.
 
 ``install(app, data_dir)`` adds the JSON API (``/api/rooms...``, api.py), the pages
 (``/rooms`` to create or join, ``/r/{code}`` the room; pages.py) and their static files

@@ -1,4 +1,4 @@
-"""The rooms' JSON API under ``/api/rooms`` (issue 19's contract) and the live stream.
+"""The rooms' JSON API under ``/api/rooms`` (docs/rooms.md) and the live stream.
 
 Every JSON body has its model (bodies.py: its shape, shown in /docs) and is then checked by
 model.py for its meaning; an imported room (a zip or its room.json) is read by hand here.

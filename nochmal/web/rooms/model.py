@@ -199,7 +199,7 @@ def parse_sheet_edit(data, board: Board, mode: RoomMode) -> SheetEdit:
 
     ``version`` (the seat's ``sheet_version`` the client last saw) is required: a PUT replaces
     the whole sheet, so without it a stale phone would silently overwrite the other phone's
-    crosses (issue 19: conflicting edits never silently overwrite each other). It is checked
+    crosses (docs/rooms.md: conflicting edits never silently overwrite each other). It is checked
     after the other fields, so that a malformed field is named first."""
     edit = _parse_sheet_fields(data, board, mode)
     if edit.version is None:
