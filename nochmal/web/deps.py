@@ -19,33 +19,17 @@ from nochmal.web.limits import RateLimit
 from nochmal.web.records import RecordStore
 
 
-async def games(request: Request) -> GameStore:
-    return request.app.state.games
+def _state(name: str):
+    """The dependency that hands a handler ``app.state.<name>``."""
+    async def service(request: Request):
+        return getattr(request.app.state, name)
+
+    return Depends(service)
 
 
-async def records(request: Request) -> RecordStore:
-    return request.app.state.records
-
-
-async def jobs(request: Request) -> JobManager:
-    return request.app.state.jobs
-
-
-async def game_rate(request: Request) -> RateLimit:
-    return request.app.state.game_rate
-
-
-async def upload_rate(request: Request) -> RateLimit:
-    return request.app.state.upload_rate
-
-
-async def max_body(request: Request) -> int:
-    return request.app.state.max_body
-
-
-Games = Annotated[GameStore, Depends(games)]
-Records = Annotated[RecordStore, Depends(records)]
-Jobs = Annotated[JobManager, Depends(jobs)]
-GameRate = Annotated[RateLimit, Depends(game_rate)]
-UploadRate = Annotated[RateLimit, Depends(upload_rate)]
-MaxBody = Annotated[int, Depends(max_body)]
+Games = Annotated[GameStore, _state("games")]
+Records = Annotated[RecordStore, _state("records")]
+Jobs = Annotated[JobManager, _state("jobs")]
+GameRate = Annotated[RateLimit, _state("game_rate")]
+UploadRate = Annotated[RateLimit, _state("upload_rate")]
+MaxBody = Annotated[int, _state("max_body")]

@@ -34,25 +34,52 @@ def env_days(name: str, default: float) -> float:
 
 
 @dataclass
+class WindowCounts:
+    """Amounts per client address within the last ``window`` seconds (the one log behind the
+    per-address limits below): old entries drop out as they age, and past ``max_clients``
+    addresses the quiet ones are forgotten, so an address seen once does not stay in memory."""
+
+    window: float
+    max_clients: int = 10_000
+    _seen: dict = field(default_factory=lambda: defaultdict(deque))  # address -> deque of (time, amount)
+
+    def total(self, client: str, now: float) -> int:
+        cutoff = now - self.window
+        if len(self._seen) >= self.max_clients:
+            for quiet in [c for c, s in self._seen.items() if not s or s[-1][0] < cutoff]:
+                del self._seen[quiet]
+        stamps = self._seen[client]
+        while stamps and stamps[0][0] < cutoff:
+            stamps.popleft()
+        return sum(amount for _, amount in stamps)
+
+    def add(self, client: str, now: float, amount: int = 1) -> None:
+        self._seen[client].append((now, amount))
+
+    def __len__(self) -> int:
+        return len(self._seen)
+
+
+@dataclass
 class RateLimit:
     """At most ``per_minute`` creations of ``what`` per client address in any minute."""
 
     per_minute: int
     what: str = "requests"
     max_clients: int = 10_000  # addresses remembered before the quiet ones are forgotten
-    _seen: dict = field(default_factory=lambda: defaultdict(deque))
+    _seen: WindowCounts = field(init=False)
+
+    def __post_init__(self):
+        self._seen = WindowCounts(60.0, self.max_clients)
 
     def check(self, client: str, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
-        if len(self._seen) >= self.max_clients:  # else every address ever seen stays in memory
-            for quiet in [c for c, s in self._seen.items() if not s or s[-1] < now - 60]:
-                del self._seen[quiet]
-        stamps = self._seen[client]
-        while stamps and stamps[0] < now - 60:
-            stamps.popleft()
-        if len(stamps) >= self.per_minute:
+        if self._seen.total(client, now) >= self.per_minute:
             raise WebError(f"at most {self.per_minute} {self.what} a minute from one address; wait a little", None, 429)
-        stamps.append(now)
+        self._seen.add(client, now)
+
+
+ALL_CLIENTS = ""  # the key under which UploadQuota counts every address together
 
 
 @dataclass
@@ -64,9 +91,13 @@ class UploadQuota:
     in_all: int = ALL_UPLOAD_BYTES_A_DAY
     window: float = DAY
     max_clients: int = 10_000  # addresses remembered before the quiet ones are forgotten
-    _seen: dict = field(default_factory=lambda: defaultdict(deque))  # address -> deque of (time, bytes)
-    _all: deque = field(default_factory=deque)
+    _clients: WindowCounts = field(init=False)
+    _all: WindowCounts = field(init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self):
+        self._clients = WindowCounts(self.window, self.max_clients)
+        self._all = WindowCounts(self.window)
 
     def check(self, client: str, size: int, now: float | None = None) -> None:
         """Refuse (429 naming the reason) if ``size`` more bytes would pass a limit; nothing is charged."""
@@ -79,22 +110,15 @@ class UploadQuota:
         now = time.monotonic() if now is None else now
         with self._lock:
             self._refuse_over(client, size, now)
-            self._seen[client].append((now, size))
-            self._all.append((now, size))
+            self._clients.add(client, now, size)
+            self._all.add(ALL_CLIENTS, now, size)
 
     def _refuse_over(self, client: str, size: int, now: float) -> None:
-        cutoff = now - self.window
-        if len(self._seen) >= self.max_clients:
-            for quiet in [c for c, s in self._seen.items() if not s or s[-1][0] < cutoff]:
-                del self._seen[quiet]
-        for stamps in (self._seen[client], self._all):
-            while stamps and stamps[0][0] < cutoff:
-                stamps.popleft()
-        mine = sum(n for _, n in self._seen[client])
+        mine = self._clients.total(client, now)
         if mine + size > self.per_client:
             raise WebError(f"file: at most {self.per_client} bytes of records a day from one address "
                            f"({mine} stored in the last 24 h, this one {size}); try again tomorrow", "file", 429)
-        if sum(n for _, n in self._all) + size > self.in_all:
+        if self._all.total(ALL_CLIENTS, now) + size > self.in_all:
             raise WebError(f"file: the server takes at most {self.in_all} bytes of records a day from all "
                            "addresses together; try again tomorrow", "file", 429)
 
