@@ -1,6 +1,6 @@
 """A longer fuzz campaign than CI runs: mutated inputs for every reader, crashes counted.
 
-Readers and mutations: tests/fuzz_cases.py (the same as tests/test_fuzz_readers.py, many
+Readers and mutations: tests/fuzz_cases.py (the same as tests/engine/test_fuzz_readers.py, many
 more inputs). A crash is anything but a one-line NochmalError: another exception, a
 message of several lines, more than --timeout seconds for one input, or memory beyond the
 process limit (--memory-mb, set with RLIMIT_AS so a runaway input raises MemoryError).
@@ -9,7 +9,7 @@ Crashing inputs are written to --out for replay.
 A CLI crash is also a special --save/--svg target (a FIFO, a device node, a link; all under
 the run's temporary folder) replaced or written into (fuzz_cases.assert_targets_intact).
 
-With --http N, first the HTTP fuzzer of the suite (tests/test_security_fuzz.py: every
+With --http N, first the HTTP fuzzer of the suite (tests/security/test_security_fuzz.py: every
 endpoint of the OpenAPI schema, valid and invalid inputs, up to N per endpoint and mode)
 runs in a pytest subprocess; an endpoint whose input got a 5xx, or a refusal off the
 app's JSON shape, counts as a crash.

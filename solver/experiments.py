@@ -438,9 +438,9 @@ def _colour_cases_phase(instance: Instance, features: frozenset, pm: PlannerMode
 def cut_bound(run: Run, target: int) -> int | None:
     """The bound of a cut run (colour_case_search above ``target``) that timed out, None when
     CP-SAT has none: stopped before presolve it reports 0, below its own cut (a throwaway
-    check on a SMALL instance of tests/test_planner_cases.py: 0.0 at a time limit of 0). A
+    check on a SMALL instance of tests/planner/test_planner_cases.py: 0.0 at a time limit of 0). A
     bound of exactly 0 is never taken: for a plan worth -1 or less it is at least target + 1
-    and looked real (tests/test_planner_probes.py, seed 4, a plan worth -1 got the bound 0)."""
+    and looked real (tests/planner/test_planner_probes.py, seed 4, a plan worth -1 got the bound 0)."""
     if run.search_bound is None or run.search_bound < target + 1 or run.search_bound == 0.0:
         return None
     return math.floor(run.search_bound + 1e-6)

@@ -13,7 +13,7 @@ os.environ.setdefault("NOCHMAL_ALLOWED_HOSTS", "testserver")
 
 
 def pytest_terminal_summary(terminalreporter):
-    """The HTTP fuzzer's count of inputs (tests/test_security_fuzz.py), summed over its tests
+    """The HTTP fuzzer's count of inputs (tests/security/test_security_fuzz.py), summed over its tests
     and over the xdist workers (their reports carry the user properties)."""
     reports = [r for key in ("passed", "failed") for r in terminalreporter.stats.get(key, [])
                if r.when == "call" and "test_security_fuzz" in r.nodeid]

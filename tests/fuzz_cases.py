@@ -1,4 +1,4 @@
-"""The readers under fuzz and the mutations they get (shared by tests/test_fuzz_readers.py
+"""The readers under fuzz and the mutations they get (shared by tests/engine/test_fuzz_readers.py
 and the longer campaign benchmarks/fuzz.py).
 
 Every reader takes a text, as a file would hold it, and goes through the project's own

@@ -1,6 +1,6 @@
 """Fewest rolls, a second implementation (nochmal/impossible.py explains the first): a small
-CP-SAT model that knows nothing of the piece argument, shared by tests/test_feasibility.py,
-tests/test_split_reuse.py and benchmarks/bench_feasibility.py."""
+CP-SAT model that knows nothing of the piece argument, shared by tests/missions/test_feasibility.py,
+tests/missions/test_split_reuse.py and benchmarks/bench_feasibility.py."""
 
 from __future__ import annotations
 

@@ -22,6 +22,20 @@ def make_app(data_dir):
     return create_app(data_dir=data_dir)
 
 
+def new_room(client, **spec) -> str:
+    """A room made through the API (a two-seat lockstep mission unless ``spec`` says otherwise); its code."""
+    res = client.post("/api/rooms", json=spec or {"mission": "lockstep", "difficulty": "normal", "players": 2})
+    assert res.status_code == 201, res.text
+    return res.json()["id"]
+
+
+def sit(client, code: str, name: str = "Anna") -> tuple[int, str]:
+    """Take the next free seat of room ``code`` as ``name``: (seat, seat token)."""
+    res = client.post(f"/api/rooms/{code}/seats", json={"name": name})
+    assert res.status_code == 201, res.text
+    return res.json()["seat"], res.json()["seat_token"]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -1,5 +1,5 @@
-"""The split's brute-force oracle, shared by tests/test_missions_split.py and
-tests/test_status_fast_paths.py: every assignment of the units to the sheets allowed to take
+"""The split's brute-force oracle, shared by tests/missions/test_missions_split.py and
+tests/missions/test_status_fast_paths.py: every assignment of the units to the sheets allowed to take
 them (or to none) is tried."""
 
 from __future__ import annotations

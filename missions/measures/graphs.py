@@ -75,7 +75,7 @@ def cross_distances(sheet: Sheet) -> dict[int, int]:
 
     Every open cell weighs one cross, so this is a breadth-first search from the anchored
     open cells (distance 1) through open cells, a ring of neighbours (bit masks) at a time;
-    crossed cells are not in the map. (tests/test_graph_crosses.py checks it against
+    crossed cells are not in the map. (tests/missions/test_graph_crosses.py checks it against
     networkx's multi-source Dijkstra on cell_graph.)
     """
     board = sheet.board

@@ -6,7 +6,7 @@ Same entry points and the same answers as the compiled module (``dreyfus_wagner`
 cheapest set can weigh read as INF, and a pred that is -1 exactly where a label is its
 row's own start (the merge). Where equally cheap paths tie, the pred may name another of
 them than the compiled Dial's buckets do, so a rebuilt tree can differ while weighing the
-same (tests/test_steiner_fallback.py). The work is the same programme in whole-array steps:
+same (tests/missions/test_steiner_fallback.py). The work is the same programme in whole-array steps:
 each subset size's merges at once, and the shortest-path pass as rounds over every arc of
 every row still improving (strict improvements only, so the preds never form a cycle).
 """

@@ -4,7 +4,7 @@ bad option or option value). Every error is one line on stderr, ``error: ...``.
 
 Command modules import the heavy parts (OR-Tools, the graph measures, the bots' numpy)
 inside the commands that need them, and the ``nochmal`` script loads only the module of the
-command it runs (``app_for``; ``app`` is the whole app): ``tests/test_cli_startup.py``
+command it runs (``app_for``; ``app`` is the whole app): ``tests/cli/test_cli_startup.py``
 keeps it so.
 """
 
@@ -133,7 +133,7 @@ def _options(version: bool = typer.Option(False, "--version", is_eager=True, cal
 
 
 # one module per command group; each defines register(app), registering these top-level
-# commands and groups (tests/test_cli_startup.py checks the names against the modules)
+# commands and groups (tests/cli/test_cli_startup.py checks the names against the modules)
 COMMAND_MODULES = {
     "nochmal.cli.engine_cmds": ("solo", "replay", "moves", "score", "rolls"),
     "nochmal.cli.mission_cmds": ("mission",),

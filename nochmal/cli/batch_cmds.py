@@ -2,7 +2,7 @@
 (nochmal/batch): ``solve`` (the planner per seed), ``bots`` (the paired bot benchmark per
 seed) and ``report`` (the figures of a store).
 
-Dask, OR-Tools and the bots are imported inside the commands (tests/test_cli_startup.py).
+Dask, OR-Tools and the bots are imported inside the commands (tests/cli/test_cli_startup.py).
 """
 
 from __future__ import annotations

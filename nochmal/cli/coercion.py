@@ -6,7 +6,7 @@ benchmarks/RESULTS.md "Command-line start-up"). This module gives the common par
 (int, float, str, Path and lists of them, no custom parser) a runtime converter that
 handles the values no converter could read otherwise: a decimal integer or number inside
 the option's range, a text, a path. Anything else, every error included, goes to typer's
-own converter, so messages and edge cases stay typer's. tests/test_cli_startup.py checks
+own converter, so messages and edge cases stay typer's. tests/cli/test_cli_startup.py checks
 the values against typer's converter and that the light commands do not import pydantic.
 
 With a typer that lacks this machinery (older versions convert through click) nothing is

@@ -30,7 +30,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a chi
 
 def _interrupted_run(args: list[str], cwd, after: float, first: str) -> tuple[int, str, str, float]:
     """Run the CLI, send SIGINT ``after`` seconds after its first progress line on stderr
-    (which must start with ``first``), as tests/test_planner_analyse.py's
+    (which must start with ``first``), as tests/planner/test_planner_analyse.py's
     _analyse_interrupted does: (exit code, stdout, stderr, seconds from that line)."""
     cmd = [sys.executable, "-c", "from nochmal.cli import app; app()", *args]
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -241,7 +241,7 @@ def test_sheets_and_toml_that_are_not_utf8_are_one_line(tmp_path):
     sheet.write_bytes(b"H4 " + SURROGATE_BYTES + b"\n")
     one_error(run("score", sheet), 1, str(sheet), "not a UTF-8 text file")
     board = tmp_path / "b.toml"
-    board.write_text((Path(__file__).parent.parent / "boards" / "classic.toml").read_text(encoding="utf-8")
+    board.write_text((Path(__file__).parents[2] / "boards" / "classic.toml").read_text(encoding="utf-8")
                      .replace('name = "classic"', 'name = "\\ud800"'), encoding="utf-8")
     assert "\\ud800" in board.read_text(encoding="utf-8")
     one_error(run("board", "show", board), 1, str(board))

@@ -27,7 +27,7 @@ yybbbbryyyggGoo
 jokers_used: 7
 """
 # (4 crosses in column H: 7 jokers take at least 4 rolls of one cross or more; a sheet no legal
-# game can produce is refused, tests/test_cli_impossible_sheets.py)
+# game can produce is refused, tests/cli/test_cli_impossible_sheets.py)
 SOLO_ROLL = '{"colours": ["y", "x"], "numbers": ["3", "?"]}'
 
 
@@ -140,7 +140,7 @@ def test_bench_bad_option_values_exit_2(args, needle):
 def test_bench_bots_on_a_board_file_equals_the_builtin_board(tmp_path):
     # bench bots runs on the batch runner: a board file travels to the workers as its text
     copy = tmp_path / "myred.toml"
-    copy.write_text((Path(__file__).resolve().parent.parent / "boards" / "red.toml").read_text())
+    copy.write_text((Path(__file__).resolve().parents[2] / "boards" / "red.toml").read_text())
     by_file = run("bench", "bots", "--bots", "greedy", "--seeds", "1..2", "--board", str(copy), "--workers", "1", "--json")
     builtin = run("bench", "bots", "--bots", "greedy", "--seeds", "1..2", "--board", "red", "--workers", "1", "--json")
     assert by_file.exit_code == 0 and builtin.exit_code == 0, by_file.stderr + builtin.stderr

@@ -14,7 +14,7 @@ from nochmal.bots import make_agent
 from nochmal.cli import app
 from nochmal.dice import seeded_rolls
 
-BOARDS_DIR = Path(__file__).resolve().parent.parent / "boards"
+BOARDS_DIR = Path(__file__).resolve().parents[2] / "boards"
 GRID = ["gggyyyyGbbbOyyy", "ogYgYyoorBboogg", "BgrgggGrrryyogg", "brrgoObbggyyoRb",
         "roooorbbooorrrr", "rBbRrrryYoRbbbO", "yybbbbryyyggGoo"]
 

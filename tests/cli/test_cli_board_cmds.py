@@ -21,7 +21,7 @@ from nochmal.play import play_competitive
 from nochmal.cli import app
 
 runner = CliRunner()
-BOARDS = Path(__file__).resolve().parent.parent / "boards"
+BOARDS = Path(__file__).resolve().parents[2] / "boards"
 CLASSIC = (BOARDS / "classic.toml").read_text()
 SVG = "{http://www.w3.org/2000/svg}"
 

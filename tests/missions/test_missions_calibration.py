@@ -20,7 +20,7 @@ from nochmal.missions.loader import load_mission
 from nochmal.missions.objectives import all_met, team_score
 from nochmal.play import play_game
 
-MISSIONS = Path(__file__).resolve().parent.parent / "missions"
+MISSIONS = Path(__file__).resolve().parents[2] / "missions"
 
 
 def known_curve(fn) -> cal.Curve:

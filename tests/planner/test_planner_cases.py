@@ -1,5 +1,5 @@
 """The proof search over colour cases (nochmal.solver.experiments: colour_case_search, feature
-"colour_cases") against the exhaustive oracle of tests/test_planner_core.py: a target
+"colour_cases") against the exhaustive oracle of tests/planner/test_planner_core.py: a target
 closed as infeasible really has no better plan, a plan found above the target is the
 optimum when proven, and solve's plan with the feature validates, with a bound never below
 the optimum."""

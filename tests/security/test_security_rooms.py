@@ -36,7 +36,8 @@ from nochmal.web.rooms.api import MAX_IMPORT, parse_export
 from nochmal.web.rooms.hub import Hub, StreamLimits
 from nochmal.web.rooms.model import RoomSpec, board_of
 from nochmal.web.rooms.store import RoomStore
-from rooms_support import ThreadServer, free_port
+import rooms_support
+from rooms_support import ThreadServer, free_port, new_room
 
 JSON = {"Content-Type": "application/json"}
 ZIP = {"Content-Type": "application/zip"}
@@ -48,16 +49,9 @@ def client(tmp_path):
     return TestClient(create_app(tmp_path / "data"), raise_server_exceptions=False)
 
 
-def new_room(client, spec=None) -> str:
-    res = client.post("/api/rooms", json=spec or {"mission": "lockstep", "difficulty": "normal", "players": 2})
-    assert res.status_code == 201, res.text
-    return res.json()["id"]
-
-
 def sit(client, code, name="Anna") -> str:
-    res = client.post(f"/api/rooms/{code}/seats", json={"name": name})
-    assert res.status_code == 201, res.text
-    return res.json()["seat_token"]
+    """The seat token of a new seat in room ``code``."""
+    return rooms_support.sit(client, code, name)[1]
 
 
 def refused(res, status: int, field: str | None = None) -> dict:
@@ -322,7 +316,7 @@ def test_a_damaged_rooms_database_is_one_error_line_at_start_and_left_as_it_is(t
 def test_a_database_damaged_while_serving_is_a_logged_500_with_the_reason(tmp_path, caplog):
     data = tmp_path / "data"
     client = TestClient(create_app(data), raise_server_exceptions=False)
-    code = new_room(client, {"mode": "competitive", "players": 2})
+    code = new_room(client, mode="competitive", players=2)
     sit(client, code)
     path = data / "rooms.sqlite3"
     with sqlite3.connect(path) as db:

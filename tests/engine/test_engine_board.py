@@ -15,7 +15,7 @@ import pytest
 import nochmal as nm
 from nochmal.board import BUILTIN_BOARDS, parse_board_text, read_board_file
 
-BOARDS_DIR = Path(__file__).resolve().parent.parent / "boards"
+BOARDS_DIR = Path(__file__).resolve().parents[2] / "boards"
 
 # The layouts exactly as printed in docs/rules.md §1 (rows 1..7, upper case = star).
 SPEC_GRIDS = {

@@ -1,5 +1,5 @@
 """The dedicated bound (nochmal.solver.experiments: lp_relaxation, split_bound, feature
-"split_bound") against the exhaustive oracle of tests/test_planner_core.py: the LP of the
+"split_bound") against the exhaustive oracle of tests/planner/test_planner_core.py: the LP of the
 model scores a fixed plan exactly, and the split never bounds below the true optimum."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import pytest
 from nochmal.board import load_board
 from nochmal.bots.heuristic import Engine
 
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "value_calibration.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "value_calibration.py"
 BOARD = load_board("classic")
 
 

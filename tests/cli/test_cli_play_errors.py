@@ -12,7 +12,7 @@ from nochmal.bots.registry import agent_names
 from nochmal.cli import app
 
 runner = CliRunner()
-CLASSIC = (Path(__file__).resolve().parent.parent / "boards" / "classic.toml").read_text()
+CLASSIC = (Path(__file__).resolve().parents[2] / "boards" / "classic.toml").read_text()
 
 
 def run(args, lines=()):

@@ -1,7 +1,7 @@
 """Bound probes (nochmal.solver.experiments, feature "bound_probes": colour_case_search at targets
 between the first run's plan and bound) against the exhaustive oracle of
-tests/test_planner_core.py: a proven plan is the brute-force optimum, the bound is never below
-it, and every plan validates (a SIGINT during a probe: tests/test_planner_cases.py, with the
+tests/planner/test_planner_core.py: a proven plan is the brute-force optimum, the bound is never below
+it, and every plan validates (a SIGINT during a probe: tests/planner/test_planner_cases.py, with the
 colour cases' own)."""
 
 from __future__ import annotations

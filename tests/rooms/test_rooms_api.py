@@ -22,30 +22,8 @@ from typer.testing import CliRunner
 from nochmal.cli import app as cli_app
 from nochmal.web.rooms import RoomSettings
 from nochmal.web.rooms.model import CODE_ALPHABET, CODE_LENGTH
-from rooms_support import ThreadServer, make_app
+from rooms_support import ThreadServer, make_app, new_room, sit
 
-
-@pytest.fixture()
-def data_dir(tmp_path):
-    return tmp_path / "data"
-
-
-@pytest.fixture()
-def client(data_dir):
-    return TestClient(make_app(data_dir))
-
-
-def new_room(client, **spec):
-    spec = spec or {"mission": "lockstep", "difficulty": "normal", "players": 2}
-    res = client.post("/api/rooms", json=spec)
-    assert res.status_code == 201, res.text
-    return res.json()["id"]
-
-
-def sit(client, code, name="Anna"):
-    res = client.post(f"/api/rooms/{code}/seats", json={"name": name})
-    assert res.status_code == 201, res.text
-    return res.json()["seat"], res.json()["seat_token"]
 
 
 def fresh(client, code, seat, body, base=""):

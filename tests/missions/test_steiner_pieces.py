@@ -5,7 +5,7 @@ graph up to the nodes' numbers (a node is known by its cells; the group parts me
 are nodes without arcs or cells), on random sheets and targets (cells, stars, columns) of
 the classic board; and the same fewest-rolls bounds from both. The independent checks of those bounds are the brute forces
 over the engine's own placements (tests/measures_oracle.py ``brute_fewest_rolls``, used by
-tests/test_status_fast_paths.py and tests/test_split_entry_bound.py)."""
+tests/missions/test_status_fast_paths.py and tests/missions/test_split_entry_bound.py)."""
 
 from __future__ import annotations
 

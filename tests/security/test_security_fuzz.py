@@ -4,7 +4,7 @@ record, rooms and a job, so that ids in paths often name something that exists. 
 get a 5xx, and every refusal is the app's one JSON shape ``{"error", "field"}``.
 
 The count of inputs is printed at the end of the run (tests/conftest.py). More inputs:
-``NOCHMAL_FUZZ_EXAMPLES=200 pytest tests/test_security_fuzz.py`` (benchmarks/fuzz.py --http).
+``NOCHMAL_FUZZ_EXAMPLES=200 pytest tests/security/test_security_fuzz.py`` (benchmarks/fuzz.py --http).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 It claims that no legal set of new cells crossing the target takes fewer rolls. Checked
 against two oracles that do not use it: a breadth-first search over the engine's own
-placements on small boards (tests/test_status_fast_paths.py ``brute_fewest_rolls``), and on
+placements on small boards (tests/missions/test_status_fast_paths.py ``brute_fewest_rolls``), and on
 the classic board the CP-SAT model alone (``_fits_by_cpsat``: a legal set within one roll
 fewer than the bound would refute it). And fits_rolls' verdicts with the bound in front
 equal the model's alone.

@@ -26,7 +26,7 @@ from nochmal.seats import seat_name
 
 from webserver import LiveServer, chromium
 
-ARTIFACTS = Path(__file__).parent / "artifacts"
+ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 WIDTHS = {"phone": (360, 760), "laptop": (1280, 860)}
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import nochmal
 from nochmal import errors
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ("nochmal", "missions", "solver", "boards")  # pyproject.toml's package folders
 BARE = {"ValueError", "NochmalError"}
 

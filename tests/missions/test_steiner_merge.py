@@ -4,7 +4,7 @@ rebuilding: compared with a numpy programme it replaced (kept here as the oracle
 per-subset merge, scipy's Dijkstra on a COO-built batch, a ``split`` table filled during
 the search), the same dp table, and rebuilt node sets that are as cheap as the oracle's and
 hang together (ties between equally cheap paths may be broken otherwise than scipy breaks
-them, so the sets themselves may differ). tests/test_status_fast_paths.py checks the dp
+them, so the sets themselves may differ). tests/missions/test_status_fast_paths.py checks the dp
 values against the textbook recursion."""
 
 from __future__ import annotations
@@ -226,7 +226,7 @@ def test_compiled_pass_matches_a_heapq_dijkstra_on_random_graphs(seed):
 @pytest.mark.parametrize("seed", range(20))
 def test_compiled_programme_matches_the_plain_recursion_on_random_graphs(seed, heavy):
     """dreyfus_wagner on random undirected graphs (some disconnected: unreachable labels stay
-    INF), weights 0..6, against the textbook recursion of tests/test_status_fast_paths.py.
+    INF), weights 0..6, against the textbook recursion of tests/missions/test_status_fast_paths.py.
     ``heavy``: weights summing above missions/measures/_steiner.c's MAX16, so the merges read the 32-bit
     table instead of its 16-bit copy."""
     from measures_oracle import plain_dreyfus_wagner

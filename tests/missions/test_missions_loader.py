@@ -131,7 +131,7 @@ def test_not_toml_and_unknown_id(tmp_path):
 
 
 def test_board_key_accepts_a_board_file_next_to_the_mission(tmp_path):
-    boards = Path(__file__).resolve().parent.parent / "boards"
+    boards = Path(__file__).resolve().parents[2] / "boards"
     (tmp_path / "mine.toml").write_text((boards / "purple.toml").read_text())
     path = tmp_path / "m.toml"
     path.write_text(GOOD.replace('description = ', 'board = "mine.toml"\ndescription = '))

@@ -118,7 +118,7 @@ def test_bench_bots_refuses_a_huge_seed_range_in_one_line():
     assert len(lines) == 1 and lines[0] == "error: --seeds '1..1000000000': 1000000000 seeds; at most 1,000,000 in one run"
 
 
-BENCH_SCRIPTS = Path(__file__).resolve().parent.parent / "benchmarks"
+BENCH_SCRIPTS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 @pytest.mark.parametrize("script, args, message", [

@@ -28,7 +28,7 @@ from nochmal.errors import NochmalError
 from nochmal.game import Game
 
 BOARD = load_board("classic")
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "train_tuples.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "train_tuples.py"
 
 
 def load_trainer():
@@ -201,7 +201,7 @@ def _cut_board(keep_rows: int, extra: list[str] = ()):
     """The classic sheet with only its first ``keep_rows`` rows (plus ``extra`` rows), unchecked."""
     from nochmal.board import parse_board_text
 
-    text = (Path(__file__).resolve().parent.parent / "boards" / "classic.toml").read_text()
+    text = (Path(__file__).resolve().parents[2] / "boards" / "classic.toml").read_text()
     start, end = text.index("grid = [\n") + len("grid = [\n"), text.index("]\n", text.index("grid = ["))
     rows = [line for line in text[start:end].splitlines() if line.strip()][:keep_rows]
     rows += [f'    "{r}",' for r in extra]
