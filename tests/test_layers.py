@@ -5,7 +5,8 @@ Layers, lowest first (a module may import its own layer or a lower one):
 0. rules core: ``nochmal/*.py`` (board, bitsets, sheet, placements, dice, move, game,
    record, rules, errors, fileio, agents, play, sheetview, svg, ...); it imports none of the
    heavy libraries (OR-Tools, numpy, networkx, scipy): the missions' graph measures
-   (``missions/measures/``) and the planner bring them;
+   (``missions/measures/``) and the planner bring OR-Tools and numpy; networkx and scipy are
+   test dependencies (pyproject.toml) that no library module imports at all;
 1. bots: ``nochmal/bots``;
 2. missions: ``missions/`` (``nochmal.missions``), may use the bots;
 3. planner: ``solver/`` (``nochmal.solver``), may use bots and missions (team planning);
@@ -201,6 +202,21 @@ def test_the_rules_core_imports_no_heavy_library():
     assert {"nochmal.missions.measures.steiner", "nochmal.missions.measures.crosses"} <= set(import_graph(ROOT))
 
 
+# the test extra's libraries (pyproject.toml) that the tests use as oracles and no library module needs
+TEST_ONLY_LIBRARIES = ("networkx", "scipy", "hypothesis", "pytest")
+
+
+def imports_of_test_libraries(root: Path) -> list[str]:
+    """``module imports library`` for every library module importing a test-only library."""
+    return sorted(f"{module} imports {lib}" for module, path in module_files(root).items()
+                  for lib in sorted(external_imports(path) & set(TEST_ONLY_LIBRARIES)))
+
+
+def test_the_library_imports_no_test_only_library():
+    found = imports_of_test_libraries(ROOT)
+    assert not found, "\n".join(found)
+
+
 # --- the checker itself must be able to fail ------------------------------------------------
 def test_checker_flags_a_heavy_import_in_the_core(tmp_path):
     (tmp_path / "nochmal").mkdir()
@@ -210,6 +226,7 @@ def test_checker_flags_a_heavy_import_in_the_core(tmp_path):
     (tmp_path / "nochmal" / "sheet.py").write_text("from ortools.sat.python import cp_model\nfrom . import board\n")
     (tmp_path / "missions" / "__init__.py").write_text("import networkx\n")
     assert heavy_core_imports(tmp_path) == ["nochmal.board imports numpy", "nochmal.sheet imports ortools"]
+    assert imports_of_test_libraries(tmp_path) == ["nochmal.missions imports networkx"]
 
 
 def _fake(edges: list[tuple[str, str]]) -> nx.DiGraph:

@@ -4,7 +4,7 @@
 planner and the rules core do not, so OR-Tools' models, numpy's tables and the compiled
 programme stay out of the core.
 
-- ``graphs``: the board as networkx graphs, per-cell distances, named targets;
+- ``graphs``: per-cell distances and reachability on bit masks, named targets;
 - ``steiner``: node-weighted Steiner trees (Dreyfus-Wagner, compiled in ``_steiner.c``; CP-SAT);
 - ``crosses``: the fewest further crosses to a target (and to k of some groups);
 - ``rolls``: the fewest further rolls, one block a roll;
@@ -18,6 +18,7 @@ cells can be crossed one by one exactly when every connected piece of ``S`` touc
 column or a crossed cell. Contract all crossed cells into one *root* node (weight 0) adjacent
 to every anchored open cell; then the fewest crosses that cross a target set ``T`` is a
 node-weighted Steiner tree connecting the root and ``T`` through open cells (each of weight 1).
-Dice are ignored on purpose: the figures count crosses or blocks, not dice. numpy and networkx
-load on use, so a command that needs neither starts fast.
+Dice are ignored on purpose: the figures count crosses or blocks, not dice. numpy loads on
+use, so a command that needs no figure starts fast; networkx is a test dependency only (the
+board as networkx graphs is tests/graphs_support.py).
 """

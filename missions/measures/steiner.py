@@ -14,8 +14,8 @@ weighted (measured, benchmarks/bench_steiner.py: all 15 stars from an empty clas
 networkx 35-36 crosses in ~0.02 s, the proven optimum 33). The Dreyfus-Wagner programme
 itself is C (missions/measures/_steiner.c: a table room's status runs it on every tap that crosses a
 star; missions/measures/steiner_numpy.py is the same programme for an install without a C
-compiler); networkx serves where it is not the hot path (missions/measures/graphs.py: the
-board as graphs).
+compiler); networkx serves the tests as an independent view of the board
+(tests/graphs_support.py), not the library.
 """
 
 from __future__ import annotations

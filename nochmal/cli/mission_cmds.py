@@ -17,7 +17,7 @@ from nochmal.sheet import Sheet
 from nochmal.fileio import read_text_file
 
 # nochmal.missions is imported inside the commands: it loads the graph measures
-# (networkx, numpy), which no other command needs at start-up.
+# (numpy), which no other command needs at start-up.
 mission_app = typer.Typer(
     name="mission", no_args_is_help=True, add_completion=False,
     help="Co-op missions: list them, show one, check a group's progress from typed sheets.")

@@ -20,8 +20,8 @@ from nochmal.sheet import Sheet
 from nochmal.impossible import impossible_sheet_reasons
 from nochmal.missions.measures import crosses
 from nochmal.missions.measures.crosses import fewest_crosses, fewest_crosses_choose
-from nochmal.missions.measures.graphs import (block_graph, cell_graph, colour_target, column_target, cross_distances,
-                                              reachable)
+from nochmal.missions.measures.graphs import colour_target, column_target, cross_distances, reachable
+from graphs_support import block_graph, cell_graph
 
 # the proofs asserted here come from CP-SAT's deterministic limits (tests/conftest.py cpsat_by_work)
 pytestmark = pytest.mark.usefixtures("cpsat_by_work")

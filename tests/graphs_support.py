@@ -1,0 +1,62 @@
+"""The board as networkx graphs, for the tests and benchmarks/bench_steiner.py only.
+
+networkx is a test dependency (pyproject.toml): the library's own searches work on bit masks
+(missions/measures/graphs.py ``cross_distances``, missions/measures/steiner.py), and these
+graphs are the independent view the tests check them against.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import networkx as nx
+
+from nochmal.board import COLUMN_LETTERS, Board
+
+
+@lru_cache(maxsize=32)
+def cell_graph(board: Board) -> nx.Graph:
+    """Cells as nodes (named ``H4``), orthogonal adjacency as edges.
+
+    Node attributes: bit (engine bit), row (1-based), column (letter), colour (y g b r o),
+    star (bool), block (index into ``board.blocks``), start (in the start column).
+    Edge attribute ``same_block``: both ends in one block.
+    """
+    g = nx.Graph(board=board.name)
+    for i in range(board.n_cells):
+        bit = board.bit_of[i]
+        r, c = divmod(i, board.cols)
+        g.add_node(board.cell_name(bit), bit=bit, row=r + 1, column=COLUMN_LETTERS[c],
+                   colour=board.colour_at[i], star=board.is_star(bit),
+                   block=board.block_of_bit[bit], start=c == board.start_column)
+    for i in range(board.n_cells):
+        for j in board.grid_neighbours(i):
+            if i < j:
+                bi, bj = board.bit_of[i], board.bit_of[j]
+                g.add_edge(board.cell_name(bi), board.cell_name(bj),
+                           same_block=board.block_of_bit[bi] == board.block_of_bit[bj])
+    return g
+
+
+@lru_cache(maxsize=32)
+def block_graph(board: Board) -> nx.Graph:
+    """Blocks as nodes (their index), an edge where two blocks touch orthogonally.
+
+    Node attributes: colour, size, cells (names), stars (count), start (touches the start
+    column). Edge attribute ``contacts``: how many cell pairs touch.
+    """
+    g = nx.Graph(board=board.name)
+    for blk in board.blocks:
+        g.add_node(blk.index, colour=blk.colour, size=blk.size, cells=tuple(board.cells_of(blk.mask)),
+                   stars=(blk.mask & board.star_mask).bit_count(),
+                   start=bool(blk.mask & board.start_mask))
+    for u, v, same in cell_graph(board).edges(data="same_block"):
+        if same:
+            continue
+        a = board.block_of_bit[board.bit(u)]
+        b = board.block_of_bit[board.bit(v)]
+        if g.has_edge(a, b):
+            g[a][b]["contacts"] += 1
+        else:
+            g.add_edge(a, b, contacts=1)
+    return g
