@@ -16,13 +16,7 @@ import sys
 import typer
 from typer.core import TyperGroup
 
-from nochmal.cli.coercion import light_coercion
 from nochmal.fileio import surrogate_field
-
-try:  # typer 0.2x carries its own copy of click; older typers use click itself
-    from typer._click import exceptions as click_errors
-except ImportError:  # pragma: no cover
-    from click import exceptions as click_errors
 
 
 class OneLineErrors(TyperGroup):
@@ -32,30 +26,41 @@ class OneLineErrors(TyperGroup):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         plain_help(self)
-        light_coercion(self, typer.Context)
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        bad = not_utf8_argument(sys.argv[1:] if args is None else list(args))
+        args = sys.argv[1:] if args is None else list(args)
+        bad = not_utf8_argument(args)
         if bad is not None:
             typer.echo(f"error: {bad}: not valid UTF-8 text (names, values and file names must be UTF-8)", err=True)
             sys.exit(2)
+        if bare_group(self, args):  # 'nochmal', 'nochmal board': the group's help, exit 0
+            args = [*args, "--help"]
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except click_errors.NoArgsIsHelpError as exc:  # bare 'nochmal' or 'nochmal board'
-            typer.echo(exc.ctx.get_help() if exc.ctx else str(exc))
-            sys.exit(0)
-        except click_errors.UsageError as exc:
-            where = f"; see: {exc.ctx.command_path} --help" if exc.ctx is not None else ""
-            message = " ".join(exc.format_message().split()).rstrip(".")
-            typer.echo(f"error: {message}{where}", err=True)
-            sys.exit(exc.exit_code)
-        except click_errors.ClickException as exc:
-            typer.echo(f"error: {' '.join(exc.format_message().split())}", err=True)
+        except typer.TyperException as exc:
+            # typer exports only the base of its click errors (TyperException: exit_code,
+            # format_message); a usage error is one that carries the context it arose in
+            ctx = getattr(exc, "ctx", None)
+            message = " ".join(exc.format_message().split())
+            if ctx is not None:
+                message = f"{message.rstrip('.')}; see: {ctx.command_path} --help"
+            typer.echo(f"error: {message}", err=True)
             sys.exit(exc.exit_code)
         except typer.Abort:
             typer.echo("aborted", err=True)
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def bare_group(command, args: list[str]) -> bool:
+    """Whether ``args`` name a group (``nochmal``, ``nochmal board``) and nothing more, where
+    the group shows its help (``no_args_is_help``). Such a call is run as the group's
+    ``--help``: typer signals it by an error class it does not export, printed through rich."""
+    for name in args:
+        command = getattr(command, "commands", {}).get(name)
+        if command is None:
+            return False
+    return bool(getattr(command, "commands", None)) and getattr(command, "no_args_is_help", False)
 
 
 def not_utf8_argument(args: list[str]) -> str | None:

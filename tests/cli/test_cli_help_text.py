@@ -54,3 +54,11 @@ def test_mission_status_header_is_one_line_when_piped(tmp_path):
     header = res.stdout.splitlines()[0]
     assert "rolls used" in header and header.rstrip().endswith(("in progress", "won", "lost")), header
     assert len(header) > 80  # long enough that rich would have wrapped it
+
+
+@pytest.mark.parametrize("path", [[], ["board"], ["bench"], ["mission"], ["batch"]], ids=lambda p: " ".join(p) or "nochmal")
+def test_a_bare_group_prints_its_help_once_and_exits_0(path):
+    """`nochmal`, `nochmal board`: the group's help on stdout, once, nothing on stderr."""
+    res = runner.invoke(app, path, env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert res.stdout.count("Usage:") == 1 and res.stderr == "", res.output
