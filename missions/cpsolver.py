@@ -8,16 +8,29 @@ wall-clock limit ends a run where the machine's speed says, a deterministic limi
 (``max_deterministic_time``, with one worker and a fixed seed) where the work done says, so a
 proof asserted by a test does not depend on the machine. OR-Tools loads on the first solver,
 so a module importing this one starts fast.
+
+Tests ask for the deterministic limit through the environment (``NOCHMAL_CPSAT_BY_WORK=1``,
+set by tests/conftest.py ``cpsat_by_work``): unlike a patched function, it reaches the
+processes a test starts too (the CLI, a server, the web app's planner jobs, which carry the
+setting of the process that submits them: nochmal/web/jobs.py). Unset, as shipped, a
+wall-clock limit is a wall-clock limit.
 """
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
 
 MIN_TIME = 0.01  # seconds: the shortest wall-clock limit handed to CP-SAT
+BY_WORK = "NOCHMAL_CPSAT_BY_WORK"  # the environment variable: "1" stops every solver by work done
+
+
+def by_work() -> bool:
+    """Whether solvers made now stop by work done instead of the clock (:data:`BY_WORK`)."""
+    return os.environ.get(BY_WORK) == "1"
 
 
 def cp_solver(time_limit: float | None = None, workers: int = 1, seed: int = 0, *,
@@ -27,12 +40,23 @@ def cp_solver(time_limit: float | None = None, workers: int = 1, seed: int = 0, 
     seconds (None: none) raised to ``min_time`` (None: taken as given), a
     ``deterministic_time`` limit (None: none), search logging, whether CP-SAT handles Ctrl-C
     itself (``catch_sigint``; solver/interrupt.py turns it off to handle it), and any further
-    CP-SAT parameters by name (e.g. ``linearization_level=2``)."""
+    CP-SAT parameters by name (e.g. ``linearization_level=2``).
+
+    Under :func:`by_work` the wall-clock limit in seconds becomes the same number of CP-SAT's
+    deterministic time units (the smaller one where both are given) and one worker searches,
+    so a run ends alike on a fast machine and on a loaded one."""
     from ortools.sat.python import cp_model
 
+    if time_limit is not None and min_time is not None:
+        time_limit = max(min_time, time_limit)
+    if by_work():
+        if time_limit is not None:
+            work = max(0.0, time_limit)
+            deterministic_time = work if deterministic_time is None else min(work, deterministic_time)
+        time_limit, workers = None, 1
     solver = cp_model.CpSolver()
     if time_limit is not None:
-        solver.parameters.max_time_in_seconds = time_limit if min_time is None else max(min_time, time_limit)
+        solver.parameters.max_time_in_seconds = time_limit
     if deterministic_time is not None:
         solver.parameters.max_deterministic_time = deterministic_time
     solver.parameters.num_workers = max(1, workers)

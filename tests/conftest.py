@@ -5,7 +5,6 @@ as ``nochmal serve --allow-host testserver`` would (nochmal/web/hosts.py). The t
 Host check itself build their own ``Access``."""
 
 import os
-import sys
 
 import pytest
 
@@ -26,21 +25,12 @@ def pytest_terminal_summary(terminalreporter):
 
 @pytest.fixture
 def cpsat_by_work(monkeypatch):
-    """Every CP-SAT solver built during the test (missions/cpsolver.py ``cp_solver``, in every
-    module that imported it) stopped by work done, not by the clock: its wall-clock limit in
-    seconds becomes the same number of CP-SAT's deterministic time units, so a proof a test
-    asserts comes (or fails to come) alike on a fast machine and on a loaded one. Workers and
-    seed stay as the caller set them."""
+    """Every CP-SAT solver built during the test (missions/cpsolver.py ``cp_solver``) stopped
+    by work done, not by the clock: its wall-clock limit in seconds becomes the same number of
+    CP-SAT's deterministic time units, with one worker and the caller's seed, so a proof a test
+    asserts comes (or fails to come) alike on a fast machine and on a loaded one. Set through
+    the environment, so the processes the test starts (the CLI, a server, the web app's
+    planner jobs) follow it too."""
     from nochmal.missions import cpsolver
 
-    real = cpsolver.cp_solver
-
-    def by_work(time_limit=None, workers=1, seed=0, *, min_time=cpsolver.MIN_TIME, deterministic_time=None, **rest):
-        if time_limit is not None:
-            work = time_limit if min_time is None else max(min_time, time_limit)
-            deterministic_time = work if deterministic_time is None else min(work, deterministic_time)
-        return real(None, workers, seed, deterministic_time=deterministic_time, **rest)
-
-    for module in list(sys.modules.values()):
-        if getattr(module, "cp_solver", None) is real:
-            monkeypatch.setattr(module, "cp_solver", by_work)
+    monkeypatch.setenv(cpsolver.BY_WORK, "1")

@@ -8,18 +8,22 @@ stopped when nobody has asked for it for ``abandon_after`` seconds (the page pol
 every second; a closed tab stops polling, and the job is stopped). The child sends progress
 events (best score and bound as CP-SAT improves them, solves done) and the result as plain
 JSON through a queue. At most ``max_running`` jobs run at once; the rest wait in order, at most
-``max_waiting`` of them (then 503).
+``max_waiting`` of them (then 503). The child stops CP-SAT by work done exactly when the
+process that submitted the job does (missions/cpsolver.py ``by_work``; tests set it): the
+fork server keeps the environment of its start, so the setting travels with the job.
 Jobs live in memory only: a restarted server has none (the pages start them again).
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue as queue_mod
 import threading
 import time
 from dataclasses import dataclass, field
 
+from nochmal.missions.cpsolver import BY_WORK, by_work
 from nochmal.web.errors import WebError
 from nochmal.web.games import check_id, new_id
 
@@ -55,8 +59,11 @@ class Job:
                 "result": self.result, "error": self.error}
 
 
-def _child(kind: str, params: dict, out) -> None:
-    """The job's process: run the planner, stream progress, put the result (plain JSON)."""
+def _child(kind: str, params: dict, out, work: bool = False) -> None:
+    """The job's process: run the planner, stream progress, put the result (plain JSON);
+    ``work``: its solvers stop by work done (the submitting process's ``by_work``)."""
+    if work:
+        os.environ[BY_WORK] = "1"
     try:
         if kind == "solve":
             from nochmal.board import load_board
@@ -213,7 +220,7 @@ class JobManager:
                 self._finish(job, job.stop_reason)
                 return
             out = self.ctx.Queue()
-            proc = self.ctx.Process(target=_child, args=(job.kind, job.params, out), daemon=True)
+            proc = self.ctx.Process(target=_child, args=(job.kind, job.params, out, by_work()), daemon=True)
             job.state, job.started = RUNNING, time.monotonic()
             proc.start()
             try:

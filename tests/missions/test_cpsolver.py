@@ -47,3 +47,23 @@ def test_a_deterministic_limit_ends_a_search_by_work_done():
     first = run()
     assert first[0] != "OPTIMAL"
     assert run() == first
+
+
+def test_by_work_turns_the_clock_limit_into_work_and_one_worker(monkeypatch):
+    """Under NOCHMAL_CPSAT_BY_WORK=1 (tests/conftest.py ``cpsat_by_work``) no wall-clock limit
+    reaches CP-SAT: its seconds become deterministic units, floored as before, the smaller of
+    two limits wins, and one worker searches."""
+    from nochmal.missions.cpsolver import BY_WORK, by_work
+
+    monkeypatch.setenv(BY_WORK, "1")
+    assert by_work()
+    default = cp_model.CpSolver().parameters
+    p = cp_solver(30.0, 4, 7).parameters
+    assert p.max_time_in_seconds == default.max_time_in_seconds
+    assert (p.max_deterministic_time, p.num_workers, p.random_seed) == (30.0, 1, 7)
+    assert cp_solver(-1.0).parameters.max_deterministic_time == MIN_TIME
+    assert cp_solver(-1.0, min_time=None).parameters.max_deterministic_time == 0.0
+    assert cp_solver(5.0, deterministic_time=2.0).parameters.max_deterministic_time == 2.0
+    monkeypatch.setenv(BY_WORK, "0")
+    assert not by_work() and cp_solver(30.0, 4).parameters.max_time_in_seconds == 30.0
+

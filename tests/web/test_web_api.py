@@ -321,13 +321,35 @@ def test_record_upload_bad_inputs(client):
 
 
 # --- jobs ----------------------------------------------------------------------------------
-def _wait(client, job_id: str, limit: float = 60.0) -> dict:
-    deadline = time.monotonic() + limit
+def _wait(client, job_id: str, hang_guard: float = 600.0) -> dict:
+    """The job once it is done (polled, as the page does); past ``hang_guard`` seconds the job
+    as it is, which the caller's state assert then shows: a hang, never a pace."""
+    deadline = time.monotonic() + hang_guard
     while True:
         job = client.get(f"/api/jobs/{job_id}").json()
         if job["done"] or time.monotonic() > deadline:
             return job
         time.sleep(0.3)
+
+
+def test_a_job_stops_by_work_as_the_process_that_submits_it(client, request):
+    """Under cpsat_by_work (tests/conftest.py) the job's process, a child of a fork server
+    started before (whose environment the test's does not reach), searches as this process
+    does: the same plan, down to the branches and conflicts counted, so a proof a web test
+    asserts comes from work done."""
+    from nochmal.solver.cpsat import solve
+    from nochmal.solver.instance import Instance
+
+    first = client.post("/api/jobs/solve", json={"rolls": [seeded_roll(7, 0, 2).to_json()], "time_limit": 1})
+    assert _wait(client, first.json()["id"])["state"] == "done"  # the fork server runs, as in a long session
+    request.getfixturevalue("cpsat_by_work")
+    rolls = [r.to_json() for r in seeded_rolls(7, 8, 2)]  # (two workers on the clock count other branches)
+    job = client.post("/api/jobs/solve", json={"rolls": rolls, "time_limit": 3})
+    job = _wait(client, job.json()["id"])
+    assert job["state"] == "done", job
+    here = solve(Instance.from_rolls_json(rolls, "rolls", nm.load_board("classic")), time_limit=3).to_json()
+    assert "branches" in here["note"]
+    assert (job["result"]["note"], job["result"]["steps"]) == (here["note"], here["steps"])
 
 
 @pytest.mark.slow
@@ -400,6 +422,7 @@ def _short_competitive_record(rolls: int = 4, seed: int = 5) -> GameRecord:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("cpsat_by_work")  # the proofs asserted come from work done, in the job too
 def test_analyse_job_for_one_seat_of_a_competitive_record_matches_the_cli(client, tmp_path):
     """The web job answers what `nochmal analyse --seat 2 --json` answers (proven optimum and
     per-roll losses; both exact on a 4-roll game), one loss per roll of the record."""
