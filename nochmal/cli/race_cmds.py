@@ -35,7 +35,7 @@ def analyse_competitive(rec: GameRecord, path: Path, seat: int | None, time_limi
                         top: int, as_json: bool, best_only: bool, reporter_factory) -> None:
     """Analyse one seat (``seat``, 1-based) or every seat of a competitive record; Ctrl-C
     stops the analysis, prints what is done, marked interrupted, and exits 130. ``reporter_factory``:
-    the analyse command's progress line (solver_cmds._Reporter, passed in to keep the
+    the analyse command's progress line (solver_cmds.ProgressLine, passed in to keep the
     import one way)."""
     from nochmal.solver.interrupt import SigintStop
     from nochmal.solver.race import analyse_seat  # OR-Tools: loaded only to plan

@@ -25,8 +25,10 @@ def register(app: typer.Typer) -> None:
     app.command("analyse")(analyse)
 
 
-class _Reporter:
-    """Best score and bound as they improve, on stderr (rich status line)."""
+class ProgressLine:
+    """Best score and bound as they improve, on stderr (rich status line): the progress of
+    ``solve`` and ``analyse``, and of the race analysis (nochmal/cli/race_cmds.py), which gets
+    the class passed in."""
 
     def __init__(self, label: str, hint: str = "Ctrl-C returns the best plan so far"):
         self.label = label
@@ -165,7 +167,7 @@ def solve(
     # one Ctrl-C watch over the whole run, model building and hint included: an early press
     # gives the greedy hint as the plan (marked interrupted), not a bare exit 130
     label = f"solving {len(inst.rolls)} roll(s)"
-    with SigintStop(), _Reporter(label) as reporter:
+    with SigintStop(), ProgressLine(label) as reporter:
         reporter.reset(label)  # not on a terminal: this first line says the watch is on
         from nochmal.solver.cpsat import solve as run_solve
 
@@ -221,7 +223,7 @@ def analyse(
     if rec.mode is Mode.COMPETITIVE:  # per seat: nochmal/cli/race_cmds.py
         from nochmal.cli.race_cmds import analyse_competitive
 
-        analyse_competitive(rec, record, seat, time_limit, workers, top, as_json, best_only, _Reporter)
+        analyse_competitive(rec, record, seat, time_limit, workers, top, as_json, best_only, ProgressLine)
         return
     if seat is not None or best_only:
         raise typer.BadParameter("--seat and --best-only need a competitive record")
@@ -229,7 +231,7 @@ def analyse(
         _analyse_coop(rec, str(record), time_limit, workers, top, as_json)
         return
     total = len(rec.rolls)
-    with _Reporter(f"analysing roll {total} of {total}", "Ctrl-C stops and shows the rolls analysed") as reporter:
+    with ProgressLine(f"analysing roll {total} of {total}", "Ctrl-C stops and shows the rolls analysed") as reporter:
         def on_solve(roll: int, plan: Plan) -> None:
             # the next solve is another position: its best and bound start afresh
             reporter.reset(f"{_next_roll(roll, total)} (roll {roll}: best {plan.total}, {plan.status})")

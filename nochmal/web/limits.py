@@ -78,6 +78,10 @@ class RateLimit:
             raise WebError(f"at most {self.per_minute} {self.what} a minute from one address; wait a little", None, 429)
         self._seen.add(client, now)
 
+    def __len__(self) -> int:
+        """Addresses remembered: past ``max_clients`` the quiet ones are forgotten (memory)."""
+        return len(self._seen)
+
 
 ALL_CLIENTS = ""  # the key under which UploadQuota counts every address together
 

@@ -1,5 +1,6 @@
-"""The room status child's start (nochmal/web/rooms/status.py ``_watch_parent``): the searches'
-libraries loaded and their objects frozen out of the garbage collector's full passes
+"""The room status child's start (nochmal/web/rooms/status.py ``start_status_child``): the
+searches' libraries loaded (the Dreyfus-Wagner programme in use among them, compiled or numpy)
+and their objects frozen out of the garbage collector's full passes
 (``preload_searches``), run in a separate interpreter (freezing the test process would change
 the collector for the whole suite)."""
 
@@ -11,10 +12,11 @@ import sys
 
 CHILD = """
 import gc, os, sys
-from nochmal.web.rooms.status import _watch_parent
+from nochmal.web.rooms.status import start_status_child
 before = gc.get_freeze_count()
-_watch_parent(os.getppid())
-print(before, gc.get_freeze_count(), "ortools.sat.python.cp_model" in sys.modules, "nochmal.missions.measures._steiner" in sys.modules)
+start_status_child(os.getppid())
+from nochmal.missions.measures.steiner import programme
+print(before, gc.get_freeze_count(), "ortools.sat.python.cp_model" in sys.modules, programme.cache_info().currsize == 1)
 """
 
 

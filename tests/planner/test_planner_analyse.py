@@ -224,13 +224,13 @@ def test_the_progress_line_never_shows_a_bound_below_the_best(tmp_path, monkeypa
     from nochmal.cli import app
 
     shown = []
-    real_call = cmds._Reporter.__call__
+    real_call = cmds.ProgressLine.__call__
 
     def call(self, event):
         real_call(self, event)
         shown.append((self.best, self.bound))
 
-    monkeypatch.setattr(cmds._Reporter, "__call__", call)
+    monkeypatch.setattr(cmds.ProgressLine, "__call__", call)
     path = tmp_path / "g.json"
     _greedy_record(7, 12).save(path)
     res = CliRunner().invoke(app, ["analyse", str(path), "--time-limit", "2"])

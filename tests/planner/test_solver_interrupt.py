@@ -140,6 +140,8 @@ def test_a_press_before_an_inner_stop_is_entered_stops_its_solve_at_once():
     solver = cp_solver(40, 2)
     before = signal.getsignal(signal.SIGINT)  # (SIG_IGN when the suite runs as a background job)
     with SigintStop() as outer:
+        outer_handler = signal.getsignal(signal.SIGINT)
+        assert outer_handler != before  # the outer stop's own
         os.kill(os.getpid(), signal.SIGINT)  # "while the model was built"
         assert outer.interrupted
         t0 = time.monotonic()
@@ -148,7 +150,7 @@ def test_a_press_before_an_inner_stop_is_entered_stops_its_solve_at_once():
         assert time.monotonic() - t0 < 20
         assert inner.interrupted and status != cp_model.OPTIMAL
         inner_handler = signal.getsignal(signal.SIGINT)
-    assert inner_handler == outer._on_sigint  # the inner stop put the outer's handler back
+    assert inner_handler == outer_handler  # the inner stop put the outer's handler back
     assert signal.getsignal(signal.SIGINT) is before
 
 

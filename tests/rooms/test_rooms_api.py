@@ -424,7 +424,7 @@ def test_rate_limit_forgets_quiet_addresses():
         limit.check(f"10.0.0.{k}", now=0.0)
     limit.check("busy", now=50.0)
     limit.check("busy", now=100.0)
-    assert len(limit._seen) <= 2  # the five quiet ones went; "busy" stays
+    assert len(limit) <= 2  # the five quiet ones went; "busy" stays
     with pytest.raises(WebError) as err:
         limit.check("busy", now=101.0)
     assert err.value.status == 429

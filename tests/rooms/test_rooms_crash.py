@@ -96,6 +96,9 @@ def test_sigkill_keeps_every_acknowledged_edit(tmp_path):
 def test_an_import_that_fails_halfway_leaves_no_room(tmp_path, monkeypatch):
     # review finding: import_room created the room in one transaction and its seats in a
     # second; a failure between them left an empty room behind
+    import sqlite3
+    from contextlib import closing
+
     import pytest
 
     import nochmal.web.rooms.store as store_module
@@ -116,8 +119,9 @@ def test_an_import_that_fails_halfway_leaves_no_room(tmp_path, monkeypatch):
     spec = RoomSpec(mode="competitive", board="classic", players=2)
     with pytest.raises(RuntimeError):
         store.import_room(spec, 3, [("Anna", SheetState()), ("Ben", SheetState())])
-    assert store._db.execute("SELECT COUNT(*) FROM rooms").fetchone()[0] == 0
-    assert store._db.execute("SELECT COUNT(*) FROM seats").fetchone()[0] == 0
+    with closing(sqlite3.connect(store.path)) as db:  # what another process would read
+        assert db.execute("SELECT COUNT(*) FROM rooms").fetchone()[0] == 0
+        assert db.execute("SELECT COUNT(*) FROM seats").fetchone()[0] == 0
     monkeypatch.setattr(store_module, "secret_hash", real_hash)
     code, tokens, handovers = store.import_room(spec, 3, [("Anna", SheetState()), ("Ben", SheetState())])
     assert len(tokens) == len(handovers) == 2 and [s.name for s in store.room(code).seats] == ["Anna", "Ben"]

@@ -113,14 +113,13 @@ def test_an_edit_restarts_the_quiet_time(clock):
 
 
 def test_stop_ends_the_worker_and_a_second_stop_is_harmless():
-    # review finding: _end_child after stop() raised AttributeError (the pool's process table
-    # is None once shut down), printed at interpreter exit; and the app never stopped the worker
+    # review finding: ending the child after stop() raised AttributeError (the pool's process
+    # table is None once shut down), printed at interpreter exit; and the app never stopped the
+    # worker. A second stop() ends the child again, as the exit hook does
     worker, _, _ = start_worker({"abc": competitive_room()})
     worker.stop()
-    worker._thread.join(5)
-    assert not worker._thread.is_alive()
+    assert worker.join(5) and not worker.alive
     worker.stop()
-    worker._end_child()
 
 
 def test_the_app_stops_the_rooms_worker_on_shutdown(tmp_path):
@@ -131,6 +130,5 @@ def test_the_app_stops_the_rooms_worker_on_shutdown(tmp_path):
     app = create_app(tmp_path)
     with TestClient(app):
         worker = app.state.rooms.worker
-        assert worker._thread.is_alive()
-    worker._thread.join(5)
-    assert not worker._thread.is_alive()
+        assert worker.alive
+    assert worker.join(5) and not worker.alive

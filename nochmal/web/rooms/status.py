@@ -124,17 +124,20 @@ def preload_searches() -> None:
     import gc
 
     import numpy  # noqa: F401  (the Dreyfus-Wagner tables, missions/measures/steiner.py)
-    import nochmal.missions.measures._steiner  # noqa: F401  (their compiled programme)
     from ortools.sat.python import cp_model  # noqa: F401  (the split and the exact checks, missions/split/)
 
+    from nochmal.missions.measures.steiner import programme
+
+    programme()  # their programme: compiled, else numpy on an install without a C compiler (docs/architecture.md)
     gc.freeze()
 
 
-def _watch_parent(parent: int) -> None:
-    """In the status child: a lower CPU priority (taps come first), exit as soon as the
-    server process is gone (even after SIGKILL), and the searches' libraries loaded now, not
-    on the first tap of the child's life (OR-Tools alone takes ~350 ms to import; a room's
-    first status may need none of them, benchmarks/RESULTS.md, room status)."""
+def start_status_child(parent: int) -> None:
+    """The status child's initializer (``parent``: the server's pid). In the child: a lower
+    CPU priority (taps come first), exit as soon as the server process is gone (even after
+    SIGKILL), and the searches' libraries loaded now, not on the first tap of the child's
+    life (OR-Tools alone takes ~350 ms to import; a room's first status may need none of
+    them, benchmarks/RESULTS.md, room status)."""
     try:
         os.nice(10)
     except OSError:
@@ -176,7 +179,7 @@ class StatusWorker:
             from concurrent.futures import ProcessPoolExecutor
 
             self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_watch_parent, initargs=(os.getpid(),))
+                                             initializer=start_status_child, initargs=(os.getpid(),))
             # at interpreter exit (Ctrl-C) concurrent.futures would wait for a running search;
             # threading's exit hooks run newest first, so this one ends the child before that
             threading._register_atexit(self._end_child)
@@ -188,6 +191,18 @@ class StatusWorker:
             self._pool.shutdown(wait=False, cancel_futures=True)  # a dead child: start a fresh one next time
             self._pool = None
             raise
+
+    @property
+    def alive(self) -> bool:
+        """Whether the worker's thread runs: from its start until :meth:`stop` has ended it
+        (the app stops it at shutdown)."""
+        return self._thread.is_alive()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait, at most ``timeout`` seconds, for the thread to end after :meth:`stop`;
+        whether it has."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
 
     def _end_child(self) -> None:
         self._stop = True
