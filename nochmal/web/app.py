@@ -25,35 +25,31 @@ from nochmal.web.errors import WebError, error_body, parse_json
 from nochmal.web.games import GameStore
 from nochmal.web.hosts import Access, RequestGuard
 from nochmal.web.jobs import JobManager
-from nochmal.web.limits import RateLimit, env_days
+from nochmal.web.limits import BodyCaps, RateLimit, env_days, too_large
 from nochmal.web.rooms.api import RoomSettings
 from nochmal.fileio import is_decimal
 
 HERE = Path(__file__).parent
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
-MAX_BODY = 1_000_000  # bytes of any request body (a 60-roll 6-seat record is ~30 kB)
+MAX_BODY = BodyCaps.max_body  # create_app's default ``max_body``
 
 
 class BodyLimit:
-    """ASGI middleware: a request body over its cap gets 413 before it is read whole. The cap
-    is ``limit``, or that of the longest prefix in ``caps`` the path starts with (the rooms'
-    bodies are far smaller than an uploaded record)."""
+    """ASGI middleware, the one place a request body is held to its cap (limits.py BodyCaps,
+    by path): over it, 413 naming the cap, before the body is read whole; a handler (the
+    rooms' too) reads a body that already fits."""
 
-    def __init__(self, app, limit: int, caps: dict[str, int] | None = None):
+    def __init__(self, app, caps: BodyCaps):
         self.app = app
-        self.limit = limit
-        self.caps = sorted((caps or {}).items(), key=lambda item: -len(item[0]))
-
-    def cap(self, path: str) -> int:
-        return next((cap for prefix, cap in self.caps if path.startswith(prefix)), self.limit)
+        self.caps = caps
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        limit = self.cap(scope.get("path", ""))
+        name, limit = self.caps.for_path(scope.get("path", ""))
         length = dict(scope.get("headers") or []).get(b"content-length")
         if length is not None and (not is_decimal(length.decode("latin-1")) or int(length) > limit):
-            return await _too_large(limit, send)
+            return await _too_large(too_large(name, limit), send)
         seen = 0
 
         async def capped():
@@ -62,13 +58,13 @@ class BodyLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
-                    raise _TooLarge(limit)
+                    raise _TooLarge(too_large(name, limit))
             return message
 
         try:
             await self.app(scope, capped, send)
-        except _TooLarge:
-            await _too_large(limit, send)
+        except _TooLarge as exc:
+            await _too_large(exc.refusal, send)
 
 
 class ServerTiming:
@@ -94,14 +90,14 @@ class ServerTiming:
 
 
 class _TooLarge(Exception):
-    def __init__(self, limit: int):
-        super().__init__(limit)
-        self.limit = limit
+    def __init__(self, refusal: WebError):
+        super().__init__(str(refusal))
+        self.refusal = refusal
 
 
-async def _too_large(limit: int, send) -> None:
-    resp = JSONResponse(error_body(f"request body over the limit of {limit} bytes", "body"), status_code=413)
-    await send({"type": "http.response.start", "status": 413, "headers": resp.raw_headers})
+async def _too_large(refusal: WebError, send) -> None:
+    resp = JSONResponse(refusal.body(), status_code=refusal.status)
+    await send({"type": "http.response.start", "status": refusal.status, "headers": resp.raw_headers})
     await send({"type": "http.response.body", "body": resp.body})
 
 
@@ -147,6 +143,7 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
                max_jobs: int = 1, max_body: int = MAX_BODY, room_settings: RoomSettings | None = None,
                games_per_minute: int = 60, access: Access | None = None, public_url: str | None = None) -> FastAPI:
     """The app; games and uploaded records are kept under ``data_dir`` (None: memory only).
+    ``max_body``: the cap of a body outside the rooms (limits.py BodyCaps).
     ``access``: the host names and origins it accepts (default: localhost names and the
     environment's, nochmal/web/hosts.py); ``public_url``: the base of the links it hands out
     (default: the URL a request came in on)."""
@@ -181,7 +178,7 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     app.state.game_rate = RateLimit(games_per_minute, "new games")
     app.state.upload_rate = RateLimit(games_per_minute, "uploads")
     app.state.jobs = jobs
-    app.state.max_body = max_body
+    app.state.body_caps = BodyCaps(max_body=max_body)
     app.state.templates = TEMPLATES
     app.state.public_url = public_url
 
@@ -209,8 +206,8 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
         if isinstance(exc.__cause__, _TooLarge):  # BodyLimit stopped FastAPI's read: the body must not be read again
-            limit = exc.__cause__.limit
-            return JSONResponse(error_body(f"request body over the limit of {limit} bytes", "body"), status_code=413)
+            refusal = exc.__cause__.refusal
+            return JSONResponse(refusal.body(), status_code=refusal.status)
         if exc.status_code == 400 and exc.__cause__ is not None:  # FastAPI's json.loads failed (deep, huge number)
             problem = await _body_problem(request)
             if problem is not None:
@@ -229,9 +226,7 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
 
     rooms.install(app, data_dir, room_settings)  # table rooms (docs/rooms.md): API, pages, static files
 
-    from nochmal.web.rooms.api import MAX_BODY as ROOM_BODY, MAX_IMPORT
-
-    app.add_middleware(BodyLimit, limit=max_body, caps={"/api/rooms": ROOM_BODY, "/api/rooms/import": MAX_IMPORT})
+    app.add_middleware(BodyLimit, caps=app.state.body_caps)
     app.add_middleware(ServerTiming)
     app.add_middleware(RequestGuard, access=access or Access.build())  # outermost: before anything reads
     return app

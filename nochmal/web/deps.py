@@ -15,7 +15,7 @@ from fastapi import Depends, Request
 
 from nochmal.web.games import GameStore
 from nochmal.web.jobs import JobManager
-from nochmal.web.limits import RateLimit
+from nochmal.web.limits import BodyCaps, RateLimit
 from nochmal.web.records import RecordStore
 
 
@@ -32,4 +32,4 @@ Records = Annotated[RecordStore, _state("records")]
 Jobs = Annotated[JobManager, _state("jobs")]
 GameRate = Annotated[RateLimit, _state("game_rate")]
 UploadRate = Annotated[RateLimit, _state("upload_rate")]
-MaxBody = Annotated[int, _state("max_body")]
+Caps = Annotated[BodyCaps, _state("body_caps")]  # the request bodies' caps

@@ -1,6 +1,6 @@
-"""What one client may ask of the server (docs/security.md, "Limits"): creations per minute
-per address (rooms, games, uploads), bytes of uploads a day, and how long what it made is
-kept on disk."""
+"""What one client may ask of the server (docs/security.md, "Limits"): the size of a request
+body, creations per minute per address (rooms, games, uploads), bytes of uploads a day, and
+how long what it made is kept on disk."""
 
 from __future__ import annotations
 
@@ -18,6 +18,38 @@ from nochmal.web.errors import WebError
 UPLOAD_BYTES_A_DAY = 20_000_000  # stored bytes of records one address may add in a day
 ALL_UPLOAD_BYTES_A_DAY = 200_000_000  # ... and all addresses together
 DAY = 86400.0
+
+
+@dataclass(frozen=True)
+class BodyCaps:
+    """The largest request body the app reads, in bytes, by where it goes. Declared here once;
+    the app's BodyLimit (nochmal/web/app.py) holds every request to its cap before a handler
+    reads it, and a handler that needs a number (an upload's file, an import's unpacked
+    room.json) gets them through ``deps.Caps``.
+
+    Three numbers, not one (docs/security.md, "Limits"): an uploaded record may be large (a
+    60-roll 6-seat record is ~30 kB), while a room's JSON body (a name, a sheet, a room's
+    settings) comes with every tap of a phone and never needs more than a few kB; an exported
+    room (six sheets and their names, zipped or as room.json) sits between, and its cap also
+    bounds how much of a zip is ever unpacked.
+    """
+
+    max_body: int = 1_000_000  # any body but the rooms': an uploaded record, a game's move
+    max_room_body: int = 64 * 1024  # a room's JSON body (/api/rooms...)
+    max_room_import: int = 256 * 1024  # an imported room (/api/rooms/import): the zip, and room.json unpacked
+
+    def for_path(self, path: str) -> tuple[str, int]:
+        """The name and bytes of the cap a request to ``path`` is held to."""
+        if path.startswith("/api/rooms/import"):
+            return "max_room_import", self.max_room_import
+        if path.startswith("/api/rooms"):
+            return "max_room_body", self.max_room_body
+        return "max_body", self.max_body
+
+
+def too_large(name: str, limit: int, field: str = "body") -> WebError:
+    """The one refusal of a body (or a part of it, ``field``) over the cap ``name``."""
+    return WebError(f"{field} over the limit of {limit} bytes ({name})", field, 413)
 
 
 def client_address(request: Request) -> str:

@@ -21,6 +21,7 @@ from nochmal.cli import app as cli_app
 from nochmal.record import GameRecord
 from nochmal.web import create_app
 from nochmal.web.hosts import Access, host_name, lan_address
+from nochmal.web.limits import BodyCaps
 
 CLI = [sys.executable, "-c", "from nochmal.cli import main; main()"]
 ROOM = {"mode": "competitive", "board": "classic", "players": 2}
@@ -189,6 +190,20 @@ def test_a_server_on_every_interface_announces_its_network_address_and_answers_t
 
 
 # --- body caps -----------------------------------------------------------------------------
+@pytest.mark.parametrize("path, cap", [("/api/score", "max_body"), ("/api/rooms", "max_room_body"),
+                                       ("/api/rooms/import", "max_room_import")])
+def test_a_body_one_byte_over_its_cap_is_a_413_naming_the_cap(tmp_path, path, cap):
+    """Each cap of limits.py BodyCaps, at the main API and at the rooms, declared in
+    Content-Length or streamed without it; a body of exactly the cap is not refused for its size."""
+    limit = getattr(BodyCaps(), cap)
+    with TestClient(create_app(tmp_path)) as client:
+        over = b" " * (limit + 1)
+        for content in (over, iter([over[:limit], over[limit:]])):
+            reason = refused(client.post(path, content=content, headers=AS_JSON), 413, "body")
+            assert cap in reason and str(limit) in reason, reason
+        assert client.post(path, content=b" " * limit, headers=AS_JSON).status_code == 422  # blank: no JSON
+
+
 def test_a_streamed_body_past_the_cap_is_a_413_not_a_hang(tmp_path):
     """A chunked body (no Content-Length) that passes the cap inside FastAPI's own read was
     turned into a 400 whose handler read the body again, and waited for ever."""

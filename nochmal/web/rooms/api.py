@@ -33,7 +33,8 @@ from nochmal.sheet import format_typed_sheet
 from nochmal.svg import sheets_svg
 from nochmal.web.errors import WebError, client_json, parse_json
 from nochmal.web.hosts import public_base_url
-from nochmal.web.limits import RateLimit, client_address, env_days
+from nochmal.web.deps import Caps
+from nochmal.web.limits import BodyCaps, RateLimit, client_address, env_days, too_large
 from nochmal.web.rooms import bodies
 from nochmal.web.rooms.hub import Hub, StreamLimits, Subscription, sse_message
 from nochmal.web.rooms.model import (MAX_SEATS, RoomMode, RoomSpec, SheetState, board_of, checked_name,
@@ -44,8 +45,6 @@ from nochmal.web.rooms.store import Room, RoomStore
 from nochmal.web.schemas import Body
 from nochmal.fileio import is_decimal
 
-MAX_BODY = 64 * 1024  # bytes of a JSON body
-MAX_IMPORT = 256 * 1024  # bytes of an imported room (zip or JSON)
 STREAM_SECONDS = 15.0  # a stream ends after this; the browser reconnects at once with Last-Event-ID
 KEEPALIVE_SECONDS = 10.0
 EXPORT_FORMAT = "nochmal-room"
@@ -162,19 +161,11 @@ def problem_response(exc: WebError) -> JSONResponse:
     return JSONResponse(exc.body(), status_code=exc.status)
 
 
-async def read_body(request: Request, cap: int) -> bytes:
-    """The body, refused with 413 as soon as it passes ``cap`` bytes (declared or streamed)."""
-    declared = request.headers.get("content-length")
-    if declared is not None and (not small_number(declared) or int(declared) > cap):
-        raise WebError(f"the body is larger than {cap} bytes", "body", 413)
-    chunks = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > cap:
-            raise WebError(f"the body is larger than {cap} bytes", "body", 413)
-        chunks.append(chunk)
-    return b"".join(chunks)
+async def read_body(request: Request) -> bytes:
+    """The body, read by the handler (not by FastAPI) so that a request is refused for its
+    room, seat or token first; the app's BodyLimit has held it to its cap (limits.py BodyCaps:
+    ``max_room_body``, ``max_room_import`` for an import), 413 past it."""
+    return await request.body()
 
 
 def bearer(request: Request) -> str | None:
@@ -272,7 +263,7 @@ async def join(code: str, request: Request, store: Store, rooms: RoomsService):
 @router.put("/{code}/seats/{seat}/sheet", response_model=bodies.SheetSaved,
             openapi_extra=bodies.json_body(bodies.SheetBody), summary="Replace a seat's sheet (Bearer seat token)")
 async def put_sheet(code: str, seat: str, request: Request, rooms: RoomsService):
-    raw = await read_body(request, MAX_BODY)
+    raw = await read_body(request)
     return await run_in_threadpool(rooms.edit_sheet, code, seat, bearer(request), raw, public_base_url(request))
 
 
@@ -362,10 +353,10 @@ async def export(code: str, store: Store):
 
 @router.post("/import", status_code=201, response_model=bodies.Imported, openapi_extra=bodies.import_body_schema(),
              summary="A new room from an exported zip (or its room.json)")
-async def import_room(request: Request, store: Store, rooms: RoomsService):
-    raw = await read_body(request, MAX_IMPORT)
+async def import_room(request: Request, store: Store, rooms: RoomsService, caps: Caps):
+    raw = await read_body(request)
     rooms.rate.check(client_address(request))
-    spec, rolls_used, seats = await run_in_threadpool(parse_export, raw)  # unzips and parses 6 sheets
+    spec, rolls_used, seats = await run_in_threadpool(parse_export, raw, caps.max_room_import)  # unzips, parses 6 sheets
     code, tokens, handovers = await run_in_threadpool(store.import_room, spec, rolls_used, seats)
     base = public_base_url(request)
     links = [handover_url(base, code, k, secret) for k, secret in enumerate(handovers)]
@@ -375,7 +366,7 @@ async def import_room(request: Request, store: Store, rooms: RoomsService):
 
 
 async def read_checked(request: Request, model: type[Body]) -> dict:
-    return checked_body(await read_body(request, MAX_BODY), model)
+    return checked_body(await read_body(request), model)
 
 
 def checked_body(raw: bytes, model: type[Body]) -> dict:
@@ -487,10 +478,11 @@ def export_zip(room: Room) -> bytes:
     return buf.getvalue()
 
 
-def parse_export(raw: bytes) -> tuple[RoomSpec, int, list[tuple[str, SheetState]]]:
-    """room.json (alone, or inside an exported zip) back to a room; 422 naming the field."""
+def parse_export(raw: bytes, cap: int = BodyCaps.max_room_import) -> tuple[RoomSpec, int, list[tuple[str, SheetState]]]:
+    """room.json (alone, or inside an exported zip, unpacked up to ``cap`` bytes) back to a
+    room; 422 naming the field."""
     if raw[:2] == b"PK":
-        raw = room_json_in_zip(raw)
+        raw = room_json_in_zip(raw, cap)
     doc = client_json(raw, "room.json", "room.json")
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT or doc.get("version") != 1:
         raise WebError(f"not an exported room (format must be {EXPORT_FORMAT!r}, version 1)", "format", 422)
@@ -513,34 +505,34 @@ def parse_export(raw: bytes) -> tuple[RoomSpec, int, list[tuple[str, SheetState]
     return spec, rolls, seats
 
 
-def room_json_in_zip(raw: bytes) -> bytes:
-    """room.json out of an exported zip. At most MAX_IMPORT + 1 bytes are ever unpacked,
+def room_json_in_zip(raw: bytes, cap: int) -> bytes:
+    """room.json out of an exported zip. At most ``cap`` + 1 bytes are ever unpacked,
     whatever size the zip declares (a zip bomb's header lies); a zip this app cannot have
     written (encrypted, another compression method) or a damaged one is a 422, never a 500."""
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as zf:
             info = zf.getinfo("room.json")
-            _check_member(info)
+            _check_member(info, cap)
             with zf.open(info) as member:
-                data = member.read(MAX_IMPORT + 1)
+                data = member.read(cap + 1)
     except KeyError:
         raise WebError("the zip has no room.json", "room.json", 422) from None
     except ZIP_DAMAGE as exc:
         reason = str(exc)[:80] or type(exc).__name__
         raise WebError(f"the body is not a zip file this app can read ({reason})", "body", 422) from None
-    if len(data) > MAX_IMPORT:
-        raise WebError(f"room.json is larger than {MAX_IMPORT} bytes", "room.json", 413)
+    if len(data) > cap:
+        raise too_large("max_room_import", cap, "room.json")
     return data
 
 
-def _check_member(info: zipfile.ZipInfo) -> None:
+def _check_member(info: zipfile.ZipInfo, cap: int) -> None:
     if info.flag_bits & ZIP_ENCRYPTED:
         raise WebError("room.json is encrypted in the zip; an exported room is not", "room.json", 422)
     if info.compress_type not in ZIP_METHODS:
         raise WebError(f"room.json is packed with compression method {info.compress_type}; an exported "
                        f"room uses {' or '.join(f'{n} ({k})' for k, n in ZIP_METHODS.items())}", "room.json", 422)
-    if info.file_size > MAX_IMPORT:
-        raise WebError(f"room.json is larger than {MAX_IMPORT} bytes", "room.json", 413)
+    if info.file_size > cap:
+        raise too_large("max_room_import", cap, "room.json")
 
 
 __all__ = ["Rooms", "RoomSettings", "RoomsService", "problem_response", "router"]

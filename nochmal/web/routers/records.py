@@ -10,10 +10,10 @@ from starlette.concurrency import run_in_threadpool
 from nochmal.missions.coop import mission_outcome_line
 from nochmal.svg import SheetPicture, pictures_svg, record_svg, sheet_title
 from nochmal.web import responses
-from nochmal.web.deps import MaxBody, Records, UploadRate
+from nochmal.web.deps import Caps, Records, UploadRate
 from nochmal.web.errors import WebError
 from nochmal.web.games import web_mission
-from nochmal.web.limits import client_address
+from nochmal.web.limits import client_address, too_large
 from nochmal.web.responses import documented, media
 
 router = APIRouter(prefix="/api", tags=["records"])
@@ -21,13 +21,13 @@ router = APIRouter(prefix="/api", tags=["records"])
 
 @router.post("/records", summary="Upload a game record (multipart field 'file'); it is replayed and checked",
              responses=documented(responses.RecordSummary))
-async def upload_record(request: Request, store: Records, rate: UploadRate, max_body: MaxBody,
+async def upload_record(request: Request, store: Records, rate: UploadRate, caps: Caps,
                         file: UploadFile = File(..., description="A record JSON file.")):
     client = client_address(request)
     rate.check(client)
-    data = await file.read(max_body + 1)
-    if len(data) > max_body:
-        raise WebError(f"file: over the limit of {max_body} bytes", "file", 413)
+    data = await file.read(caps.max_body + 1)
+    if len(data) > caps.max_body:  # never, as the whole body is held to it (BodyLimit); read bounded all the same
+        raise too_large("max_body", caps.max_body, "file")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
