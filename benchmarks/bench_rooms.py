@@ -243,28 +243,23 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
 
 
 # --- 2. status time -------------------------------------------------------------------------------
-def clear_caches() -> list:
-    """Clear every cache the full status keeps between calls (those a tree does not have are
-    skipped); returns the dictionaries' contents, for :func:`restore_caches` (the warm series
-    goes on as a server's status child would, which never clears them: measured right after
-    a clear, the next warm edits lost the sheets' earlier states and took 2-3x as long)."""
-    from nochmal import impossible
-    from nochmal.cache import caches
-    from nochmal.missions import objectives, split  # noqa: F401 (imported: the split's caches register)
-    from nochmal.missions.measures import fits, pair_bounds, rolls
+STATUS_CACHES = ("missions.", "impossible.")  # what a full status remembers (the board's layout ids stay)
 
-    objectives._crosses_cached.cache_clear()
-    for owner, name in ((rolls, "part_graph"), (rolls, "rooted_parts"), (pair_bounds, "_pair_bounds"),
-                        (fits, "_least_pieces")):
-        if hasattr(owner, name):
-            getattr(owner, name).cache_clear()
+
+def clear_caches() -> list:
+    """Clear every cache the full status keeps between calls (nochmal/cache.py: the caches and
+    the memos registered under STATUS_CACHES); returns the caches' contents, for
+    :func:`restore_caches` (the warm series goes on as a server's status child would, which
+    never clears them: measured right after a clear, the next warm edits lost the sheets'
+    earlier states and took 2-3x as long). The memos are only cleared, as they always were."""
+    from nochmal import cache, impossible  # noqa: F401 (imported: their caches register)
+    from nochmal.missions import objectives, split  # noqa: F401
+    from nochmal.missions.measures import fits, pair_bounds, rolls  # noqa: F401
+
     saved = []  # (a shallow copy: the entries are never changed in place)
-    for cache in caches("missions.").values():  # (the missions' caches: the board's layout ids stay)
-        saved.append((cache, cache.snapshot()))
-        cache.clear()
-    if hasattr(impossible, "_BLOCK_TABLES"):
-        saved.append((impossible._BLOCK_TABLES, dict(impossible._BLOCK_TABLES)))
-        impossible._BLOCK_TABLES.clear()
+    for prefix in STATUS_CACHES:
+        saved.extend((c, c.snapshot()) for c in cache.caches(prefix).values())
+        cache.clear_caches(prefix)
     return saved
 
 

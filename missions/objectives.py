@@ -16,9 +16,9 @@ jokers never come back).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
+from nochmal.cache import memo
 from nochmal.errors import OptionError
 from nochmal.missions.measures.crosses import CrossesEstimate, fewest_crosses, fewest_crosses_choose
 from nochmal.missions.model import Objective
@@ -142,7 +142,7 @@ def _crosses_for(sheet: Sheet, open_masks: list[int], more: int, choose: bool) -
     return _crosses_cached(sheet, tuple(open_masks), more, choose)
 
 
-@lru_cache(maxsize=4096)
+@memo("missions.objectives.crosses", 4096)
 def _crosses_cached(sheet: Sheet, open_masks: tuple[int, ...], more: int, choose: bool) -> CrossesEstimate:
     """Cached per sheet state: a table room asks again after every tap on another sheet."""
     if more <= 0:

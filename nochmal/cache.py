@@ -1,6 +1,8 @@
 """One owned cache type for the process-wide memos (the board's layout ids, the missions'
 figures per sheet state): bounded, thread-safe, counted, and every one of them cleared by a
-single call (:func:`clear_caches`) where a benchmark or a test needs a cold start.
+single call (:func:`clear_caches`) where a benchmark or a test needs a cold start. A pure
+function on a hot path keeps functools' C-speed memo instead (:func:`memo`), registered by
+name all the same, so that the one call clears it too.
 
 A cache forgets its least recently used entries beyond ``max_entries``; values are never
 changed in place (a change replaces the value under the cache's lock: :meth:`Cache.change`),
@@ -9,6 +11,7 @@ so what a reader got stays valid while other threads write.
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from collections import OrderedDict
@@ -32,7 +35,7 @@ class Cache:
     ``name`` (unique; "layer.module.what") for :func:`caches` and :func:`clear_caches`."""
 
     def __init__(self, name: str, max_entries: int | None, *, weak_keys: bool = False) -> None:
-        if name in _REGISTRY:
+        if name in _REGISTRY or name in _MEMOS:
             raise KeyError(f"a cache named {name!r} exists already")
         self.name = name
         self.max_entries = max_entries
@@ -142,8 +145,26 @@ def caches(prefix: str = "") -> dict[str, Cache]:
     return {name: cache for name, cache in _REGISTRY.items() if name.startswith(prefix)}
 
 
+def memo(name: str, max_entries: int | None) -> Callable[[Callable], Callable]:
+    """``functools.lru_cache(max_entries)`` registered under ``name`` (unique, as a
+    :class:`Cache`'s) for :func:`clear_caches`: for pure functions called in the searches'
+    inner loops, where a :class:`Cache`'s lock and counts would cost more than a hit saves."""
+    def register(function: Callable) -> Callable:
+        if name in _REGISTRY or name in _MEMOS:
+            raise KeyError(f"a cache named {name!r} exists already")
+        _MEMOS[name] = remembered = functools.lru_cache(maxsize=max_entries)(function)
+        return remembered
+    return register
+
+
+_MEMOS: dict[str, Callable] = {}
+
+
 def clear_caches(prefix: str = "") -> None:
-    """Clear every registered cache whose name starts with ``prefix`` ("" : all of them;
-    "missions.split." : the split's per-sheet-state figures)."""
+    """Clear every registered cache and :func:`memo` whose name starts with ``prefix`` ("" :
+    all of them; "missions.split." : the split's per-sheet-state figures)."""
     for cache in caches(prefix).values():
         cache.clear()
+    for name, remembered in _MEMOS.items():
+        if name.startswith(prefix):
+            remembered.cache_clear()

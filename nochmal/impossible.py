@@ -38,6 +38,7 @@ from functools import lru_cache
 
 from nochmal.bitsets import bit_list, component_of, components, neighbours_of
 from nochmal.board import COLUMN_LETTERS, Board
+from nochmal.cache import Cache
 from nochmal.placements import MAX_COUNT
 from nochmal.sheet import Sheet
 
@@ -73,7 +74,9 @@ def rolls_needed(board: Board, crossed: int, bridging: bool = False) -> RollsNee
     return RollsNeeded(not unanchored, lower, upper, unanchored)
 
 
-_BLOCK_TABLES: dict[int, tuple[Board, list]] = {}  # id(board) -> (board, per block: offset, mask, neighbours, memo)
+# id(board) -> (board, per block: offset, mask, neighbours, memo); a block's memo grows in
+# place (one dict item at a time: a reader sees it with or without the item, both valid)
+BLOCK_TABLES = Cache("impossible.block_tables", 64)
 _MEMO_MAX = 1 << 12  # local masks remembered per block (a printed block has at most 2^6)
 
 
@@ -82,12 +85,10 @@ def block_pieces(board: Board, crossed: int) -> tuple[int, int]:
     each block: the rolls_needed figures without the anchoring check. Each block's figure
     depends on its own cells only, so it is remembered per (block, local cells): searches that
     change one cell at a time (missions/measures/rolls.py ``_drop_cells``) pay one block."""
-    entry = _BLOCK_TABLES.get(id(board))
+    entry = BLOCK_TABLES.peek(id(board))
     if entry is None or entry[0] is not board:
-        if len(_BLOCK_TABLES) > 64:
-            _BLOCK_TABLES.clear()
         entry = (board, [(b.offset, (1 << b.size) - 1, b.local_neighbours, {}) for b in board.blocks])
-        _BLOCK_TABLES[id(board)] = entry
+        BLOCK_TABLES.put(id(board), entry)
     lower = upper = 0
     for offset, full, neighbours, memo in entry[1]:
         local = (crossed >> offset) & full

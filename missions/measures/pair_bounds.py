@@ -6,11 +6,11 @@ before the piece search of missions/measures/rolls.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from nochmal.bitsets import bit_list
 from nochmal.board import Board
+from nochmal.cache import memo
 from nochmal.missions.measures.rolls import part_graph, rooted_parts
 from nochmal.missions.measures.steiner import INF, node_dijkstra
 from nochmal.sheet import Sheet
@@ -60,7 +60,7 @@ class PairBounds:
                    len(held) + max(self.free[i][j] for i in subset for j in subset))
 
 
-@lru_cache(maxsize=256)
+@memo("missions.measures.pair_bounds.pair_bounds", 256)
 def _pair_bounds(board: Board, crossed: int, anchored: int, masks: tuple[int, ...]) -> PairBounds:
     import numpy as np  # loaded on use: light commands need no array
 

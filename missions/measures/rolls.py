@@ -7,10 +7,10 @@ states the problem; missions/split/figures.py asks it per sheet and subset of a 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from nochmal.bitsets import bit_list, component_of, components, connected_within, neighbours_of
 from nochmal.board import Board
+from nochmal.cache import memo
 from nochmal.errors import InfeasibleError
 from nochmal.missions.measures.steiner import INF, Reduced, dreyfus_wagner, join_missing, node_dijkstra, nodes_mask
 from nochmal.sheet import Sheet
@@ -28,7 +28,7 @@ class RollsEstimate:
     cells: int
 
 
-@lru_cache(maxsize=256)
+@memo("missions.measures.rolls.part_graph", 256)
 def part_graph(board: Board, crossed: int, anchored: int) -> tuple[list[int], list[frozenset[int]], dict[int, int],
                                                                    list[list[int]]]:
     """The open parts of blocks and their adjacency, the last node (index len(parts)) the
@@ -51,7 +51,7 @@ def part_graph(board: Board, crossed: int, anchored: int) -> tuple[list[int], li
     return parts, [frozenset(a) for a in adj], node_of, [sorted(a) for a in adj]
 
 
-@lru_cache(maxsize=256)
+@memo("missions.measures.rolls.rooted_parts", 256)
 def rooted_parts(board: Board, crossed: int, anchored: int) -> tuple[list[list[int]], list[int]]:
     """:func:`part_graph` numbered as :func:`reduce_pieces` numbers its nodes: node 0 the
     crossed region, node i + 1 part i; the adjacency lists and each node's cells."""

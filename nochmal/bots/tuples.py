@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import io
 import zipfile
-from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
 from nochmal.board import Board
+from nochmal.cache import Cache
 from nochmal.errors import WeightsError
 from nochmal.fileio import atomic_write_bytes
 
@@ -211,27 +211,28 @@ def _read_tables(path: str | Path) -> tuple[int, str, np.ndarray]:
         raise WeightsError(f"{path}: not an n-tuple weights file ({exc})") from None
 
 
-@lru_cache(maxsize=None)
-def _shipped_file() -> tuple[int, str, np.ndarray] | None:
-    """The shipped file's contents, read once per process (None if it is not installed)."""
-    path = shipped_path()
-    return _read_tables(path) if path.exists() else None
-
-
 def shipped_path() -> Path:
     return Path(str(resources.files("nochmal.bots").joinpath(WEIGHTS_RESOURCE)))
 
 
-_SHIPPED: dict[str, TupleResidual] = {}
+# the shipped file read once per process: its contents (None if it is not installed) under
+# SHIPPED_FILE, and its tables fitted to the layout they were trained for, by sheet_key
+# (nochmal/cache.py: clear_caches("bots.tuples.") reads the file again)
+SHIPPED = Cache("bots.tuples.shipped", 8)
+SHIPPED_FILE = "file"
 
 
 def shipped_residual(board: Board) -> TupleResidual | None:
     """The shipped tables if they were trained for this board's layout, else None."""
+    if SHIPPED_FILE not in SHIPPED:
+        path = shipped_path()
+        SHIPPED.put(SHIPPED_FILE, _read_tables(path) if path.exists() else None)
+    shipped = SHIPPED.peek(SHIPPED_FILE)
     grid = sheet_key(board)
-    shipped = _shipped_file()
     if shipped is None or shipped[1] != grid:
         return None
-    res = _SHIPPED.get(grid)
+    res = SHIPPED.get(grid)
     if res is None:
-        res = _SHIPPED[grid] = TupleResidual._fit(shipped_path(), board, *shipped)
+        res = TupleResidual._fit(shipped_path(), board, *shipped)
+        SHIPPED.put(grid, res)
     return res

@@ -23,6 +23,7 @@ from nochmal.bots.registry import make_agent
 from nochmal.board import load_board
 from nochmal.bots import tuples
 from nochmal.bots.tuples import PHASES, TupleResidual, phase_of, shipped_residual
+from nochmal.cache import clear_caches
 from nochmal.dice import seeded_roll
 from nochmal.errors import NochmalError
 from nochmal.game import Game
@@ -113,14 +114,13 @@ def test_shipped_file_is_read_once_per_process(monkeypatch):
     reads = []
     real_load = np.load
     monkeypatch.setattr(tuples.np, "load", lambda *a, **k: reads.append(a[0]) or real_load(*a, **k))
-    tuples._shipped_file.cache_clear()
-    monkeypatch.setattr(tuples, "_SHIPPED", {})
+    clear_caches("bots.tuples.")  # the file and its fitted tables: read again
     try:
         assert tuples.shipped_residual(BOARD) is not None
         assert tuples.shipped_residual(load_board("red")) is None
         assert tuples.shipped_residual(BOARD) is not None
     finally:
-        tuples._shipped_file.cache_clear()
+        clear_caches("bots.tuples.")
     assert len(reads) == 1
 
 

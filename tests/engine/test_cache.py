@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from nochmal.cache import Cache, CacheStats, caches, clear_caches
+from nochmal.cache import Cache, CacheStats, caches, clear_caches, memo
 
 
 @pytest.fixture
@@ -95,6 +95,26 @@ def test_clear_caches_clears_every_cache_of_a_prefix(fresh):
     assert len(one) == 0 and len(two) == 1
     with pytest.raises(KeyError):  # (one name, one cache: a clear by name reaches it)
         Cache(two.name, 2)
+
+
+def test_clear_caches_clears_the_memos_of_a_prefix_too():
+    prefix = f"test.{uuid.uuid4().hex}."
+    calls = []
+
+    @memo(prefix + "square", 8)
+    def square(x):
+        calls.append(x)
+        return x * x
+
+    assert [square(3), square(3)] == [9, 9] and calls == [3]  # remembered
+    clear_caches(prefix + "other")
+    assert square(3) == 9 and calls == [3]  # another prefix: still remembered
+    clear_caches(prefix)
+    assert square(3) == 9 and calls == [3, 3]  # cleared: computed again
+    with pytest.raises(KeyError):  # one name, one cache or memo
+        memo(prefix + "square", 8)(abs)
+    with pytest.raises(KeyError):
+        Cache(prefix + "square", 8)
 
 
 def test_the_missions_caches_are_registered():

@@ -22,11 +22,10 @@ from rolls_oracle import rolls_needed_cpsat
 from sheets_support import grow
 from split_oracle import brute_split_rolls
 
-from nochmal import impossible
 from nochmal.bitsets import bit_list, component_of, components
 from nochmal.board import Board, load_board
 from nochmal.cache import clear_caches
-from nochmal.impossible import block_pieces, rolls_needed
+from nochmal.impossible import BLOCK_TABLES, block_pieces, rolls_needed
 from nochmal.missions import split
 from nochmal.missions.loader import builtin_missions
 from nochmal.missions.model import Mission, Objective
@@ -127,7 +126,7 @@ def plain_pieces(board: Board, crossed: int) -> int:
 
 def test_block_pieces_remembered_equal_a_plain_count_on_the_classic_board():
     rng = random.Random(7500)
-    impossible._BLOCK_TABLES.clear()
+    clear_caches("impossible.")  # the blocks' tables: built afresh
     for _ in range(300):
         mask = 0
         for b in rng.sample(range(CLASSIC.n_cells), rng.randint(0, 40)):
@@ -145,7 +144,7 @@ def test_block_pieces_remembered_equal_a_plain_count_on_the_classic_board():
 def test_block_pieces_of_large_blocks_match_cp_sat_with_two_boards_in_turn():
     boards = [Board.from_grid(["yyyyyyy", "yyyyyyy", "bbbgggg"]), Board.from_grid(["yyyyyyy", "ybyyyyy", "bbbgggg"])]
     rng = random.Random(7600)
-    impossible._BLOCK_TABLES.clear()
+    clear_caches("impossible.")  # the blocks' tables: built afresh
     for _ in range(40):
         board = rng.choice(boards)
         sheet = grow(Sheet.empty(board), rng, rng.randint(1, 14))
@@ -155,7 +154,7 @@ def test_block_pieces_of_large_blocks_match_cp_sat_with_two_boards_in_turn():
         assert rolls_needed_cpsat(board, sheet.crossed, pieces) is True
         if pieces > 1:
             assert rolls_needed_cpsat(board, sheet.crossed, pieces - 1) is False
-    assert len(impossible._BLOCK_TABLES) == 2
+    assert len(BLOCK_TABLES) == 2  # one per board, each kept while the other is used
 
 
 # --- the seed of a room whose items got done since ---------------------------------------------------------------
