@@ -6,10 +6,9 @@ straddle the roll count.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from nochmal.bitsets import bit_list, neighbours_of
 from nochmal.board import Board
+from nochmal.cache import memo
 from nochmal.missions.anchored_cells import add_anchored_cells
 from nochmal.missions.cpsolver import cp_solver
 from nochmal.missions.measures.rolls import reduce_pieces
@@ -22,7 +21,7 @@ FITS_BLOCK_CELLS = 10  # open cells of a block up to which fits_rolls tabulates 
 ENTRY_EXACT_LIMIT = 6  # terminal groups up to which entry_rolls_bound's programme takes all of them (3^6 steps)
 
 
-@lru_cache(maxsize=1 << 16)
+@memo("missions.measures.fits.least_pieces", 1 << 16)
 def _least_pieces(board: Board, within: int, required: int) -> int:
     """The fewest pieces of one block (impossible.block_pieces) of any set of cells between
     ``required`` and ``within`` (cells of one block), by trying every such set; past
@@ -135,11 +134,12 @@ def fits_rolls(sheet: Sheet, target: int, rolls: int, time_limit: float = 1.0) -
         return None, 0
     if entry_rolls_bound(sheet, target) > rolls:  # proven without the solver (a column relay's first tap)
         return False, 0
-    return _fits_by_cpsat(sheet, need, rolls, time_limit)
+    return fits_by_cpsat(sheet, need, rolls, time_limit)
 
 
-def _fits_by_cpsat(sheet: Sheet, need: int, rolls: int, time_limit: float) -> tuple[bool | None, int]:
-    """:func:`fits_rolls`' CP-SAT model on its own (the tests' oracle for the bound before it)."""
+def fits_by_cpsat(sheet: Sheet, need: int, rolls: int, time_limit: float) -> tuple[bool | None, int]:
+    """:func:`fits_rolls`' CP-SAT model on its own, ``need`` the open target cells: what
+    fits_rolls answers without the entry bound in front (the tests' oracle for that bound)."""
     from ortools.sat.python import cp_model
 
     from nochmal.impossible import block_pieces

@@ -3,7 +3,7 @@
 It claims that no legal set of new cells crossing the target takes fewer rolls. Checked
 against two oracles that do not use it: a breadth-first search over the engine's own
 placements on small boards (tests/missions/test_status_fast_paths.py ``brute_fewest_rolls``), and on
-the classic board the CP-SAT model alone (``_fits_by_cpsat``: a legal set within one roll
+the classic board the CP-SAT model alone (``fits_by_cpsat``: a legal set within one roll
 fewer than the bound would refute it). And fits_rolls' verdicts with the bound in front
 equal the model's alone.
 """
@@ -19,7 +19,7 @@ from sheets_support import random_sheet
 from nochmal.board import Board, load_board
 from nochmal.errors import BoardError
 from nochmal.sheet import Sheet
-from nochmal.missions.measures.fits import _fits_by_cpsat, entry_rolls_bound, fits_rolls
+from nochmal.missions.measures.fits import entry_rolls_bound, fits_by_cpsat, fits_rolls
 from nochmal.missions.measures.rolls import fewest_rolls
 
 CLASSIC = load_board("classic")
@@ -85,7 +85,7 @@ def refuted(sheet: Sheet, target: int, bound: int) -> bool:
     """Whether the CP-SAT model alone finds a legal set within bound - 1 rolls."""
     if bound == 0:
         return False
-    fits, _ = _fits_by_cpsat(sheet, target & ~sheet.crossed, bound - 1, time_limit=60)
+    fits, _ = fits_by_cpsat(sheet, target & ~sheet.crossed, bound - 1, time_limit=60)
     assert fits is not None  # (decided within the time limit)
     return fits
 
@@ -115,7 +115,7 @@ def test_column_relay_first_tap_is_proven_by_the_bound():
     target = CLASSIC.column_mask[0] | CLASSIC.column_mask[1] | CLASSIC.column_mask[2]
     pieces = fewest_rolls(sheet, target, trim=False)
     assert (pieces.lower, pieces.upper) == (10, 11)
-    assert _fits_by_cpsat(sheet, target, 11, 60)[0] is True and _fits_by_cpsat(sheet, target, 10, 60)[0] is False
+    assert fits_by_cpsat(sheet, target, 11, 60)[0] is True and fits_by_cpsat(sheet, target, 10, 60)[0] is False
     assert entry_rolls_bound(sheet, target) == 11
     assert fits_rolls(sheet, target, 10) == (False, 0)
 
@@ -129,7 +129,7 @@ def test_fits_rolls_verdicts_equal_the_model_alone(seed):
     pieces = fewest_rolls(sheet, target, trim=False)
     for rolls in range(max(0, pieces.lower - 1), pieces.upper + 1):
         fits, cells = fits_rolls(sheet, target, rolls, time_limit=60)
-        alone, _ = _fits_by_cpsat(sheet, target & ~sheet.crossed, rolls, time_limit=60)
+        alone, _ = fits_by_cpsat(sheet, target & ~sheet.crossed, rolls, time_limit=60)
         assert fits is alone, rolls
         assert not fits or cells & target == target & ~sheet.crossed or not target & ~sheet.crossed
 
