@@ -18,6 +18,8 @@ from nochmal.sheet import Sheet
 from nochmal.move import PASS, Move
 
 CLASSIC = nm.load_board("classic")
+# one colour a row: every colour and count (1-5) fits an empty sheet through the start column
+ROWS = nm.Board.from_grid(["yyyyyyyyyyy", "ggggggggggg", "bbbbbbbbbbb", "rrrrrrrrrrr", "ooooooooooo"], name="rows")
 
 
 # --- the documented scheme, re-derived ---------------------------------------------------------
@@ -266,7 +268,7 @@ def expected_choices(colour_dice, number_dice, jokers_left) -> set:
        rolls_before=st.integers(0, 5), active_pick=st.integers(-1, 8),
        jokers_used=st.lists(st.integers(0, 8), min_size=3, max_size=3))
 def test_choices_follow_the_rules_for_random_rolls(colours, numbers, rolls_before, active_pick, jokers_used):
-    empty = Sheet.empty(CLASSIC)
+    empty = Sheet.empty(ROWS)
     game = Game.from_position(Position(Mode.COMPETITIVE, tuple(empty.cross(0, j) for j in jokers_used)))
     for _ in range(rolls_before):
         game.apply_roll(ROLL)
@@ -276,13 +278,16 @@ def test_choices_follow_the_rules_for_random_rolls(colours, numbers, rolls_befor
     game.apply_roll(roll)
     active = game.current_player()
     assert picks(game) == expected_choices(colours, numbers, 8 - jokers_used[active])
-    # the active player picks one pair (or passes): applied without cells or checks through the
-    # engine's internal _apply (only tests do this), since only the dice matter here
+    # the active player takes one pair (or passes): a legal move with those dice (on ROWS every
+    # colour and count fits the empty sheet); a pair their marks cannot pay for is not theirs
+    taken = None
     if active_pick >= 0:
         cf, nf = colours[active_pick // 3], numbers[active_pick % 3]
-        colour = "y" if cf == "x" else cf
-        count = 1 if nf == "?" else int(nf)
-        game._apply(Move.of(colour, count, (), cf == "x", nf == "?"), 0)
+        taken = next((m for m in game.legal_moves() if not m.is_pass and (m.colour_face, m.number_face) == (cf, nf)),
+                     None)
+        assert (taken is None) == ((cf == "x") + (nf == "?") > 8 - jokers_used[active])
+    if taken is not None:
+        game.apply_move(taken)
         left_c, left_n = list(colours), list(numbers)
         left_c.remove(cf)
         left_n.remove(nf)
@@ -290,7 +295,7 @@ def test_choices_follow_the_rules_for_random_rolls(colours, numbers, rolls_befor
         game.apply_move(PASS)
     for _ in range(2):
         p = game.current_player()
-        if rolls_before >= 3 and active_pick >= 0:  # roll 4 on: the four dice left
+        if rolls_before >= 3 and taken is not None:  # roll 4 on: the four dice left
             want = expected_choices(left_c, left_n, 8 - jokers_used[p])
         else:  # rolls 1-3, or after an active pass: all six
             want = expected_choices(colours, numbers, 8 - jokers_used[p])
