@@ -100,16 +100,25 @@ def reduce_target(sheet: Sheet, target: int) -> Reduced:
                     set(range(1, len(terms) + 1)))
 
 
-@cache
-def programme():
-    """The Dreyfus-Wagner programme in use: the compiled one (missions/measures/_steiner.c,
-    built at install when a C compiler is there), else the same programme in numpy
-    (missions/measures/steiner_numpy.py; docs/architecture.md says what the compiler buys)."""
+def compiled_programme():
+    """The compiled Dreyfus-Wagner programme (missions/measures/_steiner.c, built at install
+    when a C compiler is there), or None without it; the tests hold it against the numpy one."""
     try:
         from nochmal.missions.measures import _steiner
     except ImportError:
-        from nochmal.missions.measures import steiner_numpy as _steiner
+        return None
     return _steiner
+
+
+@cache
+def programme():
+    """The Dreyfus-Wagner programme in use: the compiled one (:func:`compiled_programme`), else
+    the same programme in numpy (missions/measures/steiner_numpy.py; docs/architecture.md says
+    what the compiler buys)."""
+    compiled = compiled_programme()
+    if compiled is None:
+        from nochmal.missions.measures import steiner_numpy as compiled
+    return compiled
 
 
 def programme_name() -> str:
@@ -166,9 +175,10 @@ def dreyfus_wagner(red: Reduced, terminals: list[int], weight: list[int], extra=
 
 
 @lru_cache(maxsize=4096)
-def _halves(s: int) -> tuple[np.ndarray, np.ndarray]:
+def halves(s: int) -> tuple[np.ndarray, np.ndarray]:
     """The halves S1 of subset ``s`` that hold its lowest terminal (all but ``s`` itself,
-    descending: the order missions/measures/_steiner.c scans them) and their other halves S - S1."""
+    descending: the order missions/measures/_steiner.c scans them, so that a rebuilt tree takes
+    the half the compiled merge met first) and their other halves S - S1."""
     import numpy as np
 
     low = s & -s
@@ -184,8 +194,8 @@ def _halves(s: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _first_best_half(dp: np.ndarray, s: int, v: int) -> int:
-    """The first half S1 (in :func:`_halves`' order) with dp[S1][v] + dp[S - S1][v] least."""
-    s1, s2 = _halves(s)
+    """The first half S1 (in :func:`halves`' order) with dp[S1][v] + dp[S - S1][v] least."""
+    s1, s2 = halves(s)
     return int(s1[(dp[s1, v] + dp[s2, v]).argmin()])
 
 

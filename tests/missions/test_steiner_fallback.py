@@ -15,12 +15,14 @@ import numpy as np
 import pytest
 
 from nochmal.board import load_board
-from nochmal.missions.measures import _steiner, steiner, steiner_numpy
+from nochmal.missions.measures import steiner, steiner_numpy
 from nochmal.missions.measures.crosses import LAZY_FROM, fewest_crosses
 from nochmal.missions.measures.steiner import INF, Reduced, dreyfus_wagner, node_dijkstra, reduce_target
 from nochmal.sheet import Sheet
 
 CLASSIC = load_board("classic")
+COMPILED = steiner.compiled_programme()
+assert COMPILED is not None, "the C extension is not built: pip install -e . with a C compiler"
 
 
 def random_graph(rng: random.Random) -> tuple[list[list[int]], list[int], list[list[int]] | None]:
@@ -54,12 +56,12 @@ def test_same_labels_and_tables_on_random_graphs(seed):
     n = len(adj)
     init = [rng.choice([INF, INF, 0, rng.randint(0, 300)]) for _ in range(n)]
     got = [np.frombuffer(b, dtype=np.int32) for b in steiner_numpy.relax(adj, weight, init, extra)]
-    want = [np.frombuffer(b, dtype=np.int32) for b in _steiner.relax(adj, weight, init, extra)]
+    want = [np.frombuffer(b, dtype=np.int32) for b in COMPILED.relax(adj, weight, init, extra)]
     assert got[0].tolist() == want[0].tolist()
     check_preds(adj, weight, extra, got[0], got[1], init)
     terms = rng.sample(range(n), rng.randint(1, min(n, 6)))
     dp, pred = tables(steiner_numpy, adj, weight, terms, extra)
-    want_dp, _ = tables(_steiner, adj, weight, terms, extra)
+    want_dp, _ = tables(COMPILED, adj, weight, terms, extra)
     assert np.array_equal(dp, want_dp)
     for s in range(1, 1 << len(terms)):
         if s & (s - 1):  # a merged row: pred -1 exactly where the label is the merge's
@@ -85,7 +87,7 @@ def test_same_answers_on_sheets(seed, monkeypatch):
     terms = red.terminals[:LAZY_FROM]  # (a direct programme: no lazy rounds, no remembered answers)
     start = [0] + [INF] * (len(red.adj) - 1)
     answers = {}
-    for name, module in (("compiled", _steiner), ("numpy", steiner_numpy)):
+    for name, module in (("compiled", COMPILED), ("numpy", steiner_numpy)):
         monkeypatch.setattr(steiner, "programme", lambda: module)
         label = node_dijkstra(red.adj, red.weight, start)[0].tolist()
         figure = fewest_crosses(sheet, target & sum(red.members[t] for t in terms) | target & sheet.crossed,

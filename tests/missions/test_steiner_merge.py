@@ -15,13 +15,15 @@ import numpy as np
 import pytest
 
 from nochmal.board import load_board
-from nochmal.missions.measures import _steiner
-from nochmal.missions.measures.steiner import INF, Reduced, _halves, dreyfus_wagner, node_dijkstra, reduce_target
+from nochmal.missions.measures.steiner import (INF, Reduced, compiled_programme, dreyfus_wagner, halves, node_dijkstra,
+                                               reduce_target)
 
 from measures_oracle import heapq_relax  # a textbook Dijkstra
 from sheets_support import random_sheet  # sheets grown by legal crosses
 
 CLASSIC = load_board("classic")
+COMPILED = compiled_programme()
+assert COMPILED is not None, "the C extension is not built: pip install -e . with a C compiler"
 
 
 def coo_batch_dijkstra(n, arc_from, arc_to, w, init):
@@ -158,7 +160,7 @@ def test_halves_list_every_split_once_in_the_scan_order(k):
     for s in rng.sample(range(1, 1 << k), min(40, (1 << k) - 1)):
         if s & (s - 1) == 0:
             continue
-        s1, s2 = _halves(s)
+        s1, s2 = halves(s)
         low = s & -s
         assert s1.tolist() == [h for h in range(s - 1, 0, -1) if h & s == h and h & low]
         assert s2.tolist() == [s ^ h for h in s1.tolist()]
@@ -169,24 +171,24 @@ def test_compiled_programme_refuses_malformed_input():
     red = reduce_target(random_sheet(CLASSIC, random.Random(3), 5), CLASSIC.star_mask)
     n = len(red.adj)
     terms = red.terminals[:3]
-    dp, pred = _steiner.dreyfus_wagner(red.adj, red.weight, terms)  # well-formed: the Python entry's table
+    dp, pred = COMPILED.dreyfus_wagner(red.adj, red.weight, terms)  # well-formed: the Python entry's table
     assert np.array_equal(np.frombuffer(dp, dtype=np.int32).reshape(8, n), dreyfus_wagner(red, terms, red.weight)[0])
     off = [list(row) for row in red.adj]
     off[1] = off[1] + [n]
     negative = list(red.weight)
     negative[1] = -1
-    for call, word in ((lambda: _steiner.dreyfus_wagner(off, red.weight, terms), "adj"),
-                       (lambda: _steiner.dreyfus_wagner([[0.5]] + red.adj[1:], red.weight, terms), "adj"),
-                       (lambda: _steiner.dreyfus_wagner(5, red.weight, terms), "adj"),
-                       (lambda: _steiner.dreyfus_wagner(red.adj, red.weight[:-1], terms), "weight"),
-                       (lambda: _steiner.dreyfus_wagner(red.adj, negative, terms), "weight"),
-                       (lambda: _steiner.dreyfus_wagner(red.adj, [2**25] * n, terms), "weight"),
-                       (lambda: _steiner.dreyfus_wagner(red.adj, red.weight, [n]), "terms"),
-                       (lambda: _steiner.dreyfus_wagner(red.adj, red.weight, []), "terms"),
-                       (lambda: _steiner.dreyfus_wagner(red.adj, red.weight, list(range(21))), "terms"),
-                       (lambda: _steiner.relax(red.adj, red.weight, [0] * (n - 1)), "init"),
-                       (lambda: _steiner.relax(red.adj, red.weight, [-1] + [INF] * (n - 1)), "init"),
-                       (lambda: _steiner.relax(off, red.weight, [0] * n), "adj")):
+    for call, word in ((lambda: COMPILED.dreyfus_wagner(off, red.weight, terms), "adj"),
+                       (lambda: COMPILED.dreyfus_wagner([[0.5]] + red.adj[1:], red.weight, terms), "adj"),
+                       (lambda: COMPILED.dreyfus_wagner(5, red.weight, terms), "adj"),
+                       (lambda: COMPILED.dreyfus_wagner(red.adj, red.weight[:-1], terms), "weight"),
+                       (lambda: COMPILED.dreyfus_wagner(red.adj, negative, terms), "weight"),
+                       (lambda: COMPILED.dreyfus_wagner(red.adj, [2**25] * n, terms), "weight"),
+                       (lambda: COMPILED.dreyfus_wagner(red.adj, red.weight, [n]), "terms"),
+                       (lambda: COMPILED.dreyfus_wagner(red.adj, red.weight, []), "terms"),
+                       (lambda: COMPILED.dreyfus_wagner(red.adj, red.weight, list(range(21))), "terms"),
+                       (lambda: COMPILED.relax(red.adj, red.weight, [0] * (n - 1)), "init"),
+                       (lambda: COMPILED.relax(red.adj, red.weight, [-1] + [INF] * (n - 1)), "init"),
+                       (lambda: COMPILED.relax(off, red.weight, [0] * n), "adj")):
         with pytest.raises(ValueError, match=word):
             call()
 
@@ -196,10 +198,10 @@ def test_compiled_module_is_built_from_the_current_source():
     the next install (README, set-up), so an out-of-date build fails here, not in a figure."""
     from pathlib import Path
 
-    source = Path(_steiner.__file__).with_name("_steiner.c")
+    source = Path(COMPILED.__file__).with_name("_steiner.c")
     if not source.exists():  # an installed (non-editable) copy carries only the build
         pytest.skip("no source next to the built module (a non-editable install)")
-    assert Path(_steiner.__file__).stat().st_mtime >= source.stat().st_mtime, \
+    assert Path(COMPILED.__file__).stat().st_mtime >= source.stat().st_mtime, \
         "missions/measures/_steiner.c is newer than its build: run `pip install -e .` again"
 
 
