@@ -277,8 +277,8 @@ class Game:
 
     def winners(self) -> list[int]:
         """Solo and competitive: the top scorers (``top_scorers``). Co-op: the team wins or loses
-        together (docs/missions.md §2): every seat once the game has stopped on its goal (the
-        mission's stop condition), no seat while it runs or when the budget ran out first."""
+        together (docs/missions.md §2): every seat once the game has stopped on its objectives
+        (the mission's stop condition), no seat while it runs or when the budget ran out first."""
         if self.mode is Mode.COOP:
             won = self._ended and self.stop_after_roll is not None and self.stop_after_roll(self)
             return list(range(self.n_players)) if won else []

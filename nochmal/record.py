@@ -218,11 +218,13 @@ class GameRecord:
                 raise RecordError(f"{where}: {exc}") from None
             for player, move in moves:
                 if game.current_player() != player:
-                    raise RecordError(f"{where}: player {player} moved but player {game.current_player()} was to decide")
+                    now = game.current_player()
+                    to_decide = f"seat {now + 1}" if now >= 0 else "no seat"  # people see seats from 1 (docs/glossary.md)
+                    raise RecordError(f"{where}: seat {player + 1} moved but {to_decide} was to decide")
                 try:
                     game.apply_move(move)
                 except NochmalError as exc:
-                    raise RecordError(f"{where}, player {player}: illegal move '{move}': {exc}") from None
+                    raise RecordError(f"{where}, seat {player + 1}: illegal move '{move}': {exc}") from None
             if game.roll is not None and t == len(self.rolls) and self.result is None:
                 yield t, game  # an unfinished game may stop inside its last roll
                 return

@@ -19,7 +19,7 @@ from nochmal.move import COLOUR_JOKER, NUMBER_JOKER, PASS, Move
 # The planners' statuses, one set for the solo plan and team planning (solver/team.py)
 OPTIMAL = "optimal"  # the figure is proven best (solo: objective == bound; team: fewest rolls)
 FEASIBLE = "feasible"  # a plan with a proven bound and a gap
-INFEASIBLE = "infeasible"  # proven that no plan reaches the goal (team: the budget is not enough)
+INFEASIBLE = "infeasible"  # proven that no plan reaches the target (team: the budget is not enough)
 UNKNOWN = "unknown"  # no proof at all (e.g. interrupted before any bound)
 STATUSES = (OPTIMAL, FEASIBLE, UNKNOWN)  # a solo plan always exists (pass every roll)
 

@@ -3,7 +3,7 @@
 The look-ahead bot ranks the choices (expectimax over the next roll, in solo over the next
 two, the tuned evaluation as leaf, in solo with the n-tuple residual); the value shown is
 its estimate of the final score of the sheet if that choice is taken (in the race, adjusted
-for the race as the bot sees it). In a co-op mission the score is not the goal: front ends
+for the race as the bot sees it). In a co-op mission the score is not what wins: front ends
 hint with nochmal.missions.tactics.mission_hint there (this layer knows no missions).
 """
 

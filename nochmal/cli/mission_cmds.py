@@ -20,7 +20,7 @@ from nochmal.fileio import read_text_file
 # (numpy), which no other command needs at start-up.
 mission_app = typer.Typer(
     name="mission", no_args_is_help=True, add_completion=False,
-    help="Co-op missions: list them, show one, check a group's progress from typed sheets.")
+    help="Co-op missions: list them, show one, check a team's progress from typed sheets.")
 
 def register(app: typer.Typer) -> None:
     app.add_typer(mission_app, name="mission")

@@ -110,7 +110,7 @@ def _extra_roll(data):
 CASES = [
     ("changed roll", _change_roll, 7, r"roll \S+ is not roll 7 of seed 5"),
     ("illegal move", _illegal_move, None, r"illegal move 'y1 A7'"),
-    ("wrong player", _wrong_player, 4, r"player \d moved but player \d was to decide"),
+    ("wrong player", _wrong_player, 4, r"seat \d moved but seat \d was to decide"),
     ("missing decision", _missing_decision, 9, r"1 decision\(s\) recorded, the roll needs 2"),
     ("extra roll", _extra_roll, None, r"the game was already over"),
 ]
@@ -142,7 +142,7 @@ def test_tampered_move_cells_in_solo(solo_record):
     move = Move.parse(data["rolls"][t]["moves"][k]["move"])
     data["rolls"][t]["moves"][k]["move"] = str(Move.of(move.colour, move.count + 1 if move.count < 5 else 4,
                                                        move.cells, move.colour_joker, move.number_joker))
-    with pytest.raises(nm.RecordError, match=rf"turn {t + 1}, player 0: illegal move"):
+    with pytest.raises(nm.RecordError, match=rf"turn {t + 1}, seat 1: illegal move"):
         GameRecord.loads(json.dumps(data)).verify()
 
 
@@ -239,5 +239,5 @@ def test_rule_settings_travel_with_the_record():
     again = GameRecord.loads(record.dumps()).verify()
     assert again.sheets[0].crossed == CLASSIC.mask_of(["H6", "H7", "I7"])
     data["rules"]["bridging"] = False
-    with pytest.raises(nm.RecordError, match=r"turn 2, player 0: illegal move 'y2 H6 I7': not connected"):
+    with pytest.raises(nm.RecordError, match=r"turn 2, seat 1: illegal move 'y2 H6 I7': not connected"):
         GameRecord.loads(json.dumps(data)).verify()
