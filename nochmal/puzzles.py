@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
-from functools import lru_cache
 from pathlib import Path
 
 from nochmal.board import BUILTIN_BOARDS, Board, load_board
+from nochmal.cache import memo
 from nochmal.errors import OptimaError, OptionError
 from nochmal.rules import RuleSettings
 from nochmal.fileio import is_decimal
@@ -97,7 +97,7 @@ def parse_optima(doc: dict, where: str) -> tuple[dict, dict[int, PuzzleOptimum]]
     return settings, out
 
 
-@lru_cache(maxsize=1)
+@memo("puzzles.shipped", 1)  # OPTIMA_FILE read once (clear_caches("puzzles.") reads it again)
 def _shipped() -> tuple[dict, dict[int, PuzzleOptimum]]:
     if not OPTIMA_FILE.exists():
         return {}, {}

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from nochmal import puzzles
 from nochmal.board import load_board, read_board_file
+from nochmal.cache import clear_caches
 from nochmal.cli import app
 from nochmal.errors import OptionError
 from nochmal.puzzles import (OPTIMA_FILE, PuzzleOptimum, daily_seed, known_optimum, optima_document, optima_text,
@@ -56,13 +57,22 @@ def test_inconsistent_optima_entries_are_refused_with_their_key(entry):
         parse_optima(doc, "x.json")
 
 
-def fake_table(monkeypatch, optima: list[PuzzleOptimum], board="classic", rolls=30):
-    doc = optima_document(optima, board, rolls, 60.0)
-    monkeypatch.setattr(puzzles, "_shipped", lambda: parse_optima(doc, "fake"))
+@pytest.fixture
+def fake_table(monkeypatch, tmp_path_factory):
+    """Installs a table of these optima as the shipped file (nochmal/puzzles.py OPTIMA_FILE),
+    read afresh; the real one is read again after the test."""
+    def install(optima: list[PuzzleOptimum], board="classic", rolls=30) -> None:
+        path = tmp_path_factory.mktemp("optima") / "optima.json"
+        path.write_text(optima_text(optima_document(optima, board, rolls, 60.0)), encoding="utf-8")
+        monkeypatch.setattr(puzzles, "OPTIMA_FILE", path)
+        clear_caches("puzzles.")
+
+    yield install
+    clear_caches("puzzles.")
 
 
-def test_known_optimum_only_for_the_campaigns_game(monkeypatch, tmp_path):
-    fake_table(monkeypatch, [PuzzleOptimum(5, 81, 81, True)])
+def test_known_optimum_only_for_the_campaigns_game(fake_table, tmp_path):
+    fake_table([PuzzleOptimum(5, 81, 81, True)])
     classic, rules = load_board("classic"), RuleSettings()
     assert known_optimum(classic, 5, rules) == PuzzleOptimum(5, 81, 81, True)
     assert known_optimum(classic, 6, rules) is None  # not in the table
@@ -75,9 +85,9 @@ def test_known_optimum_only_for_the_campaigns_game(monkeypatch, tmp_path):
     assert read_board_file(copy).name == "classic" and known_optimum(read_board_file(copy), 5, rules) is None
 
 
-def test_the_puzzle_end_takes_a_proven_entry_without_solving(monkeypatch):
+def test_the_puzzle_end_takes_a_proven_entry_without_solving(fake_table):
     # 999 points is far above anything the planner could find: only the table says it
-    fake_table(monkeypatch, [PuzzleOptimum(5, 999, 999, True)])
+    fake_table([PuzzleOptimum(5, 999, 999, True)])
     best = planner_best(load_board("classic"), 5, RuleSettings(), 5.0)
     assert best["source"] == "table" and best["score"] == 999 and best["proven"] and best["elapsed"] == 0
     res = CliRunner().invoke(app, ["puzzle", "--seed", "5", "--json", "--planner-time", "5"], input="0\n" * 40)
@@ -87,13 +97,13 @@ def test_the_puzzle_end_takes_a_proven_entry_without_solving(monkeypatch):
     assert "best possible score for seed 5: 999 (the planner's proof, shipped with nochmal)" in res.stderr
 
 
-def test_an_unproven_entry_narrows_the_planners_answer(monkeypatch):
+def test_an_unproven_entry_narrows_the_planners_answer(fake_table):
     # the planner alone on 3 rolls proves its optimum; a (made-up) entry with a lower bound of
     # play and a higher bound shows the two combined: the best of both, the tighter bound
     rules = RuleSettings(solo_rolls=3)
     alone = planner_best(load_board("classic"), 5, rules, 10.0)
     assert alone["proven"] and alone["source"] == "planner"
-    fake_table(monkeypatch, [PuzzleOptimum(5, alone["score"] - 1, alone["score"] + 4, False)], rolls=3)
+    fake_table([PuzzleOptimum(5, alone["score"] - 1, alone["score"] + 4, False)], rolls=3)
     both = planner_best(load_board("classic"), 5, rules, 10.0)
     assert both["score"] == alone["score"] and both["bound"] == alone["score"] and both["proven"]
 
@@ -121,12 +131,12 @@ def test_a_shipped_entry_agrees_with_a_fresh_solve():
     assert plan.bound is None or plan.bound >= entry.best
 
 
-def test_the_web_puzzle_shows_the_table_at_the_end(monkeypatch, tmp_path):
+def test_the_web_puzzle_shows_the_table_at_the_end(fake_table, tmp_path):
     from fastapi.testclient import TestClient
 
     from nochmal.web import create_app
 
-    fake_table(monkeypatch, [PuzzleOptimum(9, 999, 999, True)])
+    fake_table([PuzzleOptimum(9, 999, 999, True)])
     with TestClient(create_app(tmp_path)) as client:
         state = client.post("/api/games", json={"kind": "puzzle", "seed": 9}).json()
         assert "known_best" not in state  # not while the puzzle is played
