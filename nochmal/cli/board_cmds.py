@@ -102,7 +102,7 @@ def _load_pictures(file: Path, board: Optional[str], allow_impossible: bool = Fa
         if board is not None:
             raise OptionError(f"--board {board}: {file} is a game record, drawn on its own board; leave out --board")
         record = GameRecord.loads(text, str(file))
-        from nochmal.stepper import replayed  # a co-op mission record replays through its mission
+        from nochmal.table.stepper import replayed  # a co-op mission record replays through its mission
 
         game = replayed(record, str(file))
         from nochmal.missions.coop import mission_outcome_line  # the mission layer, only here

@@ -81,7 +81,7 @@ def replay(
     Example: nochmal replay game.json --verify   (or: nochmal replay game.json --step --to 10)
     """
     record = GameRecord.load(record_file)
-    from nochmal.stepper import game_factory, replayed
+    from nochmal.table.stepper import game_factory, replayed
     from nochmal.terminal.replay import run_replay
 
     game = (record.verify(str(record_file), game_factory(record)) if verify

@@ -11,12 +11,13 @@ import typer
 from nochmal.cli.common import board_arg, check_seed, console, emit_json, err_console, guarded
 from nochmal.errors import OptionError
 from nochmal.game import rating
-from nochmal.terminal.planner import planner_best
-from nochmal.terminal.session import Session
 from nochmal.puzzles import daily_seed
-from nochmal.terminal.setup import parse_seats
 from nochmal.record import GameRecord
 from nochmal.rules import MAX_SEED, RuleSettings
+from nochmal.table.session import TableSession
+from nochmal.table.setup import parse_seats
+from nochmal.terminal.planner import planner_best
+from nochmal.terminal.session import Session
 
 
 MAX_PLANNER_SECONDS = 3600  # 'puzzle --planner-time': longer searches belong to 'nochmal solve'
@@ -86,16 +87,17 @@ def play(
                 raise OptionError("--mission plays on the mission's own sheet; leave out --board")
             difficulty = difficulty or "normal"
             m = _load_mission(mission, difficulty)
-            session = Session(board_arg(m.board), seats, seed_, rules, console=ui, mission=m, difficulty=difficulty,
-                              extra=_mission_extra(m, mission, difficulty), save_path=save_path)
+            table = TableSession(board_arg(m.board), seats, seed_, rules, mission=m, difficulty=difficulty,
+                                 extra=_mission_extra(m, mission, difficulty))
         else:
-            session = Session(b, seats, seed_, rules, console=ui, save_path=save_path)
+            table = TableSession(b, seats, seed_, rules)
+        session = Session(table, console=ui, save_path=save_path)
     outcome = session.run()
     if as_json:
         data = session.result()
         data["outcome"] = outcome
-        if session.mission is not None:
-            data["mission"] = session.mission_outcome().to_dict()
+        if session.table.mission is not None:
+            data["mission"] = session.table.mission_outcome().to_dict()
         emit_json(data)
 
 
@@ -124,15 +126,15 @@ def puzzle(
     seed_ = daily_seed() if is_daily else seed
     b = board_arg(board)
     ui = err_console if as_json else console
-    session = Session(b, ["human"], seed_, RuleSettings(), console=ui, open_rolls=open_,
-                      extra={"puzzle": True, "open": open_}, save_path=str(save) if save else None)
+    table = TableSession(b, ["human"], seed_, RuleSettings(), open_rolls=open_, extra={"puzzle": True, "open": open_})
+    session = Session(table, console=ui, save_path=str(save) if save else None)
     outcome = session.run()
     score = session.game.sheets[0].score()
     planner = None
     if outcome == "over" and planner_time > 0:
         with err_console.status(f"the planner looks for the best play of seed {seed_} "
                                 f"(up to {planner_time:g} s; Ctrl-C stops it)"):
-            planner = planner_best(b, seed_, session.rules, planner_time)
+            planner = planner_best(b, seed_, table.rules, planner_time)
         if planner is None:
             ui.print("(the planner is not available for this game)", highlight=False, soft_wrap=True)
         elif planner["proven"]:

@@ -153,7 +153,7 @@ def solve(
         inst = Instance.from_seed(seed, board_arg(board), RuleSettings(solo_rolls=count), count)
     elif record is not None:
         rec = GameRecord.load(record)
-        from nochmal.stepper import game_factory
+        from nochmal.table.stepper import game_factory
 
         rec.verify(str(record), game_factory(rec))
         inst = Instance.from_record(rec, after_turn, str(record), rolls_count)

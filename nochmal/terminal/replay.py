@@ -1,7 +1,7 @@
 """Stepping through a game record turn by turn at the terminal (``nochmal replay F --step``).
 
-The states come from nochmal/stepper.py (rebuilt by the engine from the record); this module
-only draws them and reads the keys.
+The states come from nochmal/table/stepper.py (rebuilt by the engine from the record); this
+module only draws them and reads the keys.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from nochmal.game import Game
 from nochmal.record import GameRecord
 from nochmal.seats import seat_name
 from nochmal.sheetview import render_sheet
-from nochmal.stepper import replay_states, turn_data
+from nochmal.table.stepper import replay_states, turn_data
 from nochmal.terminal.reader import default_reader
 
 

@@ -1,12 +1,9 @@
 """One game at the terminal: the turn loop for any mix of human and bot seats.
 
-One ``Session`` drives ``nochmal.game.Game`` with seeded dice for a table of humans and
-bots (``play``), a seeded solo game (``puzzle``) or a co-op mission. Input is read line by
-line (``nochmal.terminal.reader``), so a pipe or a test runner can play a whole game.
-``undo`` takes back the last human choice and what followed with ``Game.pop`` (a stack of
-saved states, no replay); the bots then choose again exactly as before, because the dice
-depend only on (seed, roll number) and every bot decision only on (bot, seed, roll number,
-seat, position).
+A ``Session`` prints and reads around a table session (``nochmal.table.session``: the game,
+the seats, the seed, undo, the mission, the record), for a table of humans and bots
+(``play``), a seeded solo game (``puzzle``) or a co-op mission. Input is read line by line
+(``nochmal.terminal.reader``), so a pipe or a test runner can play a whole game.
 """
 
 from __future__ import annotations
@@ -16,20 +13,18 @@ from rich.text import Text
 
 from nochmal.agents import immediate_gain
 from nochmal.board import COLOURS, Board
-from nochmal.dice import seeded_roll, seeded_rolls
-from nochmal.errors import BotError, NochmalError, RecordError
-from nochmal.fileio import check_writable
-from nochmal.game import CHANCE, Game, rating
+from nochmal.dice import seeded_rolls
+from nochmal.errors import NochmalError
+from nochmal.fileio import check_writable, is_decimal
+from nochmal.game import Game, rating
 from nochmal.modes import Mode
 from nochmal.move import PASS, Move
 from nochmal.record import GameRecord
-from nochmal.rules import DEFAULT_RULES, RuleSettings
+from nochmal.seats import is_human, seat_name
 from nochmal.sheetview import SheetDrawing, render_dice, render_sheet
+from nochmal.table.session import TableSession
 from nochmal.terminal.choice import parse_choice
 from nochmal.terminal.reader import InputEnded, Reader, default_reader
-from nochmal.seats import is_human, seat_name
-from nochmal.terminal.setup import bot_seed, parse_seats
-from nochmal.fileio import is_decimal
 
 LIST_LIMIT = 40
 
@@ -71,90 +66,38 @@ def ranked_moves(game: Game) -> list[tuple[Move, int]]:
 
 # --- the session -----------------------------------------------------------------------
 class Session:
-    """One game at the terminal, from the first roll (or a saved record) to the end."""
+    """One game at the terminal, from the first roll (or a saved record) to the end: the
+    table session ``table`` with a console to print on and a reader for the humans' lines."""
 
-    def __init__(self, board: Board, seats: list[str], seed: int, rules: RuleSettings = DEFAULT_RULES,
-                 console: Console | None = None, reader: Reader | None = None,
-                 mission=None, difficulty: str | None = None, extra: dict | None = None,
-                 open_rolls: bool = False, save_path: str | None = None):
-        self.board = board
-        self.seats = list(seats)
-        self.seed = seed
-        self.rules = rules
+    def __init__(self, table: TableSession, console: Console | None = None, reader: Reader | None = None,
+                 save_path: str | None = None):
+        self.table = table
         self.console = console or Console(highlight=False)
         self.read = reader or default_reader(self.console)
-        self.mission = mission
-        self.difficulty = difficulty
-        self.extra = dict(extra or {})
-        self.open_rolls = open_rolls
         self.save_path = save_path
-        self.game = self.new_game()
         self._helped = False
         self.saved_to: str | None = None
         self.saved: tuple | None = None
 
-    # --- building and rebuilding ------------------------------------------------------------
-    def new_game(self) -> Game:
-        n = len(self.seats)
-        if self.mission is not None:
-            from nochmal.missions.coop import coop_game  # loads the graph measures: only for missions
-
-            return coop_game(self.mission, self.difficulty, n, self.rules)
-        return Game(self.board, n, self.rules, Mode.SOLO if n == 1 else Mode.COMPETITIVE)
-
-    def rebuild(self, history, source: str = "history") -> None:
-        """Replace the game by a fresh one with ``history`` replayed through the engine (to
-        resume a record; its states are then on the undo stack like a game played here)."""
-        game = self.new_game()
-        for t, (roll, moves) in enumerate(history, 1):
-            want = seeded_roll(self.seed, t - 1, game.dice_per_kind)
-            if roll != want:
-                raise RecordError(f"{source}: turn {t}: roll {roll.text()} is not roll {t} of seed {self.seed}")
-            try:
-                game.apply_roll(roll)
-                for player, move in moves:
-                    if game.current_player() != player:
-                        raise RecordError(f"player {player} moved but player {game.current_player()} was to decide")
-                    game.apply_move(move)
-            except NochmalError as exc:
-                raise RecordError(f"{source}: turn {t}: {exc}") from None
-        self.game = game
-
     @classmethod
-    def from_record(cls, record: GameRecord, source: str, missions=None, **kw) -> "Session":
-        """Continue a saved game exactly where it stopped; a co-op record's mission is found by
-        ``missions`` (nochmal.missions.coop record_mission; default: a shipped id or a file)."""
-        if record.seed is None:
-            raise RecordError(f"{source}: the record has no seed, so its next rolls are unknown")
-        if record.result is not None:
-            raise RecordError(f"{source}: the game is already over (scores {record.result.get('scores')}); "
-                              f"see nochmal replay {source}")
-        seats = parse_seats(record.players)
-        mission, difficulty = None, None
-        if "mission" in record.extra:
-            from nochmal.missions.coop import load_mission, record_mission  # the graph measures: only for missions
-
-            mission = record_mission(record, missions or load_mission)
-            difficulty = record.extra.get("difficulty")
-        session = cls(record.board, seats, record.seed, record.rules, mission=mission,
-                      difficulty=difficulty, extra=record.extra,
-                      open_rolls=bool(record.extra.get("open")), **kw)
-        if session.game.mode != record.mode:
-            raise RecordError(f"{source}: a {record.mode} record cannot continue as a {session.game.mode} game")
-        session.rebuild(record.rolls, source)
-        session.saved_to, session.saved = source, (source, session._signature())
+    def from_record(cls, record: GameRecord, source: str, **kw) -> "Session":
+        """Continue a saved game exactly where it stopped (TableSession.from_record)."""
+        session = cls(TableSession.from_record(record, source), **kw)
+        session.saved_to, session.saved = source, (source, session.table.signature())
         return session
 
-    def record(self) -> GameRecord:
-        return GameRecord.from_game(self.game, self.seats, self.seed, self.extra)
+    @property
+    def game(self) -> Game:
+        return self.table.game
+
+    @property
+    def board(self) -> Board:
+        return self.table.board
 
     def save(self, path: str) -> None:
-        self.record().save(path)
+        self.table.save(path)
         self.saved_to = path
-        self.saved = (path, self._signature())
-
-    def _signature(self) -> str:
-        return repr([(r, list(ms)) for r, ms in self.game.history])
+        self.saved = (path, self.table.signature())
 
     # --- output helpers ---------------------------------------------------------------------
     def say(self, text: str | Text | SheetDrawing = "", style: str | None = None) -> None:
@@ -164,7 +107,7 @@ class Session:
             self.console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
 
     def label(self, p: int) -> str:
-        return seat_name(self.seats, p)
+        return seat_name(self.table.seats, p)
 
     def roll_title(self) -> str:
         g = self.game
@@ -193,27 +136,27 @@ class Session:
     def show_rolls(self) -> None:
         g = self.game
         count = g.roll_limit or 30
-        self.say(f"all {count} rolls of seed {self.seed}:", style="bold")
-        for i, r in enumerate(seeded_rolls(self.seed, count, g.dice_per_kind), 1):
+        self.say(f"all {count} rolls of seed {self.table.seed}:", style="bold")
+        for i, r in enumerate(seeded_rolls(self.table.seed, count, g.dice_per_kind), 1):
             mark = "  <- now" if i == g.rolls_done + 1 and g.roll is not None else ""
             done = i <= g.rolls_done
             self.say(f" {i:>2}  {' '.join(r.colours)} / {' '.join(r.numbers)}{mark}", style="dim" if done else None)
 
     def intro(self) -> None:
-        g = self.game
-        who = ", ".join(f"{self.label(p)}" + ("" if is_human(s) else " [bot]") for p, s in enumerate(self.seats))
+        g, t = self.game, self.table
+        who = ", ".join(f"{self.label(p)}" + ("" if is_human(s) else " [bot]") for p, s in enumerate(t.seats))
         what = {Mode.COOP: "co-op mission", Mode.SOLO: "solo game"}.get(g.mode, "game")
-        self.say(f"Noch mal! {what} on the {self.board.name} sheet, seed {self.seed}: {who}", style="bold")
-        if self.mission is not None:
-            self.say(f"mission {self.mission.name} ({self.mission.id}, {self.difficulty}): "
+        self.say(f"Noch mal! {what} on the {t.board.name} sheet, seed {t.seed}: {who}", style="bold")
+        if t.mission is not None:
+            self.say(f"mission {t.mission.name} ({t.mission.id}, {t.difficulty}): "
                      f"{g.roll_limit} rolls for {g.n_players} player(s)")
-            if self.mission.description:
-                self.say(self.mission.description.strip())
-            for o in self.mission.objectives:
+            if t.mission.description:
+                self.say(t.mission.description.strip())
+            for o in t.mission.objectives:
                 self.say(f"  - {o.describe(g.n_players)}")
         if g.rolls_done or (g.history and g.history[-1][1]):
             self.say(f"resumed after {g.rolls_done} complete roll(s)")
-        if self.open_rolls:
+        if t.open_rolls:
             self.show_rolls()
         self.say("type help for the commands")
 
@@ -229,15 +172,11 @@ class Session:
             check_writable(self.save_path)
         self.intro()
         try:
-            while not self.game.is_terminal():
-                p = self.game.current_player()
-                if p == CHANCE:
-                    self.game.apply_roll(seeded_roll(self.seed, self.game.rolls_done, self.game.dice_per_kind))
-                    continue
-                if not is_human(self.seats[p]):
-                    self.bot_turn(p)
-                    continue
-                if self.human_turn(p) == "quit":
+            while True:
+                self.table.advance(self.show_bot_move)
+                if self.game.is_terminal():
+                    break
+                if self.human_turn(self.game.current_player()) == "quit":
                     self.save_on_leaving()
                     return "quit"
         except (KeyboardInterrupt, InputEnded):
@@ -257,27 +196,16 @@ class Session:
             self.say(f"game saved to {self.save_path}; continue with: nochmal play --resume {self.save_path}")
         elif self.saved is None:
             self.say("game not saved (type 'save FILE' to keep a game, or start it with --save FILE)")
-        elif self.saved == (self.saved_to, self._signature()):
+        elif self.saved == (self.saved_to, self.table.signature()):
             self.say(f"game saved in {self.saved_to}")
         else:
             self.say(f"the choices since {self.saved_to} was written are not saved; it still holds the game "
                      f"as it was then (type 'save FILE' to keep a game, or start it with --save FILE)")
 
-    def bot_turn(self, p: int) -> None:
+    def show_bot_move(self, p: int, move: Move) -> None:
+        """A bot's choice, just made; the roll's dice before the roll's first choice."""
         g = self.game
-        first = not g.history[-1][1]
-        from nochmal.bots.registry import make_agent  # the bots load numpy: imported on use
-        agent = make_agent(self.seats[p], bot_seed(self.seed, g.rolls_done, p))
-        if self.mission is not None:  # a co-op bot serves the mission; its own bot breaks ties
-            from nochmal.missions.tactics import MissionAgent
-
-            agent = MissionAgent(self.mission, agent)
-        move = agent.choose(g.clone())
-        try:
-            g.apply_move(move)
-        except NochmalError as exc:
-            raise BotError(f"bot {self.seats[p]} chose an illegal move '{move}': {exc}") from None
-        if first:
+        if len(g.history[-1][1]) == 1:
             self.say(f"{self.roll_title()}: dice {g.history[-1][0].text()}", style="bold")
         self.say(f"  {self.label(p)}: {move}")
 
@@ -293,15 +221,15 @@ class Session:
         self.say(head, style="bold")
         self.say(self.sheet_text(p))
         self.say(render_dice(g.roll, g.available_dice()))
-        if self.open_rolls:
-            nxt = seeded_rolls(self.seed, 3, g.dice_per_kind, g.rolls_done + 1)
+        if self.table.open_rolls:
+            nxt = seeded_rolls(self.table.seed, 3, g.dice_per_kind, g.rolls_done + 1)
             limit = g.roll_limit or 30
             upcoming = [r.text() for i, r in enumerate(nxt) if g.rolls_done + 1 + i < limit]
             if upcoming:
                 self.say("next: " + "  ".join(upcoming), style="dim")
         if g.n_players > 1:
             self.say(self.scores_line())
-        if self.mission is not None:
+        if self.table.mission is not None:
             self.show_mission_progress()
         if not self._helped:
             self.say("choose: dice and cells (b 4 G4 G5 H4 H5), list, pass, undo, hint, save FILE, quit, help", style="italic")
@@ -309,7 +237,7 @@ class Session:
 
     def show_mission_progress(self) -> None:
         """One line per objective: done or k of n, and what is missing."""
-        res = self.mission_outcome()
+        res = self.table.mission_outcome()
         for st in res.objectives:
             mark = "done" if st.met else f"{st.progress}/{st.total}"
             missing = "" if st.met or not st.missing else "  missing: " + ", ".join(st.missing[:6]) + (
@@ -343,7 +271,7 @@ class Session:
                 self.show_view(p)
                 continue
             if low == "rolls":
-                if self.open_rolls:
+                if self.table.open_rolls:
                     self.show_rolls()
                 else:
                     self.say("the rolls are hidden in this game (nochmal puzzle --open shows them)")
@@ -422,10 +350,10 @@ class Session:
         """The three best choices: for the mission in a co-op game (missions/tactics.py),
         else by the hint bot's estimated final score (nochmal/bots/hints.py)."""
         try:
-            if self.mission is not None:
+            if self.table.mission is not None:
                 from nochmal.missions.tactics import mission_hint
 
-                tips, what = mission_hint(self.mission, self.game.clone(), top=3), "value for the mission"
+                tips, what = mission_hint(self.table.mission, self.game.clone(), top=3), "value for the mission"
             else:
                 from nochmal.bots.hints import hint  # numpy and the tuple weights: loaded on first use
 
@@ -439,32 +367,15 @@ class Session:
             self.say(f" hint {k}: {move}   ({what} {value:.2f})")
 
     def undo(self) -> bool:
-        """Take back the last human choice of the current roll (or, when no human has chosen in
-        it yet, of the roll before) and everything after it, with ``Game.pop``: the bots
-        then choose again exactly as before (their seeds depend only on seed, roll, seat)."""
-        g = self.game
-        for back in (1, 2):
-            if len(g.history) < back:
-                break
-            _, moves = g.history[-back]
-            humans = [i for i, (q, _) in enumerate(moves) if is_human(self.seats[q])]
-            if not humans:
-                continue
-            i = humans[-1]
-            who, move = moves[i]
-            # the moves after it in that roll, the choice itself, and (one roll back) the
-            # current roll's moves and the roll itself
-            steps = len(moves) - i + (len(g.history[-1][1]) + 1 if back == 2 else 0)
-            if g.undo_depth < steps:
-                break
-            for _ in range(steps):
-                g.pop()
-            where = "this roll" if back == 1 else "the roll before"
-            whose = "your" if self.label(who) == "you" else f"{self.label(who)}'s"
-            self.say(f"took back {whose} '{move}' in {where}")
-            return True
-        self.say("nothing to undo")
-        return False
+        """Take back the last human choice (TableSession.undo) and say which."""
+        taken = self.table.undo()
+        if taken is None:
+            self.say("nothing to undo")
+            return False
+        where = "the roll before" if taken.roll_before else "this roll"
+        whose = "your" if self.label(taken.player) == "you" else f"{self.label(taken.player)}'s"
+        self.say(f"took back {whose} '{taken.move}' in {where}")
+        return True
 
     # --- the end ----------------------------------------------------------------------------
     def finish(self) -> None:
@@ -479,25 +390,12 @@ class Session:
         elif g.mode is Mode.COMPETITIVE:
             names = " and ".join(self.label(p) for p in g.winners())
             self.say(f"{self.scores_line()}  ->  winner: {names}", style="bold")
-        res = self.mission_outcome()
+        res = self.table.mission_outcome()
         if res is not None:
             self.say(res.text(), style="bold")
 
-    def mission_outcome(self):
-        if self.mission is None:
-            return None
-        from nochmal.missions.coop import mission_result  # loads the graph measures: only for missions
-
-        return mission_result(self.mission, self.game)
-
     def result(self) -> dict:
-        """The outcome as data (for --json)."""
-        g = self.game
-        data = {"mode": g.mode, "board": self.board.name, "seed": self.seed, "players": self.seats,
-                "names": [self.label(p) for p in range(g.n_players)],
-                "over": g.is_terminal(), "rolls": g.rolls_done, "scores": g.scores(),
-                "winners": g.winners() if g.is_terminal() and g.mode is Mode.COMPETITIVE else None,
-                "sheets": [s.text() for s in g.sheets], "saved": self.save_path}
-        if g.mode is Mode.SOLO:
-            data["rating"] = rating(g.sheets[0].score())
-        return data
+        """The outcome as data (for --json): the table's, and where it was saved."""
+        data = self.table.result()
+        rated = {"rating": data.pop("rating")} if "rating" in data else {}
+        return {**data, "saved": self.save_path, **rated}

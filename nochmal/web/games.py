@@ -1,17 +1,16 @@
 """Games played on the web: server-side state keyed by an unguessable id.
 
-A ``WebGame`` wraps the terminal's ``nochmal.terminal.session.Session`` (same seeded dice, same
-bot seeds, same undo, same records) with its output sent nowhere: the pages read the
-state as JSON. After every change the game's record is written atomically to
-``DATA/games/ID.json``, so a reload, a second tab or a restarted server continues exactly
-where the game was (the record replays to the same position: dice come from the seed,
-bot choices from (seed, roll, seat)).
+A ``WebGame`` wraps a table session (``nochmal.table.session.TableSession``, the one the
+terminal prints around: same seeded dice, same bot seeds, same undo, same records): the
+pages read its state as JSON. After every change the game's record is written atomically
+to ``DATA/games/ID.json``, so a reload, a second tab or a restarted server continues
+exactly where the game was (the record replays to the same position: dice come from the
+seed, bot choices from (seed, roll, seat)).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import io
 import logging
 import re
 import secrets
@@ -19,21 +18,19 @@ import threading
 import time
 from pathlib import Path
 
-from rich.console import Console
-
 from nochmal.board import BUILTIN_BOARDS, Board, load_board
-from nochmal.dice import resolutions, seeded_roll, seeded_rolls
+from nochmal.dice import resolutions, seeded_rolls
 from nochmal.errors import IllegalMoveError, NochmalError, StorageError, quoted
 from nochmal.fileio import atomic_write_text, read_text_file
-from nochmal.game import CHANCE, rating
+from nochmal.game import rating
 from nochmal.modes import Mode
 from nochmal.puzzles import known_optimum
 from nochmal.seats import is_human, seat_name
-from nochmal.terminal.session import Session
-from nochmal.terminal.setup import parse_seats
 from nochmal.move import COLOUR_JOKER, NUMBER_JOKER, Move
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
+from nochmal.table.session import TableSession
+from nochmal.table.setup import parse_seats
 from nochmal.svg import SheetPicture, pictures_svg, sheet_title
 from nochmal.web.limits import prune_folder
 from nochmal.web.errors import WebError
@@ -88,14 +85,10 @@ def damaged(what: str, item_id: str, exc: Exception) -> WebError:
                     what, 500)
 
 
-def _quiet_console() -> Console:
-    return Console(file=io.StringIO(), color_system=None, width=200)
-
-
 class WebGame:
-    """One game: the session, who may act, and its place on disk."""
+    """One game: the table session, who may act, and its place on disk."""
 
-    def __init__(self, game_id: str, session: Session, kind: str, path: Path | None):
+    def __init__(self, game_id: str, session: TableSession, kind: str, path: Path | None):
         self.id = game_id
         self.session = session
         self.kind = kind  # "puzzle" or "play"
@@ -113,8 +106,8 @@ class WebGame:
             extra = {"mission": mission.id, "difficulty": difficulty}
         if open_rolls:
             extra["open"] = True  # the record says so, and a reload keeps the rolls shown
-        session = Session(board, seats, seed, RuleSettings(), console=_quiet_console(), reader=_no_input,
-                          mission=mission, difficulty=difficulty, extra=extra, open_rolls=open_rolls)
+        session = TableSession(board, seats, seed, RuleSettings(), mission=mission, difficulty=difficulty,
+                               extra=extra, open_rolls=open_rolls)
         web = cls(game_id, session, kind, path)
         web.advance()
         return web
@@ -124,8 +117,8 @@ class WebGame:
         """A saved game, replayed to where it stopped (finished ones too)."""
         if "mission_file" in record.extra:
             raise WebError("records naming a mission file cannot be continued here", "record")
-        session = Session.from_record(dataclasses.replace(record, result=None), str(path or game_id),
-                                      missions=web_mission, console=_quiet_console(), reader=_no_input)
+        session = TableSession.from_record(dataclasses.replace(record, result=None), str(path or game_id),
+                                           missions=web_mission)
         kind = "puzzle" if record.extra.get("puzzle") else "play"
         return cls(game_id, session, kind, path)
 
@@ -136,19 +129,10 @@ class WebGame:
 
     def advance(self) -> None:
         """Roll the dice and let the bots decide until a human must choose or the game ends."""
-        s = self.session
-        while not s.game.is_terminal():
-            p = s.game.current_player()
-            if p == CHANCE:
-                s.game.apply_roll(seeded_roll(s.seed, s.game.rolls_done, s.game.dice_per_kind))
-                continue
-            if is_human(s.seats[p]):
-                return
-            s.bot_turn(p)
+        self.session.advance()
 
     def human_to_move(self) -> int | None:
-        p = self.game.current_player()
-        return p if p >= 0 and is_human(self.session.seats[p]) else None
+        return self.session.human_to_move()
 
     def play(self, text: str) -> Move:
         """Apply a human's move (notation or pass) and let the bots answer."""
@@ -171,7 +155,7 @@ class WebGame:
         return move
 
     def undo(self) -> None:
-        if not self.session.undo():
+        if self.session.undo() is None:
             raise WebError("nothing to undo", "undo", 409)
         self.advance()
 
@@ -254,7 +238,6 @@ class WebGame:
         s, g = self.session, self.game
         to_move = g.current_player() if g.current_player() >= 0 else None
         data = s.result()
-        data.pop("saved", None)
         data.update({
             "id": self.id, "kind": self.kind, "names": [seat_name(s.seats, p) for p in range(g.n_players)],
             "humans": [is_human(x) for x in s.seats], "roll_limit": g.roll_limit,
@@ -302,10 +285,6 @@ class WebGame:
                 out.append({"roll": t, "dice": roll.text(), "player": p,
                             "name": seat_name(self.session.seats, p), "move": str(move)})
         return out[-LOG_LIMIT:]
-
-
-def _no_input(prompt: str) -> None:  # the web never reads a terminal
-    return None
 
 
 class KeptOnDisk:

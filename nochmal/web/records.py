@@ -1,8 +1,8 @@
 """Uploaded records as the server keeps them (docs/security.md, "What is kept"): each record
 verified by a replay when it arrives, stored as its text on disk and in memory, its states
-worked out on demand by a replay cursor (nochmal/stepper.py), of which the most recently used
-are kept up to CURSOR_MEMORY bytes in all; the bytes one address may store are capped by
-nochmal/web/limits.py UploadQuota.
+worked out on demand by a replay cursor (nochmal/table/stepper.py), of which the most
+recently used are kept up to CURSOR_MEMORY bytes in all; the bytes one address may store
+are capped by nochmal/web/limits.py UploadQuota.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from nochmal.fileio import atomic_write_text, load_json_text, read_text_file
 from nochmal.game import Game
 from nochmal.record import GameRecord
 from nochmal.seats import seat_name
-from nochmal.stepper import ReplayCursor
+from nochmal.table.stepper import ReplayCursor
 from nochmal.web.errors import WebError
 from nochmal.web.games import KeptOnDisk, check_id, damaged, new_id, web_mission
 from nochmal.web.limits import UploadQuota
@@ -153,7 +153,7 @@ class RecordStore(KeptOnDisk):
         item = self.get(rec_id)
         cursor = self.cursors.get(rec_id)
         if cursor is None:  # replayed from the text, verified when it was stored
-            from nochmal.stepper import game_factory
+            from nochmal.table.stepper import game_factory
 
             try:
                 record = GameRecord.loads(item.text, f"record {rec_id}")
@@ -171,7 +171,7 @@ def parse_record(text: str) -> tuple[GameRecord, Game]:
     """A record from uploaded text, verified by a replay through the engine as `nochmal replay
     --verify` does (the stored result too): the record and its final game. Its mission must be
     a shipped id (422 naming ``extra.mission``): no file is ever opened for it."""
-    from nochmal.stepper import game_factory
+    from nochmal.table.stepper import game_factory
 
     data = load_json_text(text, lambda reason: WebError(f"file: {reason}", "file", 422))
     if isinstance(data, dict) and isinstance(data.get("extra"), dict) and "mission_file" in data["extra"]:

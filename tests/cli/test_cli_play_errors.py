@@ -96,3 +96,32 @@ def test_help_has_an_example():
         res = run([*cmd, "--help"])
         assert res.exit_code == 0
         assert "Example: nochmal" in res.output
+
+
+def test_a_changed_record_is_refused_on_resume_with_the_replays_reason(tmp_path):
+    """A resumed game is the engine's replay of its record (GameRecord.replay): an illegal
+    move or a roll that is not the seed's is one line naming the file and the turn, in the
+    replay's words (the terminal's own replay loop named neither the move nor the seat)."""
+    import json
+
+    saved = tmp_path / "part.json"
+    res = run(["play", "--seed", "5", "--seat", "human", "--seat", "greedy"], ["pass", "pass", f"save {saved}", "quit"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(saved.read_text())
+    data["rolls"][0]["moves"][0]["move"] = "y1 A7"  # far from column H: illegal as a first cross
+    illegal = tmp_path / "illegal.json"
+    illegal.write_text(json.dumps(data))
+    res = run(["play", "--resume", str(illegal)])
+    assert res.exit_code == 1, res.output
+    assert res.stderr.count("\n") == 1 and "Traceback" not in res.output
+    text = flat(res.output)
+    assert text.startswith(f"error: {illegal}: turn 1, ") and "illegal move 'y1 A7'" in text
+
+    data = json.loads(saved.read_text())
+    data["rolls"][1]["dice"] = data["rolls"][0]["dice"]
+    rolled = tmp_path / "rolled.json"
+    rolled.write_text(json.dumps(data))
+    res = run(["play", "--resume", str(rolled)])
+    assert res.exit_code == 1, res.output
+    assert res.stderr.count("\n") == 1
+    assert f"{rolled}: turn 2: roll" in flat(res.output) and "is not roll 2 of seed 5 (" in flat(res.output)

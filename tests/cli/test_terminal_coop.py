@@ -14,7 +14,7 @@ from nochmal.missions.coop import record_game
 from nochmal.missions.loader import load_mission
 from nochmal.missions.tactics import MissionAgent, mission_hint
 from nochmal.record import GameRecord
-from nochmal.terminal.setup import bot_seed
+from nochmal.table.setup import bot_seed
 
 runner = CliRunner()
 

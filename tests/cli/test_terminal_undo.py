@@ -10,7 +10,8 @@ import json
 from typer.testing import CliRunner
 
 from nochmal.cli import app
-from nochmal.terminal.session import Session
+from nochmal.record import GameRecord
+from nochmal.table.session import TableSession
 
 runner = CliRunner()
 
@@ -20,10 +21,11 @@ def run(args, lines):
 
 
 def test_undo_does_not_replay(tmp_path, monkeypatch):
-    def no_replay(self, history, source="history"):
+    def no_replay(self, *args, **kwargs):
         raise AssertionError("undo replayed the history")
 
-    monkeypatch.setattr(Session, "rebuild", no_replay)
+    monkeypatch.setattr(TableSession, "rebuild", no_replay)
+    monkeypatch.setattr(GameRecord, "replay", no_replay)
     seats = ["--seat", "human:Ann", "--seat", "greedy", "--seat", "human:Ben"]
     undone = tmp_path / "undone.json"
     res = run(["play", *seats, "--seed", "8", "--save", str(undone)],

@@ -73,7 +73,7 @@ def test_one_name_check_for_terminal_web_and_rooms(tmp_path, typed, problem):
 
     from nochmal.errors import OptionError
     from nochmal.seats import player_name
-    from nochmal.terminal.setup import parse_seats
+    from nochmal.table.setup import parse_seats
     from nochmal.web import create_app
 
     want = None if problem else " ".join(typed.split())

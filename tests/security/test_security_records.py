@@ -3,7 +3,7 @@ request names a file on the server, an upload costs the server its size and not 
 replayed state, its replay never holds up the event loop, an address may store only so
 much, and a damaged stored game, record or data folder is one clear line, never a traceback.
 
-Oracles: the engine's full replay (nochmal.stepper.replay_states and turn_data) for the
+Oracles: the engine's full replay (nochmal.table.stepper.replay_states and turn_data) for the
 states worked out on demand; spies on the mission loader's file reader for "no file is opened".
 """
 
@@ -34,7 +34,7 @@ from nochmal.missions.loader import builtin_missions, shipped_mission
 from nochmal.move import Move
 from nochmal.play import play_game
 from nochmal.record import GameRecord
-from nochmal.stepper import replay_states, turn_data
+from nochmal.table.stepper import replay_states, turn_data
 from nochmal.web import create_app
 
 CLI = [sys.executable, "-c", "from nochmal.cli import main; main()"]

@@ -203,6 +203,6 @@ def game_sheet(game_id: str, store: Games, after: int = Query(..., ge=0, le=200)
 
 
 def _after(record: GameRecord, turns: int) -> Game:
-    from nochmal.stepper import replayed
+    from nochmal.table.stepper import replayed
 
     return replayed(record, turns=turns, missions=web_mission)

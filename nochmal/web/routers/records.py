@@ -45,7 +45,7 @@ def get_record(rec_id: str, store: Records):
 @router.get("/records/{rec_id}/turns/{turn}", summary="The state after a turn (as `nochmal replay F --to N --json`)",
             responses=documented(responses.TurnState))
 def record_turn(rec_id: str, turn: int, store: Records, svg: bool = True):
-    from nochmal.stepper import state_data
+    from nochmal.table.stepper import state_data
 
     record, game = store.state(rec_id, turn)
     data = state_data(record, game, turn)

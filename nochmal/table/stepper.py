@@ -2,9 +2,7 @@
 web's replay page; the terminal's stepping is nochmal/terminal/replay.py).
 
 Every state is rebuilt by the engine from the record (``GameRecord.replay``), so what is
-shown is what the rules make of the record, not what the record claims.
-
-Layer: missions (tests/test_layers.py), though it sits beside the rules core: a co-op mission
+shown is what the rules make of the record, not what the record claims. A co-op mission
 record replays through the mission layer's game, imported only for such a record so that
 the commands that never meet one start fast.
 """
