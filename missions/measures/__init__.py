@@ -4,7 +4,7 @@
 planner and the rules core do not, so OR-Tools' models, numpy's tables and the compiled
 programme stay out of the core.
 
-- ``graphs``: per-cell distances and reachability on bit masks, named targets;
+- ``graphs``: the per-cell fewest crosses and reachability on bit masks, named targets;
 - ``steiner``: node-weighted Steiner trees (Dreyfus-Wagner, compiled in ``_steiner.c``; CP-SAT);
 - ``crosses``: the fewest further crosses to a target (and to k of some groups);
 - ``rolls``: the fewest further rolls, one block a roll;

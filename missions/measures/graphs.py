@@ -16,7 +16,7 @@ def cross_distances(sheet: Sheet) -> dict[int, int]:
     """Per open cell (bit): the fewest crosses that end with that cell crossed.
 
     Every open cell weighs one cross, so this is a breadth-first search from the anchored
-    open cells (distance 1) through open cells, a ring of neighbours (bit masks) at a time;
+    open cells (one cross) through open cells, a ring of neighbours (bit masks) at a time;
     crossed cells are not in the map. (tests/missions/test_graph_crosses.py checks it against
     networkx's multi-source Dijkstra on tests/graphs_support.py cell_graph.)
     """

@@ -377,7 +377,7 @@ def _print_team_plan(plan, mission_id: str, seed: int, difficulty: str) -> None:
         table.add_column("dice")
         table.add_column("active", justify="right")
         for p in range(players):
-            table.add_column(f"player {p + 1}")
+            table.add_column(f"seat {p + 1}")
         for t, row in enumerate(plan.moves):
             table.add_row(str(t + 1), plan.rolls[t].text(), str(t % players + 1), *(str(m) for m in row))
         console.print(table)
