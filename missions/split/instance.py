@@ -175,11 +175,11 @@ class Split:
         return out
 
 
-def check_split(inst: SplitInstance, assignment: list[tuple[int, ...]]) -> list[str]:
-    """Solver-free check that an assignment of units to sheets meets every demand (empty: ok)."""
+def check_split(inst: SplitInstance, split: list[tuple[int, ...]]) -> list[str]:
+    """Solver-free check that a split of units to sheets meets every demand (empty: ok)."""
     problems = []
     done = set()
-    for p, units in enumerate(assignment):
+    for p, units in enumerate(split):
         for u in units:
             if inst.units[u].masks[p] is None:
                 problems.append(f"{inst.units[u].name} is not sheet {p + 1}'s to do")

@@ -198,7 +198,7 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
     every sheet is listed (:func:`subsets_within`) and one per sheet that meets the demands
     is picked (:func:`pick_one_each`: a cover search, or CP-SAT); a picked subset whose
     rolls figures straddle ``rolls`` is decided exactly (:func:`_fits_exactly`) and the pick repeated. (False, None): no split can (a
-    proven lower bound of rolls + 1); (True, assignment): this split does, every sheet's
+    proven lower bound of rolls + 1); (True, split): this split does, every sheet's
     upper rolls figure within the rolls; (None, None): undecided (too many subsets, or the
     time limit)."""
     import time

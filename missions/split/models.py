@@ -42,11 +42,11 @@ def solve_split(inst: SplitInstance, time_limit: float = SPLIT_SECONDS, model: s
     return _solve_cells(inst, allowed, time_limit, shortcut)
 
 
-def _plans(inst: SplitInstance, assignment: list[tuple[int, ...]], time_limit: float) -> tuple[SheetPlan, ...]:
+def _plans(inst: SplitInstance, split: list[tuple[int, ...]], time_limit: float) -> tuple[SheetPlan, ...]:
     """Per sheet: its units with a real crossing path that takes its upper rolls (fewest_crosses
     on the union, or fewest_rolls' path where that takes fewer pieces) and its rolls."""
     plans = []
-    for p, units in enumerate(assignment):
+    for p, units in enumerate(split):
         est, low, high, cells = sheet_figures(inst.sheets[p], units_target(inst, p, units), time_limit) if units else \
             NO_FIGURES
         path = readable_path(inst.sheets[p], cells)
@@ -90,12 +90,12 @@ def _solve_subsets(inst: SplitInstance, allowed: list[list[int]], time_limit: fl
                 rows.append((subset, sheet_figures(inst.sheets[p], target) if subset else NO_FIGURES))
         figures.append(rows)
     exact_figures = all(low == high for rows in figures for _, (_, low, high, _) in rows)
-    high_r, assignment, high_status = pick_subsets(inst, figures, "upper", time_limit)
+    high_r, split, high_status = pick_subsets(inst, figures, "upper", time_limit)
     if exact_figures:
         low_r, low_status = high_r, high_status
     else:
         low_r, _, low_status = pick_subsets(inst, figures, "lower", time_limit)
-    plans = _plans(inst, assignment, 0.0)
+    plans = _plans(inst, split, 0.0)
     upper = max(plan.rolls for plan in plans)
     lower = max(low_r, unit_lower_bound(inst))
     lower = min(lower, upper)
@@ -144,10 +144,10 @@ def _solve_subsets_lazily(inst: SplitInstance, allowed: list[list[int]]) -> Spli
                 raise InfeasibleError("no split meets the demands (a unit no sheet may take)")
             rolls = min(later)
 
-    high_r, assignment, _ = solve("upper", start)
+    high_r, split, _ = solve("upper", start)
     exact_figures = all(f[1] == f[2] for sheet_rows in rows for _, _, f in sheet_rows if f is not None)
     low_r = high_r if exact_figures else solve("lower", start)[0]
-    plans = _plans(inst, assignment, 0.0)
+    plans = _plans(inst, split, 0.0)
     upper = max(plan.rolls for plan in plans)
     lower = min(max(low_r, start), upper)
     method = "every split tried over the fewest crosses of every subset"
@@ -233,9 +233,9 @@ def pick_subsets(inst, figures, side: str, time_limit: float):
     status = solver.Solve(m)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         raise InfeasibleError("no split meets the demands (a unit no sheet may take)")
-    assignment = [next(subset for z, subset, _ in zs if solver.Value(z)) for zs in chosen]
+    split = [next(subset for z, subset, _ in zs if solver.Value(z)) for zs in chosen]
     bound = int(solver.BestObjectiveBound()) // 10_000
-    return (solver.Value(rolls) if status == cp_model.OPTIMAL else bound, assignment,
+    return (solver.Value(rolls) if status == cp_model.OPTIMAL else bound, split,
             "optimal" if status == cp_model.OPTIMAL else "feasible")
 
 
@@ -261,9 +261,9 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
         greedy = seed  # (searched from a split of the same units: a fresh greedy one did worse in the bench rooms)
     found = None
     if greedy is None:
-        def raise_first(assignment) -> int:  # lift the bound towards the greedy split's rolls
+        def raise_first(split) -> int:  # lift the bound towards the greedy split's rolls
             nonlocal lower_cheap, found, bound, raised
-            rolls = max(upper_cost(inst, p, units)[0] for p, units in enumerate(assignment))
+            rolls = max(upper_cost(inst, p, units)[0] for p, units in enumerate(split))
             if shortcut and rolls > lower_cheap and not raised:
                 lower_cheap, found, bound = raise_lower(inst, lower_cheap, rolls, min(1.0, time_limit / 3))
                 raised = True
@@ -326,8 +326,8 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
     status = solver.Solve(m)
     plans = greedy_plans
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        assignment = [tuple(u for u, t in takes.items() if solver.Value(t)) for takes in take_vars]
-        found = _plans(inst, assignment, 0.0)
+        split = [tuple(u for u, t in takes.items() if solver.Value(t)) for takes in take_vars]
+        found = _plans(inst, split, 0.0)
         if (max(p.rolls for p in found), sum(p.crosses.upper for p in found)) < \
                 (max(p.rolls for p in plans), sum(p.crosses.upper for p in plans)):
             plans = found

@@ -140,10 +140,10 @@ def pick_one_each(inst: SplitInstance, options: list[list], deadline: float,
     return True, [rows[next(i for i, z in enumerate(zs) if solver.Value(z))] for rows, zs in zip(options, picks)]
 
 
-def _without_repeats(inst: SplitInstance, assignment: list[tuple[int, ...]], rolls: int) -> list[tuple[int, ...]]:
+def _without_repeats(inst: SplitInstance, split: list[tuple[int, ...]], rolls: int) -> list[tuple[int, ...]]:
     """A unit that largest subsets give to several sheets stays with one: dropped from the
     others where their path then still takes at most ``rolls`` (upper figure)."""
-    out = [list(units) for units in assignment]
+    out = [list(units) for units in split]
     for u in range(len(inst.units)):
         holders = [p for p, units in enumerate(out) if u in units]
         for p in holders[1:]:

@@ -19,7 +19,7 @@ def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float =
     units while that lowers (rolls, crosses). Demands that need only some units take their cheapest ones;
     of alternative demands, the cheapest alternative. The search stops as soon as the split
     needs at most ``enough`` rolls (a proven lower bound: nothing can be faster);
-    ``lift(assignment)``, called when a short first search misses that bound, may return a
+    ``lift(split)``, called when a short first search misses that bound, may return a
     better one (so that the search does not hunt long for a split that cannot exist)."""
     import time
 
@@ -42,22 +42,22 @@ def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float =
     for alternatives in groups.values():
         best = min(alternatives, key=lambda d: sum(c for _, c in sorted(single(u) for u in d.units)[: d.need]))
         wanted.extend(sorted(best.units, key=single)[: best.need])
-    assignment: list[list[int]] = [[] for _ in range(n)]
+    split: list[list[int]] = [[] for _ in range(n)]
     for u in sorted(set(wanted), key=single, reverse=True):
         options = []
         for p in range(n):
             if inst.units[u].masks[p] is None:
                 continue
-            trial = cost(p, assignment[p] + [u])
-            slowest = max([trial[0]] + [cost(q, assignment[q])[0] for q in range(n) if q != p])
-            options.append((slowest, trial[1] - cost(p, assignment[p])[1], p))
-        assignment[min(options)[2]].append(u)
+            trial = cost(p, split[p] + [u])
+            slowest = max([trial[0]] + [cost(q, split[q])[0] for q in range(n) if q != p])
+            options.append((slowest, trial[1] - cost(p, split[p])[1], p))
+        split[min(options)[2]].append(u)
     if lift is not None:  # a short search first; if it misses the bound, try to lift the bound before searching on
-        assignment = local_search(inst, assignment, cost, min(deadline, time.monotonic() + seconds * 0.4), enough)
-        if _split_key([cost(p, assignment[p]) for p in range(n)])[0] > enough:
-            enough = max(enough, lift(assignment))
+        split = local_search(inst, split, cost, min(deadline, time.monotonic() + seconds * 0.4), enough)
+        if _split_key([cost(p, split[p]) for p in range(n)])[0] > enough:
+            enough = max(enough, lift(split))
             deadline = max(deadline, time.monotonic() + seconds / 2)  # (lifting may have taken a while)
-    return [tuple(a) for a in local_search(inst, assignment, cost, deadline, enough)]
+    return [tuple(a) for a in local_search(inst, split, cost, deadline, enough)]
 
 
 # The last splits found, by their units (objective and name; not the sheets, which change with
@@ -70,9 +70,9 @@ def _units_key(inst: SplitInstance) -> tuple:
     return len(inst.sheets), tuple((u.objective, u.name) for u in inst.units), inst.demands
 
 
-def remember_split(inst: SplitInstance, assignment) -> None:
-    """Keep ``assignment`` as the seed of the next search for the same units (:func:`remembered_split`)."""
-    LAST_SPLITS.put(_units_key(inst), tuple(tuple(a) for a in assignment))
+def remember_split(inst: SplitInstance, split) -> None:
+    """Keep ``split`` as the seed of the next search for the same units (:func:`remembered_split`)."""
+    LAST_SPLITS.put(_units_key(inst), tuple(tuple(a) for a in split))
 
 
 def remembered_split(inst: SplitInstance) -> list[list[int]] | None:
@@ -107,10 +107,10 @@ def raise_lower(inst: SplitInstance, lower: int, upper: int, time_limit: float):
     separated = False  # the separator bound ran
     while lower < upper and time.monotonic() < deadline:
         left = deadline - time.monotonic()  # (half the time kept for the separator bound until it ran)
-        feasible, assignment = rolls_feasible(inst, lower, time_limit=max(0.01, left if separated else
+        feasible, split = rolls_feasible(inst, lower, time_limit=max(0.01, left if separated else
                                                                           min(left, time_limit / 2)))
         if feasible:
-            return lower, assignment, "lower bound (every split within it listed)"
+            return lower, split, "lower bound (every split within it listed)"
         if feasible is False:
             lower += 1
             bound = "lower bound (no split within one roll fewer)"
@@ -139,7 +139,7 @@ def _split_key(costs: list[tuple[int, int]]) -> tuple[int, int, int]:
     return rolls, sum(1 + max(0, c - floor) for r, c in costs if r == rolls), sum(c for _, c in costs)
 
 
-def local_search(inst: SplitInstance, assignment, cost, deadline: float, enough: int = 0) -> list[list[int]]:
+def local_search(inst: SplitInstance, split, cost, deadline: float, enough: int = 0) -> list[list[int]]:
     """Improve a split by moving one unit off a sheet that needs the most rolls, or swapping
     it with a unit of another sheet, while that lowers :func:`_split_key` (the set of units
     done stays the same, so every demand stays met). Stops at a local optimum, at
@@ -147,31 +147,31 @@ def local_search(inst: SplitInstance, assignment, cost, deadline: float, enough:
     import time
 
     n = len(inst.sheets)
-    assignment = [list(a) for a in assignment]
-    costs = [cost(p, assignment[p]) for p in range(n)]
+    split = [list(a) for a in split]
+    costs = [cost(p, split[p]) for p in range(n)]
     current = _split_key(costs)
     while current[0] > enough and time.monotonic() < deadline:
         rolls = current[0]
         slow = [p for p in range(n) if costs[p][0] == rolls]
         best = None
         for p in slow:
-            for u in assignment[p]:
-                rest_p = [v for v in assignment[p] if v != u]
+            for u in split[p]:
+                rest_p = [v for v in split[p] if v != u]
                 for q in range(n):
                     if q == p or inst.units[u].masks[q] is None or cost(q, [u])[0] > rolls:
                         continue  # (u alone already needs more rolls on q: no move or swap of it helps)
                     trial = list(costs)
                     trial[p] = cost(p, rest_p)
-                    trial[q] = cost(q, assignment[q] + [u])
+                    trial[q] = cost(q, split[q] + [u])
                     key = _split_key(trial)
                     if key < current and (best is None or key < best[0]):
                         best = (key, p, u, q, None, trial)
-                    for v in assignment[q]:  # swap u and v
+                    for v in split[q]:  # swap u and v
                         if inst.units[v].masks[p] is None:
                             continue
                         trial = list(costs)
                         trial[p] = cost(p, rest_p + [v])
-                        trial[q] = cost(q, [w for w in assignment[q] if w != v] + [u])
+                        trial[q] = cost(q, [w for w in split[q] if w != v] + [u])
                         key = _split_key(trial)
                         if key < current and (best is None or key < best[0]):
                             best = (key, p, u, q, v, trial)
@@ -180,9 +180,9 @@ def local_search(inst: SplitInstance, assignment, cost, deadline: float, enough:
         if best is None:
             break
         current, p, u, q, v, costs = best
-        assignment[p].remove(u)
-        assignment[q].append(u)
+        split[p].remove(u)
+        split[q].append(u)
         if v is not None:
-            assignment[q].remove(v)
-            assignment[p].append(v)
-    return assignment
+            split[q].remove(v)
+            split[p].append(v)
+    return split
