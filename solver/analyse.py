@@ -10,7 +10,7 @@ by the next solve's best plan. Unproven values carry their bound, and a loss is 
 interval. The figures shown are made consistent with what is known for certain, whatever
 a time limit cut short (``settle``):
 
-- V(t) >= V(t+1) (the actual move is one of roll t's options): a solve that returns less
+- V(t) >= V(t+1) (the actual move is one of roll t's choices): a solve that returns less
   than the hint it was given (a time limit, Ctrl-C) is replaced by that hint, the actual
   move plus the next plan, so the analysis never stops on it;
 - a plan for roll t that starts with the actual move is, without its first step, a plan
