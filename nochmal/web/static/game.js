@@ -128,11 +128,13 @@
     const box = $("log");
     if (!box) return;
     box.innerHTML = "";
-    for (const e of state.log.slice().reverse()) {
+    // newest first, numbered from the first move (the first move is 1)
+    state.log.slice().reverse().forEach((e, i) => {
       const li = document.createElement("li");
+      li.value = state.log.length - i;
       li.textContent = "roll " + e.roll + " (" + e.dice + ") " + e.name + ": " + e.move;
       box.appendChild(li);
-    }
+    });
   }
 
   async function drawRolls() {
