@@ -31,7 +31,6 @@ from nochmal.fileio import is_decimal
 
 HERE = Path(__file__).parent
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
-MAX_BODY = BodyCaps.max_body  # create_app's default ``max_body``
 
 
 class BodyLimit:
@@ -140,7 +139,7 @@ def _install_docs(app: FastAPI) -> None:
 
 
 def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, abandon_after: float = 30.0,
-               max_jobs: int = 1, max_body: int = MAX_BODY, room_settings: RoomSettings | None = None,
+               max_jobs: int = 1, max_body: int = BodyCaps.max_body, room_settings: RoomSettings | None = None,
                games_per_minute: int = 60, access: Access | None = None, public_url: str | None = None) -> FastAPI:
     """The app; games and uploaded records are kept under ``data_dir`` (None: memory only).
     ``max_body``: the cap of a body outside the rooms (limits.py BodyCaps).
