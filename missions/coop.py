@@ -70,17 +70,20 @@ class MissionResult:
     won_on: int | None
     missing: list[str]
     objectives: list[ObjectiveStatus]
+    name: str = ""  # the mission's name, what people read (``mission`` is its id)
 
     @property
     def state(self) -> str:
         return WON if self.won else LOST if self.finished else IN_PROGRESS
 
     def text(self) -> str:
+        """The verdict in words, the mission by its name ("Star hunt: won on roll 12 of 25")."""
+        who = self.name or self.mission
         if self.won:
-            return f"mission {self.mission} {WON} on roll {self.won_on} of {self.budget}"
+            return f"{who}: {WON} on roll {self.won_on} of {self.budget}"
         if self.finished:
-            return f"mission {self.mission} {LOST} after {self.rolls_used} rolls; missing: " + "; ".join(self.missing)
-        return f"mission {self.mission} {IN_PROGRESS}: roll {self.rolls_used} of {self.budget}"
+            return f"{who}: {LOST} after {self.rolls_used} rolls; missing: " + "; ".join(self.missing)
+        return f"{who}: {IN_PROGRESS}, roll {self.rolls_used} of {self.budget}"
 
     def to_dict(self) -> dict:
         return {"mission": self.mission, "players": self.players, "budget": self.budget,
@@ -98,12 +101,12 @@ def mission_result(mission: Mission, game: Game) -> MissionResult:
     missing = [f"{s.objective.describe(game.n_players)}: {', '.join(s.missing)}" for s in statuses if not s.met]
     budget = game.roll_limit if game.roll_limit is not None else 0
     return MissionResult(mission.id, game.n_players, budget, game.rolls_done, finished or won, won,
-                         game.rolls_done if won else None, missing, statuses)
+                         game.rolls_done if won else None, missing, statuses, mission.name)
 
 
 @dataclass
 class MissionStatus:
-    """Progress of a group at the table (``nochmal mission status``)."""
+    """Progress of a team at the table (``nochmal mission status``)."""
 
     mission: Mission
     difficulty: str
@@ -141,12 +144,17 @@ class MissionStatus:
 
 
 def mission_status(mission: Mission, difficulty: str, sheets: Sequence[Sheet], rolls_used: int,
-                   with_crosses: bool = True) -> MissionStatus:
-    """Evaluate every objective on the players' sheets; impossible sheets are listed, not scored."""
+                   with_crosses: bool = True, rolls_crossed: int | None = None) -> MissionStatus:
+    """Evaluate every objective on the players' sheets; impossible sheets are listed, not scored.
+
+    ``rolls_crossed``: the rolls the sheets may hold crosses of (default ``rolls_used``); a
+    table crossing the roll being played before counting it passes one more (docs/rooms.md,
+    the roll in play)."""
     budget = _check_setup(mission, difficulty, len(sheets))
     if rolls_used < 0:
         raise OptionError(f"rolls used must not be negative, got {rolls_used}")
-    impossible = [impossible_sheet_reasons(s, rolls_used) for s in sheets]
+    rolls_crossed = rolls_used if rolls_crossed is None else rolls_crossed
+    impossible = [impossible_sheet_reasons(s, rolls_crossed) for s in sheets]
     if any(impossible):
         return MissionStatus(mission, difficulty, len(sheets), budget, rolls_used, [], impossible)
     statuses = [evaluate(o, list(sheets), with_crosses) for o in mission.objectives]
