@@ -1,6 +1,6 @@
 """Reading mission TOML files: every mistake named with the file, the key and the reason.
 
-A group owning the Deluxe box should be able to transcribe a printed mission in minutes, so
+Players owning the Deluxe box should be able to transcribe a printed mission in minutes, so
 the loader accepts friendly forms (column letters, colour letters or names, ``"all"``) and
 refuses everything it cannot evaluate: unknown keys or kinds, wrong types, cells or columns
 off the board, targets no game can reach, missing budgets. All problems of a file are

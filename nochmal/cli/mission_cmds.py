@@ -133,7 +133,7 @@ def status(
     board: Optional[str] = typer.Option(None, "--board", "-b", help="Board of the sheets (default: the mission's board)."),
     as_json: bool = typer.Option(False, "--json", help="Print the status as JSON (fields: see below)."),
 ):
-    """Progress of a group at the table, from the players' sheets.
+    """Progress of a team at the table, from the players' sheets.
 
     Per objective: done or not, progress k of n, the contributing sheets,
     what is missing, and the fewest further crosses per sheet (exact, or
