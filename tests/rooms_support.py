@@ -76,10 +76,11 @@ def wait_up(url: str, seconds: float = 20) -> None:
     raise RuntimeError(f"server at {url} did not come up")
 
 
-def serve_process(data_dir, port: int) -> subprocess.Popen:
-    """A real `nochmal serve` process on the data folder."""
+def serve_process(data_dir, port: int, before: str = "") -> subprocess.Popen:
+    """A real `nochmal serve` process on the data folder; ``before``: Python run in it first
+    (a setting a test changes, e.g. a module constant)."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-c", "from nochmal.cli import main; main()", "serve", "--host", "127.0.0.1",
+    cmd = [sys.executable, "-c", f"{before}\nfrom nochmal.cli import main; main()", "serve", "--host", "127.0.0.1",
            "--port", str(port), "--data", str(data_dir)]
     return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 

@@ -4,6 +4,9 @@ not proven, with exit code 0 and no traceback (solo planner and team planning).
 Runs the real command in a subprocess and sends SIGINT a few seconds after its first progress
 line, so it covers the signal handling that CliRunner cannot. (A fixed sleep from the start
 raced the start-up on a loaded machine: the press came before the watch was on, exit 130.)
+Whether the press or the limit ended a run is read from the run (``interrupted``, the work
+CP-SAT did against its deterministic limit under tests/conftest.py ``cpsat_by_work``), never
+from the seconds it took.
 """
 
 from __future__ import annotations
@@ -28,28 +31,33 @@ from nochmal.solver.validate import validate
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
 
 
-def _interrupted_run(args: list[str], cwd, after: float, first: str) -> tuple[int, str, str, float]:
+def _interrupted_run(args: list[str], cwd, after: float, first: str) -> tuple[int, str, str]:
     """Run the CLI, send SIGINT ``after`` seconds after its first progress line on stderr
-    (which must start with ``first``), as tests/planner/test_planner_analyse.py's
-    _analyse_interrupted does: (exit code, stdout, stderr, seconds from that line)."""
+    (which must start with ``first``: the watch is on), as tests/planner/test_planner_analyse.py's
+    _analyse_interrupted does: (exit code, stdout, stderr). The delay only puts the press into
+    the search (its 120 units of work outlast it on any machine); that the press ended the run
+    is the output's ``interrupted``."""
     cmd = [sys.executable, "-c", "from nochmal.cli import app; app()", *args]
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stderr.readline()
     assert line.startswith(first), line + proc.stderr.read()
-    t0 = time.monotonic()
     time.sleep(after)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
-    return proc.returncode, out, line + err, time.monotonic() - t0
+    try:
+        out, err = proc.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail(f"nochmal {args[0]} hung after Ctrl-C")
+    return proc.returncode, out, line + err
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("cpsat_by_work")  # (in the child too: 120 units of work, not seconds)
 def test_solo_solve_interrupted_returns_best_plan(tmp_path):
-    code, out, err, secs = _interrupted_run(["solve", "--seed", "1", "--time-limit", "120", "--json"],
+    code, out, err = _interrupted_run(["solve", "--seed", "1", "--time-limit", "120", "--json"],
                                             tmp_path, after=4.0, first="solving 30 roll(s)")
     assert code == 0, err
     assert "Traceback" not in err
-    assert secs < 60  # stopped long before the 120 s limit
     data = json.loads(out)
     assert data["interrupted"] is True
     assert data["status"] != "optimal"
@@ -61,14 +69,14 @@ def test_solo_solve_interrupted_returns_best_plan(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("cpsat_by_work")
 def test_team_solve_interrupted_returns_best_so_far(tmp_path):
     # column-relay with 2 players is not settled within a minute (benchmarks/RESULTS.md)
-    code, out, err, secs = _interrupted_run(
+    code, out, err = _interrupted_run(
         ["solve", "--mission", "column-relay", "--players", "2", "--seed", "1", "--time-limit", "120", "--json"],
         tmp_path, after=6.0, first="team planning column-relay for 2 player(s)")
     assert code == 0, err
     assert "Traceback" not in err
-    assert secs < 60
     data = json.loads(out)
     assert data["interrupted"] is True
     assert data["proven"] is False
@@ -89,6 +97,7 @@ def _full_game_model():
     return build_model(Instance.from_seed(1))
 
 
+@pytest.mark.usefixtures("cpsat_by_work")
 def test_an_early_return_without_a_signal_is_not_an_interruption():
     """CP-SAT stopping early on its own (here: after the first solution, as a busy machine's
     short run might) must not be read as Ctrl-C; the wall-time guess did exactly that."""
@@ -96,37 +105,45 @@ def test_an_early_return_without_a_signal_is_not_an_interruption():
 
     from nochmal.solver.interrupt import SigintStop
 
-    pm = _full_game_model()
+    from nochmal.solver.cpsat import build_model
+
+    pm = build_model(Instance.from_seed(1, count=12))  # (a first solution soon, no proof with it)
     solver = cp_solver(60, 2, stop_after_first_solution=True)
-    t0 = time.monotonic()
     with SigintStop() as stop:
         status = stop.solve(solver, pm.model)
     assert status == cp_model.FEASIBLE
-    assert time.monotonic() - t0 < 30  # well before the limit
+    assert solver.deterministic_time < 60  # well before the limit (of work)
     assert not stop.interrupted
 
 
+@pytest.mark.usefixtures("cpsat_by_work")
 def test_sigint_stops_the_solve_and_is_recorded():
+    """The press comes with CP-SAT's first log line (the solve is under way, in its own
+    thread), and the search ends short of its limit of work: stopped by the press."""
     import os
-    import threading
 
     from ortools.sat.python import cp_model
 
     from nochmal.solver.interrupt import SigintStop
 
     pm = _full_game_model()  # the 30-roll optimum is not proven in a minute
-    solver = cp_solver(60, 2)
-    timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
-    t0 = time.monotonic()
+    solver = cp_solver(60, 2, log=True, log_to_stdout=False)
+    pressed = []
+
+    def press_once(line: str) -> None:
+        if not pressed:
+            pressed.append(line)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    solver.log_callback = press_once
     with SigintStop() as stop:
-        timer.start()
         status = stop.solve(solver, pm.model)
-    timer.join()
-    assert stop.interrupted
+    assert pressed and stop.interrupted
     assert status != cp_model.OPTIMAL
-    assert time.monotonic() - t0 < 30
+    assert solver.deterministic_time < 60
 
 
+@pytest.mark.usefixtures("cpsat_by_work")
 def test_a_press_before_an_inner_stop_is_entered_stops_its_solve_at_once():
     """Stops nest: a command's watch that spans model building shares its press with the
     solve's own stop, which then stops at once (it used to search on to its time limit)."""
@@ -144,10 +161,9 @@ def test_a_press_before_an_inner_stop_is_entered_stops_its_solve_at_once():
         assert outer_handler != before  # the outer stop's own
         os.kill(os.getpid(), signal.SIGINT)  # "while the model was built"
         assert outer.interrupted
-        t0 = time.monotonic()
         with SigintStop() as inner:
             status = inner.solve(solver, pm.model)
-        assert time.monotonic() - t0 < 20
+        assert solver.deterministic_time < 40  # stopped at once, short of its limit of work
         assert inner.interrupted and status != cp_model.OPTIMAL
         inner_handler = signal.getsignal(signal.SIGINT)
     assert inner_handler == outer_handler  # the inner stop put the outer's handler back
@@ -217,11 +233,9 @@ def test_solve_pressed_while_building_returns_the_greedy_hint(monkeypatch):
     from nochmal.cli import app
 
     pressed = _press_while_building(monkeypatch)
-    t0 = time.monotonic()
     res = CliRunner().invoke(app, ["solve", "--seed", "1", "--time-limit", "60", "--json"])
     assert pressed and res.exit_code == 0, res.output
-    assert time.monotonic() - t0 < 40  # the search stopped at once, not after 60 s
-    data = json.loads(res.stdout)
+    data = json.loads(res.stdout)  # the search stopped at once: the plan is the hint, not a better one
     assert data["interrupted"] is True and data["status"] != "optimal"
     instance = Instance.from_json(data.pop("instance"))
     plan = Plan.from_json(data)
@@ -260,7 +274,7 @@ def test_puzzle_planner_result_carries_interrupted_and_elapsed(monkeypatch):
     for timer in timers:
         timer.join()
     assert result["interrupted"] is True
-    assert 1.0 <= result["elapsed"] < 30 and result["seconds"] == 60
+    assert 1.0 <= result["elapsed"] and result["seconds"] == 60  # (the press came 1 s into the search)
     assert result["proven"] is False
     monkeypatch.setattr(cpsat, "run_model", real_run)  # no press now: a timer started by a quiet run's own
     # solves would fire after it, into the next test (a KeyboardInterrupt in the full suite, 2 Dec)
@@ -280,7 +294,7 @@ def test_puzzle_planner_pressed_while_building_gives_the_greedy_hint(monkeypatch
     assert known_optimum(load_board("classic"), seed, RuleSettings()) is None
     pressed = _press_while_building(monkeypatch)
     result = planner_best(load_board("classic"), seed, RuleSettings(), 60)
-    assert pressed and result["interrupted"] is True and result["elapsed"] < 40
+    assert pressed and result["interrupted"] is True  # stopped at once: the hint's score, no better
     assert result["score"] == _greedy_total(seed) and result["proven"] is False
 
 

@@ -569,7 +569,7 @@ def test_waiting_jobs_are_capped_with_a_503(tmp_path):
         assert_error(client.post("/api/jobs/solve", json={"seed": 99, "count": 2}), 503, "job", "busy")
         client.post(f"/api/jobs/{ids[0]}/cancel")  # a cancelled job no longer counts as waiting
         assert client.post("/api/jobs/solve", json={"seed": 99, "count": 2, "time_limit": 1}).status_code == 202
-    deadline = time.monotonic() + 10  # shutdown stops the waiting ones: no thread is left waiting
+    deadline = time.monotonic() + 120  # shutdown stops the waiting ones: no thread is left waiting (a hang guard)
     while not all(job.state in FINAL for job in app.state.jobs.jobs.values()) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert all(job.state == "cancelled" for job in app.state.jobs.jobs.values())

@@ -46,8 +46,9 @@ def examples(client) -> dict[tuple[str, str], object]:
     rec = upload.json()["id"]
     solve = client.post("/api/jobs/solve", json={"seed": 3, "count": 2, "time_limit": 1})
     job = solve.json()["id"]
-    deadline = time.monotonic() + 60
-    while not client.get(f"/api/jobs/{job}").json()["done"] and time.monotonic() < deadline:
+    deadline = time.monotonic() + 600  # a hang guard: the 2-roll solve takes a second
+    while not client.get(f"/api/jobs/{job}").json()["done"]:
+        assert time.monotonic() < deadline, "the solve job hung"
         time.sleep(0.2)
     roll = {"colours": ["y", "x"], "numbers": ["3", "?"]}
     return {
