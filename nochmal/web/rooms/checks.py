@@ -28,15 +28,19 @@ class SheetWarning:
     left_out: bool  # True: the team status leaves the sheet out; False: it counts it without ``cells``
     reasons: tuple[str, ...]  # the check's own words (nochmal.impossible), for the API
 
-    def text(self) -> str:
-        """The line the team status shows: what it counted, and why."""
-        what = "is left out" if self.left_out else f"is counted without {and_list(self.cells)}"
+    def text(self, counted: bool = True) -> str:
+        """The line the status shows: what the team status counted, and why; ``counted``
+        False where no team status counts the sheet (a competitive room scores it as it is)."""
+        if not counted:
+            what = "cannot come from a legal game"
+        else:
+            what = "is left out" if self.left_out else f"is counted without {and_list(self.cells)}"
         return f"{self.name}'s sheet {what}: {'; '.join(self.problems)}."
 
-    def to_dict(self) -> dict:
+    def to_dict(self, counted: bool = True) -> dict:
         return {"seat": self.seat, "sheet": self.seat + 1, "file": self.name, "name": self.name,
                 "cells": list(self.cells), "problems": list(self.problems), "left_out": self.left_out,
-                "warning": self.text(), "reasons": list(self.reasons)}
+                "warning": self.text(counted), "reasons": list(self.reasons)}
 
 
 def and_list(words) -> str:
