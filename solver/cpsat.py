@@ -74,7 +74,7 @@ def check_supported(instance: Instance) -> None:
             raise SolverError(f"roll {i} ({roll.text()}) is not a solo roll of 2 + 2 dice")
 
 
-def anchor_distance(board: Board, start: Sheet) -> list[int]:
+def anchor_crosses(board: Board, start: Sheet) -> list[int]:
     """Per bit: the fewest new crosses needed *before* a cell can be anchored.
 
     A crossed cell is always connected through crossed cells to the start column or to the
@@ -137,9 +137,9 @@ def roll_candidates(board: Board, start: Sheet, rolls: list[Roll], jokers_left: 
     (``per_dice_pair`` False): each mask once, with the cheapest dice pair (fewest jokers).
     Co-op (True): each (mask, dice pair) once, since which dice a player takes matters
     there (solver/team.py). Anchoring is left to the model; with ``prune`` a mask that
-    cannot be anchored in time (anchor_distance > cells crossable before the roll) is dropped."""
+    cannot be anchored in time (anchor_crosses > cells crossable before the roll) is dropped."""
     index = placement_index(board, False)
-    dist = anchor_distance(board, start) if prune else None
+    dist = anchor_crosses(board, start) if prune else None
     caps = roll_capacity(rolls, jokers_left)
     out: list[list[Choice]] = []
     before = 0  # most cells crossable before roll t
@@ -154,7 +154,7 @@ def roll_candidates(board: Board, start: Sheet, rolls: list[Roll], jokers_left: 
                         best[key] = Choice(cf, nf, colour, count, cost, mask)
         cands = list(best.values())
         if prune:
-            cands = [c for c in cands if min_distance(c.mask, dist) <= before]
+            cands = [c for c in cands if fewest_in(c.mask, dist) <= before]
         cands.sort(key=lambda c: (c.cost, -c.count, c.mask, c.colour_face, c.number_face))
         out.append(cands)
         before += caps[t]
@@ -167,8 +167,8 @@ def enumerate_candidates(instance: Instance, prune: bool = True) -> list[list[Ch
     return roll_candidates(instance.board, start, instance.rolls, start.jokers_left, prune)
 
 
-def min_distance(mask: int, dist: list[int]) -> int:
-    """The smallest ``dist`` of the cells in ``mask``."""
+def fewest_in(mask: int, dist: list[int]) -> int:
+    """The fewest crosses ``dist`` (anchor_crosses) of any cell in ``mask``."""
     best = 10 ** 6
     while mask:
         low = mask & -mask
