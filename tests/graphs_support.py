@@ -1,7 +1,7 @@
 """The board as networkx graphs, for the tests and benchmarks/bench_steiner.py only.
 
 networkx is a test dependency (pyproject.toml): the library's own searches work on bit masks
-(missions/measures/graphs.py ``cross_distances``, missions/measures/steiner.py), and these
+(missions/measures/graphs.py ``crosses_per_cell``, missions/measures/steiner.py), and these
 graphs are the independent view the tests check them against.
 """
 

@@ -12,7 +12,7 @@ from nochmal.sheet import Sheet
 
 
 # --- reachability ------------------------------------------------------------------------
-def cross_distances(sheet: Sheet) -> dict[int, int]:
+def crosses_per_cell(sheet: Sheet) -> dict[int, int]:
     """Per open cell (bit): the fewest crosses that end with that cell crossed.
 
     Every open cell weighs one cross, so this is a breadth-first search from the anchored
@@ -38,7 +38,7 @@ def cross_distances(sheet: Sheet) -> dict[int, int]:
 def reachable(sheet: Sheet, budget: int | None = None) -> int:
     """Mask of open cells that can be crossed within ``budget`` further crosses (None: ever)."""
     out = 0
-    for bit, d in cross_distances(sheet).items():
+    for bit, d in crosses_per_cell(sheet).items():
         if budget is None or d <= budget:
             out |= 1 << bit
     return out

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from nochmal.bitsets import bit_list
 from nochmal.board import COLOURS
-from nochmal.missions.measures.graphs import cross_distances
+from nochmal.missions.measures.graphs import crosses_per_cell
 from nochmal.missions.model import IN_PROGRESS, LOST, Mission
 from nochmal.missions.objectives import team_score
 from nochmal.missions.split.figures import sheet_crosses
@@ -34,7 +34,7 @@ def best_score_bound(sheet: Sheet, rolls_left: int) -> int:
         mask = board.colour_mask[colour]
         if mask & ~sheet.crossed and sheet_crosses(sheet, mask).lower <= budget:
             score += board.colour_bonus_first
-    dist = cross_distances(sheet)
+    dist = crosses_per_cell(sheet)
     for b in bit_list(board.star_mask & ~sheet.crossed):
         if dist.get(b, budget + 1) <= budget:
             score += board.star_penalty

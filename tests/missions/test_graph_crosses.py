@@ -20,7 +20,7 @@ from nochmal.sheet import Sheet
 from nochmal.impossible import impossible_sheet_reasons
 from nochmal.missions.measures import crosses
 from nochmal.missions.measures.crosses import fewest_crosses, fewest_crosses_choose
-from nochmal.missions.measures.graphs import colour_target, column_target, cross_distances, reachable
+from nochmal.missions.measures.graphs import colour_target, column_target, crosses_per_cell, reachable
 from graphs_support import block_graph, cell_graph
 
 # the proofs asserted here come from CP-SAT's deterministic limits (tests/conftest.py cpsat_by_work)
@@ -226,7 +226,7 @@ def test_graphs_have_the_board_shape():
 
 def test_reachability_and_distances():
     sheet = Sheet.from_cells(CLASSIC, ["H4", "G4"])
-    dist = cross_distances(sheet)
+    dist = crosses_per_cell(sheet)
     assert dist[CLASSIC.bit("F4")] == 1 and dist[CLASSIC.bit("H1")] == 1 and dist[CLASSIC.bit("A4")] == 6
     assert CLASSIC.bit("H4") not in dist
     near = reachable(sheet, 1)
@@ -236,9 +236,9 @@ def test_reachability_and_distances():
 
 
 @pytest.mark.parametrize("board_name", ["classic", "purple"])
-def test_cross_distances_equal_networkx_dijkstra(board_name):
+def test_crosses_per_cell_equal_networkx_dijkstra(board_name):
     """The breadth-first rings against networkx's multi-source Dijkstra on cell_graph (the
-    search cross_distances ran before the start-up work), on random sheets."""
+    search crosses_per_cell ran before the start-up work), on random sheets."""
     import networkx as nx
 
     board = nm.load_board(board_name)
@@ -253,7 +253,7 @@ def test_cross_distances_equal_networkx_dijkstra(board_name):
         if sources:
             dist = nx.multi_source_dijkstra_path_length(g.subgraph(open_cells), sources)
             want = {g.nodes[name]["bit"]: d + 1 for name, d in dist.items()}
-        assert cross_distances(sheet) == want
+        assert crosses_per_cell(sheet) == want
 
 
 def test_impossible_sheet_reasons():
