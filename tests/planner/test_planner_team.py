@@ -25,6 +25,10 @@ from nochmal.solver.interrupt import SigintStop
 from nochmal.solver.team import (INFEASIBLE, OPTIMAL, TeamPlanError, plan_team, replay_team, solve_earliest,
                                  validate_team_plan)
 
+# the proofs asserted here (status optimal or infeasible, proven) come from CP-SAT's
+# deterministic limits, in the CLI's child processes too (tests/conftest.py cpsat_by_work)
+pytestmark = pytest.mark.usefixtures("cpsat_by_work")
+
 TINY = Board.from_grid(["ygbyr", "ggBro", "obbrO"], name="tiny", jokers=2)
 
 
@@ -309,9 +313,11 @@ def test_cli_prints_one_headline_without_an_unproven_fewest():
     assert lines[0].startswith("fewest rolls:") == ("proven" in lines[0] and "not proven" not in lines[0])
 
 
-def test_building_stops_at_the_deadline():
+def test_building_stops_at_the_deadline(monkeypatch):
     """A deadline already passed: no model is built and nothing is solved (the 40-roll
-    earliest-win model of lockstep took 14 s to build against a 2 s limit)."""
+    earliest-win model of lockstep took 14 s to build against a 2 s limit). Seen in what
+    runs (no CP-SAT run starts), not in how long it took."""
+    import nochmal.solver.team as team
     from nochmal.board import load_board
     from nochmal.solver.team import UNKNOWN
     from nochmal.solver.team_model import OutOfTime, build_team_model
@@ -321,11 +327,12 @@ def test_building_stops_at_the_deadline():
     rolls = _rolls(1, 2, 40)
     with pytest.raises(OutOfTime):
         build_team_model(board, mission, rolls, 2, deadline=time.monotonic() - 1)
-    t0 = time.monotonic()
+    runs = []
+    monkeypatch.setattr(team, "run_team_model", lambda *args, **kwargs: runs.append(args))
     with SigintStop() as stop:
         status, won, lower, moves = solve_earliest(board, mission, rolls, 2, 3, time.monotonic() - 1, 1, stop)
     assert (status, won, lower, moves) == (UNKNOWN, None, 3, None)
-    assert time.monotonic() - t0 < 5
+    assert runs == []
 
 
 @pytest.mark.slow
@@ -335,7 +342,9 @@ def test_plan_team_keeps_to_its_time_limit(monkeypatch):
     as it goes. No wall-clock assertion (speed is measured by benchmarks, not tests)."""
     import nochmal.solver.team as team
     import nochmal.solver.team_model as team_model
+    from nochmal.missions.cpsolver import BY_WORK
 
+    monkeypatch.delenv(BY_WORK)  # the wall-clock limit itself is under test here, not a proof
     budgets, checks = [], []
     real_run, real_check = team.run_team_model, team_model.check_deadline
     limit = 2.0
@@ -720,11 +729,14 @@ def test_ctrl_c_stops_a_coop_analysis_with_the_rolls_so_far(tmp_path):
     # sleep raced the start-up on a loaded machine)
     seen = proc.stderr.readline()
     assert seen.startswith("analysing roll"), seen
-    t0 = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
+    try:  # the rolls left would take far longer than this: it ends by the press, or it hangs
+        out, err = proc.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("nochmal analyse hung after Ctrl-C")
     assert proc.returncode == 130, (out, seen + err)
-    assert "Traceback" not in err and time.monotonic() - t0 < 45, err  # one 30 s solve cut short at most
+    assert "Traceback" not in err, err
     data = json.loads(out)
     assert data["interrupted"] is True and 1 < data["first_roll"] <= won_on, data
     assert [r["roll"] for r in data["rolls"]] == list(range(data["first_roll"], won_on + 1))
