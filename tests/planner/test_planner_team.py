@@ -253,12 +253,11 @@ def test_three_and_four_player_plans_pass_the_engine_replay(tmp_path, players: i
     mission = load_mission(str(path))
     rolls = _rolls(7, players, 8)
     plan = plan_team(mission, players, rolls=rolls, difficulty="normal", time_limit=30)
-    assert plan.status in (OPTIMAL, INFEASIBLE)
-    if plan.status == OPTIMAL:
-        assert validate_team_plan(mission, "normal", rolls, plan.moves) == plan.rolls_needed
-        assert plan.lower_bound == plan.rolls_needed
-        assert len(plan.moves[0]) == players
-        assert plan.rolls_needed > 3  # the active/passive dice flow is in play
+    assert plan.status == OPTIMAL  # (a win within the 8 rolls, proven by work done: every run alike)
+    assert validate_team_plan(mission, "normal", rolls, plan.moves) == plan.rolls_needed
+    assert plan.lower_bound == plan.rolls_needed
+    assert len(plan.moves[0]) == players
+    assert plan.rolls_needed > 3  # the active/passive dice flow is in play
 
 
 @pytest.mark.parametrize("players", [1, 2])
