@@ -8,12 +8,17 @@ cells), and the rolls they take from docs/rules.md §3's 5 crosses per roll.
 
 from __future__ import annotations
 
+import pytest
+
 from nochmal.board import load_board
 from nochmal.missions import load_mission, mission_status
 from nochmal.missions.model import IN_PROGRESS, LOST, STATES, WON
 from nochmal.sheet import Sheet
 
 BOARD = load_board("classic")
+
+# the splits asserted exact come from CP-SAT's deterministic limits (tests/conftest.py cpsat_by_work)
+pytestmark = pytest.mark.usefixtures("cpsat_by_work")
 
 
 def column_cells(letter: str) -> set[str]:

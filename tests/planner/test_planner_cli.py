@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from typer.testing import CliRunner
 
 from nochmal.agents import GreedyAgent
@@ -16,6 +17,9 @@ from nochmal.rules import RuleSettings
 from nochmal.solver.instance import Instance
 from nochmal.solver.plan import Plan
 from nochmal.solver.validate import validate
+
+# the optima asserted here are proven by CP-SAT's deterministic limits (tests/conftest.py cpsat_by_work)
+pytestmark = pytest.mark.usefixtures("cpsat_by_work")
 
 runner = CliRunner()
 
