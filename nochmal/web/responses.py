@@ -22,8 +22,12 @@ def documented(model: type[BaseModel], status: int = 200) -> dict:
 
 
 def media(kind: str) -> dict:
-    """``responses=`` of a route that answers ``kind`` (SVG, a download) rather than JSON."""
-    return {200: {"content": {kind: {}}}}
+    """``responses=`` of a route that answers ``kind`` (SVG, a download, an event stream) rather
+    than JSON: the body is declared as text, or as bytes for a download, so /openapi.json gives
+    every answer a schema."""
+    text = kind.startswith("text/") or kind.endswith(("+xml", "/json"))
+    schema = {"type": "string"} if text else {"type": "string", "format": "binary"}
+    return {200: {"content": {kind: {"schema": schema}}}}
 
 
 class Document(BaseModel):
