@@ -24,6 +24,10 @@ from nochmal.missions.measures.rolls import fewest_rolls
 
 CLASSIC = load_board("classic")
 
+# the proofs asserted here (fits_rolls' and the model's verdicts) come from
+# CP-SAT's deterministic limits (tests/conftest.py cpsat_by_work)
+pytestmark = pytest.mark.usefixtures("cpsat_by_work")
+
 
 def small_board_case(rng: random.Random) -> tuple[Sheet, int] | None:
     """A 3-4 row board of 6-8 columns in two to four colours, started from column A, a sheet

@@ -33,6 +33,10 @@ from nochmal.missions.split import check_split, rolls_feasible, solve_split, spl
 from nochmal.sheet import Sheet
 
 CLASSIC = load_board("classic")
+
+# the proofs asserted here (exact, rolls_feasible's verdicts, the separator bound) come from
+# CP-SAT's deterministic limits (tests/conftest.py cpsat_by_work)
+pytestmark = pytest.mark.usefixtures("cpsat_by_work")
 MISSIONS = {m.id: m for m in builtin_missions()}
 
 

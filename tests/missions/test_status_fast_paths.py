@@ -95,7 +95,6 @@ def test_lazy_terminals_match_brute_force_on_small_boards(seed, monkeypatch):
         assert final.crossed & target == target and len(est.cells) == est.upper
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_lazy_terminals_match_cp_sat_on_classic_stars(seed):
     """9-15 open stars: the lazy programme's figure equals the CP-SAT model's proven optimum."""
@@ -223,6 +222,7 @@ def test_sheet_figures_rolls_match_a_brute_force_where_they_meet():
 
 # --- the separator lower bound and rolls_feasible vs brute force ------------------------------------------------
 @pytest.mark.parametrize("seed", range(10))
+@pytest.mark.usefixtures("cpsat_by_work")  # rolls_feasible's verdicts (proofs) from CP-SAT's work, not the clock
 def test_lower_bounds_and_listed_splits_match_the_brute_force_optimum(seed):
     rng = random.Random(3000 + seed)
     objectives = [Objective("columns", "team", columns=(0, 1, 2, 12, 13, 14)),
@@ -256,6 +256,7 @@ def test_lower_bounds_and_listed_splits_match_the_brute_force_optimum(seed):
     assert fast.rolls_lower <= want <= fast.rolls_upper  # (equal to the brute force's upper figure where exact)
 
 
+@pytest.mark.usefixtures("cpsat_by_work")  # the separator bound's proofs from CP-SAT's work, not the clock
 def test_separator_bound_proves_column_relay_where_the_sizes_cannot():
     """Four sheets with a few crosses in column H: the units' sizes allow 5 rolls (99 cells,
     4 x 25 crosses), but a sheet must cross a cell of every column between its own and H."""
@@ -263,14 +264,13 @@ def test_separator_bound_proves_column_relay_where_the_sizes_cannot():
     sheets = [Sheet.from_cells(CLASSIC, cells).with_all_completions_scored() for cells in
               (["H1", "H3", "H4", "H5", "I5", "H6"], ["H2", "H3", "H4"], ["H1", "H5", "H7"], ["H2", "H3", "H7"])]
     inst = split_instance(mission, sheets)
-    assert separator_lower_bound(inst, 0, 5) == 5  # stops at the upper end it is given
-    assert separator_lower_bound(inst, 5, 9) == 6
+    assert separator_lower_bound(inst, 0, 5, time_limit=30) == 5  # stops at the upper end it is given
+    assert separator_lower_bound(inst, 5, 9, time_limit=30) == 6
     split = solve_split(inst)
     # the separator bound holds; one block a roll (missions/split/figures.py sheet_figures) makes it more
     assert 6 <= split.rolls_lower <= split.rolls_upper
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_remembered_answers_bound_the_figure_from_both_sides(seed):
     """An earlier state of a sheet (fewer crosses, a larger team target) gives bounds for the
