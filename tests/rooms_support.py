@@ -64,7 +64,8 @@ class ThreadServer:
         self.thread.join(10)
 
 
-def wait_up(url: str, seconds: float = 20) -> None:
+def wait_up(url: str, seconds: float = 300) -> None:
+    """Poll until the server answers; ``seconds`` is a hang guard, not a pace."""
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         try:
@@ -73,7 +74,7 @@ def wait_up(url: str, seconds: float = 20) -> None:
         except httpx.HTTPError:
             pass
         time.sleep(0.1)
-    raise RuntimeError(f"server at {url} did not come up")
+    raise RuntimeError(f"server at {url} hung: it did not come up")
 
 
 def serve_process(data_dir, port: int, before: str = "") -> subprocess.Popen:

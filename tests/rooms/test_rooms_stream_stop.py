@@ -22,7 +22,7 @@ def test_ctrl_c_ends_open_streams_and_stops_the_server(tmp_path):
     url = f"http://127.0.0.1:{port}"
     proc = serve_process(tmp_path / "data", port, before="import nochmal.web.rooms.api as a; a.STREAM_SECONDS = 3600.0")
     try:
-        wait_up(url, 60)
+        wait_up(url)
         code = httpx.post(f"{url}/api/rooms", json={"mode": "competitive", "board": "classic", "players": 2}).json()["id"]
         opened = threading.Event()
         lines: list[str] = []
