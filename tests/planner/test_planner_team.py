@@ -676,6 +676,7 @@ def test_coop_analysis_matches_exhaustive_search_per_roll(tmp_path):
     assert seen == {True, False}  # some rolls cost rolls, some did not
 
 
+@pytest.mark.slow
 def test_coop_analysis_of_a_two_player_game_is_consistent():
     """Lockstep, 2 players, the heuristic bots' game: every roll's figures consistent (no
     oracle at this size): the fewest found never above the roll actually won on, bounds
