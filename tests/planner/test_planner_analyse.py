@@ -263,7 +263,6 @@ def _analyse_interrupted(args: list[str], cwd, after: float) -> tuple[int, str, 
     return proc.returncode, out, first + err
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("as_json", [False, True])
 def test_ctrl_c_stops_the_analysis_and_prints_the_rolls_so_far(tmp_path, as_json):
     """Ctrl-C cut only the current roll's solve short and the analysis went on (five presses

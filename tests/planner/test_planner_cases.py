@@ -133,7 +133,6 @@ def test_an_open_case_search_leaves_a_bound_at_least_the_plan(monkeypatch):
         assert plan.status != OPTIMAL or plan.total == best
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("features, phase", [(CASES, "colour cases"),
                                              (DEFAULT_FEATURES | {"bound_probes"}, "bound probes")])
 def test_sigint_during_the_case_search_returns_the_best_plan(monkeypatch, features, phase):

@@ -303,7 +303,6 @@ def test_cli_analyse_competitive_ctrl_c_prints_the_rolls_done(tmp_path):
         assert r["loss_low"] <= r["loss"] and (r["loss_high"] is None or r["loss"] <= r["loss_high"])
 
 
-@pytest.mark.slow
 def test_tiny_time_limit_on_a_30_roll_record_gives_intervals():
     """Every solve cut short: the analysis still finishes, no roll is called proven unless
     its figure is, and every interval contains its loss."""

@@ -118,7 +118,6 @@ def test_fewest_rolls_equals_exhaustive_search_one_player(case: int):
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))
-@pytest.mark.slow
 def test_fewest_rolls_equals_exhaustive_search_two_players(case: int):
     objectives, _ = CASES[case]
     mission = _mission(objectives, 4)
@@ -126,7 +125,6 @@ def test_fewest_rolls_equals_exhaustive_search_two_players(case: int):
         _check(mission, 2, _rolls(seed, 2, 4))
 
 
-@pytest.mark.slow
 def test_two_player_cases_include_wins_and_failures():
     """Guards the seed table: the oracle must see both outcomes and a win on roll 4."""
     found = [exhaustive_fewest(_mission(CASES[c][0], 4), 2, _rolls(s, 2, 4))
@@ -170,7 +168,6 @@ def test_validator_rejects_a_plan_that_does_not_win():
         validate_team_plan(mission, "normal", rolls, [[PASS, PASS]] * 4)
 
 
-@pytest.mark.slow
 def test_random_tiny_missions_match_exhaustive_search():
     rng = random.Random(11)
     cells = TINY.cells_of(TINY.full_mask)
@@ -261,7 +258,6 @@ def test_three_and_four_player_plans_pass_the_engine_replay(tmp_path, players: i
 
 
 @pytest.mark.parametrize("players", [1, 2])
-@pytest.mark.slow
 def test_earliest_win_model_alone_equals_exhaustive_search(players: int):
     """The earliest-win optimisation over all rolls (no feasibility checks, no bots' plan in
     front of it) finds exactly the exhaustive fewest rolls, or proves there is no win."""
@@ -334,7 +330,6 @@ def test_building_stops_at_the_deadline(monkeypatch):
     assert runs == []
 
 
-@pytest.mark.slow
 def test_plan_team_keeps_to_its_time_limit(monkeypatch):
     """A regression check against a solve 7x over its limit (17.7 s for 2 s): every CP-SAT
     run is given at most the time left of the limit, and model building checks the deadline
@@ -467,7 +462,6 @@ def test_relaxation_never_above_the_exhaustive_fewest_one_player(case: int):
         _check_relaxation(mission, 1, _rolls(seed, 1, budget))
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_relaxation_never_above_the_exhaustive_fewest_two_players(case: int):
     objectives, _ = CASES[case]
@@ -704,7 +698,6 @@ def test_coop_analysis_of_a_two_player_game_is_consistent():
     assert validate_team_plan(mission, "easy", rolls, plan) == result.fewest
 
 
-@pytest.mark.slow
 def test_ctrl_c_stops_a_coop_analysis_with_the_rolls_so_far(tmp_path):
     """A real SIGINT to `nochmal analyse` of a co-op record: the rolls analysed so far (the
     last ones), marked interrupted, exit code 130, no traceback."""

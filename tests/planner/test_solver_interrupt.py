@@ -51,7 +51,6 @@ def _interrupted_run(args: list[str], cwd, after: float, first: str) -> tuple[in
     return proc.returncode, out, line + err
 
 
-@pytest.mark.slow
 @pytest.mark.usefixtures("cpsat_by_work")  # (in the child too: 120 units of work, not seconds)
 def test_solo_solve_interrupted_returns_best_plan(tmp_path):
     code, out, err = _interrupted_run(["solve", "--seed", "1", "--time-limit", "120", "--json"],
@@ -68,7 +67,6 @@ def test_solo_solve_interrupted_returns_best_plan(tmp_path):
     assert validate(instance, plan).total == plan.total == plan.breakdown["total"]
 
 
-@pytest.mark.slow
 @pytest.mark.usefixtures("cpsat_by_work")
 def test_team_solve_interrupted_returns_best_so_far(tmp_path):
     # column-relay with 2 players is not settled within a minute (benchmarks/RESULTS.md)
