@@ -124,7 +124,6 @@ def test_sheets_of_real_bot_games_are_always_possible(seed):
     assert checked > 50
 
 
-@pytest.mark.slow
 def test_cpsat_confirms_the_roll_count_of_a_game_sheet():
     """The sheet after 10 rolls of a bot game; CP-SAT on whole 30-roll sheets can take
     minutes (benchmarks/bench_feasibility.py), the piece argument answers at once."""

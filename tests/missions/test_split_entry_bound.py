@@ -103,7 +103,6 @@ def test_the_bound_is_not_refuted_by_cp_sat_on_classic_sheets(seed):
     assert bound >= fewest_rolls(sheet, target, trim=False).lower
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(12, 60))
 def test_the_bound_is_not_refuted_by_cp_sat_on_more_classic_sheets(seed):
     rng = random.Random(9400 + seed)
