@@ -130,7 +130,6 @@ def dask_cluster(tmp_path):
                 proc.kill()
 
 
-@pytest.mark.slow
 def test_an_existing_cluster_stores_the_same_rows_as_the_local_runner(local_store, dask_cluster, tmp_path):
     remote = tmp_path / "remote.sqlite"
     done = run_cli("batch", "solve", *SOLVE_ARGS, "--scheduler", dask_cluster, "--store", str(remote), "--json")
@@ -158,7 +157,6 @@ def stored_count(path: Path) -> int:
         return 0
 
 
-@pytest.mark.slow
 def test_a_campaign_interrupted_by_sigint_resumes_to_the_rows_of_an_uninterrupted_run(local_store, tmp_path):
     path = tmp_path / "resumed.sqlite"
     for _attempt in range(3):  # the interrupt must land while tasks remain (they take 0.03-3 s each)
@@ -198,7 +196,6 @@ def raise_on_two(settings: dict, threads: int) -> dict:
     return {"double": 2 * settings["seed"], "threads": threads}
 
 
-@pytest.mark.slow
 def test_a_task_that_raises_is_stored_failed_with_its_message_and_the_others_finish(tmp_path):
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import tests/
     path = tmp_path / "failing.sqlite"
@@ -226,7 +223,6 @@ def seed_back(settings: dict, threads: int) -> dict:  # noqa: ARG001
     return {"seed": settings["seed"]}
 
 
-@pytest.mark.slow
 def test_a_long_range_is_submitted_in_windows_and_every_task_is_stored_once(tmp_path, monkeypatch):
     """A million seeds must not become one task graph: the runner keeps a window of tasks on
     the cluster and tops it up as results arrive; every task still runs once and is stored."""
@@ -339,7 +335,6 @@ def die_once(settings: dict, threads: int) -> dict:
     return {"seed": settings["seed"]}
 
 
-@pytest.mark.slow
 def test_a_killed_worker_costs_only_its_task_which_runs_again(tmp_path):
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     marker = tmp_path / "killed.txt"
@@ -355,7 +350,6 @@ def test_a_killed_worker_costs_only_its_task_which_runs_again(tmp_path):
     st.close()
 
 
-@pytest.mark.slow
 def test_batch_bots_reports_the_figures_of_bench_bots(tmp_path):
     path = tmp_path / "bots.sqlite"
     args = ["--bots", "greedy,random", "--mode", "table", "--players", "2", "--seeds", "7..10"]
@@ -570,7 +564,6 @@ def proven_if_even(settings: dict, threads: int) -> dict:  # noqa: ARG001
     return {"seed": settings["seed"], "proven": settings["seed"] % 2 == 0, "prior": settings.get("prior")}
 
 
-@pytest.mark.slow
 def test_retry_ok_runs_only_the_rows_it_picks_with_their_stored_result_as_prior(tmp_path):
     """retry_ok (``batch solve --retry-unproven``): the finished rows it holds true for run
     again, each handed its stored result; the others stay; the stored settings stay without it."""

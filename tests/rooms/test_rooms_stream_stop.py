@@ -16,7 +16,6 @@ import pytest
 from rooms_support import free_port, serve_process, wait_up
 
 
-@pytest.mark.slow
 def test_ctrl_c_ends_open_streams_and_stops_the_server(tmp_path):
     port = free_port()
     url = f"http://127.0.0.1:{port}"

@@ -352,7 +352,6 @@ def test_a_job_stops_by_work_as_the_process_that_submits_it(client, request):
     assert (job["result"]["note"], job["result"]["steps"]) == (here["note"], here["steps"])
 
 
-@pytest.mark.slow
 def test_solve_job_runs_with_progress_and_a_validated_plan(client):
     rolls = [r.to_json() for r in seeded_rolls(7, 5, 2)]
     job = client.post("/api/jobs/solve", json={"rolls": rolls, "time_limit": 3})
@@ -372,7 +371,6 @@ def test_solve_job_runs_with_progress_and_a_validated_plan(client):
     assert sheet.count('data-crossed="1"') == game.sheets[0].crossed.bit_count()
 
 
-@pytest.mark.slow
 def test_jobs_cancel_abandon_and_bad_inputs(client, tmp_path):
     job = client.post("/api/jobs/solve", json={"seed": 3, "time_limit": 60}).json()
     cancelled = client.post(f"/api/jobs/{job['id']}/cancel").json()
@@ -421,7 +419,6 @@ def _short_competitive_record(rolls: int = 4, seed: int = 5) -> GameRecord:
     return GameRecord.from_game(game, ["greedy", "random"], seed)
 
 
-@pytest.mark.slow
 @pytest.mark.usefixtures("cpsat_by_work")  # the proofs asserted come from work done, in the job too
 def test_analyse_job_for_one_seat_of_a_competitive_record_matches_the_cli(client, tmp_path):
     """The web job answers what `nochmal analyse --seat 2 --json` answers (proven optimum and

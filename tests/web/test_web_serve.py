@@ -9,7 +9,6 @@ import sys
 import time
 
 import httpx
-import pytest
 from typer.testing import CliRunner
 
 from nochmal.cli import app
@@ -24,7 +23,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.mark.slow
 def test_serve_prints_the_url_answers_and_stops_on_ctrl_c(tmp_path):
     port = free_port()
     proc = subprocess.Popen(CLI + ["serve", "--port", str(port), "--data", str(tmp_path / "data")],
