@@ -429,7 +429,9 @@ def test_every_room_body_is_described_in_the_openapi_document(client):
     bodies = {("post", "/api/rooms"): {"players", "mission", "mode", "board", "difficulty"},
               ("post", "/api/rooms/{code}/seats"): {"name"},
               ("put", "/api/rooms/{code}/seats/{seat}/name"): {"name"},
-              ("put", "/api/rooms/{code}/rolls"): {"rolls_used"},
+              ("put", "/api/rooms/{code}/rolls"): {"roll", "undo", "rolls_used"},
+              ("put", "/api/rooms/{code}/seats/{seat}/race"): {"item", "value"},
+              ("post", "/api/rooms/{code}/reopen"): {"won_on"},
               ("post", "/api/rooms/{code}/seats/{seat}/claim"): {"handover"},
               ("put", "/api/rooms/{code}/seats/{seat}/sheet"): {"cells", "text", "version", "jokers_used"}}
     for (method, path), fields in bodies.items():

@@ -34,14 +34,18 @@ from nochmal.svg import sheets_svg
 from nochmal.web.errors import WebError, client_json, parse_json
 from nochmal.web.hosts import public_base_url
 from nochmal.web.deps import Caps
+from nochmal.web.responses import media
 from nochmal.web.limits import BodyCaps, RateLimit, client_address, env_days, too_large
 from nochmal.web.rooms import bodies
 from nochmal.web.rooms.hub import Hub, StreamLimits, Subscription, sse_message
-from nochmal.web.rooms.model import (MAX_SEATS, RoomMode, RoomSpec, SheetState, board_of, checked_name,
-                                     need_object, parse_name, parse_rolls, parse_room_spec, parse_sheet_edit,
-                                     shipped_mission, typed_sheet_state, valid_code)
-from nochmal.web.rooms.status import StatusWorker, claimed_by_others, quick_status, room_sheets
-from nochmal.web.rooms.store import Room, RoomStore
+from nochmal.web.rooms.model import (MAX_SEATS, RoomMode, RoomSpec, SheetState, board_of, checked_name, new_secret,
+                                     need_object, parse_name, parse_roll_request, parse_rolls, parse_room_spec,
+                                     parse_sheet_edit, shipped_mission, typed_sheet_state, valid_code)
+from nochmal.web.rooms.race import completed_items, is_colour, later_items, race_item
+from nochmal.web.rooms.status import (StatusWorker, claimed_by_others, quick_status, rolls_in_play, room_sheets,
+                                      seat_label)
+from nochmal.web.rooms.rolls import in_play_document, roll_message
+from nochmal.web.rooms.store import Room, RoomStore, SheetTap
 from nochmal.web.schemas import Body
 from nochmal.fileio import is_decimal
 
@@ -94,7 +98,7 @@ class Rooms:
         seats = []
         for k in range(spec.players):
             seat = room.seat(k)
-            doc = {"seat": k, "name": seat.name if seat else None, "taken": seat is not None,
+            doc = {"seat": k, "name": seat.name if seat else None, "taken": seat is not None and not seat.free,
                    "sheet_version": seat.sheet_version if seat else 0, "score": sheets[k].score()}
             doc.update((seat.state if seat else SheetState()).to_dict(board))
             seats.append(doc)
@@ -105,7 +109,8 @@ class Rooms:
         out = {"id": room.code, "url": room_url(base_url, room.code), "mode": spec.mode, "board": spec.board,
                "players": spec.players, "mission": spec.mission, "difficulty": spec.difficulty,
                "rolls_used": room.rolls_used, "version": room.version,
-               "expires": room.touched + self.settings.expire_days * 86400, "seats": seats, "status": status}
+               "expires": room.touched + self.settings.expire_days * 86400, "seats": seats, "status": status,
+               "in_play": in_play_document(room), "won_on": room.won_on, "has_creator": room.has_creator}
         if spec.mode is RoomMode.MISSION:
             mission = shipped_mission(spec.mission)
             out["mission_name"] = mission.name
@@ -123,7 +128,10 @@ class Rooms:
     def publish_sheet(self, room: Room, k: int, redraw_all: bool, doc: dict | None = None) -> None:
         doc = doc or self.room_document(room, "")
         data = {"version": room.version, "seat": k, "sheet": doc["seats"][k], "status": doc["status"],
+                "in_play": doc["in_play"], "won_on": doc["won_on"],
                 "svgs": {str(j): self.seat_svg(room, j) for j in (range(room.spec.players) if redraw_all else [k])}}
+        if redraw_all:  # the race: other seats' first/later values follow from this edit too
+            data["seats"] = doc["seats"]
         self.hub.publish(room.code, "sheet", data, room.version)
 
     def edit_sheet(self, code: str, seat: str, token: str | None, raw: bytes, base_url: str) -> dict:
@@ -133,14 +141,185 @@ class Rooms:
         k = checked_seat(seat, room)
         self.store.check_token(code, k, token)
         edit = parse_sheet_edit(checked_body(raw, bodies.SheetBody), board_of(room.spec), room.spec.mode)
-        before = first_claims(room, k)
-        version, sheet_version = self.store.set_sheet(code, k, edit.state, edit.version)
-        room = self.store.room(code)
+        before = [first_claims(room, j) for j in range(room.spec.players)]
+        _, sheet_version = self.store.set_sheet(code, k, edit.state, edit.version, race_overrides(room, edit))
+        room, doc = self.hold_win(self.store.room(code), base_url)
         # a seat scoring a column or colour first strikes that first value on the other sheets
-        redraw_all = room.spec.mode is RoomMode.COMPETITIVE and first_claims(room, k) != before
-        doc = self.room_document(room, base_url)
+        redraw_all = room.spec.mode is RoomMode.COMPETITIVE and \
+            [first_claims(room, j) for j in range(room.spec.players)] != before
         self.publish_sheet(room, k, redraw_all, doc)
-        return {"version": version, "sheet_version": sheet_version, "seat": doc["seats"][k], "status": doc["status"]}
+        return {"version": room.version, "sheet_version": sheet_version, "seat": doc["seats"][k],
+                "status": doc["status"]}
+
+    def tap_sheet(self, code: str, seat: str, token: str | None, raw: bytes, base_url: str) -> dict:
+        """PATCH .../seats/{seat}/sheet: a tap applied to the sheet as it is now (taps from two
+        phones on one seat merge), the room told, the answer; as edit_sheet otherwise."""
+        room = self.store.room(checked_code(code))
+        k = checked_seat(seat, room)
+        self.store.check_token(code, k, token)
+        body = checked_body(raw, bodies.TapBody)
+        board = board_of(room.spec)
+        before = [first_claims(room, j) for j in range(room.spec.players)]
+        done = self.store.tap_sheet(code, k, board, parse_tap(body, board), body["version"])
+        room, doc = self.hold_win(self.store.room(code), base_url)
+        if done.changed:
+            redraw_all = room.spec.mode is RoomMode.COMPETITIVE and \
+                [first_claims(room, j) for j in range(room.spec.players)] != before
+            self.publish_sheet(room, k, redraw_all, doc)
+        return {"version": room.version, "sheet_version": done.sheet_version, "seat": doc["seats"][k],
+                "status": doc["status"], "message": done.message}
+
+    def free_seat(self, code: str, seat: str, token: str | None) -> dict:
+        """DELETE .../seats/{seat}: the creator frees a seat (a lost phone); its sheet waits."""
+        room = self.store.room(checked_code(code))
+        k = checked_seat(seat, room)
+        by = self.store.keeper(code, token)
+        name, version = self.store.free_seat(code, k, by)
+        room = self.store.room(code)
+        self.publish_sheet(room, k, False)
+        self.hub.publish(code, "seat", {"version": version, "seat": k, "text": f"{by} freed {name}'s seat: this phone "
+                                        "no longer holds it; any phone may sit in it and gets its sheet."}, version)
+        return {"version": version, "seat": k, "name": name}
+
+    def handover(self, code: str, seat: str, token: str | None, base_url: str) -> dict:
+        """POST .../seats/{seat}/handover: the seat's own phone hands it over (its token dies
+        when the link is used); the room's creator makes a new link for a lost phone (the old
+        token dies now, and a phone still holding it is told)."""
+        room = self.store.room(checked_code(code))
+        k = checked_seat(seat, room)
+        own = self.store.holds(code, k, token)
+        by = seat_label(room, k) if own else self.store.keeper(code, token)
+        secret, version = self.store.start_handover(code, k, by, reissue=not own)
+        if version is not None:
+            self.hub.publish(code, "seat", {"version": version, "seat": k, "text": f"{by} made a new link for "
+                                            f"{seat_label(room, k)}'s seat: this phone no longer holds it."}, version)
+        url = handover_url(base_url, code, k, secret)
+        return {"seat": k, "url": url, "handover": secret, "qr_svg": qr_svg(url)}
+
+    def hold_win(self, room: Room, base_url: str) -> tuple[Room, dict]:
+        """The room and its document, a mission's win recorded the first time its status says
+        won: on the roll in play (docs/rooms.md, the win); kept until a seat reopens it."""
+        doc = self.room_document(room, base_url)
+        if room.spec.mode is RoomMode.MISSION and room.won_on is None and doc["status"].get("state") == "won":
+            if self.store.record_win(room.code, rolls_in_play(room)) is not None:
+                room = self.store.room(room.code)
+                doc = self.room_document(room, base_url)
+        return room, doc
+
+    def publish_rolls(self, room: Room, doc: dict, message: str) -> None:
+        self.hub.publish(room.code, "rolls", {"version": room.version, "rolls_used": room.rolls_used,
+                                              "status": doc["status"], "in_play": doc["in_play"], "won_on": doc["won_on"],
+                                              "message": message}, room.version)
+
+    def count_rolls(self, code: str, token: str | None, raw: bytes, base_url: str) -> dict:
+        """PUT .../rolls: a roll counted or taken back by its number (a repeat changes nothing
+        and says who counted it), or the count set outright; the room told when it changed."""
+        self.store.room(checked_code(code))
+        k = self.store.seat_of_token(code, token)
+        ask = parse_roll_request(checked_body(raw, bodies.RollsBody))
+        if ask.kind == "rolls_used":
+            self.store.set_rolls(code, k, ask.value)
+            changed, message = True, ""
+        else:
+            step = self.store.step_roll(code, k, ask.value, ask.kind == "undo")
+            changed, message = step.changed, roll_message(self.store.room(code), step, ask.kind == "undo")
+        room, doc = self.hold_win(self.store.room(code), base_url)
+        if changed:
+            self.publish_rolls(room, doc, message)
+        return {"version": room.version, "rolls_used": room.rolls_used, "status": doc["status"],
+                "message": message, "in_play": doc["in_play"], "won_on": doc["won_on"]}
+
+    def override_race(self, code: str, seat: str, token: str | None, raw: bytes, base_url: str) -> dict:
+        """PUT .../seats/{seat}/race: the seat's own first / later for an item it completed."""
+        room = self.store.room(checked_code(code))
+        k = checked_seat(seat, room)
+        self.store.check_token(code, k, token)
+        body = checked_body(raw, bodies.RaceBody)
+        if room.spec.mode is not RoomMode.COMPETITIVE:
+            raise WebError("a mission has no race: every column and colour scores its first value", "item", 422)
+        item = race_item(body["item"], board_of(room.spec))
+        self.store.set_race_override(code, k, item, None if body["value"] == "auto" else body["value"])
+        room = self.store.room(code)
+        doc = self.room_document(room, base_url)
+        self.publish_sheet(room, k, True, doc)
+        seat_doc = doc["seats"][k]
+        return {"version": room.version, "sheet_version": seat_doc["sheet_version"], "seat": seat_doc,
+                "status": doc["status"]}
+
+    def reopen(self, code: str, token: str | None, raw: bytes, base_url: str) -> dict:
+        """POST .../reopen: the recorded win forgotten, when a seat asks for it on purpose."""
+        room = self.store.room(checked_code(code))
+        k = self.store.seat_of_token(code, token)
+        seen = checked_body(raw, bodies.ReopenBody)["won_on"]
+        if room.won_on != seen:
+            now = f"the room's win is on roll {room.won_on}" if room.won_on else "the room is not won"
+            raise WebError(f"{now}, not roll {seen}: reload and look again", "won_on", 409)
+        self.store.reopen(code, k)
+        room = self.store.room(code)
+        doc = self.room_document(room, base_url)
+        self.publish_rolls(room, doc, f"{seat_label(room, k)} reopened the game (it was won on roll {seen})")
+        return {"version": room.version, "won_on": room.won_on}
+
+
+    def undo_sheet(self, code: str, seat: str, token: str | None, raw: bytes, base_url: str) -> dict:
+        """POST .../seats/{seat}/undo: the seat's last sheet edit taken back, said in words."""
+        room = self.store.room(checked_code(code))
+        k = checked_seat(seat, room)
+        self.store.check_token(code, k, token)
+        seen = checked_body(raw, bodies.UndoBody)["version"]
+        version, sheet_version, before, after = self.store.undo_sheet(code, k, seen)
+        room = self.store.room(code)
+        doc = self.room_document(room, base_url)
+        self.publish_sheet(room, k, room.spec.mode is RoomMode.COMPETITIVE, doc)
+        return {"version": version, "sheet_version": sheet_version, "seat": doc["seats"][k], "status": doc["status"],
+                "undone": undo_words(board_of(room.spec), before, after)}
+
+
+def undo_words(board, before: SheetState, after: SheetState) -> str:
+    """What an undo took back, as a player says it: "A1 uncrossed", "H4 crossed again"."""
+    parts = []
+    gone, back = before.crossed & ~after.crossed, after.crossed & ~before.crossed
+    if gone:
+        parts.append(" ".join(board.cells_of(gone)) + " uncrossed")
+    if back:
+        parts.append(" ".join(board.cells_of(back)) + " crossed again")
+    if before.jokers_used != after.jokers_used:
+        parts.append(f"jokers used {before.jokers_used} → {after.jokers_used}")
+    if (before.later_columns, before.later_colours) != (after.later_columns, after.later_colours):
+        parts.append("first/later as before")
+    return ", ".join(parts) or "nothing changed"
+
+
+def parse_tap(body: dict, board) -> SheetTap:
+    """A tap's cells as board masks (422 naming the cell: ``cross.0``); a cell both crossed and
+    uncrossed, or a tap that names nothing, is no tap."""
+    masks = {}
+    for key in ("cross", "uncross"):
+        masks[key] = 0
+        for k, name in enumerate(body.get(key, [])):
+            try:
+                masks[key] |= 1 << board.bit(name)
+            except KeyError:
+                raise WebError(f"{key}.{k}: {name[:10]!r} is not a cell of the {board.name} board", f"{key}.{k}",
+                               422) from None
+    if masks["cross"] & masks["uncross"]:
+        raise WebError("a cell cannot be crossed and uncrossed in one tap", "uncross", 422)
+    if not (masks["cross"] or masks["uncross"] or body.get("jokers")):
+        raise WebError("a tap names cells to cross or uncross, or a joker (1 or -1)", "cross", 422)
+    return SheetTap(masks["cross"], masks["uncross"], body.get("jokers", 0))
+
+
+def race_overrides(room: Room, edit) -> dict[str, str | None] | None:
+    """A competitive edit's hand-set first/later (None in a mission: no race): an edit that
+    names later_columns / later_colours sets each complete column / colour of that kind."""
+    if room.spec.mode is not RoomMode.COMPETITIVE:
+        return None
+    board = board_of(room.spec)
+    done = completed_items(board, edit.state.crossed)
+    later = later_items(board, edit.state.later_columns, edit.state.later_colours)
+    kinds = {"later_columns": False, "later_colours": True}
+    return {item: ("later" if item in later else "first") for field, colour in kinds.items() if field in edit.fields
+            for item in done if is_colour(item) == colour}
 
 
 def first_claims(room: Room, k: int) -> tuple[int, int]:
@@ -239,8 +418,10 @@ async def create_room(request: Request, store: Store, rooms: RoomsService):
     spec = parse_room_spec(await read_checked(request, bodies.RoomBody))
     rooms.rate.check(client_address(request))
     rooms.expire_now_and_then()
-    code = await run_in_threadpool(store.create_room, spec)
-    return {"id": code, "url": room_url(public_base_url(request), code), "qr": f"/api/rooms/{code}/qr.svg"}
+    creator = new_secret()
+    code = await run_in_threadpool(store.create_room, spec, None, creator)
+    return {"id": code, "url": room_url(public_base_url(request), code), "qr": f"/api/rooms/{code}/qr.svg",
+            "creator_token": creator}
 
 
 @router.get("/{code}", response_model=bodies.RoomDocument, response_model_exclude_unset=True,
@@ -251,10 +432,14 @@ async def get_room(code: str, request: Request, store: Store, rooms: RoomsServic
 
 
 @router.post("/{code}/seats", status_code=201, response_model=bodies.SeatTaken,
-             openapi_extra=bodies.json_body(bodies.NameBody), summary="Take the lowest free seat under a name")
+             openapi_extra=bodies.json_body(bodies.JoinBody),
+             summary="Sit down under a name: the seat picked, or the lowest free one (the creator's phone may "
+                     "send its creator token)")
 async def join(code: str, request: Request, store: Store, rooms: RoomsService):
-    name = parse_name(await read_checked(request, bodies.NameBody))
-    seat, token, version = await run_in_threadpool(store.add_seat, checked_code(code), name)
+    body = await read_checked(request, bodies.JoinBody)
+    name = checked_name(body["name"], "name")
+    seat, token, version = await run_in_threadpool(store.add_seat, checked_code(code), name, body.get("seat"),
+                                                   bearer(request))
     room = await run_in_threadpool(store.room, code)
     await run_in_threadpool(rooms.publish_sheet, room, seat, False)
     return {"seat": seat, "seat_token": token, "version": version}
@@ -265,6 +450,29 @@ async def join(code: str, request: Request, store: Store, rooms: RoomsService):
 async def put_sheet(code: str, seat: str, request: Request, rooms: RoomsService):
     raw = await read_body(request)
     return await run_in_threadpool(rooms.edit_sheet, code, seat, bearer(request), raw, public_base_url(request))
+
+
+@router.patch("/{code}/seats/{seat}/sheet", response_model=bodies.SheetTapped,
+              openapi_extra=bodies.json_body(bodies.TapBody),
+              summary="A tap: cross / uncross cells or a joker on the sheet as it is now (Bearer seat token)")
+async def patch_sheet(code: str, seat: str, request: Request, rooms: RoomsService):
+    raw = await read_body(request)
+    return await run_in_threadpool(rooms.tap_sheet, code, seat, bearer(request), raw, public_base_url(request))
+
+
+@router.delete("/{code}/seats/{seat}", response_model=bodies.SeatFreed,
+               summary="Free a seat, its sheet kept for the next phone (Bearer creator token; in a room without "
+                       "a creator, any seat's)")
+async def free_seat(code: str, seat: str, request: Request, rooms: RoomsService):
+    return await run_in_threadpool(rooms.free_seat, code, seat, bearer(request))
+
+
+@router.post("/{code}/seats/{seat}/undo", response_model=bodies.SheetUndone,
+             openapi_extra=bodies.json_body(bodies.UndoBody),
+             summary="Take back the seat's last sheet edit, a mis-tap (Bearer seat token)")
+async def undo_sheet(code: str, seat: str, request: Request, rooms: RoomsService):
+    raw = await read_body(request)
+    return await run_in_threadpool(rooms.undo_sheet, code, seat, bearer(request), raw, public_base_url(request))
 
 
 @router.put("/{code}/seats/{seat}/name", response_model=bodies.Renamed,
@@ -281,26 +489,32 @@ async def rename(code: str, seat: str, request: Request, store: Store, rooms: Ro
 
 
 @router.put("/{code}/rolls", response_model=bodies.RollsSet, openapi_extra=bodies.json_body(bodies.RollsBody),
-            summary="Set the rolls used so far (Bearer token of any seat)")
-async def put_rolls(code: str, request: Request, store: Store, rooms: RoomsService):
-    await run_in_threadpool(store.room, checked_code(code))
-    k = await run_in_threadpool(store.seat_of_token, code, bearer(request))
-    value = parse_rolls(await read_checked(request, bodies.RollsBody))
-    version = await run_in_threadpool(store.set_rolls, code, k, value)
-    room = await run_in_threadpool(store.room, code)
-    doc = await run_in_threadpool(rooms.room_document, room, public_base_url(request))
-    rooms.hub.publish(code, "rolls", {"version": version, "rolls_used": value, "status": doc["status"]}, version)
-    return {"version": version, "rolls_used": value, "status": doc["status"]}
+            summary="Count a roll as done, take it back, or set the rolls used (Bearer token of any seat)")
+async def put_rolls(code: str, request: Request, rooms: RoomsService):
+    raw = await read_body(request)
+    return await run_in_threadpool(rooms.count_rolls, code, bearer(request), raw, public_base_url(request))
+
+
+@router.put("/{code}/seats/{seat}/race", response_model=bodies.SheetSaved,
+            openapi_extra=bodies.json_body(bodies.RaceBody),
+            summary="Competitive: set a completed column or colour first / later by hand (Bearer seat token)")
+async def put_race(code: str, seat: str, request: Request, rooms: RoomsService):
+    raw = await read_body(request)
+    return await run_in_threadpool(rooms.override_race, code, seat, bearer(request), raw, public_base_url(request))
+
+
+@router.post("/{code}/reopen", response_model=bodies.Reopened, openapi_extra=bodies.json_body(bodies.ReopenBody),
+             summary="Reopen a won mission on purpose: the recorded win is forgotten (Bearer token of any seat)")
+async def reopen(code: str, request: Request, rooms: RoomsService):
+    raw = await read_body(request)
+    return await run_in_threadpool(rooms.reopen, code, bearer(request), raw, public_base_url(request))
 
 
 @router.post("/{code}/seats/{seat}/handover", response_model=bodies.HandoverLink,
-             summary="A one-time link that hands the seat to another browser")
-async def handover(code: str, seat: str, request: Request, store: Store):
-    room = await run_in_threadpool(store.room, checked_code(code))
-    k = checked_seat(seat, room)
-    await run_in_threadpool(store.check_token, code, k, bearer(request))
-    secret = await run_in_threadpool(store.start_handover, code, k)
-    return {"seat": k, "url": handover_url(public_base_url(request), code, k, secret), "handover": secret}
+             summary="A one-time link that gives the seat to another phone (Bearer seat token; or the creator's, "
+                     "which stops the old phone at once)")
+async def handover(code: str, seat: str, request: Request, rooms: RoomsService):
+    return await run_in_threadpool(rooms.handover, code, seat, bearer(request), public_base_url(request))
 
 
 @router.post("/{code}/seats/{seat}/claim", response_model=bodies.SeatTaken,
@@ -317,7 +531,7 @@ async def claim(code: str, seat: str, request: Request, store: Store, rooms: Roo
 
 
 @router.get("/{code}/seats/{seat}/sheet.svg", summary="A seat's sheet drawn by nochmal/svg.py",
-            response_class=Response, responses={200: {"content": {"image/svg+xml": {}}}})
+            response_class=Response, responses=media("image/svg+xml"))
 async def seat_svg(code: str, seat: str, store: Store, rooms: RoomsService):
     room = await run_in_threadpool(store.room, checked_code(code))
     k = checked_seat(seat, room)
@@ -325,7 +539,7 @@ async def seat_svg(code: str, seat: str, store: Store, rooms: RoomsService):
 
 
 @router.get("/{code}/qr.svg", summary="The room's URL as a QR code",
-            response_class=Response, responses={200: {"content": {"image/svg+xml": {}}}})
+            response_class=Response, responses=media("image/svg+xml"))
 async def qr(code: str, request: Request, store: Store):
     await run_in_threadpool(store.room, checked_code(code))
     picture = await run_in_threadpool(qr_svg, room_url(public_base_url(request), code))
@@ -333,7 +547,7 @@ async def qr(code: str, request: Request, store: Store):
 
 
 @router.get("/{code}/events", summary="Live stream (server-sent events): sync, sheet, rolls, status, handover",
-            response_class=StreamingResponse, responses={200: {"content": {"text/event-stream": {}}}})
+            response_class=StreamingResponse, responses=media("text/event-stream"))
 async def events(code: str, request: Request, store: Store, rooms: RoomsService):
     room = await run_in_threadpool(store.room, checked_code(code))
     last_seen = last_event_id(request)
@@ -343,7 +557,7 @@ async def events(code: str, request: Request, store: Store, rooms: RoomsService)
 
 
 @router.get("/{code}/export", summary="The room as a zip: room.json and one typed sheet file per seat",
-            response_class=Response, responses={200: {"content": {"application/zip": {}}}})
+            response_class=Response, responses=media("application/zip"))
 async def export(code: str, store: Store):
     room = await run_in_threadpool(store.room, checked_code(code))
     data = await run_in_threadpool(export_zip, room)
@@ -357,10 +571,11 @@ async def import_room(request: Request, store: Store, rooms: RoomsService, caps:
     raw = await read_body(request)
     rooms.rate.check(client_address(request))
     spec, rolls_used, seats = await run_in_threadpool(parse_export, raw, caps.max_room_import)  # unzips, parses 6 sheets
-    code, tokens, handovers = await run_in_threadpool(store.import_room, spec, rolls_used, seats)
+    creator = new_secret()  # the importing phone is the new room's creator
+    code, tokens, handovers = await run_in_threadpool(store.import_room, spec, rolls_used, seats, creator)
     base = public_base_url(request)
     links = [handover_url(base, code, k, secret) for k, secret in enumerate(handovers)]
-    return {"id": code, "url": room_url(base, code),
+    return {"id": code, "url": room_url(base, code), "creator_token": creator,
             "seats": [{"seat": k, "name": seats[k][0], "seat_token": token, "handover_url": links[k]}
                       for k, token in enumerate(tokens)]}
 

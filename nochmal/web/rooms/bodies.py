@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from nochmal.board import BUILTIN_BOARDS
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
@@ -39,8 +39,48 @@ class NameBody(Body):
                             examples=["Anna"])
 
 
+class JoinBody(Body):
+    """Sit down: a name, and the seat picked (0-based; the lowest free one when left out)."""
+
+    name: StrictStr = Field(..., description=f"The player's name (1-{MAX_NAME} characters, no control characters).",
+                            examples=["Anna"])
+    seat: Optional[StrictInt] = Field(None, ge=0, description="The seat to take (0-based; people see it from 1): "
+                                      "a free one, or a freed one whose sheet it takes over.")
+
+
+class TapBody(Body):
+    """A tap: an edit relative to the seat's sheet as it is on the server (docs/rooms.md, two
+    phones on one seat), so taps from two phones on different cells both count."""
+
+    cross: list[StrictStr] = Field(default_factory=list, description='Cells to cross, named like "H4".')
+    uncross: list[StrictStr] = Field(default_factory=list, description="Cells to uncross.")
+    jokers: StrictInt = Field(0, ge=-1, le=1, description="One joker more (1) or fewer (-1).")
+    version: StrictInt = Field(..., ge=0, description="The seat's sheet_version the phone showed when tapped: "
+                               "a cell another phone changed the other way since is refused with 409.")
+
+
 class RollsBody(Body):
-    rolls_used: StrictInt = Field(..., ge=0, le=MAX_ROLLS_USED, description="Rolls of the dice used so far.")
+    """One of: ``roll`` (roll N is done: counted once however often it is sent), ``undo``
+    (take roll N back), or ``rolls_used`` (set the count outright, the older body)."""
+
+    roll: Optional[StrictInt] = Field(None, ge=1, le=MAX_ROLLS_USED, description="The roll just finished: "
+                                      "counts it once; sent again it changes nothing and says who counted it.")
+    undo: Optional[StrictInt] = Field(None, ge=1, le=MAX_ROLLS_USED, description="The last counted roll, "
+                                      "to take back.")
+    rolls_used: Optional[StrictInt] = Field(None, ge=0, le=MAX_ROLLS_USED, description="Rolls used so far, "
+                                            "set outright.")
+
+
+class RaceBody(Body):
+    """A seat's hand-set first / later for a column or colour it completed (competitive)."""
+
+    item: StrictStr = Field(..., description='A column letter ("H") or a colour name ("green").', examples=["H"])
+    value: Literal["first", "later", "auto"] = Field(..., description="auto: as the rolls of the completions say.")
+
+
+class ReopenBody(Body):
+    won_on: StrictInt = Field(..., ge=1, description="The roll the room says the mission was won on (a stale "
+                              "reopen is refused with 409).")
 
 
 class ClaimBody(Body):
@@ -59,6 +99,13 @@ class SheetBody(Body):
     text: Optional[StrictStr] = Field(None, description="Or the typed sheet (7 lines of 15, x = crossed).")
     version: Optional[StrictInt] = Field(None, ge=0, description="The seat's sheet_version last read (required: "
                                          "a stale edit is refused with 409).")
+
+
+class UndoBody(Body):
+    """Take back the seat's last sheet edit (a mis-tap): the sheet version the phone shows."""
+
+    version: StrictInt = Field(..., ge=0, description="The seat's sheet_version last read (a stale undo is "
+                               "refused with 409).")
 
 
 class ExportedSeat(BaseModel):
@@ -135,6 +182,8 @@ class RoomCreated(BaseModel):
     id: str = Field(..., description="The room's code.")
     url: str = Field(..., description="The room's page, to share.")
     qr: str = Field(..., description="The room's link as a QR code (SVG).")
+    creator_token: str = Field(..., description="Kept by the phone that made the room: sent as 'Authorization: "
+                               "Bearer TOKEN', it frees a seat or makes a new link for it (a lost phone).")
 
 
 class SeatTaken(BaseModel):
@@ -161,23 +210,102 @@ class SeatSheet(BaseModel):
     later_colours: list[str]
 
 
+class SheetWarning(BaseModel):
+    """A sheet no legal game gives, said on that sheet (docs/rooms.md, A mis-tap)."""
+
+    seat: int = Field(..., description="The seat (0-based; people see the name).")
+    sheet: int = Field(..., description="The seat numbered from 1.")
+    file: str = Field(..., description="The seat's name (the key `nochmal mission status --json` names its file by).")
+    name: str
+    cells: list[str] = Field(..., description="The crosses that break it (not connected to column H).")
+    problems: list[str] = Field(..., description="What is wrong, in plain words.")
+    left_out: bool = Field(..., description="True: the team status leaves the sheet out; false: it counts it "
+                           "without `cells`.")
+    warning: str = Field(..., description='What the status counted: "Ben\'s sheet is counted without A1: ...".')
+    reasons: list[str] = Field(..., description="The check's own words (nochmal.impossible).")
+
+
+class Aim(BaseModel):
+    """What one player should do next, in words (docs/rooms.md, Who should do what)."""
+
+    seat: int
+    name: str
+    items: list[str] = Field(..., description='As the split names them: "column H", "colour green", "star E2".')
+    rolls: int = Field(..., description="About how many rolls the items take on that sheet.")
+    helps: Optional[str] = Field(None, description="The seat whose item this player races for.")
+    points: Optional[int] = Field(None, description="A score target: the points the items add.")
+    text: str = Field(..., description='"Anna: columns G, H and I, about 11 rolls".')
+
+
+class RoomStatus(BaseModel):
+    """Mission: the schema of `nochmal mission status --json` plus the team split, the sheet
+    warnings and the advice; competitive: scores and the race. Fields not listed pass as they are."""
+
+    model_config = ConfigDict(extra="allow")
+
+    mode: str
+    complete: bool = Field(..., description="False: the fewest crosses and the split are still being worked out.")
+    impossible: list[SheetWarning] = Field(default_factory=list)
+    advice: Optional[list[Aim]] = Field(None, description="Mission, once complete: one aim per seat.")
+
+
 class SheetSaved(BaseModel):
     version: int
     sheet_version: int
     seat: SeatSheet
-    status: dict[str, Any] = Field(..., description="The room's status after the edit (as in GET /api/rooms/ID).")
+    status: RoomStatus = Field(..., description="The room's status after the edit (as in GET /api/rooms/ID).")
+
+
+class SheetTapped(SheetSaved):
+    message: str = Field("", description='What the sheet already showed, if anything: "H4 was already crossed".')
+
+
+class SeatFreed(BaseModel):
+    version: int
+    seat: int
+    name: str = Field(..., description="The name the seat keeps with its sheet until a phone sits in it.")
+
+
+class SheetUndone(SheetSaved):
+    undone: str = Field(..., description='What the undo took back, in words ("A1 uncrossed").')
+
+
+class LastRoll(BaseModel):
+    roll: int
+    counted_by: Optional[str] = Field(None, description="The name of the seat that counted it (unknown in an "
+                                      "imported room).")
+
+
+class InPlay(BaseModel):
+    """The roll in play and its active player (seat order from seat 1): docs/rooms.md, the rolls."""
+
+    roll: Optional[int] = Field(..., description="The roll in play (None: the last roll is counted: a mission's "
+                                "budget, a competitive game's end).")
+    seat: int = Field(..., description="The active player's seat (0-based; people see the name).")
+    name: str
+    last: Optional[LastRoll] = Field(..., description="The last counted roll (None before roll 1 is counted).")
 
 
 class RollsSet(BaseModel):
     version: int
     rolls_used: int
     status: dict[str, Any]
+    message: str = Field("", description='What happened, in words: "Anna counted roll 5", "Anna already '
+                         'counted roll 5", "Undid roll 5 (counted by Anna)".')
+    in_play: Optional[InPlay] = None
+    won_on: Optional[int] = None
+
+
+class Reopened(BaseModel):
+    version: int
+    won_on: Optional[int]
 
 
 class HandoverLink(BaseModel):
     seat: int
     url: str = Field(..., description="Open on the other browser: it takes the seat.")
     handover: str = Field(..., description="The one-time secret in the link.")
+    qr_svg: str = Field(..., description="The link as a QR code (SVG), for the other phone's camera.")
 
 
 class RoomDocument(BaseModel):
@@ -192,8 +320,12 @@ class RoomDocument(BaseModel):
     version: int
     expires: float = Field(..., description="When the room is deleted unless edited (Unix time).")
     seats: list[SeatSheet]
-    status: dict[str, Any] = Field(..., description="Mission: the schema of `nochmal mission status --json` plus "
-                                   "the team split; competitive: scores and the race.")
+    status: RoomStatus = Field(..., description="Mission: the schema of `nochmal mission status --json` plus the "
+                               "team split, the sheet warnings and the advice; competitive: scores and the race.")
+    in_play: InPlay
+    won_on: Optional[int] = Field(None, description="The roll the mission was won on, kept until a seat reopens it.")
+    has_creator: bool = Field(False, description="False: a room made before rooms had creators; any seated phone "
+                              "may free a seat or make a new link for it.")
     mission_name: Optional[str] = None
     budget: Optional[int] = None
 
@@ -208,4 +340,5 @@ class ImportedSeat(BaseModel):
 class Imported(BaseModel):
     id: str
     url: str
+    creator_token: str = Field(..., description="The importing phone is the new room's creator (see RoomCreated).")
     seats: list[ImportedSeat]

@@ -274,6 +274,34 @@ def _letters(value, alphabet: str, where: str, what: str) -> int:
     return mask
 
 
+@dataclass(frozen=True)
+class RollRequest:
+    """A PUT .../rolls: ``roll`` N done, ``undo`` N, or ``rolls_used`` set outright."""
+
+    kind: str
+    value: int
+
+
+ROLL_KINDS = ("roll", "undo", "rolls_used")
+
+
+def parse_roll_request(data) -> RollRequest:
+    """``{"roll": 5}`` (roll 5 is done), ``{"undo": 5}`` (take it back) or ``{"rolls_used": 5}``."""
+    data = need_object(data)
+    _unknown_keys(data, set(ROLL_KINDS))
+    given = [k for k in ROLL_KINDS if k in data]
+    if len(given) != 1:
+        raise WebError("give one of roll (the roll just finished), undo (the roll to take back) or rolls_used",
+                       given[1] if given else "roll", 422)
+    kind = given[0]
+    if kind == "rolls_used":
+        return RollRequest(kind, parse_rolls(data))
+    value = data[kind]
+    if not _is_int(value) or not 1 <= value <= MAX_ROLLS_USED:
+        raise WebError(f"{kind} must be a roll number 1..{MAX_ROLLS_USED}", kind, 422)
+    return RollRequest(kind, value)
+
+
 def parse_rolls(data) -> int:
     data = need_object(data)
     _unknown_keys(data, {"rolls_used"})

@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import time
 from collections import OrderedDict, deque
 from typing import Callable
 
-from nochmal.board import COLOURS, COLUMN_LETTERS
-from nochmal.impossible import impossible_sheet_reasons
 from nochmal.missions.coop import mission_status
 from nochmal.missions.split import SPLIT_SECONDS, status_document, team_plan
 from nochmal.sheet import Sheet
+from nochmal.web.rooms.advice import score_advice, split_advice
+from nochmal.web.rooms.checks import SheetWarning, check_sheet, counted_sheet
 from nochmal.web.rooms.model import RoomMode, board_of, shipped_mission
+from nochmal.web.rooms.race import race_document
 from nochmal.web.rooms.store import Room
 
 log = logging.getLogger(__name__)
@@ -32,6 +34,16 @@ QUIET_SECONDS = 0.25  # a room's full status waits until its edits pause this lo
 def seat_label(room: Room, k: int) -> str:
     seat = room.seat(k)
     return seat.name if seat is not None else f"seat {k + 1} (free)"
+
+
+def rolls_in_play(room: Room) -> int:
+    """The rolls a sheet may hold crosses of: the counted ones and the roll being played
+    (the table crosses first and counts the roll after: docs/rooms.md, the roll in play); a
+    mission's last roll once its budget is counted."""
+    if room.spec.mode is RoomMode.MISSION:
+        budget = shipped_mission(room.spec.mission).budget(room.spec.players, room.spec.difficulty)
+        return max(room.rolls_used, min(room.rolls_used + 1, budget))
+    return room.rolls_used + 1
 
 
 def room_sheets(room: Room) -> list[Sheet]:
@@ -44,9 +56,17 @@ def room_sheets(room: Room) -> list[Sheet]:
     return out
 
 
+def sheet_warnings(room: Room, labels: list[str]) -> list[SheetWarning | None]:
+    """Per seat: why its sheet cannot come from a legal game (None: it can) in the rolls in
+    play; the team status then counts what checks.counted_sheet keeps of it."""
+    return [check_sheet(sheet, k, labels[k], rolls_in_play(room)) for k, sheet in enumerate(room_sheets(room))]
+
+
 def state_key(room: Room) -> tuple:
-    """Everything a status depends on (not names, not versions)."""
-    return (room.spec, room.rolls_used, tuple(room_sheets(room)))
+    """Everything a status depends on (not versions): the names too, so that a seat taken or
+    renamed is named in the status at once, not after the next edit."""
+    names = tuple(seat_label(room, k) for k in range(room.spec.players))
+    return (room.spec, room.rolls_used, tuple(room_sheets(room)), names, room.race)
 
 
 def quick_status(room: Room) -> dict:
@@ -63,14 +83,37 @@ def full_status(room: Room, time_limit: float = SPLIT_SECONDS) -> dict:
 
 def _mission_status(room: Room, full: bool, time_limit: float = SPLIT_SECONDS) -> dict:
     mission = shipped_mission(room.spec.mission)
-    sheets = room_sheets(room)
-    st = mission_status(mission, room.spec.difficulty, sheets, room.rolls_used, with_crosses=full)
-    plan = team_plan(mission, sheets, st.rolls_left, time_limit) if full and not any(st.impossible) else None
     labels = [seat_label(room, k) for k in range(room.spec.players)]
+    warnings = sheet_warnings(room, labels)
+    board = board_of(room.spec)
+    sheets = [counted_sheet(s, w, board) for s, w in zip(room_sheets(room), warnings)]
+    st = mission_status(mission, room.spec.difficulty, sheets, room.rolls_used, with_crosses=full,
+                        rolls_crossed=rolls_in_play(room))
+    plan = team_plan(mission, sheets, st.rolls_left, time_limit) if full and not any(st.impossible) else None
     doc = status_document(st, labels, plan)
+    doc["impossible"] = [w.to_dict() for w in warnings if w is not None]
+    for objective in doc["objectives"]:
+        objective["missing"] = [named_sheets(text, labels) for text in objective["missing"]]
+    if plan is not None:
+        aims = split_advice(plan.split, labels) if plan.split.instance.has_cells else \
+            score_advice(mission, sheets, labels, st.rolls_left)
+        doc["advice"] = [aim.to_dict() for aim in aims]
     doc["mode"] = RoomMode.MISSION
     doc["complete"] = full  # False: fewest crosses and the split are still being computed
     return doc
+
+
+SHEET_NUMBER = re.compile(r"^(closest |best )?sheet ([0-9]+): ")  # how missions/objectives.py names a sheet
+
+
+def named_sheets(missing: str, labels: list[str]) -> str:
+    """An objective's missing line with the seat's name for "sheet N" (the CLI numbers its
+    files): "sheet 1: G, H, I" -> "Anna: G, H, I", "closest sheet 2: ..." -> "Ben (closest): ..."."""
+    match = SHEET_NUMBER.match(missing)
+    if match is None or not 1 <= int(match.group(2)) <= len(labels):
+        return missing
+    role = f" ({match.group(1).strip()})" if match.group(1) else ""
+    return f"{labels[int(match.group(2)) - 1]}{role}: {missing[match.end():]}"
 
 
 def competitive_status(room: Room) -> dict:
@@ -82,24 +125,12 @@ def competitive_status(room: Room) -> dict:
     for k, sheet in enumerate(sheets):
         scores.append({"seat": k, "name": seat_label(room, k), "score": sheet.score(),
                        "breakdown": sheet.score_breakdown().to_dict()})
-        reasons = impossible_sheet_reasons(sheet, room.rolls_used)
-        if reasons:
-            impossible.append({"sheet": k + 1, "file": seat_label(room, k), "reasons": reasons})
-    race = {"columns": {}, "colours": {}}
-    problems = []
-    for what, items in (("columns", [(COLUMN_LETTERS[c], c) for c in range(board.cols)]),
-                        ("colours", [(c, i) for i, c in enumerate(COLOURS)])):
-        for name, bit in items:
-            first = [k for k, s in enumerate(sheets) if (s.cols_upper if what == "columns" else s.colours_upper) >> bit & 1]
-            later = [k for k, s in enumerate(sheets) if (s.cols_lower if what == "columns" else s.colours_lower) >> bit & 1]
-            if first or later:
-                race[what][name] = {"first": first, "later": later}
-            if later and not first:
-                names = ", ".join(seat_label(room, k) for k in later)
-                problems.append(f"{what[:-1]} {name}: {names} scored the later value but nobody scored it first")
+        warning = check_sheet(sheet, k, seat_label(room, k), rolls_in_play(room))
+        if warning is not None:
+            impossible.append(warning.to_dict(counted=False))
+    race = race_document(room.race, sheets, [seat_label(room, k) for k in range(len(sheets))], room.rolls_used)
     return {"mode": RoomMode.COMPETITIVE, "board": board.name, "players": room.spec.players,
-            "rolls_used": room.rolls_used, "scores": scores, "race": race, "race_problems": problems,
-            "impossible": impossible, "complete": True}
+            "rolls_used": room.rolls_used, "scores": scores, **race, "impossible": impossible, "complete": True}
 
 
 def claimed_by_others(room: Room, k: int) -> tuple[int, int]:
