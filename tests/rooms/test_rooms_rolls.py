@@ -387,3 +387,16 @@ def test_an_imported_competitive_room_keeps_its_later_values(client):
     room = client.get(f"/api/rooms/{copy}").json()
     assert room["seats"][1]["later_columns"] == ["H"] and room["seats"][0]["later_columns"] == []
     assert room["status"]["race"]["columns"]["H"]["later"] == [1]
+
+
+def test_a_completion_undone_leaves_the_race(client):
+    """Anna completes column H on roll 1 and undoes the tap; Ben completing it on roll 2 is first."""
+    code = new_room(client, mode="competitive", board="classic", players=2)
+    _, anna = sit(client, code, "Anna")
+    _, ben = sit(client, code, "Ben")
+    version = put_cells(client, code, 0, anna, COLUMN_H)["sheet_version"]
+    res = client.post(f"/api/rooms/{code}/seats/0/undo", json={"version": version}, headers=auth(anna))
+    assert res.status_code == 200, res.text
+    client.put(f"/api/rooms/{code}/rolls", json={"roll": 1}, headers=auth(ben))
+    h = put_cells(client, code, 1, ben, COLUMN_H)["status"]["race"]["columns"]["H"]
+    assert (h["first"], h["later"], h["rolls"]) == ([1], [], {"1": 2})

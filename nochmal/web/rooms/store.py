@@ -488,6 +488,7 @@ class RoomStore:
                        "sheet_version = ? WHERE code = ? AND seat = ?",
                        (f"{before.crossed:x}", before.jokers_used, before.later_columns, before.later_colours,
                         sheet_version, code, seat))
+            self._mark_race(db, code, seat, before, {})  # a completion undone leaves the race
             payload = {"crossed": f"{before.crossed:x}", "jokers_used": before.jokers_used,
                        "later_columns": before.later_columns, "later_colours": before.later_colours,
                        "sheet_version": sheet_version, "undoes": undone}
