@@ -17,13 +17,14 @@ from pathlib import Path
 from nochmal.board import BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board, load_board
 from nochmal.errors import NochmalError, quoted
 from nochmal.fileio import load_toml_text, read_text_file
+from nochmal.i18n import LANGUAGES
 from nochmal.rules import MAX_GAME_ROLLS
 from nochmal.sheet import max_score
 from nochmal.missions.model import (DIFFICULTIES, KINDS, PLAYER_COUNTS, SCOPES, SOURCES, Mission, MissionError,
                                     Objective, rolls_lower_bound)
 
 _TOP_KEYS = {"id": str, "name": str, "source": str, "description": str, "objectives": list, "budgets": dict}
-_OPTIONAL_TOP = {"board": str}
+_OPTIONAL_TOP = {"board": str, "names": dict, "descriptions": dict}
 _KIND_KEYS = {
     "columns": {"columns"},
     "colours": {"colours", "count"},
@@ -102,13 +103,37 @@ def mission_from_dict(data: dict, source: str) -> Mission:
             if obj is not None:
                 objectives.append(obj)
     budgets = _budgets(data["budgets"], problems) if ok["budgets"] else ()
+    names = _translations(data["names"], "names", MAX_TEXT, problems) if ok["names"] else ()
+    descriptions = _translations(data["descriptions"], "descriptions", 100 * MAX_TEXT, problems) \
+        if ok["descriptions"] else ()
     if not problems and board is not None:
         problems += _budget_shortfalls(objectives, budgets, board)
     if problems:
         raise MissionError(source, problems)
     return Mission(id=data["id"], name=data["name"], source=data["source"], description=data["description"].strip(),
                    objectives=tuple(objectives), budgets=budgets, board=_resolve_board(board_name, source),
-                   path=source)
+                   path=source, names=names, descriptions=descriptions)
+
+
+def _translations(table: dict, where: str, longest: int, problems: list[str]) -> tuple:
+    """``[names]`` / ``[descriptions]``: one text per language of nochmal.i18n.LANGUAGES, all of
+    them (a table that leaves a language out would show that language's players English)."""
+    found = []
+    for key in sorted(table):
+        value = table[key]
+        if key not in LANGUAGES:
+            problems.append(f"key '{where}.{_key_text(key)}': unknown language (use {', '.join(LANGUAGES)})")
+        elif not isinstance(value, str) or not value.strip():
+            problems.append(f"key '{where}.{key}' must be a non-empty string, got {_tname(value)} {quoted(value)}")
+        elif len(value) > longest:
+            problems.append(f"key '{where}.{key}' is too long ({len(value)} characters)")
+        else:
+            found.append((key, value.strip()))
+    for lang in LANGUAGES:
+        if lang not in table:
+            problems.append(f"key '{where}.{lang}' is missing (a translated table gives every language: "
+                            f"{', '.join(LANGUAGES)})")
+    return tuple(sorted(found))
 
 
 def _budget_shortfalls(objectives: list[Objective], budgets: tuple, board: Board) -> list[str]:

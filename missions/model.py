@@ -129,6 +129,18 @@ class Mission:
     budgets: tuple[tuple[int, tuple[tuple[str, int], ...]], ...]  # ((players, ((difficulty, rolls), ...)), ...)
     board: str = "classic"
     path: str = ""
+    # the name and description per language (``[names]``, ``[descriptions]``; docs/missions.md §2),
+    # each either empty or holding every one of nochmal.i18n.LANGUAGES
+    names: tuple[tuple[str, str], ...] = ()
+    descriptions: tuple[tuple[str, str], ...] = ()
+
+    def name_in(self, lang: str) -> str:
+        """The name in ``lang``; ``name`` where the file gives no translations."""
+        return dict(self.names).get(lang, self.name)
+
+    def description_in(self, lang: str) -> str:
+        """The description in ``lang``; ``description`` where the file gives no translations."""
+        return dict(self.descriptions).get(lang, self.description)
 
     def budget(self, players: int, difficulty: str) -> int:
         """Rolls the team has (MissionError if not defined)."""
