@@ -21,16 +21,32 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from nochmal.errors import NochmalError
+from nochmal.i18n import translate
 from nochmal.web.errors import WebError, error_body, parse_json
 from nochmal.web.games import GameStore
 from nochmal.web.hosts import Access, RequestGuard
 from nochmal.web.jobs import JobManager
+from nochmal.web.language import LanguageChoice, request_language
 from nochmal.web.limits import BodyCaps, RateLimit, env_days, too_large
 from nochmal.web.rooms.api import RoomSettings
 from nochmal.fileio import is_decimal
 
 HERE = Path(__file__).parent
-TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
+
+
+
+def _templates() -> Jinja2Templates:
+    """The pages' templates with jinja2.ext.i18n: each render gets the request's language and
+    gettext (nochmal/web/language.py i18n_context; docs/web.md "Languages")."""
+    from nochmal.web.language import i18n_context
+
+    templates = Jinja2Templates(directory=str(HERE / "templates"), context_processors=[i18n_context])
+    templates.env.add_extension("jinja2.ext.i18n")
+    templates.env.install_null_translations(newstyle=True)  # a render without a request: English
+    return templates
+
+
+TEMPLATES = _templates()
 
 
 class BodyLimit:
@@ -183,7 +199,11 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
 
     @app.exception_handler(WebError)
     async def web_error(request: Request, exc: WebError):
-        return JSONResponse(exc.body(), status_code=exc.status)
+        # a message the catalogs hold is a player's: it follows the request's language; the
+        # machine fields (field, status) stay as they are (docs/web.md "Languages")
+        body = exc.body()
+        body["error"] = translate(body["error"], request_language(request))
+        return JSONResponse(body, status_code=exc.status)
 
     @app.exception_handler(NochmalError)
     async def engine_error(request: Request, exc: NochmalError):
@@ -227,5 +247,6 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
 
     app.add_middleware(BodyLimit, caps=app.state.body_caps)
     app.add_middleware(ServerTiming)
+    app.add_middleware(LanguageChoice)  # request.state.lang for the pages, the errors and the rooms
     app.add_middleware(RequestGuard, access=access or Access.build())  # outermost: before anything reads
     return app

@@ -37,8 +37,11 @@ def play_setup(request: Request):
     from nochmal.bots.registry import agent_names
     from nochmal.missions import builtin_missions
 
+    from nochmal.web.language import request_language
+
+    lang = request_language(request)
     return _page(request, "play_setup.html", bots=agent_names(), boards=BUILTIN_BOARDS,
-                 missions=[(m.id, m.name) for m in builtin_missions()])
+                 missions=[(m.id, m.name_in(lang)) for m in builtin_missions()])
 
 
 @router.get("/play/{game_id}", response_class=HTMLResponse)

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescape
 
 from nochmal.web.errors import WebError
+from nochmal.web.language import i18n_context
 from nochmal.web.rooms.api import Store
 from nochmal.web.rooms.model import shipped_mission, shipped_mission_ids, valid_code
 
@@ -24,7 +25,15 @@ def _templates() -> Environment:
     fallback base keeps the rooms usable on their own (tests, before the app wires them)."""
     loaders = [FileSystemLoader(str(HERE.parent / "templates")), FileSystemLoader(str(HERE / "templates")),
                FileSystemLoader(str(HERE / "templates" / "fallback"))]
-    return Environment(loader=ChoiceLoader(loaders), autoescape=select_autoescape(["html"]))
+    env = Environment(loader=ChoiceLoader(loaders), autoescape=select_autoescape(["html"]),
+                      extensions=["jinja2.ext.i18n"])
+    env.install_null_translations(newstyle=True)  # each render passes the request's (_render)
+    return env
+
+
+def _render(name: str, request: Request, **context) -> str:
+    """A page in the request's language (nochmal/web/language.py; docs/web.md "Languages")."""
+    return TEMPLATES.get_template(name).render(request=request, **i18n_context(request), **context)
 
 
 TEMPLATES = _templates()
@@ -33,17 +42,17 @@ TEMPLATES = _templates()
 @router.get("/rooms", response_class=HTMLResponse)
 async def rooms_page(request: Request):
     missions = [shipped_mission(mid) for mid in shipped_mission_ids()]
-    return TEMPLATES.get_template("rooms_index.html").render(request=request, missions=missions)
+    return _render("rooms_index.html", request, missions=missions)
 
 
 @router.get("/r/{code}", response_class=HTMLResponse)
 async def room_page(code: str, request: Request, store: Store):
     if not valid_code(code):
-        return HTMLResponse(TEMPLATES.get_template("room_missing.html").render(request=request), status_code=404)
+        return HTMLResponse(_render("room_missing.html", request), status_code=404)
     try:
         store.room(code)
     except WebError as exc:
         if exc.status != 404:  # the database failing is the app's 500 / 503, not a missing room
             raise
-        return HTMLResponse(TEMPLATES.get_template("room_missing.html").render(request=request), status_code=404)
-    return TEMPLATES.get_template("room.html").render(request=request, code=code)
+        return HTMLResponse(_render("room_missing.html", request), status_code=404)
+    return _render("room.html", request, code=code)

@@ -2,6 +2,22 @@
 "use strict";
 const NM = {};
 
+// The page's language (<html lang>, chosen by the server: docs/web.md "Languages") and its
+// messages, fetched once from /api/i18n/LANG (the same .po catalogs as the server's). t("...")
+// gives a message in that language, the English text until the catalog is in or where it has
+// none; "%(name)s" takes values[name]. A page that draws text at load awaits NM.i18nReady first.
+NM.lang = document.documentElement.lang || "en";
+NM.catalog = {};
+NM.i18nReady = fetch("/api/i18n/" + encodeURIComponent(NM.lang))
+  .then(r => (r.ok ? r.json() : { messages: {} }))
+  .then(data => { NM.catalog = data.messages || {}; })
+  .catch(() => {});
+function t(message, values) {
+  const text = NM.catalog[message] || message;
+  return values ? text.replace(/%\((\w+)\)s/g, (all, name) => (name in values ? String(values[name]) : all)) : text;
+}
+NM.t = t;
+
 NM.api = async function (method, path, body) {
   const opts = { method, headers: {} };
   if (body instanceof FormData) opts.body = body;
@@ -33,7 +49,7 @@ NM.dieButton = function (kind, face, usable) {
   if (kind === "colour") b.classList.add(face === "x" ? "joker" : "c-" + face);
   else if (face === "?") b.classList.add("joker");
   b.textContent = kind === "colour" ? (face === "x" ? "✱" : "") : face;
-  b.title = kind === "colour" ? (face === "x" ? "colour joker" : "colour " + face) : (face === "?" ? "number joker" : "number " + face);
+  b.title = kind === "colour" ? (face === "x" ? t("colour joker") : "colour " + face) : (face === "?" ? t("number joker") : "number " + face);
   b.setAttribute("aria-label", b.title);
   if (!usable) { b.classList.add("unusable"); b.disabled = true; }
   return b;
@@ -53,4 +69,54 @@ NM.sheetBox = function (svg, cls) {
   box.className = "sheet-box" + (cls ? " " + cls : "");
   box.innerHTML = svg;
   return box;
+};
+
+// --- a sheet by keyboard and screen reader (docs/web.md, phones) -----------------------------
+// The drawing names every cell ("H4 blue, star, crossed", nochmal/svg.py); here the cells become
+// buttons with one tab stop per sheet: Tab reaches the sheet, the arrows move between cells,
+// Space or Enter taps the cell as a finger would (a click, so the page's tap handler serves both).
+NM.focusedCell = {};  // sheet box id -> the cell last focused, so a redrawn sheet keeps the focus
+
+NM.keyCells = function (box, legal) {
+  const cells = Array.from(box.querySelectorAll("rect.cell"));
+  if (!cells.length) return;
+  box.querySelector("svg").setAttribute("role", "group");
+  cells.forEach(r => {
+    if (!r.dataset.words) r.dataset.words = r.getAttribute("aria-label") || r.dataset.cell;
+    r.setAttribute("role", "button");
+    r.setAttribute("tabindex", "-1");
+    r.setAttribute("aria-label", r.dataset.words + (legal && legal.has(r.dataset.cell) ? ", can be crossed" : ""));
+  });
+  const name = NM.focusedCell[box.id];
+  const current = cells.find(r => r.dataset.cell === name) || cells[0];
+  current.setAttribute("tabindex", "0");
+  if (name && (!document.activeElement || document.activeElement === document.body)) current.focus();
+};
+
+NM.sheetKeys = function (box) {
+  if (box.dataset.keys) return;
+  box.dataset.keys = "1";
+  const cellOf = (el) => el && el.closest && el.closest("rect.cell");
+  box.addEventListener("focusin", (ev) => { const r = cellOf(ev.target); if (r) NM.focusedCell[box.id] = r.dataset.cell; });
+  box.addEventListener("focusout", (ev) => {
+    if (ev.relatedTarget && !box.contains(ev.relatedTarget)) delete NM.focusedCell[box.id];
+  });
+  box.addEventListener("keydown", (ev) => {
+    const r = cellOf(ev.target);
+    if (!r) return;
+    if (ev.key === " " || ev.key === "Enter") {
+      ev.preventDefault();
+      r.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+      return;
+    }
+    const step = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[ev.key];
+    if (!step) return;
+    ev.preventDefault();
+    const name = String.fromCharCode(r.dataset.cell.charCodeAt(0) + step[0]) + (parseInt(r.dataset.cell.slice(1), 10) + step[1]);
+    const next = box.querySelector('rect.cell[data-cell="' + name + '"]');
+    if (!next) return;
+    r.setAttribute("tabindex", "-1");
+    next.setAttribute("tabindex", "0");
+    next.focus();
+  });
 };

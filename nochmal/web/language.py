@@ -1,0 +1,102 @@
+"""The request's language (docs/web.md "Languages"): ``?lang=de`` switches it and is remembered
+in a cookie, the cookie is the choice after that, else the browser's Accept-Language
+(nochmal/i18n.py negotiate). The page templates get the request's gettext through
+``i18n_context``; the JSON catalog per language (routers/i18n.py) gives the pages' scripts
+the same messages."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from urllib.parse import parse_qs
+
+from babel.messages.pofile import read_po
+from fastapi.responses import JSONResponse
+from starlette.requests import Request
+
+from nochmal.i18n import DOMAIN, LANGUAGES, LOCALE_DIR, N_, known_language, negotiate, translate, translator
+from nochmal.web.errors import error_body
+
+COOKIE = "nochmal_lang"
+COOKIE_DAYS = 365
+UNKNOWN_LANGUAGE = N_("unknown language (use de, en, nl, fr or pl)")
+
+
+def choose(query_string: bytes, headers: dict[bytes, bytes]) -> tuple[str, str | None, bool]:
+    """(language, the ``?lang=`` value if any, whether that value is one of ours)."""
+    asked = parse_qs(query_string.decode("latin-1")).get("lang", [None])[-1]
+    if asked is not None:
+        lang = known_language(asked)
+        return (lang or _browser_language(headers)), asked, lang is not None
+    cookies = headers.get(b"cookie", b"").decode("latin-1")
+    for part in cookies.split(";"):
+        name, _, value = part.strip().partition("=")
+        if name == COOKIE and known_language(value):
+            return known_language(value), None, True
+    return _browser_language(headers), None, True
+
+
+def _browser_language(headers: dict[bytes, bytes]) -> str:
+    return negotiate(headers.get(b"accept-language", b"").decode("latin-1"))
+
+
+class LanguageChoice:
+    """ASGI middleware: ``request.state.lang`` for every request; a ``?lang=`` of ours sets the
+    cookie on the answer, one that is not ours is a 422 naming field ``lang``."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = dict(scope.get("headers") or [])
+        lang, asked, ok = choose(scope.get("query_string", b""), headers)
+        if not ok:
+            resp = JSONResponse(error_body(translate(UNKNOWN_LANGUAGE, lang), "lang"), status_code=422)
+            return await resp(scope, receive, send)
+        scope.setdefault("state", {})["lang"] = lang
+        if asked is None:
+            return await self.app(scope, receive, send)
+        cookie = f"{COOKIE}={lang}; Path=/; Max-Age={COOKIE_DAYS * 86400}; SameSite=Lax".encode()
+
+        async def remembered(message):
+            if message["type"] == "http.response.start":
+                message = dict(message)
+                message["headers"] = list(message.get("headers", [])) + [(b"set-cookie", cookie)]
+            await send(message)
+
+        await self.app(scope, receive, remembered)
+
+
+def request_language(request: Request) -> str:
+    """The language LanguageChoice chose (English where the middleware is not installed)."""
+    return getattr(request.state, "lang", None) or "en"
+
+
+def i18n_context(request: Request) -> dict:
+    """What a template needs: ``lang`` for ``<html lang>`` and the gettext functions that
+    jinja2.ext.i18n calls (new style: the keyword arguments fill ``%(name)s``)."""
+    lang = request_language(request)
+    t = translator(lang)
+
+    def gettext(message: str, **values) -> str:
+        text = t.gettext(message)
+        return text % values if values else text
+
+    def ngettext(singular: str, plural: str, n: int, **values) -> str:
+        text = t.ngettext(singular, plural, n)
+        return text % {"num": n, **values}
+
+    return {"lang": lang, "gettext": gettext, "ngettext": ngettext, "_": gettext}
+
+
+@lru_cache(maxsize=None)
+def js_catalog(lang: str) -> dict[str, str]:
+    """The messages the scripts use (those extracted from a .js file) in ``lang``, from the
+    same .po catalog as the Python and the templates: one source of truth."""
+    if lang not in LANGUAGES:
+        lang = "en"
+    with open(LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po", "rb") as fh:
+        catalog = read_po(fh)
+    return {m.id: m.string for m in catalog
+            if m.id and isinstance(m.id, str) and any(path.endswith(".js") for path, _ in m.locations)}
