@@ -40,6 +40,8 @@
     });
     const data = await res.json().catch(() => ({}));
     if (res.status !== 201) { error.textContent = data.error || ("could not create the room (" + res.status + ")"); return; }
+    // this phone made the room: its creator token frees a seat or makes a new link for a lost phone
+    try { localStorage.setItem("nochmal-room-creator-" + data.id, data.creator_token); } catch (e) { /* private mode */ }
     window.location.href = "/r/" + data.id;
   });
 
@@ -58,6 +60,7 @@
     const res = await fetch("/api/rooms/import", { method: "POST", headers: { "Content-Type": type }, body: await file.arrayBuffer() });
     const data = await res.json().catch(() => ({}));
     if (res.status !== 201) { err.textContent = data.error || ("could not import the room (" + res.status + ")"); return; }
+    try { localStorage.setItem("nochmal-room-creator-" + data.id, data.creator_token); } catch (e) { /* private mode */ }
     let html = '<p>Room <a id="import-room" href="' + esc(data.url) + '">' + esc(data.id) + "</a> is ready. " +
       "Send each player their seat's link (each works once and gives that browser the seat):</p><ul class=\"import-links\">";
     for (const s of data.seats) {

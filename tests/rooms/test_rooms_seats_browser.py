@@ -1,0 +1,182 @@
+"""Seats a table can get back, in Chromium at phone size (docs/rooms.md, *Seats*): a lost
+phone gets its seat back by a new link (QR code) the room's creator makes, a used link says
+why it no longer works and stays said, a freed seat is picked with its sheet, a seat renamed
+in the page; and two tabs on one seat tapping at once both count. Screenshots at 360 and
+1280 px go to artifacts/rooms/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from rooms_support import ARTIFACTS, ThreadServer, make_app
+from webserver import chromium
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    app = make_app(tmp_path_factory.mktemp("rooms-data"))
+    with ThreadServer(app) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium("--no-sandbox") as b:
+        yield b
+
+
+def phone(browser, width=360):
+    return browser.new_context(viewport={"width": width, "height": 780}).new_page()
+
+
+def join(page, url: str, name: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("#live.on")
+    page.fill("#seat-name", name)
+    page.click("#seat-form button[type=submit]")
+    page.wait_for_selector("#mine svg rect[data-cell]")
+
+
+def crossed(page, where: str, cell: str):
+    return page.locator(f'{where} rect[data-cell="{cell}"][data-crossed="1"]')
+
+
+def shot(page, name: str) -> None:
+    """The page at its phone width and at 1280 px."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    width = page.viewport_size["width"]
+    page.screenshot(path=str(ARTIFACTS / f"{name}-{width}.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.screenshot(path=str(ARTIFACTS / f"{name}-1280.png"), full_page=True)
+    page.set_viewport_size({"width": width, "height": 780})
+
+
+def test_a_lost_phone_gets_its_seat_back(server, browser):
+    # Cleo makes the room on her phone (the /rooms form): her phone keeps the creator's token
+    cleo = phone(browser)
+    cleo.goto(server.url + "/rooms")
+    cleo.select_option("#mission", "lockstep")
+    cleo.select_option("#players", "2")
+    cleo.click("#create-form button[type=submit]")
+    cleo.wait_for_url("**/r/*")
+    url = cleo.url.split("#")[0]
+    join(cleo, url, "Cleo")
+    anna = phone(browser, 390)
+    join(anna, url, "Anna")
+    anna.click('#mine rect[data-cell="H4"]')
+    expect(crossed(cleo, '.other[data-seat="1"]', "H4")).to_have_count(1)
+
+    # Anna's phone is lost; her new phone finds every seat taken and whom to ask
+    anna.context.close()
+    new = phone(browser)
+    new.goto(url)
+    new.wait_for_selector("#live.on")
+    expect(new.locator("#join-error")).to_contain_text("the room's creator can free one")
+
+    # Cleo makes a new link for Anna's seat: a QR code to scan, and a button to share it
+    cleo.click("#share-toggle")
+    expect(cleo.locator("#keeper")).to_be_visible()
+    cleo.click('#keeper-seats button.reissue[data-seat="1"]')
+    box = cleo.locator('#keeper-seats .link-box[data-seat="1"]')
+    expect(box.locator(".qr svg")).to_be_visible()
+    expect(box.locator("button.share-link")).to_have_text("Copy link")  # no share sheet in a desktop Chromium
+    shot(cleo, "room-seats-new-link")
+    link = box.locator("a").get_attribute("href")
+    new.goto("about:blank")  # (a link to the same page differing in its hash would not load it again)
+    new.goto(link)
+    expect(crossed(new, "#mine", "H4")).to_have_count(1)
+    expect(new.locator("#mine-title")).to_have_text("Your sheet — Anna")
+
+    # the same link opened again says plainly why it no longer works, and the live view keeps it
+    third = phone(browser)
+    third.goto(link)
+    third.wait_for_selector("#live.on")
+    expect(third.locator("#join-error")).to_have_text(
+        "This hand-over link was already used on another phone; ask Cleo to make a new one. "
+        "Every seat is taken; a player can hand a seat over to you, or the room's creator can free one.")
+    shot(third, "room-seats-used-link")
+
+    # Cleo frees Anna's seat: the phone holding it is told; another phone picks it, sheet and all
+    cleo.once("dialog", lambda dialog: dialog.accept())
+    cleo.click('#keeper-seats button.free-seat[data-seat="1"]')
+    expect(new.locator("#join-error")).to_contain_text("Cleo freed Anna's seat: this phone no longer holds it")
+    expect(new.locator("#mine-box")).to_be_hidden()
+    pick = third.locator('#seat-pick input[value="1"]')
+    expect(third.locator("#seat-pick")).to_contain_text("Seat 2 — Anna's sheet (1 crossed), no phone holds it")
+    shot(third, "room-seats-pick")
+    pick.check()
+    expect(third.locator("#seat-name")).to_have_value("Anna")
+    third.click("#seat-form button[type=submit]")
+    expect(crossed(third, "#mine", "H4")).to_have_count(1)
+
+    # a rename in the page reaches the other phones
+    third.click("#rename")
+    third.fill("#rename-name", "Anna B")
+    shot(third, "room-seats-rename")
+    third.click("#rename-form button[type=submit]")
+    expect(cleo.locator('.other[data-seat="1"] h3')).to_contain_text("Anna B")
+    expect(third.locator("#mine-title")).to_have_text("Your sheet — Anna B")
+    # her own hand-over: a QR code for the other phone's camera and the share sheet (or copy)
+    third.click("#handover")
+    expect(third.locator("#handover-link .qr svg")).to_be_visible()
+    expect(third.locator("#handover-link button.share-link")).to_be_visible()
+    shot(third, "room-seats-handover")
+    for page in (cleo, new, third):
+        page.context.close()
+
+
+# keeps the page's live streams within reach, so that a test can end them (EventSource is the
+# browser's own class; the page's script is unchanged)
+KEEP_STREAMS = """
+window.liveStreams = [];
+const BrowserEventSource = window.EventSource;
+window.EventSource = function (url, options) {
+  const stream = new BrowserEventSource(url, options);
+  window.liveStreams.push(stream);
+  return stream;
+};
+"""
+
+
+def test_two_tabs_on_one_seat_tapping_at_once_both_count(server, browser):
+    ctx = browser.new_context(viewport={"width": 360, "height": 780})
+    ctx.add_init_script(KEEP_STREAMS)
+    first = ctx.new_page()
+    code = first.request.post(server.url + "/api/rooms", data={"mission": "lockstep", "difficulty": "normal",
+                                                               "players": 1}).json()["id"]
+    url = f"{server.url}/r/{code}"
+    join(first, url, "Anna")
+    token = first.evaluate(f"() => JSON.parse(localStorage.getItem('nochmal-room-{code}')).token")
+    for roll in (1, 2, 3):  # rolls enough for the crosses below (a legal sheet, no warning)
+        first.request.put(f"{server.url}/api/rooms/{code}/rolls", data={"roll": roll},
+                          headers={"Authorization": f"Bearer {token}"})
+    second = ctx.new_page()  # the same browser: the same seat
+    second.goto(url)
+    expect(second.locator("#rolls-used")).to_have_text("3")
+    # the second tab hears nothing more from the room (its stream ended, as a tab in the
+    # background): what it shows is older than the sheet when it taps, as when two taps cross
+    second.evaluate("() => window.liveStreams.forEach((stream) => stream.close())")
+    first.click('#mine rect[data-cell="H4"]')
+    expect(crossed(first, "#mine", "H4")).to_have_count(1)
+    second.click('#mine rect[data-cell="H3"]')
+    expect(crossed(second, "#mine", "H3")).to_have_count(1)
+    expect(crossed(second, "#mine", "H4")).to_have_count(1)  # the other tab's tap is kept
+    expect(second.locator("#edit-error")).to_be_empty()
+    cells = first.request.get(f"{server.url}/api/rooms/{code}").json()["seats"][0]["cells"]
+    assert cells == ["H3", "H4"]
+
+    # a real conflict: the first tab crosses and uncrosses H5 while the second still shows
+    # the sheet before; its tap on H5 asks, in the seat's name
+    first.click('#mine rect[data-cell="H5"]')
+    expect(crossed(first, "#mine", "H5")).to_have_count(1)
+    first.click('#mine rect[data-cell="H5"]')
+    expect(crossed(first, "#mine", "H5")).to_have_count(0)
+    second.click('#mine rect[data-cell="H5"]')
+    expect(second.locator("#edit-error")).to_have_text(
+        "Anna's sheet: H5 was just uncrossed on another phone; tap it again to cross it")
+    shot(second, "room-seats-tap-conflict")
+    second.click('#mine rect[data-cell="H5"]')  # the page shows the sheet as it is now: this tap counts
+    expect(crossed(second, "#mine", "H5")).to_have_count(1)
+    ctx.close()
