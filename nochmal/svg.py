@@ -33,9 +33,13 @@ if TYPE_CHECKING:  # the record layer is only needed by record_svg's signature
     from nochmal.record import GameFactory, GameRecord
 
 FILL = {"y": "#f4cf1d", "g": "#5aae4a", "b": "#3d7bd6", "r": "#e2467c", "o": "#f08a24"}
+COLOUR_WORDS = {"y": "yellow", "g": "green", "b": "blue", "r": "red", "o": "orange"}
+# The grid takes nearly all the width, so a sheet drawn full width on a 360 px phone has cells
+# of 22 px and no text under 11 px (TEXT is the smallest font size; docs/web.md, phones).
 CELL = 28
-MARGIN = 16
-LABEL = 22  # width of the row labels
+MARGIN = 3
+LABEL = 25  # width of the row labels ("later" fits in it, with the margin)
+TEXT = 14
 HEADING_LINE = 20  # one line of the document heading
 # the vertical bands of one sheet, top to bottom (pixels)
 TITLE_BAND = 26
@@ -43,9 +47,10 @@ LETTERS_BAND = CELL
 VALUES_BAND = 2 * 22 + 8  # first and later column values
 COLOURS_BAND = 26
 JOKERS_BAND = 26
-SCORE_BAND = 26
+SCORE_BAND = 2 * 18 + 8  # the score formula, in two lines
 SHEET_GAP = 14
-FRAME_INSET = 2  # the dashed frame of an unfinished sheet, from the picture's edge
+FRAME_INSET = 0.6  # the dashed frame of an unfinished sheet, from the picture's edge
+LABEL_X = 1.5  # where the labels left of the grid start, clear of the frame
 MODE_TEXT = {Mode.SOLO: "solo game", Mode.COMPETITIVE: "competitive game", Mode.COOP: "co-op game"}
 
 
@@ -69,9 +74,9 @@ def _cross(x: float, y: float, size: float) -> str:
 def _value(x: float, y: float, value: int, state: str) -> list[str]:
     """A points value centred at (x, y): circled when scored, struck when lost."""
     colour = "#999" if state in ("later", "struck") else "#111"
-    out = [f'<text x="{x:.1f}" y="{y + 4:.1f}" text-anchor="middle" font-size="12" fill="{colour}">{value}</text>']
+    out = [f'<text x="{x:.1f}" y="{y + 5:.1f}" text-anchor="middle" font-size="{TEXT}" fill="{colour}">{value}</text>']
     if state == "scored":
-        out.append(f'<circle class="scored" cx="{x:.1f}" cy="{y:.1f}" r="9" fill="none" stroke="#111" stroke-width="1.5"/>')
+        out.append(f'<circle class="scored" cx="{x:.1f}" cy="{y:.1f}" r="10" fill="none" stroke="#111" stroke-width="1.5"/>')
     elif state == "struck":
         out.append(f'<line class="struck" x1="{x - 8:.1f}" y1="{y + 8:.1f}" x2="{x + 8:.1f}" y2="{y - 8:.1f}" '
                    f'stroke="#c00" stroke-width="1.5"/>')
@@ -109,7 +114,7 @@ def _sheet_svg(pic: SheetPicture, seat: int, top: float, width: float) -> list[s
     height = sheet_height(sheet) - SHEET_GAP
     out = [f'<g class="sheet" data-seat="{seat}" data-score="{sheet.score()}" '
            f'data-unfinished="{int(pic.unfinished)}">']
-    if pic.unfinished:  # the frame keeps clear of the labels drawn left of the grid (x = MARGIN - 8)
+    if pic.unfinished:  # the frame keeps clear of the labels drawn left of the grid (x = LABEL_X)
         out.append(f'<rect class="unfinished" x="{FRAME_INSET}" y="{top}" width="{width - 2 * FRAME_INSET}" '
                    f'height="{height}" '
                    f'fill="none" stroke="#888" stroke-width="1.2" stroke-dasharray="6 4"/>')
@@ -118,19 +123,21 @@ def _sheet_svg(pic: SheetPicture, seat: int, top: float, width: float) -> list[s
     y0 = top + TITLE_BAND
     for c in range(b.cols):
         weight = ' font-weight="bold" text-decoration="underline"' if c == b.start_column else ""
-        out.append(f'<text x="{left + c * CELL + CELL / 2}" y="{y0 + 18}" text-anchor="middle" font-size="13"{weight}>'
+        out.append(f'<text x="{left + c * CELL + CELL / 2}" y="{y0 + 19}" text-anchor="middle" font-size="{TEXT}"{weight}>'
                    f'{COLUMN_LETTERS[c]}</text>')
     gy = y0 + LETTERS_BAND
     for r in range(b.rows):
-        out.append(f'<text x="{MARGIN + LABEL / 2}" y="{gy + r * CELL + 18}" text-anchor="middle" font-size="13">{r + 1}</text>')
+        out.append(f'<text x="{MARGIN + LABEL / 2}" y="{gy + r * CELL + 19}" text-anchor="middle" font-size="{TEXT}">{r + 1}</text>')
         for c in range(b.cols):
             bit = b.bit_of[r * b.cols + c]
             x, y = left + c * CELL, gy + r * CELL
             colour = b.grid[r][c]
             crossed = sheet.crossed >> bit & 1
             star = b.is_star(bit)
-            out.append(f'<rect class="cell" data-cell="{COLUMN_LETTERS[c]}{r + 1}" data-colour="{colour}" '
-                       f'data-crossed="{crossed}" data-star="{int(star)}" x="{x}" y="{y}" width="{CELL}" '
+            name = f"{COLUMN_LETTERS[c]}{r + 1}"
+            out.append(f'<rect class="cell" data-cell="{name}" data-colour="{colour}" '
+                       f'data-crossed="{crossed}" data-star="{int(star)}" aria-label="{cell_words(name, colour, star, crossed)}" '
+                       f'x="{x}" y="{y}" width="{CELL}" '
                        f'height="{CELL}" fill="{FILL[colour]}" stroke="#222" stroke-width="0.8"/>')
             if star:
                 out.append(_star(x + CELL / 2, y + CELL / 2, CELL * 0.36))
@@ -140,34 +147,44 @@ def _sheet_svg(pic: SheetPicture, seat: int, top: float, width: float) -> list[s
     states = column_states(sheet, pic.claimed_columns)
     for k, (label, pts) in enumerate((("1st", b.column_points_first), ("later", b.column_points_later))):
         yy = py + k * 22
-        out.append(f'<text x="{MARGIN - 8}" y="{yy + 4}" font-size="10">{label}</text>')
+        out.append(f'<text x="{LABEL_X}" y="{yy + 5}" font-size="{TEXT}">{label}</text>')
         for c in range(b.cols):
             state = states[c][k]
             if k == 1 and state == "plain":
                 state = "later"
             out.extend(_value(left + c * CELL + CELL / 2, yy, pts[c], state))
     yy = gy + b.rows * CELL + VALUES_BAND + COLOURS_BAND / 2
-    out.append(f'<text x="{MARGIN - 8}" y="{yy + 4}" font-size="11">colours</text>')
+    out.append(f'<text x="{LABEL_X}" y="{yy + 5}" font-size="{TEXT}">colours</text>')
     for i, (colour, (first, later)) in enumerate(zip(COLOURS, colour_states(sheet, pic.claimed_colours))):
         x = left + 40 + i * 72
         out.append(f'<rect x="{x - 10}" y="{yy - 9}" width="18" height="18" fill="{FILL[colour]}" stroke="#222" stroke-width="0.8"/>')
         out.extend(_value(x + 22, yy, b.colour_bonus_first, first))
         out.extend(_value(x + 44, yy, b.colour_bonus_later, "later" if later == "plain" else later))
     yy += COLOURS_BAND
-    out.append(f'<text x="{MARGIN - 8}" y="{yy + 4}" font-size="11">jokers</text>')
+    out.append(f'<text x="{LABEL_X}" y="{yy + 5}" font-size="{TEXT}">jokers</text>')
     for k in range(b.jokers):
         x = left + 40 + k * 22
         out.append(f'<rect class="joker" x="{x - 9}" y="{yy - 9}" width="18" height="18" fill="#fff" stroke="#222" stroke-width="0.8"/>')
-        out.append(f'<text x="{x}" y="{yy + 5}" text-anchor="middle" font-size="13" font-weight="bold">!</text>')
+        out.append(f'<text x="{x}" y="{yy + 5}" text-anchor="middle" font-size="{TEXT}" font-weight="bold">!</text>')
         if k < sheet.jokers_used:
             out.append(f'<line class="joker-used" x1="{x - 7}" y1="{yy + 7}" x2="{x + 7}" y2="{yy - 7}" stroke="#111" stroke-width="2"/>')
-    out.append(f'<text x="{left + 40 + b.jokers * 22}" y="{yy + 5}" font-size="11" fill="#555">'
+    out.append(f'<text x="{left + 40 + b.jokers * 22}" y="{yy + 5}" font-size="{TEXT}" fill="#555">'
                f'{sheet.jokers_left} left</text>')
-    yy += SCORE_BAND
-    out.append(f'<text class="score" x="{MARGIN - 8}" y="{yy + 5}" font-size="13" font-weight="bold">'
-               f'{escape(score_formula(sheet))}</text>')
+    out.append(_score_text(sheet, yy + 26))
     out.append("</g>")
     return out
+
+
+def _score_text(sheet: Sheet, y: float) -> str:
+    """The score formula in two lines (one would not fit the width at a readable size)."""
+    total, rest = score_formula(sheet).split(" = ", 1)
+    return (f'<text class="score" x="{LABEL_X}" y="{y + 5}" font-size="{TEXT}" font-weight="bold">'
+            f'<tspan>{escape(total)} = </tspan><tspan x="{LABEL_X}" dy="18">{escape(rest)}</tspan></text>')
+
+
+def cell_words(name: str, colour: str, star: bool, crossed: int) -> str:
+    """A cell as a screen reader says it: 'H4 blue, star, crossed' (docs/web.md, phones)."""
+    return f"{name} {COLOUR_WORDS[colour]}" + (", star" if star else "") + (", crossed" if crossed else ", not crossed")
 
 
 def pictures_svg(pictures: list[SheetPicture], heading: list[str] | None = None) -> str:
@@ -181,7 +198,7 @@ def pictures_svg(pictures: list[SheetPicture], heading: list[str] | None = None)
     parts: list[str] = []
     top = MARGIN
     for k, line in enumerate(heading):
-        size, weight = (16, ' font-weight="bold"') if k == 0 else (12, "")
+        size, weight = (16, ' font-weight="bold"') if k == 0 else (TEXT, "")
         parts.append(f'<text class="heading" x="{MARGIN}" y="{top + 15}" font-size="{size}"{weight}>{escape(line)}</text>')
         top += HEADING_LINE
     if heading:

@@ -52,7 +52,7 @@ def test_record_heading_names_seats_board_seed_mode_date_and_formula():
     titles = [t.text for t in root.iter(SVG + "text") if t.get("class") == "title"]
     assert titles[0].startswith("Anna: ") and titles[1].startswith("random (seat 2): ")
     final = rec.verify()
-    scores = [t.text for t in root.iter(SVG + "text") if t.get("class") == "score"]
+    scores = ["".join(t.itertext()) for t in root.iter(SVG + "text") if t.get("class") == "score"]
     for line, sheet in zip(scores, final.sheets):
         bd = sheet.score_breakdown()
         assert line == (f"score {bd.total} = columns {bd.columns} + colours {bd.colours} + "
@@ -111,3 +111,22 @@ def test_stacked_sheets_never_overlap():
     first_height = sheet_height(rec.verify().sheets[0])
     assert spans[1][0] - spans[0][0] <= first_height + 1
     assert re.search(r"data-seat=\"3\"", record_svg(rec))
+
+
+def test_cells_named_and_text_readable_on_a_phone():
+    """Every cell says what a screen reader reads, and the drawing scaled to a 360 px phone keeps
+    cells of 22 px and no text under 11 px (docs/web.md, phones)."""
+    board = nm.load_board("classic")
+    sheet = nm.Sheet.from_cells(board, ["H4"])
+    root = _root(sheets_svg([("Anna", sheet)]))
+    by_name = {r.get("data-cell"): r for r in root.iter(SVG + "rect") if r.get("class") == "cell"}
+    h4 = by_name["H4"]
+    star = ", star" if h4.get("data-star") == "1" else ""
+    assert h4.get("aria-label") == f"H4 {_WORD[h4.get('data-colour')]}{star}, crossed"
+    assert by_name["A1"].get("aria-label").endswith(", not crossed")
+    scale = 360 / float(root.get("width"))
+    assert float(h4.get("width")) * scale >= 22
+    assert min(float(t.get("font-size")) for t in root.iter(SVG + "text")) * scale >= 11
+
+
+_WORD = {"y": "yellow", "g": "green", "b": "blue", "r": "red", "o": "orange"}

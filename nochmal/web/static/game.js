@@ -101,6 +101,7 @@
       const cell = ev.target.closest("[data-cell]");
       if (cell) tapCell(cell.dataset.cell);
     });
+    if (mine) { NM.sheetKeys(mine); NM.keyCells(mine); }
   }
 
   function drawMission() {
@@ -195,6 +196,8 @@
       r.classList.toggle("picked", selected.includes(r.dataset.cell));
       r.classList.remove("refused");
     });
+    const mine = $("my-sheet");
+    if (mine) NM.keyCells(mine, legal);
     $("sheets").classList.toggle("choosing", !!(pick.colour && pick.number));
   }
 

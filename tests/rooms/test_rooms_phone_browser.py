@@ -1,0 +1,83 @@
+"""A room's sheet on a phone (docs/web.md, phones; docs/rooms.md): full width with cells of 22 px
+and text of 11 px, zoom allowed, the team beside the sheet on a phone held sideways, and the sheet
+crossed by keyboard, named for screen readers. Screenshots in artifacts/rooms/."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from phone_support import VIEWPORTS, arrow_to, assert_fits_a_phone, side_by_side, tab_into
+from rooms_support import ARTIFACTS, ThreadServer, make_app
+from webserver import chromium
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    app = make_app(tmp_path_factory.mktemp("rooms-data"))
+    with ThreadServer(app) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium("--no-sandbox") as b:
+        yield b
+
+
+def _seated_page(server, browser, size, name="Anna"):
+    code = httpx.post(server.url + "/api/rooms", json={"mission": "lockstep", "difficulty": "normal",
+                                                       "players": 2}).json()["id"]
+    w, h = size
+    page = browser.new_context(viewport={"width": w, "height": h}).new_page()
+    page.js_errors = []
+    page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
+    page.goto(f"{server.url}/r/{code}")
+    page.fill("#seat-name", name)
+    page.click("#seat-form button")
+    page.wait_for_selector("#mine svg rect[data-cell]")
+    return page
+
+
+def _shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("size", list(VIEWPORTS))
+def test_room_sheet_fits_a_phone(server, browser, size):
+    page = _seated_page(server, browser, VIEWPORTS[size])
+    assert_fits_a_phone(page, "#mine svg")
+    if size == "740x360":  # held sideways: the team's card beside your sheet
+        assert side_by_side(page, "#mine-box", "#status-box")
+    _shot(page, f"phone-room-{size}")
+    assert page.js_errors == []
+    page.context.close()
+
+
+def test_room_at_laptop_width(server, browser):
+    page = _seated_page(server, browser, (1280, 860))
+    _shot(page, "phone-room-1280")
+    page.context.close()
+
+
+def test_room_sheet_by_keyboard_and_screen_reader(server, browser):
+    """Tab to the sheet, arrows to H4, Space: H4 is crossed, says so, and keeps the focus."""
+    page = _seated_page(server, browser, VIEWPORTS["390x844"])
+    tree = page.locator("#mine svg").aria_snapshot()
+    assert re.search(r'button "H4 (yellow|green|blue|red|orange)(, star)?, not crossed"', tree), tree[:400]
+    at = tab_into(page, "#mine")
+    arrow_to(page, at, "H4")
+    page.keyboard.press("Space")
+    expect(page.locator('#mine rect[data-cell="H4"]')).to_have_attribute("data-crossed", "1")
+    page.wait_for_function('document.activeElement && document.activeElement.dataset.cell === "H4"')
+    assert re.search(r'button "H4 \w+(, star)?, crossed"', page.locator("#mine svg").aria_snapshot())
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    expect(page.locator('#mine rect[data-cell="H5"]')).to_have_attribute("data-crossed", "1")
+    _shot(page, "phone-room-keyboard-390")
+    assert page.js_errors == []
+    page.context.close()
