@@ -50,7 +50,7 @@ JOKERS_BAND = 26
 SCORE_BAND = 2 * 18 + 8  # the score formula, in two lines
 SHEET_GAP = 14
 FRAME_INSET = 0.6  # the dashed frame of an unfinished sheet, from the picture's edge
-LABEL_X = 1.5  # where the labels left of the grid start, clear of the frame
+LABEL_X = 2.0  # where the labels left of the grid start, clear of the frame and its stroke (1.2)
 MODE_TEXT = {Mode.SOLO: "solo game", Mode.COMPETITIVE: "competitive game", Mode.COOP: "co-op game"}
 
 
