@@ -1,7 +1,9 @@
-"""Shared helpers of the rooms tests: the app, a live server in a thread, a server process."""
+"""Shared helpers of the rooms tests: the app, a live server in a thread, a server process, the
+API calls a test makes to set a room up, and a phone (a Playwright page) at the table."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -22,6 +24,10 @@ def make_app(data_dir):
     return create_app(data_dir=data_dir)
 
 
+def auth(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
 def new_room(client, **spec) -> str:
     """A room made through the API (a two-seat lockstep mission unless ``spec`` says otherwise); its code."""
     res = client.post("/api/rooms", json=spec or {"mission": "lockstep", "difficulty": "normal", "players": 2})
@@ -34,6 +40,23 @@ def sit(client, code: str, name: str = "Anna") -> tuple[int, str]:
     res = client.post(f"/api/rooms/{code}/seats", json={"name": name})
     assert res.status_code == 201, res.text
     return res.json()["seat"], res.json()["seat_token"]
+
+
+def put_cells(client, code: str, seat: int, token: str, cells: list[str]) -> dict:
+    """Seat ``seat``'s whole sheet set to ``cells`` (PUT .../sheet at its current version); the answer.
+    ``client``: a TestClient or the live server's ``api`` (an httpx client on its URL)."""
+    version = client.get(f"/api/rooms/{code}").json()["seats"][seat]["sheet_version"]
+    res = client.put(f"/api/rooms/{code}/seats/{seat}/sheet", json={"cells": cells, "version": version},
+                     headers=auth(token))
+    assert res.status_code == 200, res.text
+    return res.json()
+
+
+def set_rolls(client, code: str, token: str, rolls_used: int) -> dict:
+    """The room's count of rolls set outright (later in the game)."""
+    res = client.put(f"/api/rooms/{code}/rolls", json={"rolls_used": rolls_used}, headers=auth(token))
+    assert res.status_code == 200, res.text
+    return res.json()
 
 
 def free_port() -> int:
@@ -57,9 +80,11 @@ class ThreadServer:
     def __enter__(self):
         self.thread.start()
         wait_up(self.url)
+        self.api = httpx.Client(base_url=self.url)  # the API calls a test makes, as a TestClient's
         return self
 
     def __exit__(self, *exc):
+        self.api.close()
         self.server.should_exit = True
         self.thread.join(10)
 
@@ -85,3 +110,73 @@ def serve_process(data_dir, port: int, before: str = "") -> subprocess.Popen:
            "--port", str(port), "--data", str(data_dir)]
     return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
+
+
+# --- phones at the table (Playwright pages in one Chromium, a context each) ---------------------
+def phone(browser, width: int = 360, height: int = 780, code: str | None = None,
+          seat: tuple[int, str] | None = None, touch: bool = False):
+    """A new phone (its own context: its own storage) at ``width`` x ``height``; with ``seat``
+    (seat, token), it holds that seat of room ``code`` as if it had sat down; ``touch``: a touch
+    screen (taps by ``page.tap``)."""
+    ctx = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch)
+    if seat is not None:
+        held = json.dumps({"seat": seat[0], "token": seat[1]})
+        ctx.add_init_script(f"localStorage.setItem('nochmal-room-{code}', {json.dumps(held)})")
+    page = ctx.new_page()
+    page.js_errors = []
+    page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
+    return page
+
+
+def join(page, url: str, name: str) -> None:
+    """Open the room link, take the seat the page picks, named ``name``; live once it returns."""
+    page.goto(url)
+    page.wait_for_selector("#live.on")
+    page.fill("#seat-name", name)
+    page.click("#seat-form button[type=submit]")
+    page.wait_for_selector("#mine svg rect[data-cell]")
+
+
+def token_of(page, code: str) -> str:
+    """The seat token the phone keeps for room ``code``."""
+    return json.loads(page.evaluate(f"() => localStorage.getItem('nochmal-room-{code}')"))["token"]
+
+
+def crossed(page, where: str, cell: str):
+    return page.locator(f'{where} rect[data-cell="{cell}"][data-crossed="1"]')
+
+
+def tap_cells(page, cells) -> None:
+    """Tap ``cells`` on the phone's own sheet, one after another, each seen crossed before the next."""
+    for cell in cells:
+        page.click(f'#mine rect[data-cell="{cell}"]')
+        page.wait_for_selector(f'#mine rect[data-cell="{cell}"][data-crossed="1"]')
+
+
+def shot(page, name: str, also_1280: bool = False) -> Path:
+    """A full-page screenshot into artifacts/rooms/ (git-ignored), named by its width; with
+    ``also_1280`` the same state at laptop width too (the phone's size restored after)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    width, height = page.viewport_size["width"], page.viewport_size["height"]
+    path = ARTIFACTS / f"{name}-{width}.png"
+    page.screenshot(path=str(path), full_page=True)
+    if also_1280:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.screenshot(path=str(ARTIFACTS / f"{name}-1280.png"), full_page=True)
+        page.set_viewport_size({"width": width, "height": height})
+    return path
+
+
+def seated_phones(server, browser, code: str, names, widths=None) -> list:
+    """One phone per name (at ``widths``, 360 px by default), each sat down by the room's link, in order."""
+    pages = []
+    for k, name in enumerate(names):
+        page = phone(browser, widths[k] if widths else 360)
+        join(page, f"{server.url}/r/{code}", name)
+        pages.append(page)
+    return pages
+
+
+def close(*pages) -> None:
+    for page in pages:
+        page.context.close()

@@ -8,32 +8,9 @@ artifacts/rooms/ (git-ignored).
 from __future__ import annotations
 
 
-import httpx
-import pytest
 from playwright.sync_api import expect
 
-from rooms_support import ARTIFACTS, ThreadServer, make_app
-from webserver import chromium
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    app = make_app(tmp_path_factory.mktemp("rooms-data"))
-    with ThreadServer(app) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium("--no-sandbox") as b:
-        yield b
-
-
-def join(page, url: str, name: str) -> None:
-    page.goto(url)
-    page.fill("#seat-name", name)
-    page.click("#seat-form button")
-    page.wait_for_selector("#mine svg rect[data-cell]")
+from rooms_support import ARTIFACTS, join, new_room, phone, sit
 
 
 def cell(page, where: str, name: str):
@@ -41,12 +18,9 @@ def cell(page, where: str, name: str):
 
 
 def test_two_seats_live(server, browser):
-    code = httpx.post(server.url + "/api/rooms", json={"mission": "lockstep", "difficulty": "normal",
-                                                       "players": 2}).json()["id"]
+    code = new_room(server.api)
     url = f"{server.url}/r/{code}"
-    anna_ctx = browser.new_context(viewport={"width": 360, "height": 800})
-    ben_ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    anna, ben = anna_ctx.new_page(), ben_ctx.new_page()
+    anna, ben = phone(browser, 360, 800), phone(browser, 1280, 900)
     join(anna, url, "Anna")
     join(ben, url, "Ben")
     # Ben sees Anna's (empty) sheet among the others
@@ -96,17 +70,15 @@ def test_two_seats_live(server, browser):
     # and edits still go through after the reload
     cell(anna, "#mine", "G4").click()
     ben.wait_for_selector('.other[data-seat="0"] rect[data-cell="G4"][data-crossed="1"]', timeout=5000)
-    anna_ctx.close()
-    ben_ctx.close()
+    anna.context.close()
+    ben.context.close()
 
 
 def test_a_score_target_shows_no_split_but_the_score_bound(server, browser):
     """team-target has no cell objectives: no "nothing needed" per player while the team is
     points short, no path buttons; the best score still reachable instead."""
-    code = httpx.post(server.url + "/api/rooms", json={"mission": "team-target", "difficulty": "normal",
-                                                       "players": 2}).json()["id"]
-    ctx = browser.new_context(viewport={"width": 360, "height": 800})
-    page = ctx.new_page()
+    code = new_room(server.api, mission="team-target", difficulty="normal", players=2)
+    page = phone(browser, 360, 800)
     join(page, f"{server.url}/r/{code}", "Anna")
     page.wait_for_selector("#split-total", timeout=30000)
     assert "still reach at most" in page.inner_text("#split-total")
@@ -115,19 +87,19 @@ def test_a_score_target_shows_no_split_but_the_score_bound(server, browser):
     assert page.inner_text("#status-title") == "Team"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "room-team-target-360.png"), full_page=True)
-    ctx.close()
+    page.context.close()
 
 
 def test_import_form_gives_each_seat_a_link_that_works_in_a_browser(server, browser, tmp_path):
     """An imported room's seats are all taken: the index page's import form shows one
     handover link per seat, and a browser opening one holds that seat (not 'Every seat is taken')."""
-    code = httpx.post(server.url + "/api/rooms", json={"mission": "lockstep", "difficulty": "easy", "players": 2}).json()["id"]
+    code = new_room(server.api, mission="lockstep", difficulty="easy", players=2)
     for name in ("Anna", "Ben"):
-        httpx.post(f"{server.url}/api/rooms/{code}/seats", json={"name": name})
+        sit(server.api, code, name)
     exported = tmp_path / "room.zip"
-    exported.write_bytes(httpx.get(f"{server.url}/api/rooms/{code}/export").content)
-    ctx = browser.new_context(viewport={"width": 360, "height": 800})
-    page = ctx.new_page()
+    exported.write_bytes(server.api.get(f"/api/rooms/{code}/export").content)
+    page = phone(browser, 360, 800)
+    ctx = page.context
     page.goto(server.url + "/rooms")
     page.set_input_files("#import-file", str(exported))
     page.click("#import-form button")
@@ -147,10 +119,8 @@ def test_import_form_gives_each_seat_a_link_that_works_in_a_browser(server, brow
 
 
 def test_the_old_phone_is_told_when_its_seat_is_handed_over(server, browser):
-    code = httpx.post(server.url + "/api/rooms", json={"mission": "lockstep", "difficulty": "easy", "players": 1}).json()["id"]
-    old_ctx = browser.new_context(viewport={"width": 360, "height": 800})
-    new_ctx = browser.new_context(viewport={"width": 360, "height": 800})
-    old, new = old_ctx.new_page(), new_ctx.new_page()
+    code = new_room(server.api, mission="lockstep", difficulty="easy", players=1)
+    old, new = phone(browser, 360, 800), phone(browser, 360, 800)
     join(old, f"{server.url}/r/{code}", "Anna")
     old.wait_for_selector("#live.on")
     old.click("#handover")
@@ -168,15 +138,14 @@ def test_the_old_phone_is_told_when_its_seat_is_handed_over(server, browser):
     assert new.is_visible("#mine-box")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     old.screenshot(path=str(ARTIFACTS / "room-handed-over-360.png"), full_page=True)
-    old_ctx.close()
-    new_ctx.close()
+    old.context.close()
+    new.context.close()
 
 
 def test_competitive_room_and_pages(server, browser):
-    code = httpx.post(server.url + "/api/rooms", json={"mode": "competitive", "board": "classic",
-                                                       "players": 3}).json()["id"]
-    ctx = browser.new_context(viewport={"width": 360, "height": 780})
-    page = ctx.new_page()
+    code = new_room(server.api, mode="competitive", board="classic", players=3)
+    page = phone(browser)
+    ctx = page.context
     join(page, f"{server.url}/r/{code}", "Cleo")
     page.click("#rolls-plus")
     page.wait_for_function("() => document.querySelector('#rolls-used').textContent === '1'")

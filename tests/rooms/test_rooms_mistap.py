@@ -4,21 +4,9 @@ seat's last sheet edit that says what it took back."""
 
 from __future__ import annotations
 
-from rooms_support import new_room, sit
+from rooms_support import auth, new_room, put_cells as put_sheet, sit
 
 CENTRE = [f"{c}{r}" for c in "GHI" for r in range(1, 8)]  # lockstep's columns G, H, I
-
-
-def auth(token):
-    return {"Authorization": f"Bearer {token}"}
-
-
-def put_sheet(client, code, seat, token, cells):
-    version = client.get(f"/api/rooms/{code}").json()["seats"][seat]["sheet_version"]
-    res = client.put(f"/api/rooms/{code}/seats/{seat}/sheet", json={"cells": cells, "version": version},
-                     headers=auth(token))
-    assert res.status_code == 200, res.text
-    return res.json()
 
 
 def won_room(client):

@@ -6,39 +6,17 @@ from __future__ import annotations
 
 import re
 
-import httpx
 import pytest
 from playwright.sync_api import expect
 
 from phone_support import VIEWPORTS, arrow_to, assert_fits_a_phone, side_by_side, tab_into
-from rooms_support import ARTIFACTS, ThreadServer, make_app
-from webserver import chromium
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    app = make_app(tmp_path_factory.mktemp("rooms-data"))
-    with ThreadServer(app) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium("--no-sandbox") as b:
-        yield b
+from rooms_support import ARTIFACTS, join, new_room, phone
 
 
 def _seated_page(server, browser, size, name="Anna"):
-    code = httpx.post(server.url + "/api/rooms", json={"mission": "lockstep", "difficulty": "normal",
-                                                       "players": 2}).json()["id"]
-    w, h = size
-    page = browser.new_context(viewport={"width": w, "height": h}).new_page()
-    page.js_errors = []
-    page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
-    page.goto(f"{server.url}/r/{code}")
-    page.fill("#seat-name", name)
-    page.click("#seat-form button")
-    page.wait_for_selector("#mine svg rect[data-cell]")
+    code = new_room(server.api)
+    page = phone(browser, *size)
+    join(page, f"{server.url}/r/{code}", name)
     return page
 
 

@@ -17,21 +17,9 @@ import pytest
 
 from nochmal.board import load_board
 from nochmal.missions.loader import shipped_mission
-from rooms_support import make_app, new_room, sit
+from rooms_support import auth, make_app, new_room, put_cells, sit
 
 COLUMN_H = [f"H{r}" for r in range(1, 8)]
-
-
-def auth(token):
-    return {"Authorization": f"Bearer {token}"}
-
-
-def put_cells(client, code, seat, token, cells):
-    version = client.get(f"/api/rooms/{code}").json()["seats"][seat]["sheet_version"]
-    res = client.put(f"/api/rooms/{code}/seats/{seat}/sheet", json={"cells": cells, "version": version},
-                     headers=auth(token))
-    assert res.status_code == 200, res.text
-    return res.json()
 
 
 def at_once(calls):

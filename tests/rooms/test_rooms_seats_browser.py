@@ -7,50 +7,14 @@ in the page; and two tabs on one seat tapping at once both count. Screenshots at
 
 from __future__ import annotations
 
-import pytest
 from playwright.sync_api import expect
 
-from rooms_support import ARTIFACTS, ThreadServer, make_app
-from webserver import chromium
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    app = make_app(tmp_path_factory.mktemp("rooms-data"))
-    with ThreadServer(app) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium("--no-sandbox") as b:
-        yield b
-
-
-def phone(browser, width=360):
-    return browser.new_context(viewport={"width": width, "height": 780}).new_page()
-
-
-def join(page, url: str, name: str) -> None:
-    page.goto(url)
-    page.wait_for_selector("#live.on")
-    page.fill("#seat-name", name)
-    page.click("#seat-form button[type=submit]")
-    page.wait_for_selector("#mine svg rect[data-cell]")
-
-
-def crossed(page, where: str, cell: str):
-    return page.locator(f'{where} rect[data-cell="{cell}"][data-crossed="1"]')
+from rooms_support import crossed, join, phone, shot as page_shot
 
 
 def shot(page, name: str) -> None:
     """The page at its phone width and at 1280 px."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    width = page.viewport_size["width"]
-    page.screenshot(path=str(ARTIFACTS / f"{name}-{width}.png"), full_page=True)
-    page.set_viewport_size({"width": 1280, "height": 900})
-    page.screenshot(path=str(ARTIFACTS / f"{name}-1280.png"), full_page=True)
-    page.set_viewport_size({"width": width, "height": 780})
+    page_shot(page, name, also_1280=True)
 
 
 def test_a_lost_phone_gets_its_seat_back(server, browser):
@@ -141,9 +105,9 @@ window.EventSource = function (url, options) {
 
 
 def test_two_tabs_on_one_seat_tapping_at_once_both_count(server, browser):
-    ctx = browser.new_context(viewport={"width": 360, "height": 780})
+    first = phone(browser)
+    ctx = first.context
     ctx.add_init_script(KEEP_STREAMS)
-    first = ctx.new_page()
     code = first.request.post(server.url + "/api/rooms", data={"mission": "lockstep", "difficulty": "normal",
                                                                "players": 1}).json()["id"]
     url = f"{server.url}/r/{code}"

@@ -5,53 +5,16 @@ reads as a player says it. Screenshots go to artifacts/rooms/ (git-ignored)."""
 
 from __future__ import annotations
 
-import json
-
-import httpx
-import pytest
 from playwright.sync_api import expect
 
-from rooms_support import ARTIFACTS, ThreadServer, make_app
-from webserver import chromium
+from rooms_support import ARTIFACTS, new_room, phone, put_cells, set_rolls, sit
 
 CENTRE = [f"{c}{r}" for c in "GHI" for r in range(1, 8)]  # lockstep's columns G, H, I
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with ThreadServer(make_app(tmp_path_factory.mktemp("rooms-data"))) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium("--no-sandbox") as b:
-        yield b
-
-
-def api_room(server, **spec) -> str:
-    return httpx.post(server.url + "/api/rooms", json=spec).json()["id"]
-
-
-def api_seat(server, code: str, name: str) -> tuple[int, str]:
-    data = httpx.post(f"{server.url}/api/rooms/{code}/seats", json={"name": name}).json()
-    return data["seat"], data["seat_token"]
-
-
-def api_sheet(server, code: str, seat: int, token: str, cells: list[str]) -> None:
-    version = httpx.get(f"{server.url}/api/rooms/{code}").json()["seats"][seat]["sheet_version"]
-    res = httpx.put(f"{server.url}/api/rooms/{code}/seats/{seat}/sheet", json={"cells": cells, "version": version},
-                    headers={"Authorization": f"Bearer {token}"})
-    assert res.status_code == 200, res.text
-
-
-def phone(browser, server, code: str, width: int, seat: tuple[int, str] | None = None):
+def room_phone(browser, server, code: str, width: int, seat: tuple[int, str] | None = None):
     """A page on the room at ``width`` px, holding ``seat`` (seat, token) if given."""
-    ctx = browser.new_context(viewport={"width": width, "height": 860})
-    if seat is not None:
-        held = json.dumps({"seat": seat[0], "token": seat[1]})
-        ctx.add_init_script(f"localStorage.setItem('nochmal-room-{code}', {json.dumps(held)})")
-    page = ctx.new_page()
+    page = phone(browser, width, 860, code, seat)
     page.goto(f"{server.url}/r/{code}")
     page.wait_for_selector("#live.on")
     return page
@@ -65,14 +28,13 @@ def shot(page, name: str) -> None:
 
 
 def test_a_mis_tap_is_a_warning_on_that_sheet_with_an_undo(server, browser):
-    code = api_room(server, mission="lockstep", difficulty="normal", players=2)
-    anna, ben = api_seat(server, code, "Anna"), api_seat(server, code, "Ben")
-    httpx.put(f"{server.url}/api/rooms/{code}/rolls", json={"rolls_used": 20},
-              headers={"Authorization": f"Bearer {anna[1]}"})
-    api_sheet(server, code, *anna, CENTRE)
-    api_sheet(server, code, *ben, CENTRE)
-    ben_page = phone(browser, server, code, 360, ben)
-    anna_page = phone(browser, server, code, 1280, anna)
+    code = new_room(server.api, mission="lockstep", difficulty="normal", players=2)
+    anna, ben = sit(server.api, code, "Anna"), sit(server.api, code, "Ben")
+    set_rolls(server.api, code, anna[1], 20)
+    put_cells(server.api, code, *anna, CENTRE)
+    put_cells(server.api, code, *ben, CENTRE)
+    ben_page = room_phone(browser, server, code, 360, ben)
+    anna_page = room_phone(browser, server, code, 1280, anna)
     for page in (ben_page, anna_page):
         expect(page.locator("#mission-state")).to_contain_text("Won!")
 
@@ -105,28 +67,27 @@ def test_a_mis_tap_is_a_warning_on_that_sheet_with_an_undo(server, browser):
 
 def colour_fan_room(server) -> str:
     """Colour fan, four seats taken (a browser opening it is a spectator), H1-H4 on every sheet."""
-    code = api_room(server, mission="colour-fan", difficulty="normal", players=4)
-    seats = [api_seat(server, code, name) for name in ("Anna", "Ben", "Cleo", "Dan")]
-    httpx.put(f"{server.url}/api/rooms/{code}/rolls", json={"rolls_used": 4},
-              headers={"Authorization": f"Bearer {seats[0][1]}"})
+    code = new_room(server.api, mission="colour-fan", difficulty="normal", players=4)
+    seats = [sit(server.api, code, name) for name in ("Anna", "Ben", "Cleo", "Dan")]
+    set_rolls(server.api, code, seats[0][1], 4)
     for seat in seats:
-        api_sheet(server, code, *seat, ["H1", "H2", "H3", "H4"])
+        put_cells(server.api, code, *seat, ["H1", "H2", "H3", "H4"])
     return code
 
 
 def test_status_card_layout(server, browser):
     """The card's heading above its content (app.css's flex row of .status no longer applies),
     and a spectator's card as wide as the page (no empty column beside it)."""
-    competitive = api_room(server, mode="competitive", board="classic", players=2)
-    api_seat(server, competitive, "Anna")
-    page = phone(browser, server, competitive, 1280)
+    competitive = new_room(server.api, mode="competitive", board="classic", players=2)
+    sit(server.api, competitive, "Anna")
+    page = room_phone(browser, server, competitive, 1280)
     expect(page.locator("table.scores")).to_have_count(1)
     title, body = page.locator("#status-title").bounding_box(), page.locator("#status").bounding_box()
     assert body["y"] >= title["y"] + title["height"] - 1  # "Scores" above its table, not beside it
     shot(page, "room-competitive-status")
     code = colour_fan_room(server)
     for width in (360, 1280):
-        page = phone(browser, server, code, width)
+        page = room_phone(browser, server, code, width)
         expect(page.locator(".objectives li")).to_have_count(1)
         title, body = page.locator("#status-title").bounding_box(), page.locator("#status").bounding_box()
         assert body["y"] >= title["y"] + title["height"] - 1
@@ -137,7 +98,7 @@ def test_status_card_layout(server, browser):
 def test_advice_in_words_for_every_player(server, browser):
     code = colour_fan_room(server)
     for width in (360, 1280):
-        page = phone(browser, server, code, width)
+        page = room_phone(browser, server, code, width)
         expect(page.locator(".advice li")).to_have_count(4, timeout=30000)
         texts = page.locator(".advice li").all_inner_texts()
         assert texts[0] == "Anna: colour green, about 10 rolls"  # the split left Anna idle
@@ -148,9 +109,9 @@ def test_advice_in_words_for_every_player(server, browser):
 
 
 def test_team_target_advice_in_points(server, browser):
-    code = api_room(server, mission="team-target", difficulty="normal", players=2)
-    seats = [api_seat(server, code, name) for name in ("Anna", "Ben")]
-    page = phone(browser, server, code, 360, seats[0])
+    code = new_room(server.api, mission="team-target", difficulty="normal", players=2)
+    seats = [sit(server.api, code, name) for name in ("Anna", "Ben")]
+    page = room_phone(browser, server, code, 360, seats[0])
     expect(page.locator(".objectives .progress")).to_have_count(1)
     progress = page.inner_text(".objectives .progress")
     assert progress.startswith("now -") and progress.endswith(" points, 58 needed")  # not "-44 of 58"
@@ -165,9 +126,9 @@ def test_team_target_advice_in_points(server, browser):
 def test_a_competitive_mis_tap_is_said_on_the_sheet(server, browser):
     """No team status counts a competitive sheet: the warning says what is wrong, not what
     a team status counted."""
-    code = api_room(server, mode="competitive", board="classic", players=2)
-    anna = api_seat(server, code, "Anna")
-    page = phone(browser, server, code, 360, anna)
+    code = new_room(server.api, mode="competitive", board="classic", players=2)
+    anna = sit(server.api, code, "Anna")
+    page = room_phone(browser, server, code, 360, anna)
     page.locator('#mine rect[data-cell="A1"]').click()
     expect(page.locator("#mine-warning")).to_contain_text("A1 is not connected to column H.")
     assert "team status" not in page.inner_text("#mine-warning")

@@ -6,75 +6,22 @@ artifacts/rooms/ (git-ignored).
 
 from __future__ import annotations
 
-import json
-
-import httpx
-import pytest
 from playwright.sync_api import expect
 
 from nochmal.board import load_board
 from nochmal.missions.loader import shipped_mission
-from rooms_support import ARTIFACTS, ThreadServer, make_app
-from webserver import chromium
+from rooms_support import close, join, new_room, phone, put_cells, seated_phones, set_rolls, shot, tap_cells, token_of
 
 COLUMN_H = [f"H{r}" for r in range(1, 8)]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    app = make_app(tmp_path_factory.mktemp("rooms-data"))
-    with ThreadServer(app) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium("--no-sandbox") as b:
-        yield b
-
-
-def new_room(server, **spec) -> str:
-    return httpx.post(server.url + "/api/rooms", json=spec).json()["id"]
-
-
-def phone(browser, width=360):
-    return browser.new_context(viewport={"width": width, "height": 780}).new_page()
-
-
-def join(page, url: str, name: str) -> None:
-    page.goto(url)
-    page.fill("#seat-name", name)
-    page.click("#seat-form button")
-    page.wait_for_selector("#mine svg rect[data-cell]")
-    page.wait_for_selector("#live.on")
-
-
-def token_of(page, code: str) -> str:
-    return json.loads(page.evaluate(f"() => localStorage.getItem('nochmal-room-{code}')"))["token"]
-
-
-def put_cells(server, code, seat, token, cells):
-    version = httpx.get(f"{server.url}/api/rooms/{code}").json()["seats"][seat]["sheet_version"]
-    res = httpx.put(f"{server.url}/api/rooms/{code}/seats/{seat}/sheet", json={"cells": cells, "version": version},
-                    headers={"Authorization": f"Bearer {token}"})
-    assert res.status_code == 200, res.text
-
-
 def rolls_used(server, code) -> int:
-    return httpx.get(f"{server.url}/api/rooms/{code}").json()["rolls_used"]
-
-
-def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    return server.api.get(f"/api/rooms/{code}").json()["rolls_used"]
 
 
 def test_two_phones_pressing_at_once_count_one_roll(server, browser):
-    code = new_room(server, mission="lockstep", difficulty="normal", players=2)
-    url = f"{server.url}/r/{code}"
-    anna, ben = phone(browser, 360), phone(browser, 390)
-    join(anna, url, "Anna")
-    join(ben, url, "Ben")
+    code = new_room(server.api, mission="lockstep", difficulty="normal", players=2)
+    anna, ben = seated_phones(server, browser, code, ("Anna", "Ben"), (360, 390))
     # every phone says whose roll it is
     expect(anna.locator("#in-play")).to_have_text("Roll 1 — Anna rolls")
     expect(ben.locator("#in-play")).to_have_text("Roll 1 — Anna rolls")
@@ -96,7 +43,7 @@ def test_two_phones_pressing_at_once_count_one_roll(server, browser):
     assert set(notes) <= {f"{counter} counted roll 1", f"{counter} already counted roll 1"}, notes
     # the undo says what it undoes
     expect(ben.locator("#rolls-minus")).to_contain_text("Undo roll 1 (counted by")
-    shot(ben, "room-roll-counted-390.png")
+    shot(ben, "room-roll-counted")
 
     # Ben counts roll 2; Anna's phone sees it and holds its + a moment: her late tap counts nothing
     ben.click("#rolls-plus")
@@ -119,17 +66,13 @@ def test_two_phones_pressing_at_once_count_one_roll(server, browser):
     assert rolls_used(server, code) == 0
     expect(ben.locator("#roll-note")).to_have_text("Undid roll 1 (counted by Anna)")
     expect(ben.locator("#rolls-minus")).to_be_hidden()
-    shot(ben, "room-rolls-undone-390.png")
-    for page in (anna, ben):
-        page.context.close()
+    shot(ben, "room-rolls-undone")
+    close(anna, ben)
 
 
 def test_crossing_before_counting_is_not_impossible(server, browser):
-    code = new_room(server, mission="lockstep", difficulty="normal", players=2)
-    url = f"{server.url}/r/{code}"
-    anna, ben = phone(browser), phone(browser)
-    join(anna, url, "Anna")
-    join(ben, url, "Ben")
+    code = new_room(server.api, mission="lockstep", difficulty="normal", players=2)
+    anna, ben = seated_phones(server, browser, code, ("Anna", "Ben"))
     # roll 1, the natural order: both cross, then the roller counts it
     anna.click('#mine rect[data-cell="H4"]')
     ben.click('#mine rect[data-cell="H5"]')
@@ -140,23 +83,18 @@ def test_crossing_before_counting_is_not_impossible(server, browser):
     assert "cannot come from a legal game" not in anna.inner_text("#room")
     anna.click("#rolls-plus")
     expect(ben.locator("#in-play")).to_have_text("Roll 2 — Ben rolls")
-    shot(anna, "room-roll-in-play-360.png")
-    for page in (anna, ben):
-        page.context.close()
+    shot(anna, "room-roll-in-play")
+    close(anna, ben)
 
 
 def test_the_win_is_a_banner_on_every_phone_and_holds(server, browser):
-    code = new_room(server, mission="lockstep", difficulty="easy", players=2)
-    url = f"{server.url}/r/{code}"
-    anna, ben = phone(browser), phone(browser, 1280)
-    join(anna, url, "Anna")
-    join(ben, url, "Ben")
+    code = new_room(server.api, mission="lockstep", difficulty="easy", players=2)
+    anna, ben = seated_phones(server, browser, code, ("Anna", "Ben"), (360, 1280))
     budget = shipped_mission("lockstep").budget(2, "easy")
-    httpx.put(f"{server.url}/api/rooms/{code}/rolls", json={"rolls_used": budget - 2},
-              headers={"Authorization": f"Bearer {token_of(anna, code)}"})
+    set_rolls(server.api, code, token_of(anna, code), budget - 2)
     cells = [f"{c}{r}" for c in "GHI" for r in range(1, 8)]
-    put_cells(server, code, 1, token_of(ben, code), cells)
-    put_cells(server, code, 0, token_of(anna, code), cells[:-1])
+    put_cells(server.api, code, 1, token_of(ben, code), cells)
+    put_cells(server.api, code, 0, token_of(anna, code), cells[:-1])
     expect(anna.locator("#rolls-used")).to_have_text(str(budget - 2))
     anna.click(f'#mine rect[data-cell="{cells[-1]}"]')  # her last cell: the mission is won on this roll
     won = f"Won on roll {budget - 1}!"
@@ -165,8 +103,8 @@ def test_the_win_is_a_banner_on_every_phone_and_holds(server, browser):
     # at the top, in view without scrolling, above one's own sheet
     box = anna.locator("#banner").bounding_box()
     assert box["y"] < anna.locator("#mine-box").bounding_box()["y"] and box["y"] + box["height"] <= 780
-    shot(anna, "room-won-360.png")
-    shot(ben, "room-won-1280.png")
+    shot(anna, "room-won")
+    shot(ben, "room-won")
     # a later tap (a cell uncrossed) does not undo the win
     anna.click(f'#mine rect[data-cell="{cells[-1]}"]')
     anna.wait_for_selector(f'#mine rect[data-cell="{cells[-1]}"][data-crossed="0"]')
@@ -181,13 +119,12 @@ def test_the_win_is_a_banner_on_every_phone_and_holds(server, browser):
     anna.click("#reopen")
     expect(ben.locator("#banner")).to_be_hidden()
     expect(anna.locator("#banner")).to_be_hidden()
-    assert httpx.get(f"{server.url}/api/rooms/{code}").json()["won_on"] is None
-    for page in (anna, ben):
-        page.context.close()
+    assert server.api.get(f"/api/rooms/{code}").json()["won_on"] is None
+    close(anna, ben)
 
 
 def test_who_should_do_what_names_every_seat_once_taken(server, browser):
-    code = new_room(server, mission="lockstep", difficulty="normal", players=2)
+    code = new_room(server.api, mission="lockstep", difficulty="normal", players=2)
     url = f"{server.url}/r/{code}"
     anna = phone(browser)
     join(anna, url, "Anna")
@@ -197,35 +134,27 @@ def test_who_should_do_what_names_every_seat_once_taken(server, browser):
     for page in (anna, ben):
         page.wait_for_function("() => !document.querySelector('#status').innerText.includes('(free)') && "
                                "document.querySelector('#status').innerText.includes('Ben')")
-    shot(anna, "room-names-360.png")
-    for page in (anna, ben):
-        page.context.close()
+    shot(anna, "room-names")
+    close(anna, ben)
 
 
 def test_a_competitive_table_knows_the_race_and_the_end(server, browser):
-    code = new_room(server, mode="competitive", board="classic", players=3)
-    url = f"{server.url}/r/{code}"
-    anna, ben, cleo = phone(browser, 360), phone(browser, 375), phone(browser, 390)
-    for page, name in ((anna, "Anna"), (ben, "Ben"), (cleo, "Cleo")):
-        join(page, url, name)
+    code = new_room(server.api, mode="competitive", board="classic", players=3)
+    anna, ben, cleo = seated_phones(server, browser, code, ("Anna", "Ben", "Cleo"), (360, 375, 390))
     for n in range(1, 5):
         (anna, ben, cleo)[(n - 1) % 3].click("#rolls-plus")
         expect(anna.locator("#rolls-used")).to_have_text(str(n))
     expect(cleo.locator("#in-play")).to_have_text("Roll 5 — Ben rolls")
     # roll 5: Anna completes column H; roll 6: Ben does
-    for cell in COLUMN_H:
-        anna.click(f'#mine rect[data-cell="{cell}"]')
-        anna.wait_for_selector(f'#mine rect[data-cell="{cell}"][data-crossed="1"]')
+    tap_cells(anna, COLUMN_H)
     ben.click("#rolls-plus")
     expect(cleo.locator("#in-play")).to_have_text("Roll 6 — Cleo rolls")
-    for cell in COLUMN_H:
-        ben.click(f'#mine rect[data-cell="{cell}"]')
-        ben.wait_for_selector(f'#mine rect[data-cell="{cell}"][data-crossed="1"]')
+    tap_cells(ben, COLUMN_H)
     expect(ben.locator("#claims")).to_contain_text("column H later (roll 6)")
     expect(anna.locator("#claims")).to_contain_text("column H first (roll 5)")
     expect(cleo.locator('.other[data-seat="1"] .race-line')).to_have_text("column H later (roll 6)")
     expect(cleo.locator("table.race")).to_contain_text("Anna (roll 5)")
-    shot(ben, "room-race-375.png")
+    shot(ben, "room-race")
     # Ben sets it by hand; the others see it
     ben.select_option('#claims select[data-item="H"]', "first")
     expect(cleo.locator('.other[data-seat="1"] .race-line')).to_have_text("column H first (roll 6)")
@@ -234,16 +163,15 @@ def test_a_competitive_table_knows_the_race_and_the_end(server, browser):
 
     # the end: later in the game (the count set through the API) Cleo fills her sheet, her
     # last cell tapped on roll 41; the roll is finished and counted; every phone names the winner
-    httpx.put(f"{server.url}/api/rooms/{code}/rolls", json={"rolls_used": 40},
-              headers={"Authorization": f"Bearer {token_of(anna, code)}"})
+    set_rolls(server.api, code, token_of(anna, code), 40)
     expect(anna.locator("#in-play")).to_have_text("Roll 41 — Ben rolls")
     board = load_board("classic")
     every = board.cells_of((1 << (board.rows * board.cols)) - 1)
-    put_cells(server, code, 2, token_of(cleo, code), [c for c in every if c != "O7"])
+    put_cells(server.api, code, 2, token_of(cleo, code), [c for c in every if c != "O7"])
     cleo.click('#mine rect[data-cell="O7"]')
     expect(anna.locator("#banner-text")).to_have_text("Last roll: Cleo completed a second colour on roll 41")
     expect(anna.locator("#end")).to_contain_text("Everyone finishes crossing it")
-    shot(anna, "room-last-roll-360.png")
+    shot(anna, "room-last-roll")
     ben.click("#rolls-plus")
     for page in (anna, ben, cleo):
         expect(page.locator("#banner-text")).to_contain_text("Game over after roll 41: Cleo wins with")
@@ -254,8 +182,7 @@ def test_a_competitive_table_knows_the_race_and_the_end(server, browser):
     expect(anna.locator("table.race")).to_contain_text("green")
     assert " g " not in anna.inner_text("#status")
     anna.evaluate("() => window.scrollTo(0, 0)")
-    shot(anna, "room-game-over-360.png")
+    shot(anna, "room-game-over")
     anna.set_viewport_size({"width": 1280, "height": 900})
-    shot(anna, "room-game-over-1280.png")
-    for page in (anna, ben, cleo):
-        page.context.close()
+    shot(anna, "room-game-over")
+    close(anna, ben, cleo)
