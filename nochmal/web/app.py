@@ -162,7 +162,7 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     ``access``: the host names and origins it accepts (default: localhost names and the
     environment's, nochmal/web/hosts.py); ``public_url``: the base of the links it hands out
     (default: the URL a request came in on)."""
-    from nochmal.web import pages, rooms
+    from nochmal.web import pages, rooms, shell
     from nochmal.web.records import RecordStore
     from nochmal.web.routers import ROUTERS
     from nochmal.web.routers.engine import version
@@ -240,6 +240,7 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     for router in ROUTERS:
         app.include_router(router)
     app.include_router(pages.router)
+    app.include_router(shell.router)  # /sw.js, the service worker at the site's root (docs/web.md)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     _install_docs(app)
 

@@ -545,7 +545,9 @@
     sending = sending.then(async () => {
       const body = change(currentSheet());
       body.version = room.seats[me.seat].sheet_version;
-      const res = await fetch(api + "/seats/" + me.seat + "/sheet", { method: "PATCH", headers: authHeaders(), body: JSON.stringify(body) });
+      // offline, the tap waits on the phone and is sent when the connection is back (rooms_offline.js)
+      const res = await NM.roomTaps.send(api + "/seats/" + me.seat + "/sheet", { method: "PATCH", headers: authHeaders(), body: JSON.stringify(body) });
+      if (!res) return;
       const data = await res.json().catch(() => ({}));
       $("edit-error").textContent = "";
       if (res.ok) {

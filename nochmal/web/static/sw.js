@@ -1,0 +1,60 @@
+// The service worker of the nochmal pages (docs/web.md "Installing the app"), served as /sw.js
+// by nochmal/web/shell.py, which fills in the version and the shell's list.
+// - The static shell (CSS, scripts, icons, the start pages) is kept at install in a cache named
+//   by the version (the package version and a hash of the static files): a new release is a new
+//   worker, which deletes the older caches once it takes over.
+// - Static files come from that cache first (they cannot be stale: a changed file is a new cache).
+// - Pages and the API's GET answers: the network first, the cache when the network fails.
+// - Never cached: anything but GET (a tap, a move, an upload goes to the server or fails), the
+//   event streams, an answer that says no-store, and errors.
+"use strict";
+const VERSION = "__VERSION__";
+const SHELL = [/*__SHELL__*/];
+const CACHE = "nochmal-" + VERSION;
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(caches.keys()
+    .then((names) => Promise.all(names.filter((n) => n.startsWith("nochmal-") && n !== CACHE).map((n) => caches.delete(n))))
+    .then(() => self.clients.claim()));
+});
+
+function isStream(request, url) {
+  return url.pathname.endsWith("/events") || (request.headers.get("accept") || "").includes("text/event-stream");
+}
+
+function keepable(response) {
+  return response.ok && response.type === "basic" && !/no-store/.test(response.headers.get("cache-control") || "");
+}
+
+async function networkFirst(request) {
+  try {
+    const response = await fetch(request);
+    if (keepable(response)) {
+      const copy = response.clone();
+      caches.open(CACHE).then((cache) => cache.put(request, copy));
+    }
+    return response;
+  } catch (offline) {
+    const kept = await caches.match(request, { ignoreVary: true });
+    if (kept) return kept;
+    throw offline;
+  }
+}
+
+async function cacheFirst(request) {
+  const kept = await caches.match(request, { ignoreSearch: true });
+  return kept || networkFirst(request);
+}
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  if (request.method !== "GET") return;  // the network's, never cached
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin || isStream(request, url)) return;
+  const shellFile = SHELL.includes(url.pathname) && /^\/(static|rooms-static)\//.test(url.pathname);
+  event.respondWith(shellFile ? cacheFirst(request) : networkFirst(request));
+});

@@ -1,0 +1,113 @@
+"""A room without the network (docs/rooms.md, offline): taps made offline wait on the phone (shown
+as waiting, counted on the page, kept over a reload), then land on the server when the connection
+is back, merged cell by cell with what another phone did meanwhile; a real conflict asks. Chromium
+with the network cut by Playwright (``context.set_offline``); screenshots in artifacts/rooms/."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from rooms_support import ARTIFACTS, ThreadServer, make_app, new_room
+from webserver import chromium
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    """(server, browser, api): one live app, one Chromium and an API client for the module."""
+    with ThreadServer(make_app(tmp_path_factory.mktemp("rooms-data"))) as srv, chromium("--no-sandbox") as br, \
+            httpx.Client(base_url=srv.url) as api:
+        yield srv, br, api
+
+
+def _phone(browser, url: str, name: str, width: int = 360):
+    """A phone that opened the room and sat down; once the service worker controls it."""
+    page = browser.new_context(viewport={"width": width, "height": 780}).new_page()
+    page.js_errors = []
+    page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
+    page.goto(url)
+    page.fill("#seat-name", name)
+    page.click("#seat-form button[type=submit]")
+    page.wait_for_selector("#mine svg rect[data-cell]")
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    page.wait_for_selector("#live.on")
+    page.wait_for_selector("#mine svg rect[data-cell]")
+    return page
+
+
+def _shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}-{page.viewport_size['width']}.png"), full_page=True)
+
+
+def _cells(api, code: str, seat: int = 0) -> set[str]:
+    return set(api.get(f"/api/rooms/{code}").json()["seats"][seat]["cells"])
+
+
+def _other_phone_taps(api, code: str, token: str, **tap) -> None:
+    """Anna's other phone (the same seat, its own tap) through the API, at the sheet as it is."""
+    version = api.get(f"/api/rooms/{code}").json()["seats"][0]["sheet_version"]
+    res = api.patch(f"/api/rooms/{code}/seats/0/sheet", json={**tap, "version": version},
+                    headers={"Authorization": f"Bearer {token}"})
+    assert res.status_code == 200, res.text
+
+
+def test_taps_made_offline_wait_then_land_and_merge(live):
+    server, browser, api = live
+    code = new_room(api)
+    anna = _phone(browser, f"{server.url}/r/{code}", "Anna")
+    ben = _phone(browser, f"{server.url}/r/{code}", "Ben")
+    token = json.loads(anna.evaluate(f"localStorage.getItem('nochmal-room-{code}')"))["token"]
+
+    anna.context.set_offline(True)
+    for cell in ("H1", "H2", "I1", "I1"):  # I1 twice: the second tap takes the waiting one back
+        anna.click(f'#mine rect[data-cell="{cell}"]')
+    note = anna.locator("#offline-note")
+    expect(note).to_have_text("Offline — 2 taps waiting")
+    for cell in ("H1", "H2"):
+        expect(anna.locator(f'#mine rect[data-cell="{cell}"]')).to_have_attribute("data-waiting", "cross")
+    expect(anna.locator('#mine rect[data-cell="I1"]')).not_to_have_attribute("data-waiting", "cross")
+    _shot(anna, "offline-waiting")
+    assert _cells(api, code) == set()  # nothing reached the server
+    # meanwhile Anna's other phone crosses H3, and H2 too (the cell this phone tapped offline)
+    _other_phone_taps(api, code, token, cross=["H3"])
+    _other_phone_taps(api, code, token, cross=["H2"])
+    anna.reload()  # offline: the page comes from the service worker, the taps from localStorage
+    expect(note).to_have_text("Offline — 2 taps waiting")
+    _shot(anna, "offline-room")
+    anna.set_viewport_size({"width": 1280, "height": 860})
+    _shot(anna, "offline-room")
+
+    anna.context.set_offline(False)
+    expect(note).to_be_hidden()
+    for cell in ("H1", "H2", "H3"):  # both taps landed, merged with the other phone's
+        expect(anna.locator(f'#mine rect[data-cell="{cell}"]')).to_have_attribute("data-crossed", "1")
+        expect(ben.locator(f'.other[data-seat="0"] rect[data-cell="{cell}"]')).to_have_attribute("data-crossed", "1")
+    assert _cells(api, code) == {"H1", "H2", "H3"}
+    assert anna.locator("#mine rect.waiting").count() == 0
+
+    # a real conflict asks: offline, H4 tapped; the other phone crosses H4 and uncrosses it again
+    anna.context.set_offline(True)
+    anna.click('#mine rect[data-cell="H4"]')
+    expect(note).to_have_text("Offline — 1 tap waiting")
+    _other_phone_taps(api, code, token, cross=["H4"])
+    _other_phone_taps(api, code, token, uncross=["H4"])
+    anna.context.set_offline(False)
+    expect(anna.locator("#edit-error")).to_contain_text("H4 was just uncrossed on another phone; tap it again to cross it")
+    expect(note).to_be_hidden()
+    assert _cells(api, code) == {"H1", "H2", "H3"}
+    _shot(anna, "offline-conflict")
+
+    # what the worker kept: pages and GET answers, never an event stream
+    kept = anna.evaluate("""async () => { const urls = [];
+      for (const name of await caches.keys()) for (const r of await (await caches.open(name)).keys()) urls.push(r.url);
+      return urls; }""")
+    assert f"{server.url}/r/{code}" in kept and not [u for u in kept if u.endswith("/events")], kept
+    assert anna.js_errors == [] and ben.js_errors == []
+    anna.context.close()
+    ben.context.close()
