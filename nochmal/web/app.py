@@ -21,8 +21,8 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from nochmal.errors import NochmalError
-from nochmal.i18n import translate
 from nochmal.web.errors import WebError, error_body, parse_json
+from nochmal.web.reasons import localise
 from nochmal.web.games import GameStore
 from nochmal.web.hosts import Access, RequestGuard
 from nochmal.web.jobs import JobManager
@@ -202,12 +202,12 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
         # a message the catalogs hold is a player's: it follows the request's language; the
         # machine fields (field, status) stay as they are (docs/web.md "Languages")
         body = exc.body()
-        body["error"] = translate(body["error"], request_language(request))
+        body["error"] = localise(body["error"], request_language(request))
         return JSONResponse(body, status_code=exc.status)
 
     @app.exception_handler(NochmalError)
     async def engine_error(request: Request, exc: NochmalError):
-        return JSONResponse(error_body(str(exc)), status_code=422)
+        return JSONResponse(error_body(localise(str(exc), request_language(request))), status_code=422)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError):

@@ -13,7 +13,7 @@ from babel.messages.pofile import read_po
 from fastapi.responses import JSONResponse
 from starlette.requests import Request
 
-from nochmal.i18n import DOMAIN, LANGUAGES, LOCALE_DIR, N_, known_language, negotiate, translate, translator
+from nochmal.i18n import DOMAIN, LANGUAGE_NAMES, LANGUAGES, LOCALE_DIR, N_, known_language, negotiate, translate, translator
 from nochmal.web.errors import error_body
 
 COOKIE = "nochmal_lang"
@@ -74,8 +74,9 @@ def request_language(request: Request) -> str:
 
 
 def i18n_context(request: Request) -> dict:
-    """What a template needs: ``lang`` for ``<html lang>`` and the gettext functions that
-    jinja2.ext.i18n calls (new style: the keyword arguments fill ``%(name)s``)."""
+    """What a template needs: ``lang`` for ``<html lang>``, ``languages`` for base.html's
+    switch (each by its own name) and the gettext functions that jinja2.ext.i18n calls (new
+    style: the keyword arguments fill ``%(name)s``)."""
     lang = request_language(request)
     t = translator(lang)
 
@@ -87,7 +88,8 @@ def i18n_context(request: Request) -> dict:
         text = t.ngettext(singular, plural, n)
         return text % {"num": n, **values}
 
-    return {"lang": lang, "gettext": gettext, "ngettext": ngettext, "_": gettext}
+    return {"lang": lang, "languages": list(LANGUAGE_NAMES.items()), "gettext": gettext, "ngettext": ngettext,
+            "_": gettext}
 
 
 @lru_cache(maxsize=None)

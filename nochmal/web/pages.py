@@ -7,10 +7,15 @@ from fastapi import APIRouter, Path as PathParam, Request
 from fastapi.responses import HTMLResponse
 
 from nochmal.board import BUILTIN_BOARDS
+from nochmal.i18n import N_, translate
 from nochmal.puzzles import daily_seed
 from nochmal.rules import MAX_SEED
 
 router = APIRouter(include_in_schema=False)
+# the built-in sheets by their pads' colours (docs/rules.md §1), as the set-up form names them
+PADS = {"classic": N_("classic (black pad)"), "red": N_("red pad"), "blue": N_("blue pad"),
+        "green": N_("green pad"), "orange": N_("orange pad"), "purple": N_("purple pad"),
+        "yellow": N_("yellow pad")}
 
 
 def _page(request: Request, template: str, **context) -> HTMLResponse:
@@ -40,7 +45,8 @@ def play_setup(request: Request):
     from nochmal.web.language import request_language
 
     lang = request_language(request)
-    return _page(request, "play_setup.html", bots=agent_names(), boards=BUILTIN_BOARDS,
+    boards = [(b, translate(PADS[b], lang) if b in PADS else b) for b in BUILTIN_BOARDS]
+    return _page(request, "play_setup.html", bots=agent_names(), boards=boards,
                  missions=[(m.id, m.name_in(lang)) for m in builtin_missions()])
 
 
@@ -49,6 +55,12 @@ def play_game(request: Request, game_id: str):
     from nochmal.web.games import check_id
 
     return _page(request, "play.html", game_id=check_id(game_id, "game"))
+
+
+@router.get("/rules", response_class=HTMLResponse)
+def rules(request: Request):
+    """How to play: docs/rules.md for players, one page per language (templates/rules/LANG.html)."""
+    return _page(request, "rules.html")
 
 
 @router.get("/replay", response_class=HTMLResponse)

@@ -199,6 +199,7 @@ class GameState(Document):
     sheets_svg: Optional[list[str]] = Field(None, description="Each seat's sheet as SVG (unless ?svg=false).")
     mission: Optional[dict[str, Any]] = Field(None, description="A co-op game: the mission and its outcome.")
     rating: Optional[str] = Field(None, description="A finished solo game: the score's rating.")
+    verdict: Optional[str] = Field(None, description="A finished solo game: the rating's words in the request's language.")
     known_best: Optional[dict[str, Any]] = Field(None, description="A finished solo game: the best known score.")
 
 

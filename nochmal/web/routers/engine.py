@@ -8,13 +8,14 @@ from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version as dist_version
 from typing import Literal, Optional
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from nochmal.board import BUILTIN_BOARDS, COLOURS, board_data, load_board
 from nochmal.dice import Roll, seeded_rolls
 from nochmal.errors import NochmalError
+from nochmal.i18n import DEFAULT
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 from nochmal.placements import MAX_COUNT
 from nochmal.puzzles import daily_seed
@@ -134,16 +135,28 @@ def bots():
 
 @router.get("/missions", summary="The co-op missions (as `nochmal mission list --json`)",
             responses=documented(list[responses.Mission]))
-def missions():
+def missions(request: Request):
     from nochmal.missions import builtin_missions
 
-    return [m.to_dict() for m in builtin_missions()]
+    return [in_language(m, request) for m in builtin_missions()]
 
 
 @router.get("/missions/{mission_id}", summary="One mission (as `nochmal mission show ID --json`)",
             responses=documented(responses.Mission))
-def mission(mission_id: str):
-    return builtin_mission(mission_id).to_dict()
+def mission(mission_id: str, request: Request):
+    return in_language(builtin_mission(mission_id), request)
+
+
+def in_language(mission, request: Request) -> dict:
+    """A mission's document with its name and description in the request's language
+    (the mission's [names]/[descriptions], docs/missions.md); the id and the rest stay, and
+    in English it is the CLI's document as it is."""
+    from nochmal.web.language import request_language
+
+    lang, doc = request_language(request), mission.to_dict()
+    if lang == DEFAULT:
+        return doc
+    return {**doc, "name": mission.name_in(lang), "description": mission.description_in(lang)}
 
 
 class RollBody(Body):

@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import secrets
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 from pydantic import Field
 
@@ -14,6 +14,7 @@ from nochmal.board import BUILTIN_BOARDS, load_board
 from nochmal.dice import COLOUR_FACES, NUMBER_FACES
 from nochmal.errors import NochmalError
 from nochmal.game import MAX_PLAYERS, Game
+from nochmal.i18n import DEFAULT, N_, rating, translate
 from nochmal.missions.coop import mission_outcome_line
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 from nochmal.move import parse_cell
@@ -26,12 +27,46 @@ from nochmal.web import responses
 from nochmal.web.deps import GameRate, Games
 from nochmal.web.errors import WebError
 from nochmal.web.games import builtin_board, builtin_mission, parse_seat_list, web_mission
+from nochmal.web.language import request_language
 from nochmal.web.limits import client_address
+from nochmal.web.reasons import SEATS, localise
 from nochmal.web.responses import documented, media
 from nochmal.web.routers.engine import hint_items
 from nochmal.web.schemas import Body
 
 router = APIRouter(prefix="/api", tags=["games"])
+Lang = Annotated[str, Depends(request_language)]
+
+# a co-op game's outcome line (missions/coop.py MissionResult.text) in the request's language
+MISSION_WON = N_("%(name)s: won on roll %(roll)s of %(budget)s")
+MISSION_LOST = N_("%(name)s: lost after %(rolls)s rolls; missing: %(missing)s")
+MISSION_RUNNING = N_("%(name)s: in progress, roll %(rolls)s of %(budget)s")
+
+
+def spoken(state: dict, web, lang: str) -> dict:
+    """A game's state with what a player reads in ``lang`` (docs/web.md "Languages"): the
+    solo verdict (``verdict``; ``rating`` stays the core's key), the seats' default names,
+    the mission's name, description and outcome line. Ids, moves and numbers stay as they are;
+    in English the state is the core's as it is."""
+    if state.get("rating") is not None:
+        state["verdict"] = rating(state["scores"][0], lang)
+    if lang == DEFAULT:
+        return state
+    state["names"] = [localise(name, lang, SEATS) for name in state["names"]]
+    for entry in state.get("log", []):
+        entry["name"] = localise(entry["name"], lang, SEATS)
+    mission, m = web.session.mission, state.get("mission")
+    if mission is not None and m is not None:
+        name = mission.name_in(lang)
+        m["name"], m["description"] = name, mission.description_in(lang).strip()
+        if m["won"]:
+            m["text"] = translate(MISSION_WON, lang) % {"name": name, "roll": m["won_on"], "budget": m["budget"]}
+        elif m["finished"]:
+            m["text"] = translate(MISSION_LOST, lang) % {"name": name, "rolls": m["rolls_used"],
+                                                         "missing": "; ".join(m["missing"])}
+        else:
+            m["text"] = translate(MISSION_RUNNING, lang) % {"name": name, "rolls": m["rolls_used"], "budget": m["budget"]}
+    return state
 
 
 class NewGame(Body):
@@ -47,7 +82,7 @@ class NewGame(Body):
 
 
 @router.post("/games", summary="Start a puzzle or a game; bots move at once", responses=documented(responses.GameState))
-def new_game(body: NewGame, request: Request, store: Games, rate: GameRate):
+def new_game(body: NewGame, request: Request, store: Games, rate: GameRate, lang: Lang):
     rate.check(client_address(request))
     store.prune_now_and_then()
     if body.kind == "puzzle":
@@ -58,7 +93,7 @@ def new_game(body: NewGame, request: Request, store: Games, rate: GameRate):
         seed = body.seed if body.seed is not None else daily_seed()
         web = store.create(kind="puzzle", seats=["human"], seed=seed, board=builtin_board(body.board),
                            open_rolls=body.open)
-        return web.state()
+        return spoken(web.state(), web, lang)
     seats = parse_seat_list(body.seats)
     if not any(s.startswith("human") for s in seats):
         raise WebError("at least one seat must be human (bots-only games: nochmal bench bots)", "seats")
@@ -76,15 +111,15 @@ def new_game(body: NewGame, request: Request, store: Games, rate: GameRate):
         board_ = builtin_board(body.board)
     web = store.create(kind="play", seats=seats, seed=seed, board=board_, mission=mission,
                        difficulty=body.difficulty if mission else None, open_rolls=body.open)
-    return web.state()
+    return spoken(web.state(), web, lang)
 
 
 @router.get("/games/{game_id}", summary="A game's state (keys of `nochmal play --json` plus the view)",
             responses=documented(responses.GameState))
-def get_game(game_id: str, store: Games, svg: bool = True):
+def get_game(game_id: str, store: Games, lang: Lang, svg: bool = True):
     web = store.get(game_id)
     with web.lock:
-        return web.state(with_svg=svg)
+        return spoken(web.state(with_svg=svg), web, lang)
 
 
 class Tap(Body):
@@ -95,7 +130,7 @@ class Tap(Body):
 
 @router.post("/games/{game_id}/tap", summary="What a selection of cells allows: cells to add, the move, or the reason",
              responses=documented(responses.Tapped))
-def tap(game_id: str, body: Tap, store: Games):
+def tap(game_id: str, body: Tap, store: Games, lang: Lang):
     web = store.get(game_id)
     try:
         cells = [parse_cell(c.strip()) for c in body.cells]  # the one cell-name grammar (nochmal.move)
@@ -104,7 +139,10 @@ def tap(game_id: str, body: Tap, store: Games):
     if len(set(cells)) != len(cells):
         raise WebError("a cell is selected twice", "cells")
     with web.lock:
-        return web.tap(body.colour, body.number, cells)
+        answer = web.tap(body.colour, body.number, cells)
+    if answer["reason"]:
+        answer["reason"] = localise(answer["reason"], lang)
+    return answer
 
 
 class MoveBody(Body):
@@ -113,32 +151,32 @@ class MoveBody(Body):
 
 @router.post("/games/{game_id}/move", summary="Make the deciding human's move; bots answer",
              responses=documented(responses.GameState))
-def move(game_id: str, body: MoveBody, store: Games, svg: bool = True):
+def move(game_id: str, body: MoveBody, store: Games, lang: Lang, svg: bool = True):
     web = store.get(game_id)
     with web.lock:
         web.play(body.move)
         web.save()
-        return web.state(with_svg=svg)
+        return spoken(web.state(with_svg=svg), web, lang)
 
 
 @router.post("/games/{game_id}/undo", summary="Take back the last human choice (this roll, else the one before)",
              responses=documented(responses.GameState))
-def undo(game_id: str, store: Games, svg: bool = True):
+def undo(game_id: str, store: Games, lang: Lang, svg: bool = True):
     web = store.get(game_id)
     with web.lock:
         web.undo()
         web.save()
-        return web.state(with_svg=svg)
+        return spoken(web.state(with_svg=svg), web, lang)
 
 
 @router.post("/games/{game_id}/open", summary="The open-information switch: show every roll from now on",
              responses=documented(responses.GameState))
-def open_game(game_id: str, store: Games, svg: bool = True):
+def open_game(game_id: str, store: Games, lang: Lang, svg: bool = True):
     web = store.get(game_id)
     with web.lock:
         web.open_rolls()
         web.save()
-        return web.state(with_svg=svg)
+        return spoken(web.state(with_svg=svg), web, lang)
 
 
 @router.get("/games/{game_id}/hint", summary="The hint bot's best three choices", responses=documented(responses.Hints))

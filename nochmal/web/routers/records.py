@@ -3,6 +3,8 @@ arrives (nochmal/web/records.py RecordStore), then read, stepped through and dra
 
 from __future__ import annotations
 
+import json
+
 from fastapi import APIRouter, File, Request, UploadFile
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
@@ -13,10 +15,23 @@ from nochmal.web import responses
 from nochmal.web.deps import Caps, Records, UploadRate
 from nochmal.web.errors import WebError
 from nochmal.web.games import web_mission
+from nochmal.web.language import request_language
 from nochmal.web.limits import client_address, too_large
+from nochmal.web.reasons import SEATS, localise
 from nochmal.web.responses import documented, media
 
 router = APIRouter(prefix="/api", tags=["records"])
+
+
+def _summary(text: str, request: Request) -> Response:
+    """A record's summary (stored as the CLI's JSON); outside English the seats' default
+    names in the request's language (nochmal/web/reasons.py SEATS)."""
+    lang = request_language(request)
+    if lang != "en":
+        data = json.loads(text)
+        data["names"] = [localise(name, lang, SEATS) for name in data["names"]]
+        text = json.dumps(data)
+    return Response(text, media_type="application/json")
 
 
 @router.post("/records", summary="Upload a game record (multipart field 'file'); it is replayed and checked",
@@ -33,22 +48,25 @@ async def upload_record(request: Request, store: Records, rate: UploadRate, caps
     except UnicodeDecodeError as exc:
         raise WebError(f"file: not a UTF-8 text file (byte {exc.start})", "file", 422) from None
     _, item = await run_in_threadpool(store.add, text, client)  # the replay never holds up the event loop
-    return Response(item.summary, media_type="application/json")
+    return _summary(item.summary, request)
 
 
 @router.get("/records/{rec_id}", summary="An uploaded record's summary (as `nochmal replay F --json`)",
             responses=documented(responses.RecordSummary))
-def get_record(rec_id: str, store: Records):
-    return Response(store.get(rec_id).summary, media_type="application/json")
+def get_record(rec_id: str, store: Records, request: Request):
+    return _summary(store.get(rec_id).summary, request)
 
 
 @router.get("/records/{rec_id}/turns/{turn}", summary="The state after a turn (as `nochmal replay F --to N --json`)",
             responses=documented(responses.TurnState))
-def record_turn(rec_id: str, turn: int, store: Records, svg: bool = True):
+def record_turn(rec_id: str, turn: int, store: Records, request: Request, svg: bool = True):
     from nochmal.table.stepper import state_data
 
     record, game = store.state(rec_id, turn)
     data = state_data(record, game, turn)
+    lang = request_language(request)
+    for entry in data.get("moves", []):
+        entry["name"] = localise(entry["name"], lang, SEATS)
     if svg:
         claims = game.race_claims
         data["sheets_svg"] = [pictures_svg([SheetPicture(

@@ -18,6 +18,27 @@ function t(message, values) {
 }
 NM.t = t;
 
+// Numbers and dates in the page's language (docs/web.md "Languages").
+NM.number = (value, digits) => new Intl.NumberFormat(NM.lang, { maximumFractionDigits: digits || 0 }).format(value);
+NM.percent = (fraction) => new Intl.NumberFormat(NM.lang, { style: "percent", maximumFractionDigits: 0 }).format(fraction);
+NM.date = (value) => new Date(value).toLocaleDateString(NM.lang, { year: "numeric", month: "long", day: "numeric" });
+
+// A planner job's state (nochmal/web/jobs.py) in words.
+NM.jobState = (state) => ({ queued: t("queued"), running: t("running"), done: t("done"), failed: t("failed"),
+  cancelled: t("cancelled"), "timed out": t("timed out"), abandoned: t("abandoned") }[state] || state);
+
+// base.html's language switch: ?lang= makes the server set the cookie, so the reload and every
+// page after it speak the chosen language.
+(function () {
+  const pick = document.getElementById("lang-switch");
+  if (!pick) return;
+  pick.addEventListener("change", () => {
+    const url = new URL(window.location.href);
+    url.searchParams.set("lang", pick.value);
+    window.location.replace(url.toString());
+  });
+})();
+
 NM.api = async function (method, path, body) {
   const opts = { method, headers: {} };
   if (body instanceof FormData) opts.body = body;
@@ -49,7 +70,8 @@ NM.dieButton = function (kind, face, usable) {
   if (kind === "colour") b.classList.add(face === "x" ? "joker" : "c-" + face);
   else if (face === "?") b.classList.add("joker");
   b.textContent = kind === "colour" ? (face === "x" ? "✱" : "") : face;
-  b.title = kind === "colour" ? (face === "x" ? t("colour joker") : "colour " + face) : (face === "?" ? t("number joker") : "number " + face);
+  b.title = kind === "colour" ? (face === "x" ? t("colour joker") : t("colour %(face)s", { face: NM.colourName(face) }))
+    : (face === "?" ? t("number joker") : t("number %(face)s", { face }));
   b.setAttribute("aria-label", b.title);
   if (!usable) { b.classList.add("unusable"); b.disabled = true; }
   return b;
@@ -60,6 +82,11 @@ NM.usable = function (faces, available) {
   const left = {};
   (available || faces).forEach(f => { left[f] = (left[f] || 0) + 1; });
   return faces.map(f => { if (left[f] > 0) { left[f] -= 1; return true; } return false; });
+};
+
+// A colour die's face (y g b r o) as the edition names it.
+NM.colourName = function (face) {
+  return { y: t("yellow"), g: t("green"), b: t("blue"), r: t("red"), o: t("orange") }[face] || face;
 };
 
 NM.rollText = function (r) { return r.colours.join("") + "/" + r.numbers.join(""); };
@@ -85,7 +112,7 @@ NM.keyCells = function (box, legal) {
     if (!r.dataset.words) r.dataset.words = r.getAttribute("aria-label") || r.dataset.cell;
     r.setAttribute("role", "button");
     r.setAttribute("tabindex", "-1");
-    r.setAttribute("aria-label", r.dataset.words + (legal && legal.has(r.dataset.cell) ? ", can be crossed" : ""));
+    r.setAttribute("aria-label", r.dataset.words + (legal && legal.has(r.dataset.cell) ? t(", can be crossed") : ""));
   });
   const name = NM.focusedCell[box.id];
   const current = cells.find(r => r.dataset.cell === name) || cells[0];

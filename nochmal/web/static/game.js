@@ -44,23 +44,24 @@
     // pass-and-play: say so when the device goes to another human
     const humans = state.humans.filter(Boolean).length;
     if (humans > 1 && me() !== null && lastHuman !== null && me() !== lastHuman)
-      NM.say("pass the device to " + state.names[me()], "good");
+      NM.say(t("pass the device to %(name)s", { name: state.names[me()] }), "good");
     lastHuman = me();
     const over = state.over;
-    const limit = state.roll_limit ? " of " + state.roll_limit : "";
-    let info = over ? "game over after " + state.rolls + " rolls" : "roll " + state.roll + limit;
-    if (!over && state.roll_limit) info += " (" + (state.roll_limit - state.roll) + " left after this one)";
+    let info = over ? t("game over after %(rolls)s rolls", { rolls: state.rolls })
+      : state.roll_limit ? t("roll %(roll)s of %(limit)s", { roll: state.roll, limit: state.roll_limit })
+        : t("roll %(roll)s", { roll: state.roll });
+    if (!over && state.roll_limit) info += " " + t("(%(left)s left after this one)", { left: state.roll_limit - state.roll });
     if (!over && state.players.length > 1 && me() !== null) {
-      info += " · " + state.names[me()] + " to choose";
-      if (me() === state.active_player) info += " (active: pick first)";
-      else if (state.rolls >= 3) info += " (from the dice left by " + state.names[state.active_player] + ")";
+      info += " · " + t("%(name)s to choose", { name: state.names[me()] });
+      if (me() === state.active_player) info += " " + t("(active: pick first)");
+      else if (state.rolls >= 3) info += " " + t("(from the dice left by %(name)s)", { name: state.names[state.active_player] });
     }
-    if (!over && state.jokers_left && me() !== null) info += " · jokers left " + state.jokers_left[me()];
+    if (!over && state.jokers_left && me() !== null) info += " · " + t("jokers left %(n)s", { n: state.jokers_left[me()] });
     $("roll-info").textContent = info;
-    if ($("game-title")) $("game-title").textContent = (state.mode === "coop" ? "Co-op mission" :
-      state.mode === "solo" ? "Solo game" : "Game") + " · seed " + state.seed + " · " + state.board;
+    if ($("game-title")) $("game-title").textContent = (state.mode === "coop" ? t("Co-op mission") :
+      state.mode === "solo" ? t("Solo game") : t("Game")) + " · " + t("seed %(seed)s", { seed: state.seed }) + " · " + state.board;
     const seedLabel = document.querySelector("h1 .seed");
-    if (seedLabel) seedLabel.textContent = "seed " + state.seed;  // a saved game may be of another day
+    if (seedLabel) seedLabel.textContent = t("seed %(seed)s", { seed: state.seed });  // a saved game may be of another day
     drawDice();
     drawSheets();
     drawMission();
@@ -111,8 +112,9 @@
     const m = state.mission;
     box.classList.remove("hidden");
     const left = m.budget - m.rolls_used;
-    let html = "<strong>" + esc(m.name) + "</strong> (" + esc(m.difficulty) + ") · rolls left <strong>" + left +
-      "</strong> of " + m.budget + "<ul>";
+    const level = { easy: t("easy"), normal: t("normal"), hard: t("hard") }[m.difficulty] || m.difficulty;
+    let html = "<strong>" + esc(m.name) + "</strong> (" + esc(level) + ") · " +
+      esc(t("rolls left %(left)s of %(budget)s", { left, budget: m.budget })) + "<ul>";
     for (const o of m.objectives) {
       html += "<li class='" + (o.met ? "met" : "") + "'>" + (o.met ? "✔ " : o.progress + "/" + o.total + " ") +
         esc(o.description) + "</li>";
@@ -120,7 +122,7 @@
     box.innerHTML = html + "</ul>" + (state.over ? "<strong>" + esc(m.text) + "</strong>" : "");
     // the short form stays in view with the dice while the player scrolls the sheets
     const line = $("mission-line");
-    line.textContent = "rolls left " + left + " · " + m.objectives.map(o => (o.met ? "✔" : o.progress + "/" + o.total) +
+    line.textContent = t("rolls left %(left)s", { left }) + " · " + m.objectives.map(o => (o.met ? "✔" : o.progress + "/" + o.total) +
       " " + o.kind).join(" · ");
     line.classList.remove("hidden");
   }
@@ -133,7 +135,7 @@
     state.log.slice().reverse().forEach((e, i) => {
       const li = document.createElement("li");
       li.value = state.log.length - i;
-      li.textContent = "roll " + e.roll + " (" + e.dice + ") " + e.name + ": " + e.move;
+      li.textContent = t("roll %(roll)s", { roll: e.roll }) + " (" + e.dice + ") " + e.name + ": " + (e.move === "pass" ? t("pass") : e.move);
       box.appendChild(li);
     });
   }
@@ -164,7 +166,7 @@
     selected = [];
     pendingMove = null;
     $("cross").disabled = true;
-    $("cross").textContent = "Cross";
+    $("cross").textContent = t("Cross");
     $("hints").innerHTML = "";
     const sheets = $("sheets");
     if (sheets) sheets.classList.remove("choosing");
@@ -205,7 +207,7 @@
     if (!(pick.colour && pick.number)) {
       mark([]);
       $("cross").disabled = true;
-      if (pick.colour || pick.number) NM.say("pick a colour die and a number die");
+      if (pick.colour || pick.number) NM.say(t("pick a colour die and a number die"));
       return;
     }
     const cellsNow = extra ? selected.concat([extra]) : selected;
@@ -226,16 +228,16 @@
     pendingMove = res.move;
     mark(res.extend);
     $("cross").disabled = !pendingMove;
-    $("cross").textContent = pendingMove ? "Cross " + pendingMove : "Cross";
-    NM.say(pendingMove ? "tap Cross to confirm, or add cells" :
-      (selected.length ? "selected " + selected.join(" ") : "tap the cells to cross (outlined: legal)"), "good");
+    $("cross").textContent = pendingMove ? t("Cross %(move)s", { move: pendingMove }) : t("Cross");
+    NM.say(pendingMove ? t("tap Cross to confirm, or add cells") :
+      (selected.length ? t("selected %(cells)s", { cells: selected.join(" ") }) : t("tap the cells to cross (outlined: legal)")), "good");
   }
 
   function tapCell(name) { enqueue(() => tapCellNow(name)); }
 
   function tapCellNow(name) {
     if (busy || me() === null) return;
-    if (!(pick.colour && pick.number)) { NM.say("pick a colour die and a number die first", "bad"); return; }
+    if (!(pick.colour && pick.number)) { NM.say(t("pick a colour die and a number die first"), "bad"); return; }
     if (selected.includes(name)) {
       selected = selected.filter(c => c !== name);
       return query();
@@ -258,17 +260,17 @@
   $("pass").addEventListener("click", () => enqueue(() => send("/move", { move: "pass" })));
   $("undo").addEventListener("click", () => enqueue(() => send("/undo")));
   $("hint").addEventListener("click", async () => {
-    NM.say("the hint bot is thinking…");
+    NM.say(t("the hint bot is thinking…"));
     try {
       const data = await NM.api("GET", "/api/games/" + state.id + "/hint");
       const box = $("hints");
       box.innerHTML = "";
       data.hints.forEach(h => {
         const li = document.createElement("li");
-        li.textContent = h.move + "  (value " + h.value + ")";
+        li.textContent = h.move + "  " + t("(value %(value)s)", { value: NM.number(h.value, 2) });
         box.appendChild(li);
       });
-      NM.say("the hint bot's best three choices:", "good");
+      NM.say(t("the hint bot's best three choices:"), "good");
     } catch (e) { NM.say(e.message, "bad"); }
   });
   const sw = $("open-switch");
@@ -287,10 +289,10 @@
     $("dl-svg").href = "/api/games/" + state.id + "/svg?download=true";
     if ($("to-replay")) $("to-replay").href = "/replay?game=" + state.id;
     let text;
-    if (state.mode === "solo") text = "Score " + state.scores[0] + ": " + state.rating;
+    if (state.mode === "solo") text = t("Score %(score)s: %(verdict)s", { score: state.scores[0], verdict: state.verdict || state.rating });
     else if (state.mission) text = state.mission.text;
-    else text = "Scores: " + state.names.map((n, p) => n + " " + state.scores[p]).join(" · ") +
-      " — winner: " + (state.winners || []).map(p => state.names[p]).join(" and ");
+    else text = t("Scores: %(scores)s — winner: %(winners)s", { scores: state.names.map((n, p) => n + " " + state.scores[p]).join(" · "),
+      winners: (state.winners || []).map(p => state.names[p]).join(" " + t("and") + " ") });
     $("final-score").textContent = text;
     if (kind === "puzzle" && !endShown) { endShown = true; showKnownBest(); startPlanner(); }
   }
@@ -299,20 +301,20 @@
   function knownBestText() {
     const k = state.known_best;
     if (!k) return null;
-    return k.proven ? "The proven best for this seed is " + k.best + "."
-      : "Best known for this seed: " + k.best + "; no play can beat " + k.bound + ".";
+    return k.proven ? t("The proven best for this seed is %(best)s.", { best: k.best })
+      : t("Best known for this seed: %(best)s; no play can beat %(bound)s.", { best: k.best, bound: k.bound });
   }
 
   function showKnownBest() {
     const known = knownBestText();
-    if (known) $("planner-status").textContent = known + " You scored " + state.scores[0] + ". The planner looks for a best play to show…";
+    if (known) $("planner-status").textContent = known + " " + t("You scored %(score)s.", { score: state.scores[0] }) + " " + t("The planner looks for a best play to show…");
   }
 
   let job = null;
   async function startPlanner() {
     try {
       job = await NM.api("POST", "/api/jobs/solve", { game_id: state.id });
-    } catch (e) { $("planner-status").textContent = "the planner is not available: " + e.message; return; }
+    } catch (e) { $("planner-status").textContent = t("the planner is not available: %(reason)s", { reason: e.message }); return; }
     $("planner-cancel").onclick = async () => { try { await NM.api("POST", "/api/jobs/" + job.id + "/cancel"); } catch (e) { /* gone */ } };
     pollPlanner();
   }
@@ -323,30 +325,33 @@
     const p = job.progress;
     const cap = job.time_cap;
     if (!job.done) {
-      $("planner-status").textContent = (knownBestText() ? knownBestText() + " " : "") + "The planner is searching: best " + (p.best ?? "–") + ", no play beats " +
-        (p.bound ?? "–") + " · " + (job.elapsed || 0).toFixed(0) + " s";
+      $("planner-status").textContent = (knownBestText() ? knownBestText() + " " : "") + t("The planner is searching: best %(best)s, no play beats %(bound)s", { best: p.best ?? "–", bound: p.bound ?? "–" }) +
+        " · " + NM.number(job.elapsed || 0) + " s";
       $("planner-bar").style.width = Math.min(100, 100 * (job.elapsed || 0) / Math.min(cap, 20)) + "%";
       setTimeout(pollPlanner, 1000);
       return;
     }
     $("planner-cancel").classList.add("hidden");
     $("planner-bar").style.width = "100%";
-    if (job.state !== "done") { $("planner-status").textContent = "planner " + job.state + (job.error ? ": " + job.error : ""); return; }
+    if (job.state !== "done") { $("planner-status").textContent = t("planner %(state)s", { state: NM.jobState(job.state) }) + (job.error ? ": " + job.error : ""); return; }
     const plan = job.result;
     const mine = state.scores[0];
     const k = state.known_best;
+    const scored = " " + t("You scored %(score)s.", { score: mine });
+    const proven = best => t("Best possible score for these dice: %(best)s (proven).", { best }) + scored;
     if (plan.status === "optimal" || (k && k.proven && plan.total === k.best))
-      $("planner-status").textContent = "Best possible score for these dice: " + plan.total + " (proven). You scored " + mine + ".";
+      $("planner-status").textContent = proven(plan.total);
     else if (k && k.proven)
-      $("planner-status").textContent = "The proven best for this seed is " + k.best + "; the play shown is the planner's best in its time (" +
-        plan.total + "). You scored " + mine + ".";
+      $("planner-status").textContent = t("The proven best for this seed is %(best)s; the play shown is the planner's best in its time (%(total)s).",
+        { best: k.best, total: plan.total }) + scored;
     else if (k) {  // an unproven table entry: the better play and the tighter bound of both
       const bound = plan.bound == null ? k.bound : Math.min(plan.bound, k.bound), best = Math.max(plan.total, k.best);
-      $("planner-status").textContent = best === bound ? "Best possible score for these dice: " + best + " (proven). You scored " + mine + "."
-        : "Best known for this seed: " + best + "; no play can beat " + bound + " (not proven best; the play shown scores " +
-          plan.total + "). You scored " + mine + ".";
+      $("planner-status").textContent = best === bound ? proven(best)
+        : t("Best known for this seed: %(best)s; no play can beat %(bound)s (not proven best; the play shown scores %(total)s).",
+          { best, bound, total: plan.total }) + scored;
     } else
-      $("planner-status").textContent = "The planner found " + plan.total + " points; no play can beat " + (plan.bound ?? "?") + " (not proven best). You scored " + mine + ".";
+      $("planner-status").textContent = t("The planner found %(total)s points; no play can beat %(bound)s (not proven best).",
+        { total: plan.total, bound: plan.bound ?? "?" }) + scored;
     showCompare(plan);
   }
 
@@ -356,7 +361,7 @@
     steps.innerHTML = "";
     plan.steps.forEach((s, i) => {
       const li = document.createElement("li");
-      li.textContent = s.dice + "  " + s.move;
+      li.textContent = s.dice + "  " + (s.move === "pass" ? t("pass") : s.move);
       li.dataset.k = i + 1;
       steps.appendChild(li);
     });
@@ -365,7 +370,7 @@
     range.value = plan.steps.length;
     const show = async () => {
       const k = Number(range.value);
-      $("cmp-label").textContent = "after roll " + k + " of " + plan.steps.length;
+      $("cmp-label").textContent = t("after roll %(roll)s of %(rolls)s", { roll: k, rolls: plan.steps.length });
       steps.querySelectorAll("li").forEach(li => li.classList.toggle("now", Number(li.dataset.k) === k));
       try {
         const [a, b] = await Promise.all([
@@ -391,5 +396,5 @@
   }
 
   function esc(s) { const d = document.createElement("div"); d.textContent = s; return d.innerHTML; }
-  start();
+  NM.i18nReady.then(start);
 })();

@@ -10,7 +10,7 @@
   $("upload").addEventListener("submit", async ev => {
     ev.preventDefault();
     const file = $("file").files[0];
-    if (!file) { NM.say("choose a record file first", "bad"); return; }
+    if (!file) { NM.say(t("choose a record file first"), "bad"); return; }
     const form = new FormData();
     form.append("file", file);
     try {
@@ -26,8 +26,10 @@
     $("upload").classList.add("hidden");
     $("viewer").classList.remove("hidden");
     const who = rec.names.join(", ");
-    $("summary").textContent = rec.mode + " game on the " + rec.board + " board, seed " + rec.seed + ", " +
-      rec.turns + " turns; " + who + (rec.over ? "; final scores " + rec.scores.join(" / ") : " (unfinished)");
+    const mode = { solo: t("Solo game"), competitive: t("Competitive game"), coop: t("Co-op game") }[rec.mode] || rec.mode;
+    $("summary").textContent = t("%(mode)s on the %(board)s board, seed %(seed)s, %(turns)s turns; %(who)s",
+      { mode, board: rec.board, seed: rec.seed, turns: rec.turns, who }) +
+      (rec.over ? "; " + t("final scores %(scores)s", { scores: rec.scores.join(" / ") }) : " " + t("(unfinished)"));
     $("turn-range").max = rec.turns;
     // a solo record, or one seat of a competitive record at a time (POST /api/jobs/analyse)
     $("analysis").classList.toggle("hidden", !((rec.mode === "solo" || rec.mode === "competitive") && rec.over));
@@ -40,10 +42,10 @@
     go(rec.turns);
   }
 
-  async function go(t) {
-    turn = Math.max(0, Math.min(rec.turns, t));
+  async function go(k) {
+    turn = Math.max(0, Math.min(rec.turns, k));
     $("turn-range").value = turn;
-    $("turn-label").textContent = "turn " + turn + " of " + rec.turns;
+    $("turn-label").textContent = t("turn %(turn)s of %(turns)s", { turn, turns: rec.turns });
     let data;
     try { data = await NM.api("GET", "/api/records/" + rec.id + "/turns/" + turn); }
     catch (e) { NM.say(e.message, "bad"); return; }
@@ -51,7 +53,7 @@
     const dice = $("turn-dice");
     dice.innerHTML = "";
     if (data.dice) {
-      const l = document.createElement("span"); l.className = "label"; l.textContent = "dice"; dice.appendChild(l);
+      const l = document.createElement("span"); l.className = "label"; l.textContent = t("dice"); dice.appendChild(l);
       data.dice.colours.forEach(f => dice.appendChild(NM.dieButton("colour", f, true)));
       data.dice.numbers.forEach(f => dice.appendChild(NM.dieButton("number", f, true)));
     }
@@ -59,7 +61,7 @@
     moves.innerHTML = "";
     data.moves.forEach(m => {
       const li = document.createElement("li");
-      li.textContent = m.name + ": " + m.move;
+      li.textContent = m.name + ": " + (m.move === "pass" ? t("pass") : m.move);
       moves.appendChild(li);
     });
     const box = $("sheets");
@@ -84,10 +86,10 @@
       r.classList.toggle("best", best.has(r.dataset.cell) && !actual.has(r.dataset.cell));
     });
     const who = analysis.seat ? analysis.name + ", " : "";
-    const open = analysis.open_dice ? " · dice open to " + analysis.name + ": " + analysis.open_dice[turn - 1] : "";
-    $("turn-note").textContent = ("roll " + turn + ": " + who + "played " + loss.actual + " · " +
-      (loss.proven ? "best " : "best found ") + loss.best + " · lost " + lostText(loss) + open +
-      " (white: played, violet: best)");
+    const open = analysis.open_dice ? " · " + t("dice open to %(name)s: %(dice)s", { name: analysis.name, dice: analysis.open_dice[turn - 1] }) : "";
+    $("turn-note").textContent = t("roll %(roll)s", { roll: turn }) + ": " + who + t("played %(move)s", { move: loss.actual }) + " · " +
+      (loss.proven ? t("best %(move)s", { move: loss.best }) : t("best found %(move)s", { move: loss.best })) + " · " +
+      t("lost %(points)s", { points: lostText(loss) }) + open + " " + t("(white: played, violet: best)");
   }
 
   $("prev").addEventListener("click", () => go(turn - 1));
@@ -128,28 +130,30 @@
     const p = job.progress;
     if (!job.done) {
       const n = p.solves_done || 0, total = p.solves_total || rec.turns;
-      $("analysis-status").textContent = "analysing: " + n + " of " + total + " solves · " + (job.elapsed || 0).toFixed(0) + " s";
+      $("analysis-status").textContent = t("analysing: %(n)s of %(total)s solves", { n, total }) + " · " + NM.number(job.elapsed || 0) + " s · " + NM.percent(n / total);
       $("analysis-bar").style.width = (100 * n / total) + "%";
       setTimeout(poll, 1000);
       return;
     }
     $("analyse-cancel").classList.add("hidden");
     $("analyse").disabled = false;
-    if (job.state !== "done") { $("analysis-status").textContent = "analysis " + job.state + (job.error ? ": " + job.error : ""); return; }
+    if (job.state !== "done") { $("analysis-status").textContent = t("analysis %(state)s", { state: NM.jobState(job.state) }) + (job.error ? ": " + job.error : ""); return; }
     analysis = job.result;
     analysedSeat = analysis.seat || 1;
     $("analysis-bar").style.width = "100%";
     // a figure the planner did not prove is "best found", with what it did prove beside it
-    const within = " in " + perRoll + " s per roll";
+    const secs = perRoll;
     $("analysis-status").textContent = (analysis.seat ? analysis.name + ": " : "") +
-      "actual " + analysis.actual_score + " · " + (analysis.optimum_proven ? "best possible " + analysis.optimum + " (proven)" :
-        "best found " + analysis.optimum + (analysis.optimum_bound !== null
-          ? ", at most " + analysis.optimum_bound + " possible (not proven" + within + ")"
-          : " (no bound proven" + within + ")")) + ". Click a row to see that roll.";
+      t("actual %(score)s", { score: analysis.actual_score }) + " · " + (analysis.optimum_proven
+        ? t("best possible %(best)s (proven)", { best: analysis.optimum })
+        : analysis.optimum_bound !== null
+          ? t("best found %(best)s, at most %(bound)s possible (not proven in %(secs)s s per roll)", { best: analysis.optimum, bound: analysis.optimum_bound, secs })
+          : t("best found %(best)s (no bound proven in %(secs)s s per roll)", { best: analysis.optimum, secs })) +
+      ". " + t("Click a row to see that roll.");
     const unproven = analysis.losses.filter(l => !l.proven).length;
-    $("best-head").textContent = unproven ? "best found" : "best";
-    $("losses-note").textContent = unproven ? unproven + " of " + analysis.losses.length + " rolls not proven" + within +
-      ": their loss lies in the range shown (more seconds per roll narrow it)." : "";
+    $("best-head").textContent = unproven ? t("best found") : t("best");
+    $("losses-note").textContent = unproven ? t("%(n)s of %(rolls)s rolls not proven in %(secs)s s per roll: their loss lies in the range shown (more seconds per roll narrow it).",
+      { n: unproven, rolls: analysis.losses.length, secs }) : "";
     const body = document.querySelector("#losses tbody");
     body.innerHTML = "";
     analysis.losses.forEach(l => {
@@ -157,7 +161,7 @@
       tr.dataset.roll = l.roll;
       if (l.loss > 0) tr.className = "lost";
       const lost = lostText(l);
-      [l.roll, l.dice, l.actual, l.best, lost].forEach(v => { const td = document.createElement("td"); td.textContent = v; tr.appendChild(td); });
+      [l.roll, l.dice, l.actual === "pass" ? t("pass") : l.actual, l.best === "pass" ? t("pass") : l.best, lost].forEach(v => { const td = document.createElement("td"); td.textContent = v; tr.appendChild(td); });
       tr.addEventListener("click", () => go(l.roll));
       body.appendChild(tr);
     });

@@ -4,7 +4,7 @@
   const seats = document.getElementById("seats");
   const tpl = document.getElementById("seat-row");
   function addSeat(kind) {
-    if (seats.children.length >= 6) { NM.say("a game has at most 6 seats", "bad"); return; }
+    if (seats.children.length >= 6) { NM.say(t("a game has at most 6 seats"), "bad"); return; }
     const row = tpl.content.firstElementChild.cloneNode(true);
     row.querySelector(".seat-kind").value = kind;
     row.querySelector(".remove").addEventListener("click", () => { if (seats.children.length > 1) row.remove(); });
@@ -29,7 +29,7 @@
     if (mission) body.mission = mission;
     const seed = document.getElementById("seed").value.trim();
     if (seed) {
-      if (!/^\d+$/.test(seed)) { NM.say("seed: a whole number, 0 or more", "bad"); return; }
+      if (!/^\d+$/.test(seed)) { NM.say(t("seed: a whole number, 0 or more"), "bad"); return; }
       body.seed = Number(seed);
     }
     try {

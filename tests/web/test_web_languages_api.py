@@ -1,0 +1,100 @@
+"""What the API says to a player follows the request's language (docs/web.md "Languages"):
+an illegal tap's reason, a refused request's error, the solo verdict, the missions' names,
+the seats' default names and the how-to-play page; ids, fields and moves never change."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from nochmal.board import load_board
+from nochmal.errors import IllegalMoveError
+from nochmal.i18n import LANGUAGES, rating, translate
+from nochmal.missions import builtin_missions
+from nochmal.sheet import Sheet
+from nochmal.web import create_app
+from nochmal.web.reasons import SHAPES, localise
+
+DE = {"Accept-Language": "de-DE,de;q=0.9"}
+
+
+@pytest.fixture
+def client(tmp_path):
+    with TestClient(create_app(tmp_path)) as c:
+        yield c
+
+
+def engine_refusals() -> list[str]:
+    """The engine's own words for each way a placement is illegal (nochmal/sheet.py)."""
+    board = load_board("classic")
+    sheet = Sheet(board)
+    cells = board.cells_of(board.full_mask)
+    colour_of = {c: board.colour_of_bit(board.bit(c)) for c in cells}
+    block_of = {c: board.block_of_bit[board.bit(c)] for c in cells}
+    said = []
+    trials = [("y", 6, ["H1"]), ("y", 2, ["H1"]),                       # wrong count (both ways)
+              (next(k for k in "ygbro" if k != colour_of["A1"]), 1, ["A1"]),  # wrong colour
+              (colour_of["A1"], 1, ["A1"])]                              # not anchored
+    for same_block in (False, True):  # not one block; not connected (two cells of a block apart)
+        a, b = next((x, y) for x in cells for y in cells if x < y and colour_of[x] == colour_of[y]
+                    and (block_of[x] == block_of[y]) == same_block
+                    and not board.neighbour_mask[board.bit(x)] >> board.bit(y) & 1)
+        trials.append((colour_of[a], 2, [a, b]))
+    for colour, count, cells in trials:
+        with pytest.raises(IllegalMoveError) as caught:
+            sheet.check_placement(colour, count, board.mask_of(cells))
+        said.append(str(caught.value))
+    return said
+
+
+@pytest.mark.parametrize("reason", engine_refusals())
+def test_every_engine_refusal_has_a_shape_in_each_language(reason):
+    for lang in LANGUAGES:
+        said = localise(reason, lang)
+        assert (said == reason) == (lang == "en"), (lang, reason, said)
+        # the values (cell names, numbers) are carried over
+        assert set(re.findall(r"\b[A-O][1-7]\b|\d+", reason)) <= set(re.findall(r"\b[A-O][1-7]\b|\d+", said))
+
+
+def test_an_illegal_tap_is_refused_in_german(client):
+    state = client.post("/api/games", json={"kind": "puzzle", "seed": 42}, headers=DE).json()
+    tap = {"colour": state["dice"]["colours"][0], "number": state["dice"]["numbers"][0], "cells": ["A1"]}
+    english = client.post(f"/api/games/{state['id']}/tap", json=tap).json()
+    german = client.post(f"/api/games/{state['id']}/tap", json=tap, headers=DE).json()
+    assert english["ok"] is False and german["ok"] is False and german["extend"] == english["extend"]
+    shape = next(s for s in SHAPES if re.fullmatch(re.sub(r"%\\\(\w+\\\)s", ".+?", re.escape(s)), english["reason"]))
+    german_start = translate(shape, "de").split("%(")[0]
+    assert german["reason"].startswith(german_start) and german_start and german["reason"] != english["reason"]
+    # a refused request: the error in German, the field as it was
+    resp = client.post(f"/api/games/{state['id']}/tap", json={**tap, "cells": ["H1", "H1"]}, headers=DE)
+    assert resp.status_code == 400 and resp.json() == {"error": "ein Kästchen ist doppelt gewählt", "field": "cells"}
+
+
+def test_solo_verdict_and_seat_names_in_the_request_language(client):
+    state = client.post("/api/games", json={"kind": "puzzle", "seed": 7}, headers=DE).json()
+    assert state["names"] == ["du"]
+    for _ in range(30):
+        state = client.post(f"/api/games/{state['id']}/move", json={"move": "pass"}, headers=DE).json()
+    assert state["over"] and state["rating"] == "try again"  # the core's key stays
+    assert state["verdict"] == rating(state["scores"][0], "de") == "Versuch's noch mal!"
+    pl = client.get(f"/api/games/{state['id']}", headers={"Accept-Language": "pl"}).json()
+    assert pl["verdict"] == "Spróbuj jeszcze raz!" and pl["names"] == ["ty"] and pl["log"][0]["move"] == "pass"
+
+
+def test_missions_listed_by_their_names_in_the_request_language(client):
+    listed = client.get("/api/missions", headers={"Accept-Language": "pl"}).json()
+    for m, doc in zip(builtin_missions(), listed):
+        assert doc["id"] == m.id and doc["name"] == m.name_in("pl") and doc["description"] == m.description_in("pl")
+    assert client.get(f"/api/missions/{m.id}", headers=DE).json()["name"] == m.name_in("de")
+
+
+def test_how_to_play_in_each_language(client):
+    titles = set()
+    for lang in LANGUAGES:
+        page = client.get(f"/rules?lang={lang}").text
+        assert f'<html lang="{lang}">' in page
+        titles.add(re.search(r"<h1>(.*?)</h1>", page).group(1))
+    assert len(titles) == len(LANGUAGES)
+    assert 'href="/rules"' in client.get("/puzzle/3").text and 'href="/rules"' in client.get("/").text
