@@ -103,6 +103,16 @@ def test_taps_made_offline_wait_then_land_and_merge(live):
     assert _cells(api, code) == {"H1", "H2", "H3"}
     _shot(anna, "offline-conflict")
 
+    # the network fails on the way while the browser says it is online: the tap waits, then lands
+    anna.route("**/seats/0/sheet", lambda route: route.abort("internetdisconnected"))
+    anna.click('#mine rect[data-cell="H5"]')
+    expect(note).to_have_text("Offline — 1 tap waiting")
+    anna.unroute("**/seats/0/sheet")
+    # a retry a few seconds later (no event says the server is back); 60 s: a hang guard, not a pace
+    expect(anna.locator('#mine rect[data-cell="H5"]')).to_have_attribute("data-crossed", "1", timeout=60_000)
+    expect(note).to_be_hidden()
+    assert _cells(api, code) == {"H1", "H2", "H3", "H5"}
+
     # what the worker kept: pages and GET answers, never an event stream
     kept = anna.evaluate("""async () => { const urls = [];
       for (const name of await caches.keys()) for (const r of await (await caches.open(name)).keys()) urls.push(r.url);

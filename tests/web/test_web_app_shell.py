@@ -133,6 +133,13 @@ def test_worker_controls_the_page_and_the_shell_opens_offline(live):
     page.wait_for_function("navigator.serviceWorker.controller !== null")
     expected = "nochmal-" + re.search(r'const VERSION = "([^"]+)";', page.request.get(f"{server.url}/sw.js").text()).group(1)
     assert page.evaluate("caches.keys()") == [expected]
+    # beyond the shell the cache keeps the 200 answers fetched last (static/sw.js KEEP)
+    page.evaluate("async () => { for (let k = 0; k < 210; k++) await fetch('/api/health?n=' + k); }")
+    page.wait_for_function("""async (shell) => {
+        const urls = (await (await caches.open((await caches.keys())[0])).keys()).map((r) => new URL(r.url));
+        const extra = urls.filter((u) => !shell.includes(u.pathname)).map((u) => u.pathname + u.search);
+        return extra.length === 200 && extra.includes('/api/health?n=209') && !extra.includes('/api/health?n=0');
+      }""", arg=json.loads(re.search(r"const SHELL = (\[.*?\]);", page.request.get(f"{server.url}/sw.js").text()).group(1)))
     ctx.set_offline(True)
     for path, shown in (("/puzzle", "#game"), ("/rooms", "#create-form"), ("/", "main")):
         res = page.goto(server.url + path)

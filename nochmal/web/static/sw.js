@@ -6,11 +6,13 @@
 // - Static files come from that cache first (they cannot be stale: a changed file is a new cache).
 // - Pages and the API's GET answers: the network first, the cache when the network fails.
 // - Never cached: anything but GET (a tap, a move, an upload goes to the server or fails), the
-//   event streams, an answer that says no-store, and errors.
+//   event streams and a job's progress (live or nothing), an answer that says no-store, errors.
+//   Besides the shell the cache keeps the KEEP answers fetched last, the older ones dropped.
 "use strict";
 const VERSION = "__VERSION__";
 const SHELL = [/*__SHELL__*/];
 const CACHE = "nochmal-" + VERSION;
+const KEEP = 200;
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
@@ -22,8 +24,9 @@ self.addEventListener("activate", (event) => {
     .then(() => self.clients.claim()));
 });
 
-function isStream(request, url) {
-  return url.pathname.endsWith("/events") || (request.headers.get("accept") || "").includes("text/event-stream");
+function isLive(request, url) {
+  return url.pathname.endsWith("/events") || url.pathname.startsWith("/api/jobs/") ||
+    (request.headers.get("accept") || "").includes("text/event-stream");
 }
 
 function keepable(response) {
@@ -35,7 +38,7 @@ async function networkFirst(request) {
     const response = await fetch(request);
     if (keepable(response)) {
       const copy = response.clone();
-      caches.open(CACHE).then((cache) => cache.put(request, copy));
+      caches.open(CACHE).then((cache) => cache.delete(request).then(() => cache.put(request, copy)).then(() => trim(cache)));
     }
     return response;
   } catch (offline) {
@@ -43,6 +46,12 @@ async function networkFirst(request) {
     if (kept) return kept;
     throw offline;
   }
+}
+
+// the oldest answers beyond KEEP go (a cache lists its entries in the order they were put)
+async function trim(cache) {
+  const extra = (await cache.keys()).filter((r) => !SHELL.includes(new URL(r.url).pathname));
+  await Promise.all(extra.slice(0, Math.max(0, extra.length - KEEP)).map((r) => cache.delete(r)));
 }
 
 async function cacheFirst(request) {
@@ -54,7 +63,7 @@ self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET") return;  // the network's, never cached
   const url = new URL(request.url);
-  if (url.origin !== self.location.origin || isStream(request, url)) return;
+  if (url.origin !== self.location.origin || isLive(request, url)) return;
   const shellFile = SHELL.includes(url.pathname) && /^\/(static|rooms-static)\//.test(url.pathname);
   event.respondWith(shellFile ? cacheFirst(request) : networkFirst(request));
 });

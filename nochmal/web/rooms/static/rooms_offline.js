@@ -14,6 +14,9 @@
   const $ = (id) => document.getElementById(id);
   let flushing = null;
   let inFlight = null;  // the waiting tap being sent now
+  let unreachable = false;  // the last try failed on the way: the server is out of reach
+  let retryIn = 2000;  // ms; doubled after each failed try while the browser says it is online, up to 30 s
+  let retry = null;
 
   function load() {
     try { return JSON.parse(localStorage.getItem(KEY)) || []; } catch (e) { return []; }
@@ -31,7 +34,13 @@
   // the one call rooms.js makes for a tap: the server's answer, or null when the tap is kept
   async function send(url, init) {
     if (!load().length && navigator.onLine) {
-      try { return await fetch(url, init); } catch (e) { /* the network failed on the way: keep the tap */ }
+      try {
+        const res = await fetch(url, init);
+        unreachable = false;
+        return res;
+      } catch (e) {
+        unreachable = true;  // the network failed on the way: keep the tap
+      }
     }
     keep(url, init);
     flush();
@@ -70,8 +79,16 @@
           res = await fetch(entry.url, { method: "PATCH", body: JSON.stringify(entry.body),
             headers: { "Content-Type": "application/json", "Authorization": entry.auth } });
         } catch (e) {
-          break;  // still offline: the next "online" or reconnection tries again
+          unreachable = true;
+          // offline, the next "online" or reconnection tries again; online, the server is out of reach: a while later
+          if (navigator.onLine && !retry) {
+            retry = setTimeout(() => { retry = null; flush(); }, retryIn);
+            retryIn = Math.min(2 * retryIn, 30000);
+          }
+          break;
         }
+        unreachable = false;
+        retryIn = 2000;
         const data = await res.json().catch(() => ({}));
         const lost = res.status === 401 || res.status === 403;  // the seat is no longer this phone's
         save(lost ? [] : load().filter((e) => e.id !== entry.id));
@@ -93,7 +110,7 @@
   ($("live") || root.firstChild).before(note);
 
   function noteText(count) {
-    if (!navigator.onLine) {
+    if (!navigator.onLine || (unreachable && count)) {
       if (!count) return t("Offline — your taps wait on this phone until the connection is back");
       return count === 1 ? t("Offline — 1 tap waiting") : t("Offline — %(count)s taps waiting", { count });
     }
