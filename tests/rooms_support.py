@@ -159,6 +159,7 @@ def shot(page, name: str, also_1280: bool = False) -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     width, height = page.viewport_size["width"], page.viewport_size["height"]
     path = ARTIFACTS / f"{name}-{width}.png"
+    page.evaluate("() => window.scrollTo(0, 0)")  # (a sticky banner drawn where the page was scrolled to)
     page.screenshot(path=str(path), full_page=True)
     if also_1280:
         page.set_viewport_size({"width": 1280, "height": 900})

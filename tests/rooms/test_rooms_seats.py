@@ -134,6 +134,21 @@ def test_the_creators_seat_is_named_in_a_used_link(client):
     assert used == "This hand-over link was already used on another phone; ask Cleo to make a new one."
 
 
+def test_a_freed_seats_old_link_says_the_seat_was_freed(client):
+    """Used or not, a link of a seat freed since says so (not "already used"), and how to sit in it."""
+    code, creator = created(client)
+    sit(client, code, "Anna")
+    used = client.post(f"/api/rooms/{code}/seats/0/handover", headers=auth(creator)).json()["handover"]
+    assert client.post(f"/api/rooms/{code}/seats/0/claim", json={"handover": used}).status_code == 200
+    unused = client.post(f"/api/rooms/{code}/seats/0/handover", headers=auth(creator)).json()["handover"]
+    assert client.delete(f"/api/rooms/{code}/seats/0", headers=auth(creator)).status_code == 200
+    for link in (used, unused):
+        res = client.post(f"/api/rooms/{code}/seats/0/claim", json={"handover": link})
+        assert res.status_code == 403
+        assert res.json()["error"] == ("This hand-over link no longer works: Anna's seat was freed; sit down in it "
+                                       "here and its sheet comes with it.")
+
+
 def test_a_room_without_a_creator_lets_any_seated_phone_free_a_seat(client, data_dir):
     """A room made before rooms had creators: any seated phone may free or re-issue a seat."""
     code, creator = created(client)

@@ -260,17 +260,18 @@
   function renderRolls(seated) {
     const play = room.in_play || {};
     const mission = room.mode === "mission";
-    $("in-play").textContent = play.roll ? "Roll " + play.roll + " — " + play.name + " rolls" :
+    $("in-play").textContent = room.won_on ? "The mission is won: no roll left to count" :
+      play.roll ? "Roll " + play.roll + " — " + play.name + " rolls" :
       mission ? "All " + room.budget + " rolls are used" : "The game is over";
     $("rolls-used").textContent = room.rolls_used;
     $("rolls-left").textContent = mission ? "of " + room.budget + " · " + Math.max(0, room.budget - room.rolls_used) + " left" : "";
-    $("rolls-plus").hidden = !play.roll;
+    // a phone without a seat counts nothing; a won mission has no roll left to count (docs/rooms.md, the win)
+    $("rolls-plus").hidden = !seated || !play.roll || !!room.won_on;
     $("rolls-plus").textContent = "Roll " + play.roll + " done";
     const last = play.last;
-    $("rolls-minus").hidden = !last;
+    $("rolls-minus").hidden = !seated || !last;
     $("rolls-minus").textContent = last ? "Undo roll " + last.roll + (last.counted_by ? " (counted by " + last.counted_by + ")" : "") : "Undo";
-    $("rolls-minus").disabled = !seated;
-    $("rolls-plus").disabled = !seated || Date.now() < plusHeldUntil;
+    $("rolls-plus").disabled = Date.now() < plusHeldUntil;
   }
 
   // the + of a phone that sees another phone's count is held a moment (PLUS_HOLD_MS): the

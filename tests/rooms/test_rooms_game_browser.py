@@ -1,0 +1,161 @@
+"""A whole game at a real table, in Chromium (Playwright) with a phone per player (docs/rooms.md):
+the creator makes the room on the /rooms page, the others open the link read from her page and
+sit down; roll after roll every phone taps its crosses on its own sheet and the roller counts the
+roll. The crosses are those of a seeded co-op game the mission bots play and win (a legal game
+with known dice: an oracle independent of the room), so the room must call it won on the bots'
+winning roll. Screenshots at 360 and 1280 px of each state go to artifacts/rooms/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from nochmal.missions.coop import play_mission
+from nochmal.missions.loader import shipped_mission
+from nochmal.missions.tactics import MissionAgent
+from rooms_support import close, crossed, phone, shot
+
+# star hunt, easy, four players: seed 8 is the bots' shortest win among the first twenty seeds (7 rolls)
+MISSION, DIFFICULTY, SEED = "star-hunt", "easy", 8
+NAMES = ("Anna", "Ben", "Cleo", "Dan")
+WIDTHS = (360, 375, 384, 390)
+
+
+def bots_game():
+    """Per roll, per seat: the cells and jokers the bots' winning game crossed (seat order of the room)."""
+    mission = shipped_mission(MISSION)
+    game, result = play_mission(mission, DIFFICULTY, [MissionAgent(mission) for _ in NAMES], SEED)
+    assert result.state == "won", result.text
+    return [{player: (list(move.cells), move.joker_cost) for player, move in moves} for _, moves in game.history]
+
+
+def sit_down(page, url: str, name: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("#live.on")
+    page.fill("#seat-name", name)
+    page.tap("#seat-form button[type=submit]")
+    page.wait_for_selector("#mine svg rect[data-cell]")
+
+
+def play(page, cells: list[str], jokers: int) -> None:
+    """One seat's move: its cells tapped (each tap sent after the one before), its jokers noted."""
+    for cell in cells:
+        page.tap(f'#mine rect[data-cell="{cell}"]')
+    for _ in range(jokers):
+        page.tap("#joker-plus")
+    for cell in cells:
+        expect(crossed(page, "#mine", cell)).to_have_count(1)
+
+
+def every(phones, selector: str, text: str) -> None:
+    for page in phones:
+        expect(page.locator(selector)).to_have_text(text)
+
+
+@pytest.mark.slow  # about 45 s alone: 85 taps on four phones
+def test_four_phones_play_a_mission_to_its_win(server, browser):
+    rolls = bots_game()
+    # Anna makes the room on her phone and reads the link to share from her page
+    anna = phone(browser, WIDTHS[0], touch=True)
+    anna.goto(server.url + "/rooms")
+    anna.select_option("#mission", MISSION)
+    anna.select_option("#difficulty", DIFFICULTY)
+    anna.select_option("#players", str(len(NAMES)))
+    anna.tap("#create-form button[type=submit]")
+    anna.wait_for_url("**/r/*")
+    anna.wait_for_selector("#live.on")
+    anna.tap("#share-toggle")
+    url = anna.get_attribute("#share-link", "href")
+    assert url.startswith(server.url + "/r/"), url
+    anna.tap("#share-toggle")
+    sit_down(anna, url, "Anna")
+    phones = [anna]
+    for name, width in zip(NAMES[1:], WIDTHS[1:]):
+        page = phone(browser, width, touch=True)
+        sit_down(page, url, name)
+        phones.append(page)
+    every(phones, "#in-play", "Roll 1 — Anna rolls")
+
+    for r, moves in enumerate(rolls, 1):
+        roller = phones[(r - 1) % len(phones)]
+        for seat, (cells, jokers) in moves.items():
+            play(phones[seat], cells, jokers)
+        if r == len(rolls):
+            break  # the winning roll: the table stops, nothing to count
+        if r == 1:  # everyone crossed: waiting for the roller to count
+            expect(roller.locator("#rolls-plus")).to_have_text("Roll 1 done")
+            shot(phones[1], "game-waiting-to-count", also_1280=True)
+        if r == 2:
+            # the roller and another phone press "Roll 2 done" at the same moment: counted once
+            other = phones[r % len(phones)]
+            roller.evaluate("() => document.querySelector('#rolls-plus').click()")
+            other.evaluate("() => document.querySelector('#rolls-plus').click()")
+            every(phones, "#rolls-used", "2")
+            for page in (roller, other):
+                page.wait_for_function("() => document.querySelector('#roll-note').textContent.includes('counted roll 2')")
+            # one of them counted it; the other is told who did ("Ben already counted roll 2" when its
+            # tap reached the room, "Ben counted roll 2" when the count reached it first and held its button)
+            notes = {roller.inner_text("#roll-note"), other.inner_text("#roll-note")}
+            counter = next(iter(notes)).split(" ")[0]
+            assert counter in (NAMES[1], NAMES[2]), notes
+            assert notes <= {f"{counter} counted roll 2", f"{counter} already counted roll 2"}, notes
+            assert server.api.get(url.replace("/r/", "/api/rooms/")).json()["rolls_used"] == 2
+            shot(other, "game-counted-twice", also_1280=True)
+        else:
+            roller.tap("#rolls-plus")
+            every(phones, "#rolls-used", str(r))
+        every(phones, "#in-play", f"Roll {r + 1} — {NAMES[r % len(NAMES)]} rolls")
+
+        if r == 3:  # a mis-tap on Cleo's phone (A7 touches nothing she crossed), warned and undone
+            cleo = phones[2]
+            cleo.tap('#mine rect[data-cell="A7"]')
+            expect(cleo.locator("#mine-warning")).to_contain_text("Your sheet cannot come from a legal game: A7")
+            expect(phones[0].locator('.other[data-seat="2"] .sheet-warning')).to_contain_text(
+                "Cleo's sheet cannot come from a legal game")
+            shot(cleo, "game-mis-tap", also_1280=True)
+            cleo.tap(".undo-tap")
+            expect(cleo.locator("#undo-note")).to_have_text("Undone: A7 uncrossed")
+            expect(cleo.locator("#mine-warning")).to_be_hidden()
+            expect(phones[0].locator('.other[data-seat="2"] .sheet-warning')).to_be_hidden()
+
+        if r == 4:  # Dan's phone is lost; Anna, the room's creator, makes his seat a new link
+            phones[3].context.close()
+            new = phone(browser, WIDTHS[3], touch=True)
+            new.goto(url)
+            new.wait_for_selector("#live.on")
+            expect(new.locator("#join-error")).to_contain_text("Every seat is taken")
+            for button in ("#rolls-plus", "#rolls-minus"):  # a phone without a seat counts nothing
+                expect(new.locator(button)).to_be_hidden()
+            anna.tap("#share-toggle")
+            anna.tap('#keeper-seats button.reissue[data-seat="3"]')
+            link = anna.locator('#keeper-seats .link-box[data-seat="3"] a').get_attribute("href")
+            anna.tap("#share-toggle")
+            new.goto("about:blank")
+            new.goto(link)
+            expect(new.locator("#mine-title")).to_have_text("Your sheet — Dan")
+            for cells, _ in (m[3] for m in rolls[:r]):
+                for cell in cells:
+                    expect(crossed(new, "#mine", cell)).to_have_count(1)
+            phones[3] = new
+            shot(new, "game-recovered-phone", also_1280=True)
+
+    # the bots won on their last roll: so does the room, on every phone, and nothing is left to count
+    won = f"Won on roll {len(rolls)}!"
+    every(phones, "#banner-text", won)
+    for page in phones:
+        expect(page.locator("#rolls-plus")).to_be_hidden()
+    shot(anna, "game-won", also_1280=True)
+    # a further tap (Ben's mistaken cross, taken back) and a reload keep the win
+    ben = phones[1]
+    ben.tap('#mine rect[data-cell="A7"]')
+    expect(crossed(ben, "#mine", "A7")).to_have_count(1)
+    ben.tap('#mine rect[data-cell="A7"]')
+    expect(crossed(ben, "#mine", "A7")).to_have_count(0)
+    for page in phones:
+        page.reload()
+    every(phones, "#banner-text", won)
+    for page in phones:
+        expect(page.locator("#rolls-plus")).to_be_hidden()
+        assert page.js_errors == [], page.js_errors
+    close(*phones)
