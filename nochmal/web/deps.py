@@ -1,7 +1,7 @@
 """The app's services as FastAPI dependencies: a handler names what it needs by its type
 (``store: Games``) instead of looking it up in ``request.app.state``; create_app
 (nochmal/web/app.py) puts them there. The rooms' service has its dependency beside it
-(nochmal/web/rooms/api.py ``RoomsService``, ``Store``): importing it here would make a cycle.
+(nochmal/web/rooms/service.py ``RoomsService``, ``Store``): importing it here would make a cycle.
 
 The functions are ``async`` so that FastAPI calls them on the event loop: a plain function
 would cost every request a hop to the thread pool for a dictionary lookup.

@@ -12,7 +12,7 @@ from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescap
 
 from nochmal.web.errors import WebError
 from nochmal.web.language import i18n_context
-from nochmal.web.rooms.api import Store
+from nochmal.web.rooms.service import Store
 from nochmal.web.rooms.model import shipped_mission, shipped_mission_ids, valid_code
 
 HERE = Path(__file__).parent
