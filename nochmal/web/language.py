@@ -19,6 +19,10 @@ from nochmal.web.errors import error_body
 COOKIE = "nochmal_lang"
 COOKIE_DAYS = 365
 UNKNOWN_LANGUAGE = N_("unknown language (use de, en, nl, fr or pl)")
+# the built-in sheets by their pads' colours (docs/rules.md §1), as the pages name them
+PADS = {"classic": N_("classic (black pad)"), "red": N_("red pad"), "blue": N_("blue pad"),
+        "green": N_("green pad"), "orange": N_("orange pad"), "purple": N_("purple pad"),
+        "yellow": N_("yellow pad")}
 
 
 def choose(query_string: bytes, headers: dict[bytes, bytes]) -> tuple[str, str | None, bool]:
@@ -66,6 +70,11 @@ class LanguageChoice:
             await send(message)
 
         await self.app(scope, receive, remembered)
+
+
+def board_label(name: str, lang: str) -> str:
+    """A built-in sheet's name as the pages say it in ``lang`` (another sheet: its name)."""
+    return translate(PADS[name], lang) if name in PADS else name
 
 
 def request_language(request: Request) -> str:

@@ -7,15 +7,10 @@ from fastapi import APIRouter, Path as PathParam, Request
 from fastapi.responses import HTMLResponse
 
 from nochmal.board import BUILTIN_BOARDS
-from nochmal.i18n import N_, translate
 from nochmal.puzzles import daily_seed
 from nochmal.rules import MAX_SEED
 
 router = APIRouter(include_in_schema=False)
-# the built-in sheets by their pads' colours (docs/rules.md §1), as the set-up form names them
-PADS = {"classic": N_("classic (black pad)"), "red": N_("red pad"), "blue": N_("blue pad"),
-        "green": N_("green pad"), "orange": N_("orange pad"), "purple": N_("purple pad"),
-        "yellow": N_("yellow pad")}
 
 
 def _page(request: Request, template: str, **context) -> HTMLResponse:
@@ -42,10 +37,10 @@ def play_setup(request: Request):
     from nochmal.bots.registry import agent_names
     from nochmal.missions import builtin_missions
 
-    from nochmal.web.language import request_language
+    from nochmal.web.language import board_label, request_language
 
     lang = request_language(request)
-    boards = [(b, translate(PADS[b], lang) if b in PADS else b) for b in BUILTIN_BOARDS]
+    boards = [(b, board_label(b, lang)) for b in BUILTIN_BOARDS]
     return _page(request, "play_setup.html", bots=agent_names(), boards=boards,
                  missions=[(m.id, m.name_in(lang)) for m in builtin_missions()])
 

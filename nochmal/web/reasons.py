@@ -44,6 +44,17 @@ WEB = (
 SHAPES = ENGINE + WEB
 # a seat's name when the player gave none (nochmal/seats.py seat_name)
 SEATS = (N_("you"), N_("player %(n)s"), N_("%(bot)s (seat %(n)s)"))
+# a mission objective in words (missions/model.py Objective.describe): what, then where
+OBJECTIVE_WHAT = (
+    N_("columns %(columns)s complete"), N_("colours %(colours)s complete"), N_("%(count)s colour(s) complete"),
+    N_("%(count)s star cell(s) crossed"), N_("cells %(cells)s crossed"), N_("score at least %(target)s"),
+    N_("at least %(target)s unused joker(s)"),
+)
+OBJECTIVE_WHERE = (
+    N_("on the team's sheets together"), N_("on every sheet"), N_("on at least one sheet"),
+    N_("(each on at least one sheet)"), N_("(distinct colours, counted over all sheets)"),
+    N_("(sum of the team's scores, every column at its first value)"), N_("(summed over the team)"),
+)
 # the values that are words of the edition (a cell's colour), said in its words too
 _WORDS = {TERMS[k] for k in "ygbro"}
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
@@ -71,6 +82,28 @@ def localise(text: str, lang: str, shapes: tuple[str, ...] = SHAPES) -> str:
     for shape, pattern in _patterns(shapes):
         found = pattern.match(text)
         if found:
-            values = {k: translate(v, lang) if v in _WORDS else v for k, v in found.groupdict().items()}
-            return translate(shape, lang) % values
+            return translate(shape, lang) % _values(found, lang)
+    return text
+
+
+def _values(found: re.Match, lang: str) -> dict[str, str]:
+    """The values of a matched sentence, a colour word (alone or in a list) in ``lang``."""
+    return {k: ", ".join(translate(w, lang) if w in _WORDS else w for w in v.split(", "))
+            for k, v in found.groupdict().items()}
+
+
+@lru_cache(maxsize=None)
+def _objective_patterns() -> tuple[tuple[str, str, re.Pattern], ...]:
+    return tuple((what, where, _pattern(f"{what} {where}")) for what in OBJECTIVE_WHAT for where in OBJECTIVE_WHERE)
+
+
+def objective_words(text: str, lang: str) -> str:
+    """A mission objective's description (Objective.describe) in ``lang``; unchanged when
+    it matches no shape or in English."""
+    if lang == "en":
+        return text
+    for what, where, pattern in _objective_patterns():
+        found = pattern.match(text)
+        if found:
+            return f"{translate(what, lang) % _values(found, lang)} {translate(where, lang)}"
     return text

@@ -200,6 +200,7 @@ class GameState(Document):
     mission: Optional[dict[str, Any]] = Field(None, description="A co-op game: the mission and its outcome.")
     rating: Optional[str] = Field(None, description="A finished solo game: the score's rating.")
     verdict: Optional[str] = Field(None, description="A finished solo game: the rating's words in the request's language.")
+    board_label: Optional[str] = Field(None, description="The sheet's name in the request's language (board: its id).")
     known_best: Optional[dict[str, Any]] = Field(None, description="A finished solo game: the best known score.")
 
 

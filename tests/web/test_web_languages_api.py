@@ -15,7 +15,7 @@ from nochmal.i18n import LANGUAGES, rating, translate
 from nochmal.missions import builtin_missions
 from nochmal.sheet import Sheet
 from nochmal.web import create_app
-from nochmal.web.reasons import SHAPES, localise
+from nochmal.web.reasons import SHAPES, localise, objective_words
 
 DE = {"Accept-Language": "de-DE,de;q=0.9"}
 
@@ -88,6 +88,27 @@ def test_missions_listed_by_their_names_in_the_request_language(client):
     for m, doc in zip(builtin_missions(), listed):
         assert doc["id"] == m.id and doc["name"] == m.name_in("pl") and doc["description"] == m.description_in("pl")
     assert client.get(f"/api/missions/{m.id}", headers=DE).json()["name"] == m.name_in("de")
+
+
+def test_every_shipped_objective_is_said_in_each_language():
+    for mission in builtin_missions():
+        for players in (2, 3, 4, 5):
+            for objective in mission.objectives:
+                english = objective.describe(players)
+                for lang in LANGUAGES:
+                    said = objective_words(english, lang)
+                    assert (said == english) == (lang == "en"), (lang, english, said)
+    assert objective_words("colours yellow, red complete on every sheet", "de") == "Farben gelb, rosa vollständig auf jedem Block"
+
+
+def test_a_coop_game_names_its_mission_and_objectives_in_the_request_language(client):
+    mission = builtin_missions()[0]
+    state = client.post("/api/games", json={"seats": ["human", "greedy"], "mission": mission.id, "seed": 5},
+                        headers={"Accept-Language": "nl"}).json()
+    m = state["mission"]
+    assert m["id"] == mission.id and m["name"] == mission.name_in("nl")
+    assert m["text"].startswith(mission.name_in("nl") + ": bezig, worp ")
+    assert [o["description"] for o in m["objectives"]] == [objective_words(o.describe(2), "nl") for o in mission.objectives]
 
 
 def test_how_to_play_in_each_language(client):

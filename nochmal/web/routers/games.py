@@ -27,9 +27,9 @@ from nochmal.web import responses
 from nochmal.web.deps import GameRate, Games
 from nochmal.web.errors import WebError
 from nochmal.web.games import builtin_board, builtin_mission, parse_seat_list, web_mission
-from nochmal.web.language import request_language
+from nochmal.web.language import board_label, request_language
 from nochmal.web.limits import client_address
-from nochmal.web.reasons import SEATS, localise
+from nochmal.web.reasons import SEATS, localise, objective_words
 from nochmal.web.responses import documented, media
 from nochmal.web.routers.engine import hint_items
 from nochmal.web.schemas import Body
@@ -43,11 +43,19 @@ MISSION_LOST = N_("%(name)s: lost after %(rolls)s rolls; missing: %(missing)s")
 MISSION_RUNNING = N_("%(name)s: in progress, roll %(rolls)s of %(budget)s")
 
 
+def _missing(item: str, lang: str) -> str:
+    """One thing a lost mission missed ("OBJECTIVE: what is missing", missions/coop.py)."""
+    objective, sep, rest = item.partition(": ")
+    return objective_words(objective, lang) + sep + rest
+
+
 def spoken(state: dict, web, lang: str) -> dict:
     """A game's state with what a player reads in ``lang`` (docs/web.md "Languages"): the
-    solo verdict (``verdict``; ``rating`` stays the core's key), the seats' default names,
+    sheet's name (``board_label``; ``board`` stays its id), the solo verdict (``verdict``;
+    ``rating`` stays the core's key), the seats' default names,
     the mission's name, description and outcome line. Ids, moves and numbers stay as they are;
     in English the state is the core's as it is."""
+    state["board_label"] = board_label(state["board"], lang)
     if state.get("rating") is not None:
         state["verdict"] = rating(state["scores"][0], lang)
     if lang == DEFAULT:
@@ -59,11 +67,13 @@ def spoken(state: dict, web, lang: str) -> dict:
     if mission is not None and m is not None:
         name = mission.name_in(lang)
         m["name"], m["description"] = name, mission.description_in(lang).strip()
+        for objective in m.get("objectives", []):
+            objective["description"] = objective_words(objective["description"], lang)
         if m["won"]:
             m["text"] = translate(MISSION_WON, lang) % {"name": name, "roll": m["won_on"], "budget": m["budget"]}
         elif m["finished"]:
             m["text"] = translate(MISSION_LOST, lang) % {"name": name, "rolls": m["rolls_used"],
-                                                         "missing": "; ".join(m["missing"])}
+                                                         "missing": "; ".join(_missing(item, lang) for item in m["missing"])}
         else:
             m["text"] = translate(MISSION_RUNNING, lang) % {"name": name, "rolls": m["rolls_used"], "budget": m["budget"]}
     return state

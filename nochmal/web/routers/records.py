@@ -15,7 +15,7 @@ from nochmal.web import responses
 from nochmal.web.deps import Caps, Records, UploadRate
 from nochmal.web.errors import WebError
 from nochmal.web.games import web_mission
-from nochmal.web.language import request_language
+from nochmal.web.language import board_label, request_language
 from nochmal.web.limits import client_address, too_large
 from nochmal.web.reasons import SEATS, localise
 from nochmal.web.responses import documented, media
@@ -25,11 +25,12 @@ router = APIRouter(prefix="/api", tags=["records"])
 
 def _summary(text: str, request: Request) -> Response:
     """A record's summary (stored as the CLI's JSON); outside English the seats' default
-    names in the request's language (nochmal/web/reasons.py SEATS)."""
+    names and the sheet's name (``board_label``) in the request's language."""
     lang = request_language(request)
     if lang != "en":
         data = json.loads(text)
         data["names"] = [localise(name, lang, SEATS) for name in data["names"]]
+        data["board_label"] = board_label(data["board"], lang)
         text = json.dumps(data)
     return Response(text, media_type="application/json")
 

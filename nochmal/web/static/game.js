@@ -59,7 +59,7 @@
     if (!over && state.jokers_left && me() !== null) info += " · " + t("jokers left %(n)s", { n: state.jokers_left[me()] });
     $("roll-info").textContent = info;
     if ($("game-title")) $("game-title").textContent = (state.mode === "coop" ? t("Co-op mission") :
-      state.mode === "solo" ? t("Solo game") : t("Game")) + " · " + t("seed %(seed)s", { seed: state.seed }) + " · " + state.board;
+      state.mode === "solo" ? t("Solo game") : t("Game")) + " · " + t("seed %(seed)s", { seed: state.seed }) + " · " + (state.board_label || state.board);
     const seedLabel = document.querySelector("h1 .seed");
     if (seedLabel) seedLabel.textContent = t("seed %(seed)s", { seed: state.seed });  // a saved game may be of another day
     drawDice();
@@ -121,9 +121,11 @@
     }
     box.innerHTML = html + "</ul>" + (state.over ? "<strong>" + esc(m.text) + "</strong>" : "");
     // the short form stays in view with the dice while the player scrolls the sheets
+    const kinds = { columns: t("columns"), colours: t("colours"), stars: t("stars"), cells: t("cells"),
+      score: t("score"), jokers_left: t("jokers") };
     const line = $("mission-line");
     line.textContent = t("rolls left %(left)s", { left }) + " · " + m.objectives.map(o => (o.met ? "✔" : o.progress + "/" + o.total) +
-      " " + o.kind).join(" · ");
+      " " + (kinds[o.kind] || o.kind)).join(" · ");
     line.classList.remove("hidden");
   }
 

@@ -28,7 +28,7 @@
     const who = rec.names.join(", ");
     const mode = { solo: t("Solo game"), competitive: t("Competitive game"), coop: t("Co-op game") }[rec.mode] || rec.mode;
     $("summary").textContent = t("%(mode)s on the %(board)s board, seed %(seed)s, %(turns)s turns; %(who)s",
-      { mode, board: rec.board, seed: rec.seed, turns: rec.turns, who }) +
+      { mode, board: rec.board_label || rec.board, seed: rec.seed, turns: rec.turns, who }) +
       (rec.over ? "; " + t("final scores %(scores)s", { scores: rec.scores.join(" / ") }) : " " + t("(unfinished)"));
     $("turn-range").max = rec.turns;
     // a solo record, or one seat of a competitive record at a time (POST /api/jobs/analyse)
