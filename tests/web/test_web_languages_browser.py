@@ -6,8 +6,8 @@ tests/artifacts/ for people to look at.
 
 The oracle is the English catalog itself: every phrase of two words or more in its messages,
 and every one-word message, must be absent from the rendered text (``innerText``, the sheet
-drawings aside: nochmal/svg.py draws them in English for now), except a short allow-list of
-words both languages write alike."""
+drawings included) and the cells' names, except a short allow-list of words both languages
+write alike."""
 
 from __future__ import annotations
 
@@ -52,14 +52,10 @@ PHRASES = english_phrases()
 
 
 def english_left(page) -> list[str]:
-    """The English phrases in the page's visible text (the sheet drawings left out)."""
-    text = page.evaluate("""() => {
-        const svgs = [...document.querySelectorAll("svg")];
-        svgs.forEach(s => { s.dataset.display = s.style.display; s.style.display = "none"; });
-        const text = document.body.innerText;
-        svgs.forEach(s => { s.style.display = s.dataset.display; });
-        return text;
-    }""").lower()
+    """The English phrases in the page's visible text (the sheet drawings' too) and in the
+    cells' names for screen readers."""
+    text = page.evaluate("""() => document.body.innerText + "\\n" +
+        [...document.querySelectorAll("rect.cell")].map(r => r.getAttribute("aria-label")).join("\\n")""").lower()
     return sorted(p for p in PHRASES if re.search(r"(?<!\w)" + re.escape(p) + r"(?!\w)", text))
 
 

@@ -25,6 +25,7 @@ from nochmal.seats import seat_name
 from nochmal.svg import SheetPicture, pictures_svg, record_svg
 from nochmal.web import responses
 from nochmal.web.deps import GameRate, Games
+from nochmal.web.drawing import drawing_in
 from nochmal.web.errors import WebError
 from nochmal.web.games import builtin_board, builtin_mission, parse_seat_list, web_mission
 from nochmal.web.language import board_label, request_language
@@ -53,13 +54,15 @@ def spoken(state: dict, web, lang: str) -> dict:
     """A game's state with what a player reads in ``lang`` (docs/web.md "Languages"): the
     sheet's name (``board_label``; ``board`` stays its id), the solo verdict (``verdict``;
     ``rating`` stays the core's key), the seats' default names,
-    the mission's name, description and outcome line. Ids, moves and numbers stay as they are;
+    the mission's name, description and outcome line, the sheets' drawings' words. Ids, moves and numbers stay as they are;
     in English the state is the core's as it is."""
     state["board_label"] = board_label(state["board"], lang)
     if state.get("rating") is not None:
         state["verdict"] = rating(state["scores"][0], lang)
     if lang == DEFAULT:
         return state
+    if state.get("sheets_svg"):
+        state["sheets_svg"] = [drawing_in(svg, lang) for svg in state["sheets_svg"]]
     state["names"] = [localise(name, lang, SEATS) for name in state["names"]]
     for entry in state.get("log", []):
         entry["name"] = localise(entry["name"], lang, SEATS)
@@ -237,7 +240,7 @@ def game_svg(game_id: str, store: Games, download: bool = False):
 
 @router.get("/games/{game_id}/sheet", summary="One seat's sheet after K rolls, as SVG", response_class=Response,
             responses=media("image/svg+xml"))
-def game_sheet(game_id: str, store: Games, after: int = Query(..., ge=0, le=200),
+def game_sheet(game_id: str, store: Games, lang: Lang, after: int = Query(..., ge=0, le=200),
                seat: int = Query(0, ge=0, le=MAX_PLAYERS - 1)):
     web = store.get(game_id)
     with web.lock:
@@ -247,7 +250,7 @@ def game_sheet(game_id: str, store: Games, after: int = Query(..., ge=0, le=200)
         raise WebError(f"seat {seat} is not in this game (seats 0-{game.n_players - 1})", "seat")
     sheet = game.sheets[seat]
     title = f"{seat_name(record.players, seat)} after roll {min(after, game.rolls_done)}: {sheet.score()} points"
-    return Response(pictures_svg([SheetPicture(title, sheet)]), media_type="image/svg+xml")
+    return Response(drawing_in(pictures_svg([SheetPicture(title, sheet)]), lang), media_type="image/svg+xml")
 
 
 def _after(record: GameRecord, turns: int) -> Game:

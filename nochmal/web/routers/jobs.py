@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import Field
 
@@ -18,8 +18,10 @@ from nochmal.rules import DEFAULT_RULES, MAX_SEED
 from nochmal.svg import SheetPicture, pictures_svg
 from nochmal.web import responses
 from nochmal.web.deps import Games, Jobs, Records
+from nochmal.web.drawing import drawing_in
 from nochmal.web.errors import WebError
 from nochmal.web.games import builtin_board
+from nochmal.web.language import request_language
 from nochmal.web.responses import documented, media
 from nochmal.web.routers.engine import parse_roll
 from nochmal.web.schemas import Body
@@ -125,7 +127,7 @@ def cancel_job(job_id: str, jobs: Jobs):
 
 @router.get("/jobs/{job_id}/sheet", summary="The sheet of a finished job's best plan after K rolls, as SVG",
             response_class=Response, responses=media("image/svg+xml"))
-def job_sheet(job_id: str, jobs: Jobs, after: int = Query(..., ge=0, le=60)):
+def job_sheet(job_id: str, jobs: Jobs, request: Request, after: int = Query(..., ge=0, le=60)):
     job = jobs.get(job_id)
     if job.result is None:
         raise WebError(f"job {job_id} has no result (state: {job.state})", "job", 409)
@@ -140,4 +142,5 @@ def job_sheet(job_id: str, jobs: Jobs, after: int = Query(..., ge=0, le=60)):
         game.apply_move(Move.parse(step["move"]))
     sheet = game.sheets[0]
     title = f"best plan after roll {len(steps)}: {sheet.score()} points"
-    return Response(pictures_svg([SheetPicture(title, sheet)]), media_type="image/svg+xml")
+    svg = drawing_in(pictures_svg([SheetPicture(title, sheet)]), request_language(request))
+    return Response(svg, media_type="image/svg+xml")

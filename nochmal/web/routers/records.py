@@ -13,6 +13,7 @@ from nochmal.missions.coop import mission_outcome_line
 from nochmal.svg import SheetPicture, pictures_svg, record_svg, sheet_title
 from nochmal.web import responses
 from nochmal.web.deps import Caps, Records, UploadRate
+from nochmal.web.drawing import drawing_in
 from nochmal.web.errors import WebError
 from nochmal.web.games import web_mission
 from nochmal.web.language import board_label, request_language
@@ -73,6 +74,7 @@ def record_turn(rec_id: str, turn: int, store: Records, request: Request, svg: b
         data["sheets_svg"] = [pictures_svg([SheetPicture(
             sheet_title(record.players, p, s), s, claims.columns, claims.colours)])
             for p, s in enumerate(game.sheets)]
+        data["sheets_svg"] = [drawing_in(svg, lang) for svg in data["sheets_svg"]]
     return data
 
 
