@@ -167,6 +167,22 @@ def test_the_win_is_recorded_and_a_later_tap_does_not_undo_it(client):
     assert client.get(f"/api/rooms/{code}").json()["won_on"] is None
 
 
+@pytest.mark.parametrize("tapped_on, won_on", [(15, 15), (None, 16), (30, 16)])
+def test_the_win_is_recorded_on_the_roll_its_last_cross_was_tapped_on(client, tapped_on, won_on):
+    """Roll 15 counted before its last cross (the table's slowest player): the tap names the
+    roll its phone showed, and the win is that roll's, not the one in play; a tap naming no
+    roll wins on the roll in play, and one naming a later roll on the roll in play too."""
+    code = new_room(client, mission="lockstep", difficulty="easy", players=1)
+    _, anna = sit(client, code, "Anna")
+    client.put(f"/api/rooms/{code}/rolls", json={"rolls_used": 15}, headers=auth(anna))
+    put_cells(client, code, 0, anna, [f"{c}{r}" for c in "GHI" for r in range(1, 8)][:-1])
+    version = client.get(f"/api/rooms/{code}").json()["seats"][0]["sheet_version"]
+    tap = {"cross": ["I7"], "version": version} | ({"roll": tapped_on} if tapped_on else {})
+    res = client.patch(f"/api/rooms/{code}/seats/0/sheet", json=tap, headers=auth(anna))
+    assert res.status_code == 200 and res.json()["status"]["state"] == "won", res.text
+    assert client.get(f"/api/rooms/{code}").json()["won_on"] == won_on
+
+
 def test_the_win_survives_a_restart(data_dir):
     from fastapi.testclient import TestClient
 
@@ -388,3 +404,13 @@ def test_a_completion_undone_leaves_the_race(client):
     client.put(f"/api/rooms/{code}/rolls", json={"roll": 1}, headers=auth(ben))
     h = put_cells(client, code, 1, ben, COLUMN_H)["status"]["race"]["columns"]["H"]
     assert (h["first"], h["later"], h["rolls"]) == ([1], [], {"1": 2})
+
+
+def test_a_counts_answer_has_the_rooms_status_model(client):
+    """PUT .../rolls answers the status as GET /api/rooms/ID does: one model, in the schema too."""
+    schema = client.get("/openapi.json").json()["components"]["schemas"]
+    assert schema["RollsSet"]["properties"]["status"]["$ref"] == "#/components/schemas/RoomStatus"
+    code = new_room(client)
+    _, anna = sit(client, code, "Anna")
+    status = client.put(f"/api/rooms/{code}/rolls", json={"roll": 1}, headers=auth(anna)).json()["status"]
+    assert {"mode", "complete", "impossible"} <= set(status) and status["mode"] == "mission"

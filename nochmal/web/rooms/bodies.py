@@ -8,7 +8,7 @@ which also reads imported rooms. Integers are strict: ``"2"`` is not a number of
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
@@ -57,6 +57,9 @@ class TapBody(Body):
     jokers: StrictInt = Field(0, ge=-1, le=1, description="One joker more (1) or fewer (-1).")
     version: StrictInt = Field(..., ge=0, description="The seat's sheet_version the phone showed when tapped: "
                                "a cell another phone changed the other way since is refused with 409.")
+    roll: Optional[StrictInt] = Field(None, ge=1, le=MAX_ROLLS_USED, description="The roll in play the phone "
+                                      "showed when tapped: a win by this tap is recorded on it (a late cross of a "
+                                      "roll already counted), at most the roll in play.")
 
 
 class RollsBody(Body):
@@ -289,7 +292,7 @@ class InPlay(BaseModel):
 class RollsSet(BaseModel):
     version: int
     rolls_used: int
-    status: dict[str, Any]
+    status: RoomStatus = Field(..., description="The room's status after the count (as in GET /api/rooms/ID).")
     message: str = Field("", description='What happened, in words: "Anna counted roll 5", "Anna already '
                          'counted roll 5", "Undid roll 5 (counted by Anna)".')
     in_play: Optional[InPlay] = None

@@ -124,7 +124,7 @@ class Rooms:
         board = board_of(room.spec)
         before = [first_claims(room, j) for j in range(room.spec.players)]
         done = self.store.tap_sheet(code, k, board, parse_tap(body, board), body["version"])
-        room, doc = self.hold_win(self.store.room(code), base_url)
+        room, doc = self.hold_win(self.store.room(code), base_url, body.get("roll"))
         if done.changed:
             redraw_all = room.spec.mode is RoomMode.COMPETITIVE and \
                 [first_claims(room, j) for j in range(room.spec.players)] != before
@@ -159,12 +159,14 @@ class Rooms:
         url = handover_url(base_url, code, k, secret)
         return {"seat": k, "url": url, "handover": secret, "qr_svg": qr_svg(url)}
 
-    def hold_win(self, room: Room, base_url: str) -> tuple[Room, dict]:
+    def hold_win(self, room: Room, base_url: str, tapped_on: int | None = None) -> tuple[Room, dict]:
         """The room and its document, a mission's win recorded the first time its status says
-        won: on the roll in play (docs/rooms.md, the win); kept until a seat reopens it."""
+        won: on the roll in play, or the earlier one the winning tap was made on (a late cross
+        of a counted roll: docs/rooms.md, the win); kept until a seat reopens it."""
         doc = self.room_document(room, base_url)
         if room.spec.mode is RoomMode.MISSION and room.won_on is None and doc["status"].get("state") == "won":
-            if self.store.record_win(room.code, rolls_in_play(room)) is not None:
+            roll = rolls_in_play(room) if tapped_on is None else min(tapped_on, rolls_in_play(room))
+            if self.store.record_win(room.code, roll) is not None:
                 room = self.store.room(room.code)
                 doc = self.room_document(room, base_url)
         return room, doc

@@ -595,8 +595,10 @@
     const cell = rect.dataset.cell;
     rect.classList.add("pending");
     $("undo-note").textContent = "";  // (an undo's note holds until the next tap)
+    // the roll in play as the player tapped: a win by a late cross is that roll's (docs/rooms.md, the win)
+    const roll = room.in_play && room.in_play.roll;
     // the direction is read when the tap is sent, after the taps before it are answered
-    sendSheet((s) => (s.cells.includes(cell) ? { uncross: [cell] } : { cross: [cell] }));
+    sendSheet((s) => Object.assign(s.cells.includes(cell) ? { uncross: [cell] } : { cross: [cell] }, roll ? { roll } : {}));
   });
   $("mine-warning").addEventListener("click", async (ev) => {
     if (!ev.target.closest(".undo-tap") || !me) return;
