@@ -13,6 +13,7 @@ from typing import Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from nochmal.board import BUILTIN_BOARDS
+from nochmal.dice import COLOUR_FACES, NUMBER_FACES
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 from nochmal.seats import MAX_NAME
 from nochmal.web.rooms.model import MAX_ROLLS_USED, MAX_SEATS, MODES
@@ -109,6 +110,22 @@ class UndoBody(Body):
 
     version: StrictInt = Field(..., ge=0, description="The seat's sheet_version last read (a stale undo is "
                                "refused with 409).")
+
+
+class RollFaces(Body):
+    """A roll's dice as nochmal.dice.Roll writes them (``Roll.to_json``)."""
+
+    colours: list[Literal[COLOUR_FACES]] = Field(..., min_length=1, max_length=3, description="The colour dice: "
+                                                 "y g b r o, x the joker (3; 2 in a one-player mission).")
+    numbers: list[Literal[NUMBER_FACES]] = Field(..., min_length=1, max_length=3, description="The number dice: "
+                                                 "1-5, ? the joker.")
+
+
+class DiceBody(Body):
+    """This roll's dice, entered by any seat (docs/rooms.md, this roll's advice)."""
+
+    roll: StrictInt = Field(..., ge=1, le=MAX_ROLLS_USED, description="The roll in play (another one: 409).")
+    dice: RollFaces
 
 
 class ExportedSeat(BaseModel):
@@ -331,6 +348,36 @@ class RoomDocument(BaseModel):
                               "may free a seat or make a new link for it.")
     mission_name: Optional[str] = None
     budget: Optional[int] = None
+
+
+class AdvisedMove(BaseModel):
+    """One player's move with this roll's dice (docs/rooms.md, this roll's advice)."""
+
+    seat: int
+    name: str
+    active: bool = Field(..., description="The active player: picks first.")
+    dice: RollFaces = Field(..., description="The dice this player may use.")
+    dice_from: str = Field(..., description='"all six dice" or "what Ben leaves: green, red · 2, ?".')
+    move: str = Field(..., description='The move (nochmal.move notation): "b3 H4 H5 I5", "pass".')
+    cells: list[str]
+    text: str = Field(..., description='"Anna: blue 3 — cross H4, H5, I5", "Anna: pass".')
+
+
+class RollAdvice(BaseModel):
+    version: int = Field(..., description="The room's version of the entry (the event's id).")
+    roll: int
+    title: str = Field(..., description='"This roll (Roll 5, Ben rolls)".')
+    active: int = Field(..., description="The active player's seat.")
+    dice: RollFaces
+    seat: int = Field(..., description="The seat that entered the dice.")
+    entered_by: str
+    moves: list[AdvisedMove] = Field(..., description="Per player, the active player first.")
+
+
+class RollAdviceKept(BaseModel):
+    advice: Optional[RollAdvice] = Field(..., description="None: no dice entered for the roll in play.")
+    dice_per_kind: int = Field(..., description="Colour dice the room rolls, and number dice: 3 (2 in a one-player "
+                               "mission).")
 
 
 class ImportedSeat(BaseModel):

@@ -16,6 +16,7 @@ import re
 import threading
 import time
 from collections import OrderedDict, deque
+from concurrent.futures import BrokenExecutor
 from typing import Callable
 
 from nochmal.missions.coop import mission_status
@@ -163,17 +164,19 @@ def preload_searches() -> None:
     gc.freeze()
 
 
-def start_status_child(parent: int) -> None:
+def start_status_child(parent: int, searches: bool = True) -> None:
     """The status child's initializer (``parent``: the server's pid). In the child: a lower
     CPU priority (taps come first), exit as soon as the server process is gone (even after
     SIGKILL), and the searches' libraries loaded now, not on the first tap of the child's
     life (OR-Tools alone takes ~350 ms to import; a room's first status may need none of
-    them, benchmarks/RESULTS.md, room status)."""
-    try:
-        os.nice(10)
-    except OSError:
-        pass
-    preload_searches()
+    them, benchmarks/RESULTS.md, room status). ``searches`` False: the child of
+    StatusWorker.run, which a phone waits for (its priority kept) and which runs no search."""
+    if searches:
+        try:
+            os.nice(10)
+        except OSError:
+            pass
+        preload_searches()
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -197,23 +200,28 @@ class StatusWorker:
         self._cv = threading.Condition()
         self._stop = False
         self._pool = None
+        self._quick = None  # the child of run()
         self.cache_size = cache_size
         self.timings: deque[float] = deque(maxlen=10_000)  # seconds per full status computed (benchmarks read it)
         self._thread = threading.Thread(target=self._run, name="room-status", daemon=True)
         self._thread.start()
 
+    def _new_child(self, searches: bool):
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        if self._pool is None and self._quick is None:
+            # at interpreter exit (Ctrl-C) concurrent.futures would wait for a running search;
+            # threading's exit hooks run newest first, so this one ends the children before that
+            threading._register_atexit(self._end_child)
+        return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=start_status_child, initargs=(os.getpid(), searches))
+
     def _compute(self, room: Room) -> dict:
         """In a separate process: the searches are Python loops that would hold the GIL and
         slow every tap of every room; the child keeps its per-sheet caches between calls."""
         if self._pool is None:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=start_status_child, initargs=(os.getpid(),))
-            # at interpreter exit (Ctrl-C) concurrent.futures would wait for a running search;
-            # threading's exit hooks run newest first, so this one ends the child before that
-            threading._register_atexit(self._end_child)
+            self._pool = self._new_child(True)
         try:
             return self._pool.submit(full_status, room, self.time_limit).result()
         except Exception:
@@ -221,6 +229,23 @@ class StatusWorker:
                 raise
             self._pool.shutdown(wait=False, cancel_futures=True)  # a dead child: start a fresh one next time
             self._pool = None
+            raise
+
+    def run(self, fn: Callable, *args):
+        """``fn(*args)`` in a second child process like the status's, for engine work a phone
+        waits for (this roll's advice, dice.py): off the server process for the same reason,
+        and never queued behind a split of several seconds."""
+        with self._cv:
+            if self._quick is None:
+                self._quick = self._new_child(False)
+            pool = self._quick
+        try:
+            return pool.submit(fn, *args).result()
+        except BrokenExecutor:
+            with self._cv:
+                if self._quick is pool and not self._stop:
+                    pool.shutdown(wait=False, cancel_futures=True)  # a dead child: a fresh one next time
+                    self._quick = None
             raise
 
     @property
@@ -237,11 +262,12 @@ class StatusWorker:
 
     def _end_child(self) -> None:
         self._stop = True
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            for process in list((getattr(pool, "_processes", None) or {}).values()):  # None once shut down
-                process.terminate()
-            pool.shutdown(wait=False, cancel_futures=True)
+        pools, self._pool, self._quick = (self._pool, self._quick), None, None
+        for pool in pools:
+            if pool is not None:
+                for process in list((getattr(pool, "_processes", None) or {}).values()):  # None once shut down
+                    process.terminate()
+                pool.shutdown(wait=False, cancel_futures=True)
 
     def cached(self, room: Room) -> dict | None:
         key = state_key(room)

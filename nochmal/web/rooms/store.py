@@ -29,6 +29,7 @@ from nochmal.errors import StorageError
 from nochmal.web.errors import WebError
 from nochmal.web.rooms.model import MAX_SEATS, RoomSpec, SheetState, new_code, new_secret, secret_hash
 from nochmal.web.rooms.records import RaceMark, RollStep, Room, Seat, SheetTap, TapDone
+from nochmal.web.rooms.store_dice import RollDice
 from nochmal.web.rooms.store_race import RaceAndRolls
 from nochmal.web.rooms.store_schema import DB_NAME, _database_path, _open_checked, _start_problem
 from nochmal.web.rooms.store_sheets import SheetEdits
@@ -37,7 +38,7 @@ __all__ = ["RaceMark", "RollStep", "Room", "RoomStore", "Seat", "SheetTap", "Tap
 log = logging.getLogger(__name__)
 
 
-class RoomStore(SheetEdits, RaceAndRolls):
+class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's dice (store_dice.py)
     """All room data; every method is one transaction. The sheets' edits are in
     store_sheets.py, the rolls and the race in store_race.py, the file's tables in store_schema.py."""
 

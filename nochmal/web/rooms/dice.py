@@ -1,0 +1,177 @@
+"""This roll's advice (docs/rooms.md, this roll's advice): the dice just rolled, entered by any
+seat, and for each player the move to make with them, on every phone.
+
+The engine decides who may use which dice (nochmal.game.Game, docs/rules.md §4): the roll is
+set up as a position at its start (the room's sheets, the rolls counted, the dice) and the
+players decide in the engine's order, the active player first. Each player's move is the one
+the bot teammates would play: a mission's tactics (missions/tactics.py ``MissionAgent``, the
+heuristic bot breaking ties) or, in a competitive room, the heuristic bot. The others see the
+dice the active player leaves after the advised move, as the engine gives them.
+
+The advice is worked out once, when the dice are entered, for the sheets as they are then,
+and kept in the room's log with the dice (store_dice.py): every phone, and a phone that
+reconnects later or a restarted server, shows the same advice until the roll is counted.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
+
+from nochmal.board import COLOUR_NAMES
+from nochmal.dice import Roll
+from nochmal.errors import NochmalError, RollError
+from nochmal.game import Game
+from nochmal.modes import Mode
+from nochmal.move import Move
+from nochmal.position import Position
+from nochmal.web.errors import WebError
+from nochmal.web.rooms import bodies
+from nochmal.web.rooms.request import bearer, checked_body, checked_code, read_body
+from nochmal.web.rooms.model import RoomMode, board_of, shipped_mission
+from nochmal.web.rooms.rolls import budget_of, in_play_document
+from nochmal.web.rooms.service import RoomsService
+from nochmal.web.rooms.status import room_sheets, seat_label
+from nochmal.web.rooms.store import Room, RoomStore
+
+
+def roll_game(room: Room, roll: Roll) -> Game:
+    """The room's game at the start of the roll in play with ``roll`` on the table: the
+    sheets as the phones show them (a mis-tap too: the advice is for the paper in front of the
+    player), the rolls counted, a mission's budget. RollError when the dice do not fit the
+    game (2 + 2 in a one-player mission), WebError 409 when the sheets make no position the
+    rules reach."""
+    position = Position(game_mode(room), tuple(room_sheets(room)), room.rolls_used, budget_of(room))
+    try:
+        game = Game.from_position(position)
+    except NochmalError as exc:
+        raise WebError(f"the sheets give no position to advise from: {exc}", "roll", 409) from None
+    game.apply_roll(roll)  # RollError: the wrong number of dice for this game
+    return game
+
+
+def game_mode(room: Room) -> Mode:
+    return Mode.COOP if room.spec.mode is RoomMode.MISSION else Mode.COMPETITIVE
+
+
+def dice_per_kind(room: Room) -> int:
+    """Colour dice (and number dice) the room's game rolls: the engine's figure (2 + 2 in a
+    one-player mission, docs/missions.md)."""
+    return Game(board_of(room.spec), room.spec.players, mode=game_mode(room)).dice_per_kind
+
+
+def agent_for(room: Room):
+    """The bot teammates' player: the mission's tactics over the heuristic bot, or the
+    heuristic bot itself in a competitive room (the layers' own classes, docs/bots.md)."""
+    from nochmal.bots.heuristic import HeuristicAgent  # the bots load numpy: imported on use
+
+    base = HeuristicAgent()
+    if room.spec.mode is RoomMode.MISSION:
+        from nochmal.missions.tactics import MissionAgent
+
+        return MissionAgent(shipped_mission(room.spec.mission), base)
+    return base
+
+
+def advise(room: Room, roll: Roll) -> list[dict]:
+    """Per player, in the engine's order (the active player first): the dice that player may
+    use, the advised move and its words. Each move is applied before the next player decides,
+    as at a table of bots: the others' dice are what the active player's move leaves, and a
+    teammate is not sent to the star another has just been advised to take."""
+    game = roll_game(room, roll)
+    agent = agent_for(room)
+    active, free = game.active_player, game.free_choice
+    out = []
+    while game.current_player() >= 0:
+        k = game.current_player()
+        dice = game.available_dice()
+        move = agent.choose(game.clone())
+        game.apply_move(move)  # the engine's check: an advice is always a legal move
+        out.append({"seat": k, "name": seat_label(room, k), "active": k == active, "dice": dice.to_json(),
+                    "dice_from": dice_from(seat_label(room, active), k == active or free, dice, roll),
+                    "move": str(move), "cells": list(move.cells), "text": move_words(seat_label(room, k), move)})
+    return out
+
+
+def dice_from(active_name: str, all_dice: bool, dice: Roll, roll: Roll) -> str:
+    """Which dice a player picks from, in words: all of them (the active player; everyone in
+    rolls 1-3), or what the active player leaves (all of them again when that is a pass)."""
+    every = "all six dice" if len(roll.colours) == 3 else "all the dice"
+    if all_dice:
+        return every
+    if dice == roll:
+        return f"{every} ({active_name} passes)"
+    return f"what {active_name} leaves: {faces_words(dice)}"
+
+
+def faces_words(dice: Roll) -> str:
+    """"yellow, blue, joker · 3, 5, ?": dice as a player reads them off the table."""
+    colours = [COLOUR_NAMES.get(f, "joker") for f in dice.colours]
+    return ", ".join(colours) + " · " + ", ".join(dice.numbers)
+
+
+def move_words(name: str, move: Move) -> str:
+    """"Anna: blue 3 — cross H4, H5, I5", "Anna: pass"; a joker said as what it stands for."""
+    if move.is_pass:
+        return f"{name}: pass"
+    jokers = [what for what, used in (("colour joker", move.colour_joker), ("number joker", move.number_joker))
+              if used]
+    joker_words = " (both jokers)" if len(jokers) == 2 else f" ({jokers[0]})" if jokers else ""
+    return f"{name}: {COLOUR_NAMES[move.colour]} {move.count}{joker_words} — cross {', '.join(move.cells)}"
+
+
+def advice_title(roll: int, active_name: str) -> str:
+    return f"This roll (Roll {roll}, {active_name} rolls)"
+
+
+def kept_dice(store: RoomStore, room: Room) -> dict | None:
+    """The dice last entered for the roll in play, with their advice; None when none were
+    (or only for a roll since counted, store_dice.py keeps them in the room's log)."""
+    last = store.last_dice(room.code)
+    if last is None or last[1]["roll"] != in_play_document(room)["roll"]:
+        return None
+    return {"version": last[0], **last[1]}
+
+
+# --- the service -------------------------------------------------------------------------------
+def enter_dice(rooms, code: str, token: str | None, raw: bytes) -> dict:
+    """PUT .../dice in one thread hop: the token, the body, the roll in play, the advice, the
+    log, the event to the room, the answer."""
+    store = rooms.store
+    room = store.room(checked_code(code))
+    k = store.seat_of_token(code, token)
+    body = checked_body(raw, bodies.DiceBody)
+    play = in_play_document(room)
+    if play["roll"] != body["roll"]:
+        now = f"roll {play['roll']} is in play" if play["roll"] else "the last roll is counted"
+        raise WebError(f"{now}, not roll {body['roll']}: these dice are for another roll", "roll", 409)
+    try:
+        roll = Roll.from_json(body["dice"])
+        roll_game(room, roll)  # the dice fit the game, the sheets make a position: said here, not in the child
+    except RollError as exc:
+        raise WebError(f"dice: {exc}", "dice", 422) from None
+    moves = rooms.worker.run(advise, room, roll)  # the engine's work off the server process (status.py)
+    entry = {"title": advice_title(body["roll"], play["name"]), "active": play["seat"], "dice": roll.to_json(),
+             "seat": k, "entered_by": seat_label(room, k), "moves": moves}
+    version = store.enter_dice(code, k, body["roll"], entry)
+    out = {"version": version, "roll": body["roll"], **entry}
+    rooms.hub.publish(code, "dice", out, version)
+    return out
+
+
+router = APIRouter(prefix="/api/rooms", tags=["rooms"])
+
+
+@router.put("/{code}/dice", response_model=bodies.RollAdvice, openapi_extra=bodies.json_body(bodies.DiceBody),
+            summary="This roll's dice, and every player's move with them (Bearer token of any seat)")
+async def put_dice(code: str, request: Request, rooms: RoomsService):
+    raw = await read_body(request)
+    return await run_in_threadpool(enter_dice, rooms, code, bearer(request), raw)
+
+
+@router.get("/{code}/dice", response_model=bodies.RollAdviceKept,
+            summary="The dice entered for the roll in play and their advice (null: none yet), and how many "
+                 "dice of each kind the room rolls")
+async def get_dice(code: str, rooms: RoomsService):
+    room = await run_in_threadpool(rooms.store.room, checked_code(code))
+    return {"advice": await run_in_threadpool(kept_dice, rooms.store, room), "dice_per_kind": dice_per_kind(room)}
