@@ -24,8 +24,8 @@ HERE = Path(__file__).parent
 STATIC = HERE / "static"
 ROOMS_STATIC = HERE / "rooms" / "static"
 WORKER = STATIC / "sw.js"
-# the pages kept for a start without the network: the home page, today's puzzle, the rooms
-START_PAGES = ("/", "/puzzle", "/rooms")
+# the pages kept for a start without the network: the home page, today's puzzle, the rooms, how to play
+START_PAGES = ("/", "/puzzle", "/rooms", "/rules")
 
 router = APIRouter(include_in_schema=False)
 

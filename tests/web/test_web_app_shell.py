@@ -94,7 +94,7 @@ def test_service_worker_route(client, tmp_path, monkeypatch):
     named = re.search(r'const VERSION = "([^"]+)";', text).group(1)
     assert named.startswith(version() + "-")
     kept = json.loads(re.search(r"const SHELL = (\[.*?\]);", text).group(1))
-    for url in ("/", "/puzzle", "/rooms", "/static/app.css", "/static/common.js", "/static/shell.js",
+    for url in ("/", "/puzzle", "/rooms", "/rules", "/static/app.css", "/static/common.js", "/static/shell.js",
                 "/static/manifest.webmanifest", "/static/icons/icon-192.png", "/rooms-static/rooms.js",
                 "/rooms-static/rooms_offline.js", "/api/i18n/de"):
         assert url in kept, url
@@ -141,7 +141,7 @@ def test_worker_controls_the_page_and_the_shell_opens_offline(live):
         return extra.length === 200 && extra.includes('/api/health?n=209') && !extra.includes('/api/health?n=0');
       }""", arg=json.loads(re.search(r"const SHELL = (\[.*?\]);", page.request.get(f"{server.url}/sw.js").text()).group(1)))
     ctx.set_offline(True)
-    for path, shown in (("/puzzle", "#game"), ("/rooms", "#create-form"), ("/", "main")):
+    for path, shown in (("/puzzle", "#game"), ("/rooms", "#create-form"), ("/rules", "main"), ("/", "main")):
         res = page.goto(server.url + path)
         assert res.status == 200 and res.from_service_worker, path
         expect(page.locator(shown)).to_be_visible()
@@ -149,7 +149,7 @@ def test_worker_controls_the_page_and_the_shell_opens_offline(live):
         # its stylesheet and scripts came from the cache too
         assert page.evaluate("getComputedStyle(document.querySelector('header.top')).backgroundColor") == "rgb(31, 42, 68)"
         assert page.evaluate("typeof NM === 'object' && typeof t === 'function'"), path
-    _shot(page, "offline-rooms-index")
+        _shot(page, "offline" + (path.replace("/", "-").rstrip("-") or "-home"))
     with pytest.raises(Exception):  # a page never visited is not there: the worker does not pretend
         page.goto(f"{server.url}/replay")
     ctx.set_offline(False)
