@@ -168,11 +168,11 @@ def shot(page, name: str, also_1280: bool = False) -> Path:
     return path
 
 
-def seated_phones(server, browser, code: str, names, widths=None) -> list:
+def seated_phones(server, browser, code: str, names, widths=None, touch: bool = False) -> list:
     """One phone per name (at ``widths``, 360 px by default), each sat down by the room's link, in order."""
     pages = []
     for k, name in enumerate(names):
-        page = phone(browser, widths[k] if widths else 360)
+        page = phone(browser, widths[k] if widths else 360, touch=touch)
         join(page, f"{server.url}/r/{code}", name)
         pages.append(page)
     return pages

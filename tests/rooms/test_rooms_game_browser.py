@@ -1,4 +1,4 @@
-"""A whole game at a real table, in Chromium (Playwright) with a phone per player (docs/rooms.md):
+"""Whole games at a real table, in Chromium (Playwright) with a phone per player (docs/rooms.md):
 the creator makes the room on the /rooms page, the others open the link read from her page and
 sit down; roll after roll every phone taps its crosses on its own sheet and the roller counts the
 roll. The crosses are those of a seeded co-op game the mission bots play and win (a legal game
@@ -11,15 +11,18 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from nochmal.board import load_board
 from nochmal.missions.coop import play_mission
 from nochmal.missions.loader import shipped_mission
 from nochmal.missions.tactics import MissionAgent
-from rooms_support import close, crossed, phone, shot
+from rooms_support import (close, crossed, new_room, phone, put_cells, seated_phones, set_rolls, shot, tap_cells,
+                           token_of)
 
 # star hunt, easy, four players: seed 8 is the bots' shortest win among the first twenty seeds (7 rolls)
 MISSION, DIFFICULTY, SEED = "star-hunt", "easy", 8
 NAMES = ("Anna", "Ben", "Cleo", "Dan")
 WIDTHS = (360, 375, 384, 390)
+COLUMN_H = [f"H{r}" for r in range(1, 8)]
 
 
 def bots_game():
@@ -158,4 +161,50 @@ def test_four_phones_play_a_mission_to_its_win(server, browser):
     for page in phones:
         expect(page.locator("#rolls-plus")).to_be_hidden()
         assert page.js_errors == [], page.js_errors
+    close(*phones)
+
+
+def test_three_phones_play_a_competitive_game_to_its_end(server, browser):
+    """Column H completed by Ben and Cleo on roll 5 (a tie: both first) and by Anna on roll 6
+    (later, derived); at the end Anna and Cleo hold equal points, Cleo with a joker fewer left:
+    Anna wins on the jokers, on every phone (rules.md §4)."""
+    code = new_room(server.api, mode="competitive", board="classic", players=3)
+    anna, ben, cleo = phones = seated_phones(server, browser, code, ("Anna", "Ben", "Cleo"), (360, 375, 390), touch=True)
+    set_rolls(server.api, code, token_of(anna, code), 4)
+    every(phones, "#in-play", "Roll 5 — Ben rolls")
+    tap_cells(ben, COLUMN_H)
+    tap_cells(cleo, COLUMN_H)
+    ben.tap("#rolls-plus")
+    every(phones, "#in-play", "Roll 6 — Cleo rolls")
+    tap_cells(anna, COLUMN_H)
+    cleo.tap("#rolls-plus")
+    for page in (ben, cleo):
+        expect(page.locator("#claims")).to_contain_text("column H first (roll 5)")
+    expect(anna.locator("#claims")).to_contain_text("column H later (roll 6)")
+    expect(ben.locator('.other[data-seat="0"] .race-line')).to_have_text("column H later (roll 6)")
+    expect(anna.locator("table.race")).to_contain_text("Ben (roll 5), Cleo (roll 5)")
+
+    # later in the game (the count set through the API) Anna and Cleo fill their sheets on roll 41,
+    # Cleo with a joker used: the same points (her H first is worth the joker), the win is Anna's
+    set_rolls(server.api, code, token_of(anna, code), 40)
+    every(phones, "#in-play", "Roll 41 — Ben rolls")
+    board = load_board("classic")
+    every_cell = board.cells_of((1 << (board.rows * board.cols)) - 1)
+    for seat, page in ((0, anna), (2, cleo)):
+        put_cells(server.api, code, seat, token_of(page, code), [c for c in every_cell if c != "O7"])
+        page.tap('#mine rect[data-cell="O7"]')
+        expect(crossed(page, "#mine", "O7")).to_have_count(1)
+    cleo.tap("#joker-plus")
+    expect(cleo.locator("#jokers-used")).to_have_text("1")
+    expect(ben.locator("#banner-text")).to_contain_text("Last roll: Anna and Cleo completed a second colour on roll 41")
+    ben.tap("#rolls-plus")
+    final = server.api.get(f"/api/rooms/{code}").json()["status"]["scores"]
+    assert final[0]["score"] == final[2]["score"] > final[1]["score"], final
+    for page in phones:
+        expect(page.locator("#banner-text")).to_have_text(
+            f"Game over after roll 41: Anna wins with {final[0]['score']} points")
+        expect(page.locator("#end")).to_contain_text("(Cleo as many points, fewer unused jokers)")
+        expect(page.locator("#rolls-plus")).to_be_hidden()
+        assert page.js_errors == [], page.js_errors
+    shot(cleo, "game-competitive-end", also_1280=True)
     close(*phones)
