@@ -65,7 +65,9 @@
       room = doc;
       if (me && !(room.seats[me.seat] && room.seats[me.seat].taken)) saveSeat(null);
       renderAll();
+      root.dispatchEvent(new CustomEvent("room-sync", { detail: room }));  // rooms_dice.js loads this roll's dice
     });
+    es.addEventListener("dice", (e) => root.dispatchEvent(new CustomEvent("room-dice", { detail: JSON.parse(e.data) })));
     es.addEventListener("sheet", (e) => {
       const d = JSON.parse(e.data);
       if (!room || d.version <= room.version) return;
@@ -509,6 +511,7 @@
 
   // the crossing path of a seat (from the split), numbered on its sheet
   function renderPaths() {
+    root.dispatchEvent(new CustomEvent("room-drawn", { detail: room }));  // the sheets are drawn: rooms_dice.js marks its cells
     const team = room && room.status && room.status.team;
     document.querySelectorAll(".path-mark").forEach((el) => el.remove());
     if (!team) return;
