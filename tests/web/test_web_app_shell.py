@@ -123,7 +123,7 @@ def _shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}-{page.viewport_size['width']}.png"), full_page=True)
 
 
-def test_worker_controls_the_page_and_the_shell_opens_offline(live):
+def test_worker_controls_the_page_and_the_shell_opens_offline(live, monkeypatch):
     server, browser = live
     ctx = browser.new_context(viewport={"width": 360, "height": 740})
     page = ctx.new_page()
@@ -140,6 +140,11 @@ def test_worker_controls_the_page_and_the_shell_opens_offline(live):
         const extra = urls.filter((u) => !shell.includes(u.pathname)).map((u) => u.pathname + u.search);
         return extra.length === 200 && extra.includes('/api/health?n=209') && !extra.includes('/api/health?n=0');
       }""", arg=json.loads(re.search(r"const SHELL = (\[.*?\]);", page.request.get(f"{server.url}/sw.js").text()).group(1)))
+    # a new release: a new worker, whose cache replaces the old one (the server runs in this process)
+    urls = shell.shell()[1]
+    monkeypatch.setattr(shell, "shell", lambda: ("9.9.9-release", urls))
+    page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
+    page.wait_for_function("caches.keys().then((names) => names.join() === 'nochmal-9.9.9-release')")
     ctx.set_offline(True)
     for path, shown in (("/puzzle", "#game"), ("/rooms", "#create-form"), ("/rules", "main"), ("/", "main")):
         res = page.goto(server.url + path)
