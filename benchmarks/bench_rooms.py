@@ -4,13 +4,17 @@ Prints figures, asserts nothing. Three parts, each bounded in count and time:
 
 1. **Propagation**: a real server process on loopback; ``--rooms`` rooms (lockstep, 4
    players) with 4 clients each. Every client holds its room's event stream open and
-   taps its own sheet ``--edits`` times (one cell more each time, a random pause of
-   ``--pause-min``..``--pause-max`` seconds between taps: a player crossing cells after a
-   roll), all rooms at once, after a warm-up (every room's status computed once, so the
-   status child process has started). For every acknowledged edit and every
-   OTHER client of the room: the time from sending the tap to that client receiving the
-   ``sheet`` event. Also the tap's own round trip and the server time of the PUT and of
-   ``GET /api/rooms/{id}`` (the app's ``Server-Timing`` header) under that load.
+   taps its own sheet ``--edits`` times (``PATCH .../sheet``, the tap the room page sends: one
+   cell more each time, a random pause of ``--pause-min``..``--pause-max`` seconds between
+   taps: a player crossing cells after a roll), all rooms at once, after a warm-up (every
+   room's status computed once, so the status child process has started; one dice entry, so
+   the advice child has too). For every acknowledged tap and every OTHER client of the room:
+   the time from sending the tap to that client receiving the ``sheet`` event. Meanwhile a
+   phone of each room enters the roll's dice ``--dice`` times (``PUT .../dice``, twice the
+   taps' pauses apart): the time from sending it until EVERY phone of the room has the
+   ``dice`` event with the advice (docs/rooms.md, this roll's advice). Also the round trips
+   and the server times of the PATCH, the dice PUT and ``GET /api/rooms/{id}`` (the app's
+   ``Server-Timing`` header) under that load.
 2. **Room status**, in this process (what the server's status child runs): a 4-seat room
    of each shipped mission (``--missions``: some), after its empty room's status (untimed,
    as the server computes it at creation; it pays the imports too); after each single-seat
@@ -21,10 +25,10 @@ Prints figures, asserts nothing. Three parts, each bounded in count and time:
    ``--compare OLD NEW`` checks two such files (an old and a new tree: equal, or inside the
    old bounds).
 3. **Kill and restart**: a server process, 4 seats writing edits as fast as they are
-   answered, SIGKILL after ``--kill-after`` seconds, restart on the same data folder;
-   edits acknowledged vs edits found.
+   answered (taps of one cell each), SIGKILL after ``--kill-after`` seconds, restart on the
+   same data folder; edits acknowledged vs edits found.
 
-Usage:  nice -n 10 python benchmarks/bench_rooms.py [--rooms 20] [--edits 12] [--kill-after 2]
+Usage:  nice -n 10 python benchmarks/bench_rooms.py [--rooms 20] [--edits 12] [--dice 4] [--kill-after 2]
 """
 
 from __future__ import annotations
@@ -35,7 +39,6 @@ import os
 import random
 import re
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -44,6 +47,9 @@ import time
 from pathlib import Path
 
 import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from rooms_support import free_port, wait_up  # noqa: E402  (the tests' own: a free port, the server up)
 
 CELLS = [f"{c}{r}" for c in "HGIJFKE" for r in range(1, 8)]  # a growing sheet: column H first
 
@@ -60,12 +66,6 @@ def summary(values: list[float], unit: str = "ms") -> str:
         return "no samples"
     return (f"n={len(values)}  p50 {pct(values, 0.5):.1f} {unit}  p95 {pct(values, 0.95):.1f} {unit}  "
             f"max {max(values):.1f} {unit}")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_server(data_dir: Path, port: int) -> subprocess.Popen:
@@ -94,18 +94,6 @@ def stop_server(proc: subprocess.Popen) -> None:
         proc.wait(10)
 
 
-def wait_up(url: str, seconds: float = 30) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        try:
-            if httpx.get(url + "/api/rooms/options", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise SystemExit(f"error: the server at {url} did not come up within {seconds:g} s")
-
-
 def process_cpu(pid: int) -> float:
     """User + system CPU seconds of a process so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -119,13 +107,25 @@ def server_ms(res: httpx.Response) -> float | None:
 
 
 # --- 1. propagation ------------------------------------------------------------------------------
+ROLL_IN_PLAY = 21  # the rooms are set to 20 rolls counted (lockstep's 4-seat budget is 56)
+
+
+def random_dice(rng: random.Random) -> dict:
+    """Six dice as a table rolls them (nochmal.dice's faces, joker faces included)."""
+    from nochmal.dice import COLOUR_FACES, NUMBER_FACES
+
+    return {"colours": [rng.choice(COLOUR_FACES) for _ in range(3)],
+            "numbers": [rng.choice(NUMBER_FACES) for _ in range(3)]}
+
+
 async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: int,
-                      pause: tuple[float, float]) -> dict:
+                      pause: tuple[float, float], dice_rounds: int) -> dict:
     rng = random.Random(seed)
     cpu_start = time.process_time()
-    received: dict[tuple[str, int, int], float] = {}  # (room, version, client) -> arrival
-    sent: dict[tuple[str, int], tuple[float, int]] = {}  # (room, version) -> (send time, sender)
-    taps, put_server, get_server, errors = [], [], [], []
+    received: dict[tuple[str, int, int], float] = {}  # (room, version, client) -> arrival of a sheet / dice event
+    sent: dict[tuple[str, int], tuple[float, int]] = {}  # (room, version) -> (send time, sender): taps
+    dice_sent: dict[tuple[str, int], float] = {}  # (room, version) -> send time: dice entered
+    taps, put_server, get_server, dice_answers, dice_server, errors = [], [], [], [], [], []
     limits = httpx.Limits(max_connections=400, max_keepalive_connections=400)
     async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as http:
         rooms = []
@@ -135,7 +135,7 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
             tokens = []
             for k in range(4):
                 tokens.append((await http.post(f"/api/rooms/{code}/seats", json={"name": f"P{k}"})).json()["seat_token"])
-            await http.put(f"/api/rooms/{code}/rolls", json={"rolls_used": 20},
+            await http.put(f"/api/rooms/{code}/rolls", json={"rolls_used": ROLL_IN_PLAY - 1},
                            headers={"Authorization": f"Bearer {tokens[0]}"})
             rooms.append((code, tokens))
         for code, _ in rooms:  # warm-up: the status child started and every room's status computed once
@@ -144,12 +144,16 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
                 if (await http.get(f"/api/rooms/{code}")).json()["status"]["complete"]:
                     break
                 await asyncio.sleep(0.2)
+        if dice_rounds:  # warm-up: the advice child started (by one entry, untimed)
+            code, tokens = rooms[0]
+            await http.put(f"/api/rooms/{code}/dice", json={"roll": ROLL_IN_PLAY, "dice": random_dice(rng)},
+                           headers={"Authorization": f"Bearer {tokens[0]}"}, timeout=120)
         ready = asyncio.Event()
         connected = 0
 
         async def listen(code: str, client: int) -> None:
             """One phone's stream; it reconnects like a browser (Last-Event-ID) and a snapshot
-            delivers every version up to its own."""
+            delivers every version up to its own (a browser then loads the dice too)."""
             nonlocal connected
             last = None
             first = True
@@ -176,26 +180,27 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
                                     connected += 1
                                     if connected == 4 * n_rooms:
                                         ready.set()
-                            elif event == "sheet":
+                            elif event in ("sheet", "dice"):
                                 received.setdefault((code, version, client), now)
-                            if event in ("sync", "sheet", "rolls"):
+                            if event in ("sync", "sheet", "rolls", "dice"):
                                 last = max(last or 0, version)
                 except httpx.HTTPError:
                     await asyncio.sleep(0.3)
 
         async def tap(code: str, tokens: list[str], client: int) -> None:
+            """A player crossing one cell more each time: the tap the room page sends (PATCH)."""
             await ready.wait()
-            seen = 0  # the seat's sheet version (a PUT must name it)
+            seen = 0  # the seat's sheet version the phone shows (a real conflict is refused)
             for k in range(edits):
                 await asyncio.sleep(rng.uniform(*pause))
                 start = time.perf_counter()
                 try:
-                    res = await http.put(f"/api/rooms/{code}/seats/{client}/sheet",
-                                         json={"cells": CELLS[: k + 1], "version": seen},
-                                         headers={"Authorization": f"Bearer {tokens[client]}"})
+                    res = await http.patch(f"/api/rooms/{code}/seats/{client}/sheet",
+                                           json={"cross": [CELLS[k]], "version": seen},
+                                           headers={"Authorization": f"Bearer {tokens[client]}"})
                 except httpx.HTTPError as exc:  # e.g. a kept-alive connection the server had closed
                     errors.append(type(exc).__name__)
-                    try:  # the edit may have landed: read the version again
+                    try:  # the tap may have landed: read the version again
                         seen = (await http.get(f"/api/rooms/{code}")).json()["seats"][client]["sheet_version"]
                     except httpx.HTTPError:
                         pass
@@ -206,6 +211,8 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
                     sent[(code, res.json()["version"])] = (start, client)
                     if (ms := server_ms(res)) is not None:
                         put_server.append(ms)
+                else:
+                    errors.append(f"tap {res.status_code}")
                 if client == 0 and k % 3 == 0:
                     try:
                         g = await http.get(f"/api/rooms/{code}")
@@ -215,11 +222,33 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
                     if (ms := server_ms(g)) is not None:
                         get_server.append(ms)
 
+        async def roll(code: str, tokens: list[str]) -> None:
+            """The dice of the roll in play entered ``dice_rounds`` times (a later entry replaces
+            the earlier), by a phone of the room taken in turn, while the others tap."""
+            await ready.wait()
+            for k in range(dice_rounds):
+                await asyncio.sleep(rng.uniform(*pause) * 2)
+                start = time.perf_counter()
+                try:
+                    res = await http.put(f"/api/rooms/{code}/dice", json={"roll": ROLL_IN_PLAY, "dice": random_dice(rng)},
+                                         headers={"Authorization": f"Bearer {tokens[k % 4]}"})
+                except httpx.HTTPError as exc:
+                    errors.append(type(exc).__name__)
+                    continue
+                if res.status_code != 200:
+                    errors.append(f"dice {res.status_code}")
+                    continue
+                dice_answers.append((time.perf_counter() - start) * 1000)
+                dice_sent[(code, res.json()["version"])] = start
+                if (ms := server_ms(res)) is not None:
+                    dice_server.append(ms)
+
         listeners = [asyncio.create_task(listen(code, c)) for code, _ in rooms for c in range(4)]
+        players = [tap(code, tokens, c) for code, tokens in rooms for c in range(4)]
+        rollers = [roll(code, tokens) for code, tokens in rooms]
         started = time.perf_counter()
         try:
-            await asyncio.wait_for(asyncio.gather(*(tap(code, tokens, c) for code, tokens in rooms for c in range(4))),
-                                   limit)
+            await asyncio.wait_for(asyncio.gather(*players, *rollers), limit)
             await asyncio.sleep(1.0)  # let the last events arrive
         except asyncio.TimeoutError:
             print(f"  (stopped at the {limit:g} s limit)")
@@ -237,9 +266,17 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
                 missing += 1
             else:
                 delays.append((arrival - start) * 1000)
+    advice, dice_missing = [], 0  # per entry: until EVERY phone of the room has the advice event
+    for (code, version), start in dice_sent.items():
+        arrivals = [received.get((code, version, client)) for client in range(4)]
+        if None in arrivals:
+            dice_missing += 1
+        else:
+            advice.append((max(arrivals) - start) * 1000)
     return {"delays": delays, "missing": missing, "taps": taps, "put_server": put_server,
             "get_server": get_server, "edits": len(sent), "elapsed": elapsed, "errors": errors,
-            "client_cpu": time.process_time() - cpu_start}
+            "advice": advice, "dice_answers": dice_answers, "dice_server": dice_server,
+            "dice": len(dice_sent), "dice_missing": dice_missing, "client_cpu": time.process_time() - cpu_start}
 
 
 # --- 2. status time -------------------------------------------------------------------------------
@@ -391,12 +428,12 @@ async def kill_and_restart(kill_after: float) -> tuple[int, int, int]:
         cells = [f"{c}{r}" for r in range(1, 8) for c in "ABCDEFGHIJKLMNO"]
 
         async def writer(seat: int) -> None:
-            seen = 0  # the seat's sheet version (a PUT must name it)
+            seen = 0  # the seat's sheet version the phone shows
             for k in range(len(cells)):
-                try:
-                    res = await http.put(f"/api/rooms/{code}/seats/{seat}/sheet",
-                                         json={"cells": cells[: k + 1], "version": seen},
-                                         headers={"Authorization": f"Bearer {tokens[seat]}"})
+                try:  # a tap as the room page sends it: one cell more
+                    res = await http.patch(f"/api/rooms/{code}/seats/{seat}/sheet",
+                                           json={"cross": [cells[k]], "version": seen},
+                                           headers={"Authorization": f"Bearer {tokens[seat]}"})
                 except httpx.HTTPError:
                     return
                 if res.status_code != 200:
@@ -427,6 +464,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rooms", type=int, default=20, help="rooms of 4 clients each (default 20)")
     parser.add_argument("--edits", type=int, default=12, help="taps per client (default 12)")
+    parser.add_argument("--dice", type=int, default=4, help="dice entries per room (default 4; 0: none)")
     parser.add_argument("--limit", type=float, default=120.0, help="time limit of the load part, seconds")
     parser.add_argument("--status-edits", type=int, default=8, help="edits per mission in the status part")
     parser.add_argument("--kill-after", type=float, default=2.0, help="seconds of edits before the SIGKILL")
@@ -462,8 +500,8 @@ def main() -> None:
 
 
 def _client_process(job: tuple) -> dict:
-    url, rooms, edits, limit, seed, pause = job
-    return asyncio.run(propagation(url, rooms, edits, limit, seed, pause))
+    url, rooms, edits, limit, seed, pause, dice_rounds = job
+    return asyncio.run(propagation(url, rooms, edits, limit, seed, pause, dice_rounds))
 
 
 def run_clients(url: str, args) -> dict:
@@ -473,16 +511,17 @@ def run_clients(url: str, args) -> dict:
 
     n = max(1, min(args.client_procs, args.rooms))
     shares = [args.rooms // n + (1 if i < args.rooms % n else 0) for i in range(n)]
-    jobs = [(url, share, args.edits, args.limit, args.seed + i, (args.pause_min, args.pause_max))
+    jobs = [(url, share, args.edits, args.limit, args.seed + i, (args.pause_min, args.pause_max), args.dice)
             for i, share in enumerate(shares)]
     with multiprocessing.get_context("spawn").Pool(n) as pool:
         parts = pool.map(_client_process, jobs)
-    out = {key: [] for key in ("delays", "taps", "put_server", "get_server", "errors")}
+    out = {key: [] for key in ("delays", "taps", "put_server", "get_server", "errors", "advice", "dice_answers",
+                               "dice_server")}
     for part in parts:
         for key in out:
             out[key] += part[key]
-    out["missing"] = sum(p["missing"] for p in parts)
-    out["edits"] = sum(p["edits"] for p in parts)
+    for key in ("missing", "edits", "dice", "dice_missing"):
+        out[key] = sum(p[key] for p in parts)
     out["elapsed"] = max(p["elapsed"] for p in parts)
     out["client_cpu"] = sum(p["client_cpu"] for p in parts)
     return out
@@ -490,7 +529,8 @@ def run_clients(url: str, args) -> dict:
 
 def load_part(args) -> None:
     print(f"\n1. propagation: {args.rooms} rooms x 4 clients, {args.edits} taps each "
-          f"({args.pause_min:g}-{args.pause_max:g} s apart), loopback, clients in {args.client_procs} process(es)")
+          f"({args.pause_min:g}-{args.pause_max:g} s apart) and {args.dice} dice entries per room (twice as far "
+          f"apart), loopback, clients in {args.client_procs} process(es)")
     data = Path(tempfile.mkdtemp(prefix="bench-rooms-"))
     port = free_port()
     proc = start_server(data, port)
@@ -508,8 +548,12 @@ def load_part(args) -> None:
           f"with its status child not counted), the {4 * args.rooms} clients {client_cpu:.1f}")
     print(f"  tap -> other phones:   {summary(r['delays'])}")
     print(f"  tap round trip:        {summary(r['taps'])}")
-    print(f"  PUT sheet server time: {summary(r['put_server'])}")
+    print(f"  PATCH sheet server time: {summary(r['put_server'])}")
     print(f"  GET room server time:  {summary(r['get_server'])}")
+    print(f"  {r['dice']} dice entries acknowledged; entries some phone missed: {r['dice_missing']}")
+    print(f"  dice -> advice on every phone of the room: {summary(r['advice'])}")
+    print(f"  PUT dice round trip:   {summary(r['dice_answers'])}")
+    print(f"  PUT dice server time:  {summary(r['dice_server'])}")
 
 
 if __name__ == "__main__":
