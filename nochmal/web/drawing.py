@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from nochmal.i18n import N_
+from nochmal.i18n import N_, translate
 from nochmal.web.reasons import SEATS, localise
 
 SHAPES = (
@@ -22,12 +22,16 @@ SHAPES = (
     N_("%(cell)s %(colour)s, star, crossed"), N_("%(cell)s %(colour)s, star, not crossed"),
     N_("%(cell)s %(colour)s, crossed"), N_("%(cell)s %(colour)s, not crossed"),
 )
+# a label left of the grid has the room of about five letters: its own short msgid
+LABELS = {"later": N_("later (a sheet's row label, at most 5 letters)")}
 _TEXT = re.compile(r'>([^<>]*[A-Za-z][^<>]*)<|aria-label="([^"]*)"')
 _NAMED = re.compile(r"^(.+?)(:| after roll )")
 
 
 @lru_cache(maxsize=8192)
 def _words(text: str, lang: str) -> str:
+    if text in LABELS:
+        return translate(LABELS[text], lang)
     said = localise(text, lang, SHAPES)
     if said != text:  # a seat's default name in a title ("you: 3 points") in the language too
         named = _NAMED.match(text)

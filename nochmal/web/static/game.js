@@ -335,7 +335,7 @@
     }
     $("planner-cancel").classList.add("hidden");
     $("planner-bar").style.width = "100%";
-    if (job.state !== "done") { $("planner-status").textContent = t("planner %(state)s", { state: NM.jobState(job.state) }) + (job.error ? ": " + job.error : ""); return; }
+    if (job.state !== "done") { $("planner-status").textContent = t("planner %(state)s", { state: NM.jobState(job.state) }) + (job.state === "failed" && job.error ? ": " + job.error : ""); return; }
     const plan = job.result;
     const mine = state.scores[0];
     const k = state.known_best;

@@ -137,7 +137,7 @@
     }
     $("analyse-cancel").classList.add("hidden");
     $("analyse").disabled = false;
-    if (job.state !== "done") { $("analysis-status").textContent = t("analysis %(state)s", { state: NM.jobState(job.state) }) + (job.error ? ": " + job.error : ""); return; }
+    if (job.state !== "done") { $("analysis-status").textContent = t("analysis %(state)s", { state: NM.jobState(job.state) }) + (job.state === "failed" && job.error ? ": " + job.error : ""); return; }
     analysis = job.result;
     analysedSeat = analysis.seat || 1;
     $("analysis-bar").style.width = "100%";
