@@ -112,6 +112,19 @@ def serve_process(data_dir, port: int, before: str = "") -> subprocess.Popen:
 
 
 
+# keeps the page's live streams within reach, so that a test can end them (EventSource is the
+# browser's own class; the page's script is unchanged)
+KEEP_STREAMS = """
+window.liveStreams = [];
+const BrowserEventSource = window.EventSource;
+window.EventSource = function (url, options) {
+  const stream = new BrowserEventSource(url, options);
+  window.liveStreams.push(stream);
+  return stream;
+};
+"""
+
+
 # --- phones at the table (Playwright pages in one Chromium, a context each) ---------------------
 def phone(browser, width: int = 360, height: int = 780, code: str | None = None,
           seat: tuple[int, str] | None = None, touch: bool = False):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from rooms_support import crossed, join, phone, shot as page_shot
+from rooms_support import KEEP_STREAMS, crossed, join, phone, shot as page_shot
 
 
 def shot(page, name: str) -> None:
@@ -89,19 +89,6 @@ def test_a_lost_phone_gets_its_seat_back(server, browser):
     shot(third, "room-seats-handover")
     for page in (cleo, new, third):
         page.context.close()
-
-
-# keeps the page's live streams within reach, so that a test can end them (EventSource is the
-# browser's own class; the page's script is unchanged)
-KEEP_STREAMS = """
-window.liveStreams = [];
-const BrowserEventSource = window.EventSource;
-window.EventSource = function (url, options) {
-  const stream = new BrowserEventSource(url, options);
-  window.liveStreams.push(stream);
-  return stream;
-};
-"""
 
 
 def test_two_tabs_on_one_seat_tapping_at_once_both_count(server, browser):

@@ -10,7 +10,8 @@ from playwright.sync_api import expect
 
 from nochmal.board import load_board
 from nochmal.missions.loader import shipped_mission
-from rooms_support import close, join, new_room, phone, put_cells, seated_phones, set_rolls, shot, tap_cells, token_of
+from rooms_support import (KEEP_STREAMS, close, join, new_room, phone, put_cells, seated_phones, set_rolls, shot,
+                           tap_cells, token_of)
 
 COLUMN_H = [f"H{r}" for r in range(1, 8)]
 
@@ -186,3 +187,26 @@ def test_a_competitive_table_knows_the_race_and_the_end(server, browser):
     anna.set_viewport_size({"width": 1280, "height": 900})
     shot(anna, "room-game-over")
     close(anna, ben, cleo)
+
+
+def test_a_roll_note_goes_with_the_count_it_speaks_of(server, browser):
+    """Ben's phone hears nothing while Anna takes roll 1 back; live again (the room sent afresh),
+    it shows no roll counted and no longer says "Anna counted roll 1"."""
+    code = new_room(server.api, mission="lockstep", difficulty="normal", players=2)
+    url = f"{server.url}/r/{code}"
+    anna, ben = phone(browser), phone(browser, 390)
+    ben.context.add_init_script(KEEP_STREAMS)
+    join(anna, url, "Anna")
+    join(ben, url, "Ben")
+    anna.click("#rolls-plus")
+    expect(ben.locator("#roll-note")).to_have_text("Anna counted roll 1")
+    ben.evaluate("() => window.liveStreams.forEach((stream) => stream.close())")  # (a phone gone quiet)
+    anna.click("#rolls-minus")
+    expect(anna.locator("#rolls-used")).to_have_text("0")
+    expect(ben.locator("#rolls-used")).to_have_text("1")
+    # the room asks the phone to take it afresh (as after a lost connection): the page reconnects
+    ben.evaluate("() => window.liveStreams[window.liveStreams.length - 1].dispatchEvent(new Event('resync'))")
+    expect(ben.locator("#rolls-used")).to_have_text("0")
+    expect(ben.locator("#roll-note")).to_be_empty()
+    expect(ben.locator("#in-play")).to_have_text("Roll 1 — Anna rolls")
+    close(anna, ben)

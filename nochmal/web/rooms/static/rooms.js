@@ -86,7 +86,7 @@
       const counted = d.rolls_used > room.rolls_used;
       if (counted) holdPlus();  // another phone just counted: a tap meant for the same roll must not count the next
       applyRolls(d);
-      $("roll-note").textContent = d.message || "";  // "Anna counted roll 5", on every phone
+      rollNote(d.message, d.rolls_used);  // "Anna counted roll 5", on every phone
     });
     es.addEventListener("status", (e) => {
       const d = JSON.parse(e.data);
@@ -266,6 +266,7 @@
       play.roll ? "Roll " + play.roll + " — " + play.name + " rolls" :
       mission ? "All " + room.budget + " rolls are used" : "The game is over";
     $("rolls-used").textContent = room.rolls_used;
+    if (noteRolls !== null && noteRolls !== room.rolls_used) rollNote("", null);
     $("rolls-left").textContent = mission ? "of " + room.budget + " · " + Math.max(0, room.budget - room.rolls_used) + " left" : "";
     // a phone without a seat counts nothing; a won mission has no roll left to count (docs/rooms.md, the win)
     $("rolls-plus").hidden = !seated || !play.roll || !!room.won_on;
@@ -295,6 +296,14 @@
     renderAll();
   }
 
+  // the roll note speaks of one count ("Anna counted roll 5" with 5 counted): once the room's count
+  // is another without a note of its own (a resync after an undo elsewhere, a count set outright) it goes
+  let noteRolls = null;
+  function rollNote(text, rollsUsed) {
+    $("roll-note").textContent = text || "";
+    noteRolls = rollsUsed === undefined ? null : rollsUsed;
+  }
+
   // taps go one after another, each naming the roll it counts as the room stood after the one
   // before: two phones counting one roll count it once, five taps of undo take back five rolls
   let rolling = Promise.resolve();
@@ -304,7 +313,7 @@
       const body = undo ? { undo: room.rolls_used } : { roll: room.rolls_used + 1 };
       const res = await fetch(api + "/rolls", { method: "PUT", headers: authHeaders(), body: JSON.stringify(body) });
       const data = await res.json().catch(() => ({}));
-      $("roll-note").textContent = res.ok ? data.message : (data.error || "refused (" + res.status + ")");
+      rollNote(res.ok ? data.message : (data.error || "refused (" + res.status + ")"), res.ok ? data.rolls_used : null);
       if (res.ok) applyRolls(data); else if (res.status === 409) await refresh();
     });
     return rolling;
@@ -632,7 +641,7 @@
     if (!room.won_on || !confirm("Reopen the game? The room forgets that it was won on roll " + room.won_on + ".")) return;
     const res = await fetch(api + "/reopen", { method: "POST", headers: authHeaders(), body: JSON.stringify({ won_on: room.won_on }) });
     const data = await res.json().catch(() => ({}));
-    if (!res.ok) { $("roll-note").textContent = data.error || "refused"; await refresh(); return; }
+    if (!res.ok) { rollNote(data.error || "refused", null); await refresh(); return; }
     if (data.version > room.version) { room.version = data.version; room.won_on = data.won_on; renderAll(); }
   });
 
