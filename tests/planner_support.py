@@ -1,15 +1,20 @@
-"""The planner tests' shared pieces: a small board, random rolls, and the exhaustive optimum
-through the engine's own legal moves (an oracle that knows nothing of the planner)."""
+"""The planner tests' shared pieces: small boards, random rolls, and the exhaustive optimum
+through the engine's own legal moves (an oracle that knows nothing of the planner): the best
+solo score, and the fewest rolls a team needs (tests/planner/test_planner_team*.py)."""
 
 from __future__ import annotations
 
 import random
 
 from nochmal.board import Board
-from nochmal.dice import Roll
+from nochmal.dice import Roll, seeded_roll
 from nochmal.game import Game
+from nochmal.missions.coop import coop_game, mission_result
+from nochmal.missions.model import Mission, Objective
+from nochmal.move import Move
 from nochmal.sheet import Sheet
 from nochmal.solver.instance import Instance
+from nochmal.solver.team import INFEASIBLE, OPTIMAL, plan_team, validate_team_plan
 from nochmal.solver.validate import new_game
 
 SMALL = Board.from_grid(["yYbbg", "ygBrr", "oGgrO", "oobRy"], strict=False, jokers=2)
@@ -50,3 +55,106 @@ def random_rolls(rng: random.Random, n: int, joker_weight: float = 1.0) -> list[
 def small_instance(seed: int, rolls: int = 6, start: Sheet | None = None) -> Instance:
     """``rolls`` random rolls (seeded) on the small board, from ``start`` or an empty sheet."""
     return Instance(SMALL, random_rolls(random.Random(seed), rolls), start=start)
+
+
+# --- team planning (solver/team.py) ------------------------------------------------
+TINY = Board.from_grid(["ygbyr", "ggBro", "obbrO"], name="tiny", jokers=2)
+
+
+def team_mission(objectives: list[Objective], budget: int, board=TINY) -> Mission:
+    """A test mission with the same budget at every size and difficulty."""
+    budgets = tuple((p, (("easy", budget), ("normal", budget), ("hard", budget))) for p in (1, 2, 3, 4))
+    return Mission("t", "test", "user", "test mission", tuple(objectives), budgets, board=board)
+
+
+def sheets_key(game) -> tuple:
+    """What the exhaustive search tells positions apart by: every sheet's crosses and jokers."""
+    return tuple((s.crossed, s.jokers_used) for s in game.sheets)
+
+
+def exhaustive_fewest(mission: Mission, players: int, rolls: list[Roll],
+                      prefix: list[list[Move]] = ()) -> int | None:
+    """The first roll after which some joint play has won, or None (budget spent); with
+    ``prefix``, the play of the first rolls is those moves (per roll per player)."""
+    start = coop_game(mission, "normal", players)
+    for t, row in enumerate(prefix):
+        start.apply_roll(rolls[t])
+        while start.current_player() >= 0:
+            start.apply_move(row[start.current_player()])
+        if start.is_terminal():
+            return mission_result(mission, start).won_on
+    frontier = {sheets_key(start): start}
+    for t in range(len(prefix), start.roll_limit):
+        nxt = {}
+        for game in frontier.values():
+            g = game.clone()
+            g.apply_roll(rolls[t])
+            stack = [g]
+            while stack:
+                cur = stack.pop()
+                if cur.current_player() < 0:
+                    if mission_result(mission, cur).won:
+                        return t + 1
+                    nxt.setdefault(sheets_key(cur), cur)
+                    continue
+                for move in cur.legal_moves():
+                    child = cur.clone()
+                    child.apply_move(move)
+                    stack.append(child)
+        frontier = nxt
+    return None
+
+
+def team_rolls(seed: int, players: int, count: int) -> list[Roll]:
+    return [seeded_roll(seed, i, 2 if players == 1 else 3) for i in range(count)]
+
+
+def check_team_plan(mission: Mission, players: int, rolls: list[Roll]):
+    """plan_team's fewest rolls (proven) equal to the exhaustive search's, its plan winning on them."""
+    expected = exhaustive_fewest(mission, players, rolls)
+    plan = plan_team(mission, players, rolls=rolls, difficulty="normal", time_limit=30)
+    if expected is None:
+        assert plan.status == INFEASIBLE
+        assert plan.rolls_needed is None
+    else:
+        assert plan.status == OPTIMAL
+        assert plan.rolls_needed == expected
+        assert validate_team_plan(mission, "normal", rolls, plan.moves) == expected
+    return plan
+
+
+TEAM_CASES = [
+    ([Objective("cells", "team", cells=("B2", "E1"))], 4),
+    ([Objective("cells", "each", cells=("B2", "D1"))], 5),
+    ([Objective("cells", "any", cells=("A3", "E2"))], 4),
+    ([Objective("columns", "team", columns=(0, 4))], 5),
+    ([Objective("colours", "any", count=1)], 4),
+    ([Objective("stars", "each", count=1)], 4),
+    ([Objective("score", "team", at_least=tuple((p, 3) for p in (1, 2, 3, 4)))], 4),
+    ([Objective("cells", "team", cells=("A1", "E3")),
+      Objective("jokers_left", "each", at_least=tuple((p, 2) for p in (1, 2, 3, 4)))], 5),
+]
+
+
+# seeds per case for two players (budget 4, so the active/passive flow of roll 4 is in play);
+# chosen to keep the exhaustive oracle quick, with wins and proven failures among them
+TWO_PLAYER_SEEDS = {0: (1, 2), 1: (4, 5), 2: (8,), 3: (10,), 4: (13,), 5: (16,), 6: (19, 20), 7: (23,)}
+
+
+NEAR_H_TOML = """
+id = "near-h"
+name = "Near H"
+source = "user"
+description = "Cross two cells next to column H."
+
+[[objectives]]
+kind = "cells"
+cells = ["H4", "I4"]
+scope = "team"
+
+[budgets]
+1 = {{ easy = {b}, normal = {b}, hard = {b} }}
+2 = {{ easy = {b}, normal = {b}, hard = {b} }}
+3 = {{ easy = {b}, normal = {b}, hard = {b} }}
+4 = {{ easy = {b}, normal = {b}, hard = {b} }}
+"""
