@@ -93,9 +93,12 @@ def exhaustive_fewest(mission: Mission, players: int, rolls: list[Roll],
             while stack:
                 cur = stack.pop()
                 if cur.current_player() < 0:
+                    key = sheets_key(cur)
+                    if key in nxt:  # reached by other moves: the same sheets, judged once
+                        continue
                     if mission_result(mission, cur).won:
                         return t + 1
-                    nxt.setdefault(sheets_key(cur), cur)
+                    nxt[key] = cur
                     continue
                 for move in cur.legal_moves():
                     child = cur.clone()
