@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from fastapi import APIRouter, Path as PathParam, Request
 from fastapi.responses import HTMLResponse
 
@@ -17,19 +19,30 @@ def _page(request: Request, template: str, **context) -> HTMLResponse:
     return request.app.state.templates.TemplateResponse(request, template, context)
 
 
+def _day(request: Request) -> str:
+    """Today (the daily puzzle's day: its seed is the UTC date, docs/rules.md §6) as the
+    request's language writes a date."""
+    from babel.dates import format_date
+
+    from nochmal.web.language import request_language
+
+    return format_date(datetime.now(timezone.utc).date(), format="long", locale=request_language(request))
+
+
 @router.get("/", response_class=HTMLResponse)
 def index(request: Request):
-    return _page(request, "index.html", daily=daily_seed())
+    return _page(request, "index.html", daily=daily_seed(), day=_day(request))
 
 
 @router.get("/puzzle", response_class=HTMLResponse)
 def puzzle_today(request: Request):
-    return _page(request, "puzzle.html", seed=daily_seed(), daily=True)
+    return _page(request, "puzzle.html", seed=daily_seed(), daily=True, day=_day(request))
 
 
 @router.get("/puzzle/{seed}", response_class=HTMLResponse)
 def puzzle(request: Request, seed: int = PathParam(..., ge=0, le=MAX_SEED)):
-    return _page(request, "puzzle.html", seed=seed, daily=seed == daily_seed())
+    daily = seed == daily_seed()
+    return _page(request, "puzzle.html", seed=seed, daily=daily, day=_day(request) if daily else None)
 
 
 @router.get("/play", response_class=HTMLResponse)

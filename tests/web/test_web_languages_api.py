@@ -111,6 +111,18 @@ def test_a_coop_game_names_its_mission_and_objectives_in_the_request_language(cl
     assert [o["description"] for o in m["objectives"]] == [objective_words(o.describe(2), "nl") for o in mission.objectives]
 
 
+def test_the_daily_puzzle_dated_as_the_language_writes_dates(client):
+    from datetime import datetime, timezone
+
+    from babel.dates import format_date
+
+    today = datetime.now(timezone.utc).date()
+    german = client.get("/puzzle", headers=DE).text
+    assert f"Tagesrätsel vom {format_date(today, 'long', locale='de')}" in german
+    assert today.strftime("%B") in client.get("/puzzle", headers={"Accept-Language": "en"}).text
+    assert format_date(today, "long", locale="pl") in client.get("/?lang=pl").text
+
+
 def test_how_to_play_in_each_language(client):
     titles = set()
     for lang in LANGUAGES:
