@@ -32,7 +32,9 @@ class ObjectiveStatus:
     progress / total: items done (team: pooled; any: the best sheet; each: summed over sheets)
     of the items needed, or for score / jokers the value reached (team: the sum; each: the
     lowest sheet; any: the best sheet) against the threshold. contributing: sheets that add to it.
-    missing: human-readable items still missing. crosses: per sheet, fewest further crosses
+    missing: human-readable items still missing; missing_parts: the same as data, per line
+    (the sheet it speaks of, 0-based or None for the team; "closest" / "best" / ""; the rest),
+    so that a front end names the sheet its own way. crosses: per sheet, fewest further crosses
     (None where not defined).
     """
 
@@ -43,6 +45,7 @@ class ObjectiveStatus:
     contributing: list[int]
     missing: list[str]
     crosses: list[CrossesEstimate | None] = field(default_factory=list)
+    missing_parts: list[tuple[int | None, str, str]] = field(default_factory=list)
 
     def to_dict(self, players: int) -> dict:
         return {
@@ -97,38 +100,44 @@ def evaluate(obj: Objective, sheets: list[Sheet], with_crosses: bool = True) -> 
         contributing = [p for p, d in enumerate(done) if any(d)]
         open_items = [i for i in range(len(items)) if not pooled[i]]
         more = max(0, need - k)
-        missing = [] if met else _missing_text(items, open_items, more, choose)
+        parts = [] if met else [(None, "", text) for text in _missing_text(items, open_items, more, choose)]
         crosses = []
         if with_crosses:
             for s in sheets:
                 crosses.append(_crosses_for(s, [items[i][1] for i in open_items], more, choose))
-        return ObjectiveStatus(obj, met, min(k, need), need, contributing, missing, crosses)
+        return _status(obj, met, min(k, need), need, contributing, parts, crosses)
     per = [sum(d) for d in done]
     ok = [c >= need for c in per]
     if obj.scope == "each":
         met = all(ok)
         progress, total = sum(min(c, need) for c in per), need * len(sheets)
         contributing = [p for p, good in enumerate(ok) if good]
-        missing = []
+        parts = []
         for p, d in enumerate(done):
             if not ok[p]:
                 open_items = [i for i in range(len(items)) if not d[i]]
-                missing.append(f"sheet {p + 1}: " + ", ".join(_missing_text(items, open_items, need - per[p], choose)))
+                parts.append((p, "", ", ".join(_missing_text(items, open_items, need - per[p], choose))))
     else:  # any
         met = any(ok)
         best = max(range(len(sheets)), key=lambda p: per[p])
         progress, total = min(per[best], need), need
         contributing = [p for p, good in enumerate(ok) if good] or ([best] if per[best] else [])
-        missing = []
+        parts = []
         if not met:
             open_items = [i for i in range(len(items)) if not done[best][i]]
-            missing = [f"closest sheet {best + 1}: " + ", ".join(_missing_text(items, open_items, need - per[best], choose))]
+            parts = [(best, "closest", ", ".join(_missing_text(items, open_items, need - per[best], choose)))]
     crosses = []
     if with_crosses:
         for p, s in enumerate(sheets):
             open_items = [i for i in range(len(items)) if not done[p][i]]
             crosses.append(_crosses_for(s, [items[i][1] for i in open_items], max(0, need - per[p]), choose))
-    return ObjectiveStatus(obj, met, progress, total, contributing, missing, crosses)
+    return _status(obj, met, progress, total, contributing, parts, crosses)
+
+
+def _status(obj, met, progress, total, contributing, parts, crosses) -> ObjectiveStatus:
+    """The status with its missing lines in words ("closest sheet 2: G, H") made from ``parts``."""
+    lines = [rest if p is None else f"{role + ' ' if role else ''}sheet {p + 1}: {rest}" for p, role, rest in parts]
+    return ObjectiveStatus(obj, met, progress, total, contributing, lines, crosses, list(parts))
 
 
 def _missing_text(items, open_items: list[int], more: int, choose: bool) -> list[str]:
@@ -168,25 +177,25 @@ def _evaluate_threshold(obj: Objective, sheets: list[Sheet], with_crosses: bool)
         total_value = sum(values)
         met = total_value >= target
         contributing = [p for p, v in enumerate(values) if v > 0]
-        missing = [] if met else [f"{target - total_value} more {unit} for the team"]
+        parts = [] if met else [(None, "", f"{target - total_value} more {unit} for the team")]
         progress = total_value
     elif obj.scope == "each":
         met = all(v >= target for v in values)
         contributing = [p for p, v in enumerate(values) if v >= target]
-        missing = [f"sheet {p + 1}: {target - v} more {unit}" for p, v in enumerate(values) if v < target]
+        parts = [(p, "", f"{target - v} more {unit}") for p, v in enumerate(values) if v < target]
         progress = min(values)
     else:
         best = max(values)
         met = best >= target
         contributing = [p for p, v in enumerate(values) if v >= target]
-        missing = [] if met else [f"best sheet {values.index(best) + 1}: {target - best} more {unit}"]
+        parts = [] if met else [(values.index(best), "best", f"{target - best} more {unit}")]
         progress = best
     crosses: list = []
     if with_crosses:
         crosses = [None] * n
         if obj.kind == "jokers_left" and met:
             crosses = [CrossesEstimate(0, 0, (), "exact") for _ in sheets]
-    return ObjectiveStatus(obj, met, progress, target, contributing, missing, crosses)
+    return _status(obj, met, progress, target, contributing, parts, crosses)
 
 
 def all_met(objectives, sheets: list[Sheet]) -> bool:

@@ -5,7 +5,7 @@ advice for a score target too; the split's technical words only in the ``team`` 
 from __future__ import annotations
 
 from nochmal.web.rooms.model import RoomSpec, SheetState, board_of
-from nochmal.web.rooms.status import full_status
+from nochmal.web.rooms.status import full_status, quick_status
 from nochmal.web.rooms.store import Room, Seat
 
 NAMES = ["Anna", "Ben", "Cleo", "Dan"]
@@ -60,3 +60,22 @@ def test_a_score_target_gets_advice_in_points():
         assert aim["text"].startswith(f"{name}: ") and f"about {aim['points']} points in {aim['rolls']} roll" in aim["text"]
     # Ben's H1 star is crossed already: it is not among his aims
     assert "star H1" in status["advice"][0]["items"] and "star H1" not in status["advice"][1]["items"]
+
+
+def test_missing_parts_name_the_seats_whatever_the_lines_words(monkeypatch):
+    """The room names a seat from the objectives' structured missing parts, not by reading the
+    CLI's words ("sheet 2: ..."): lines worded otherwise (another language) still name Ben."""
+    import nochmal.missions.objectives as objectives
+
+    worded = objectives.ObjectiveStatus
+
+    def other_words(*args):
+        status = worded(*args)
+        status.missing = [f"Blatt {p + 1}: {rest}" if p is not None else rest for p, _, rest in status.missing_parts]
+        return status
+
+    monkeypatch.setattr(objectives, "ObjectiveStatus", other_words)
+    status = quick_status(room("lockstep", [["H1"], []]))
+    assert status["objectives"][0]["missing"] == ["Anna: G, H, I", "Ben: G, H, I"]
+    status = quick_status(room("lockstep", [[f"{c}{r}" for c in "GHI" for r in range(1, 8)], ["H1"]], rolls_used=20))
+    assert status["objectives"][0]["missing"] == ["Ben: G, H, I"]

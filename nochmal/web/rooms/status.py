@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import threading
 import time
 from collections import OrderedDict, deque
@@ -93,8 +92,8 @@ def _mission_status(room: Room, full: bool, time_limit: float = SPLIT_SECONDS) -
     plan = team_plan(mission, sheets, st.rolls_left, time_limit) if full and not any(st.impossible) else None
     doc = status_document(st, labels, plan)
     doc["impossible"] = [w.to_dict() for w in warnings if w is not None]
-    for objective in doc["objectives"]:
-        objective["missing"] = [named_sheets(text, labels) for text in objective["missing"]]
+    for objective, done in zip(doc["objectives"], st.objectives):
+        objective["missing"] = [named_missing(part, labels) for part in done.missing_parts]
     if plan is not None:
         aims = split_advice(plan.split, labels) if plan.split.instance.has_cells else \
             score_advice(mission, sheets, labels, st.rolls_left)
@@ -104,17 +103,13 @@ def _mission_status(room: Room, full: bool, time_limit: float = SPLIT_SECONDS) -
     return doc
 
 
-SHEET_NUMBER = re.compile(r"^(closest |best )?sheet ([0-9]+): ")  # how missions/objectives.py names a sheet
-
-
-def named_sheets(missing: str, labels: list[str]) -> str:
-    """An objective's missing line with the seat's name for "sheet N" (the CLI numbers its
-    files): "sheet 1: G, H, I" -> "Anna: G, H, I", "closest sheet 2: ..." -> "Ben (closest): ..."."""
-    match = SHEET_NUMBER.match(missing)
-    if match is None or not 1 <= int(match.group(2)) <= len(labels):
-        return missing
-    role = f" ({match.group(1).strip()})" if match.group(1) else ""
-    return f"{labels[int(match.group(2)) - 1]}{role}: {missing[match.end():]}"
+def named_missing(part: tuple[int | None, str, str], labels: list[str]) -> str:
+    """An objective's missing line with the seat's name where the CLI numbers its files
+    (missions/objectives.py's missing_parts): "Anna: G, H, I", "Ben (closest): G, H"."""
+    sheet, role, rest = part
+    if sheet is None:
+        return rest
+    return f"{labels[sheet]}{f' ({role})' if role else ''}: {rest}"
 
 
 def competitive_status(room: Room) -> dict:
