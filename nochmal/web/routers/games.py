@@ -52,10 +52,10 @@ def _missing(item: str, lang: str) -> str:
 
 def spoken(state: dict, web, lang: str) -> dict:
     """A game's state with what a player reads in ``lang`` (docs/web.md "Languages"): the
-    sheet's name (``board_label``; ``board`` stays its id), the solo verdict (``verdict``;
-    ``rating`` stays the core's key), the seats' default names,
-    the mission's name, description and outcome line, the sheets' drawings' words. Ids, moves and numbers stay as they are;
-    in English the state is the core's as it is."""
+    sheet's name (``board_label``; ``board`` stays its id) and the solo verdict (``verdict``;
+    ``rating`` stays the core's key) in every language; outside English also the seats'
+    default names, the mission's name, description, objectives and outcome line, and the
+    drawings' words. Ids, moves and numbers stay as they are."""
     state["board_label"] = board_label(state["board"], lang)
     if state.get("rating") is not None:
         state["verdict"] = rating(state["scores"][0], lang)

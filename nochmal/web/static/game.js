@@ -33,6 +33,7 @@
         state = await NM.api("GET", "/api/games/" + root.dataset.game);
       }
     } catch (e) { NM.say(e.message, "bad"); return; }
+    await NM.i18nReady;  // fetched alongside the game: the first drawing is in the page's language
     render();
   }
 
@@ -398,5 +399,5 @@
   }
 
   function esc(s) { const d = document.createElement("div"); d.textContent = s; return d.innerHTML; }
-  NM.i18nReady.then(start);
+  start();
 })();

@@ -21,6 +21,7 @@
   });
 
   async function open(data) {
+    await NM.i18nReady;  // the summary and labels in the page's language
     rec = data;
     NM.say("");
     $("upload").classList.add("hidden");
