@@ -52,6 +52,12 @@ def test_one_phone_enters_the_dice_and_another_shows_the_advice(server, browser)
                     expect(page.locator(f'{sheet} .advice-mark[data-advice="{cell}"]')).to_have_count(1)
         assert ben_page.locator(".bad-mark").count() == 0  # the outline is not the mis-tap's red ring
         shot(ben_page, "room-dice-advice", also_1280=True)
+        watcher = phone(browser, 360, 780)  # a phone opened later, with no seat: the advice it loads, no entry
+        watcher.goto(f"{server.url}/r/{code}")
+        expect(watcher.locator("#advice-moves li")).to_have_count(2)
+        expect(watcher.locator('.other[data-seat="0"] .advice-mark')).to_have_count(len(advice["moves"][1]["cells"]))
+        assert watcher.locator("#dice-box button.pick").count() == 0
+        close(watcher)
 
         # the roll counted: every phone clears it, and the entry is open for roll 7
         ben_page.click("#rolls-plus")

@@ -231,6 +231,8 @@ class StatusWorker:
         waits for (this roll's advice, dice.py): off the server process for the same reason,
         and never queued behind a split of several seconds."""
         with self._cv:
+            if self._stop:
+                raise RuntimeError("the server is stopping")
             if self._quick is None:
                 self._quick = self._new_child(False)
             pool = self._quick

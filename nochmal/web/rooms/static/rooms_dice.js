@@ -48,11 +48,14 @@
   }
 
   // --- drawing -----------------------------------------------------------------------------------
-  function dieHtml(kind, face, extra) {
+  // one die as a chip; ``remove`` ("colour:0"): a picked die, tapped to take it out again
+  function dieHtml(kind, face, remove) {
     const colour = kind === "colour";
     const label = colour ? COLOURS.find(([f]) => f === face)[1] : face === "?" ? "number joker" : face;
-    return '<span class="die ' + (colour ? "die-colour die-" + face : "die-number") + '" role="img" aria-label="' +
-      esc(label) + '"' + (extra || "") + ">" + (colour ? (face === "x" ? "?" : "") : esc(face)) + "</span>";
+    const how = remove ? ' role="button" tabindex="0" data-remove="' + remove + '" aria-label="take out ' + esc(label) + '"'
+      : ' role="img" aria-label="' + esc(label) + '"';
+    return '<span class="die ' + (colour ? "die-colour die-" + face : "die-number") + '"' + how + ">" +
+      (colour ? (face === "x" ? "?" : "") : esc(face)) + "</span>";
   }
   function diceHtml(dice) {
     return '<span class="dice-row">' + dice.colours.map((f) => dieHtml("colour", f)).join("") +
@@ -91,7 +94,7 @@
       '<div class="dice-pick" role="group" aria-label="number dice">' + NUMBERS.map((f) =>
         '<button type="button" class="pick die-number" data-number="' + f + '" aria-label="' + (f === "?" ? "number joker" : f) + '"' +
         (full(picked.numbers) ? " disabled" : "") + ">" + f + "</button>").join("") + "</div>";
-    const slots = (list, kind) => list.map((f, i) => dieHtml(kind, f, ' data-remove="' + kind + ":" + i + '" tabindex="0"')).join("") +
+    const slots = (list, kind) => list.map((f, i) => dieHtml(kind, f, kind + ":" + i)).join("") +
       '<span class="die die-empty"></span>'.repeat(perKind - list.length);
     const ready = full(picked.colours) && full(picked.numbers);
     html += '<div class="dice-chosen"><span class="dice-row" id="dice-chosen">' + slots(picked.colours, "colour") +
