@@ -45,20 +45,17 @@ def test_dice_form_resolves_jokers_from_the_cells():
     assert parse_choice(f"{colour} ? h4", board) == Move.of(colour, 1, ["H4"], False, True)
 
 
-def test_errors_name_the_problem():
-    board = load_board("classic")
-    with pytest.raises(InvalidMoveError, match="bad cell name 'H99x'"):
-        parse_choice("b 4 H99x", board)
-    with pytest.raises(IllegalMoveError, match="cell Z9 is not on the classic board"):
-        parse_choice("b 1 Z9", board)
-    with pytest.raises(IllegalMoveError, match="cell Z9 is not on the classic board"):
-        parse_choice("b1 Z9", board)
-    with pytest.raises(InvalidMoveError, match="name the cells"):
-        parse_choice("b 4", board)
-    with pytest.raises(InvalidMoveError, match="named twice"):
-        parse_choice("b 2 H4 h4", board)
-    with pytest.raises(IllegalMoveError, match="colour joker stands for one colour"):
-        parse_choice("x 2 A1 H4", board)
+@pytest.mark.parametrize("text, error, reason", [
+    ("b 4 H99x", InvalidMoveError, "bad cell name 'H99x'"),
+    ("b 1 Z9", IllegalMoveError, "cell Z9 is not on the classic board"),
+    ("b1 Z9", IllegalMoveError, "cell Z9 is not on the classic board"),
+    ("b 4", InvalidMoveError, "name the cells"),
+    ("b 2 H4 h4", InvalidMoveError, "named twice"),
+    ("x 2 A1 H4", IllegalMoveError, "colour joker stands for one colour"),
+])
+def test_errors_name_the_problem(text: str, error: type, reason: str):
+    with pytest.raises(error, match=reason):
+        parse_choice(text, load_board("classic"))
 
 
 def test_parse_cell_is_the_one_cell_grammar():
