@@ -86,8 +86,15 @@ def test_four_phones_play_a_mission_to_its_win(server, browser):
             play(phones[seat], cells, jokers)
         if r == len(rolls):
             break  # the winning roll: the table stops, nothing to count
-        if r == 1:  # everyone crossed: waiting for the roller to count
+        if r == 1:  # everyone crossed: waiting for the roller to count, and no sheet is called impossible
             expect(roller.locator("#rolls-plus")).to_have_text("Roll 1 done")
+            for page in phones:
+                expect(page.locator("#mission-state")).to_contain_text("In progress")
+                expect(page.locator(".sheet-warning:not([hidden])")).to_have_count(0)
+                assert "cannot come from a legal game" not in page.inner_text("#room")
+                assert "impossible" not in page.inner_text("#status").lower()
+            for cell in moves[1][0]:  # every phone sees the others' crosses
+                expect(crossed(anna, '.other[data-seat="1"]', cell)).to_have_count(1)
             shot(phones[1], "game-waiting-to-count", also_1280=True)
         if r == 2:
             # the roller and another phone press "Roll 2 done" at the same moment: counted once
