@@ -13,6 +13,7 @@ import re
 from importlib import resources
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
 from nochmal.board import BUILTIN_BOARDS, COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board, load_board
 from nochmal.errors import NochmalError, quoted
@@ -266,49 +267,72 @@ def _check_thresholds(kind: str, scope: str | None, values, where: str, board: B
 
 def _columns(value, where: str, board: Board, problems: list[str]) -> tuple[int, ...] | None:
     letters = COLUMN_LETTERS[: board.cols]
-    if value == "all":
-        return tuple(range(board.cols))
-    if not isinstance(value, list) or not value:
-        problems.append(f"key {where!r} must be \"all\" or a non-empty list of column letters, got {_tname(value)} {quoted(value)}")
-        return None
-    if len(value) > board.cols:
-        problems.append(f"key {where!r} lists {len(value)} columns, the board has {board.cols}")
-        return None
-    out = []
-    for item in value:
-        if not isinstance(item, str):
-            problems.append(f"key {where!r}: {quoted(item)} is a {_tname(item)}, expected a column letter")
-        elif len(item) != 1 or item.upper() not in letters:
-            problems.append(f"key {where!r}: column {quoted(item)} is not on the {board.name} board (A..{letters[-1]})")
-        elif COLUMN_LETTERS.index(item.upper()) in out:
-            problems.append(f"key {where!r}: column {item.upper()!r} is listed twice")
-        else:
-            out.append(COLUMN_LETTERS.index(item.upper()))
-    return tuple(sorted(out))
+
+    def read(item: str):
+        if len(item) != 1 or item.upper() not in letters:
+            return f"column {quoted(item)} is not on the {board.name} board (A..{letters[-1]})"
+        return COLUMN_LETTERS.index(item.upper()), f"column {item.upper()!r}"
+
+    out = _named_list(value, where, problems, every=range(board.cols), noun="column letters",
+                      count=f"columns, the board has {board.cols}", limit=board.cols,
+                      expected="a column letter", read=read)
+    return None if out is None else tuple(sorted(out))
 
 
 def _colours(value, where: str, problems: list[str]) -> tuple[str, ...] | None:
-    if value == "all":
-        return tuple(COLOURS)
+    def read(item: str):
+        letter = item.lower() if item.lower() in COLOUR_NAMES else _COLOUR_BY_NAME.get(item.lower())
+        if letter is None:  # (a letter, not any piece of "ygbro": "yg" or "" is no colour)
+            return f"{quoted(item)} is not a colour (y g b r o or yellow green blue red orange)"
+        return letter, f"colour {COLOUR_NAMES[letter]}"
+
+    out = _named_list(value, where, problems, every=COLOURS, noun="colours",
+                      count=f"colours, there are {len(COLOURS)}", limit=len(COLOURS), expected="a colour", read=read)
+    return None if out is None else tuple(c for c in COLOURS if c in out)
+
+
+def _cells(value, where: str, board: Board, problems: list[str]) -> tuple[str, ...] | None:
+    def read(item: str):
+        try:
+            board.bit(item)
+        except KeyError:
+            return (f"cell {quoted(item)} is not on the {board.name} board "
+                    f"(A1..{COLUMN_LETTERS[board.cols - 1]}{board.rows})")
+        return item.upper(), f"cell {item.upper()!r}"
+
+    out = _named_list(value, where, problems, every=None, noun='cells like "A1"',
+                      count=f"cells, the board has {board.n_cells}", limit=board.n_cells,
+                      expected='a cell name like "H4"', read=read)
+    return None if out is None else tuple(out)
+
+
+def _named_list(value, where: str, problems: list[str], *, every, noun: str, count: str, limit: int, expected: str,
+                read: Callable[[str], tuple[object, str] | str]) -> list | None:
+    """A key that lists named things (columns, colours, cells): ``every`` what "all" stands for
+    (None: no "all"); each item read by ``read`` into (its value, its name when listed twice) or
+    the reason it is none. One problem per bad item; None when the list itself is wrong."""
+    if every is not None and value == "all":
+        return list(every)
     if not isinstance(value, list) or not value:
-        problems.append(f"key {where!r} must be \"all\" or a non-empty list of colours, got {_tname(value)} {quoted(value)}")
+        all_or = '"all" or ' if every is not None else ""
+        problems.append(f"key {where!r} must be {all_or}a non-empty list of {noun}, got {_tname(value)} {quoted(value)}")
         return None
-    if len(value) > len(COLOURS):
-        problems.append(f"key {where!r} lists {len(value)} colours, there are {len(COLOURS)}")
+    if len(value) > limit:
+        problems.append(f"key {where!r} lists {len(value)} {count}")
         return None
     out = []
     for item in value:
         if not isinstance(item, str):
-            problems.append(f"key {where!r}: {quoted(item)} is a {_tname(item)}, expected a colour")
+            problems.append(f"key {where!r}: {quoted(item)} is a {_tname(item)}, expected {expected}")
             continue
-        letter = item.lower() if item.lower() in COLOURS else _COLOUR_BY_NAME.get(item.lower())
-        if letter is None:
-            problems.append(f"key {where!r}: {quoted(item)} is not a colour (y g b r o or yellow green blue red orange)")
-        elif letter in out:
-            problems.append(f"key {where!r}: colour {COLOUR_NAMES[letter]} is listed twice")
+        found = read(item)
+        if isinstance(found, str):
+            problems.append(f"key {where!r}: {found}")
+        elif found[0] in out:
+            problems.append(f"key {where!r}: {found[1]} is listed twice")
         else:
-            out.append(letter)
-    return tuple(c for c in COLOURS if c in out)
+            out.append(found[0])
+    return out
 
 
 def _count(value, where: str, top: int, what: str, problems: list[str]) -> int | None:
@@ -321,31 +345,6 @@ def _count(value, where: str, top: int, what: str, problems: list[str]) -> int |
         problems.append(f"key {where!r}: {quoted(value)} is impossible, the sheet has {top} {what} (use 1..{top})")
         return None
     return value
-
-
-def _cells(value, where: str, board: Board, problems: list[str]) -> tuple[str, ...] | None:
-    if not isinstance(value, list) or not value:
-        problems.append(f"key {where!r} must be a non-empty list of cells like \"A1\", got {_tname(value)} {quoted(value)}")
-        return None
-    if len(value) > board.n_cells:
-        problems.append(f"key {where!r} lists {len(value)} cells, the board has {board.n_cells}")
-        return None
-    out = []
-    for item in value:
-        if not isinstance(item, str):
-            problems.append(f"key {where!r}: {quoted(item)} is a {_tname(item)}, expected a cell name like \"H4\"")
-            continue
-        try:
-            board.bit(item)
-        except KeyError:
-            problems.append(f"key {where!r}: cell {quoted(item)} is not on the {board.name} board "
-                            f"(A1..{COLUMN_LETTERS[board.cols - 1]}{board.rows})")
-            continue
-        if item.upper() in out:
-            problems.append(f"key {where!r}: cell {item.upper()!r} is listed twice")
-        else:
-            out.append(item.upper())
-    return tuple(out)
 
 
 def _budgets(value: dict, problems: list[str]) -> tuple:

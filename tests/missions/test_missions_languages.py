@@ -6,39 +6,12 @@ from __future__ import annotations
 import pytest
 
 from nochmal.i18n import LANGUAGES
-from nochmal.missions import MissionError, builtin_missions, parse_mission_text
+from nochmal.missions import builtin_missions, parse_mission_text
 
-GOOD = """
-id = "my-mission"
-name = "Mine"
-source = "user"
-description = "Cross A1 and O7 together."
+from missions_support import mission_error, mission_toml
 
-[names]
-de = "Meine"
-en = "Mine"
-nl = "De mijne"
-fr = "La mienne"
-pl = "Moja"
+GOOD = mission_toml(tables='\n[names]\nde = "Meine"\nen = "Mine"\nnl = "De mijne"\nfr = "La mienne"\npl = "Moja"\n')
 
-[[objectives]]
-kind = "cells"
-cells = ["A1", "O7"]
-scope = "team"
-
-[budgets]
-1 = { easy = 30, normal = 25, hard = 20 }
-2 = { easy = 30, normal = 25, hard = 20 }
-3 = { easy = 30, normal = 25, hard = 20 }
-4 = { easy = 30, normal = 25, hard = 20 }
-"""
-
-
-def error_of(text: str) -> str:
-    with pytest.raises(MissionError) as info:
-        parse_mission_text(text, "bad.toml")
-    assert "\n" not in str(info.value)
-    return str(info.value)
 
 
 def test_shipped_missions_in_five_languages():
@@ -69,11 +42,11 @@ def test_a_good_table_and_none_at_all():
 ])
 def test_bad_names_table_named_by_file_and_key(old, new, expected):
     assert old in GOOD
-    assert expected in error_of(GOOD.replace(old, new))
+    assert expected in mission_error(GOOD.replace(old, new))
 
 
 def test_descriptions_table_checked_alike():
     text = GOOD.replace("[[objectives]]", '[descriptions]\nde = "x"\n\n[[objectives]]')
-    message = error_of(text)
+    message = mission_error(text)
     for lang in ("en", "nl", "fr", "pl"):
         assert f"key 'descriptions.{lang}' is missing" in message

@@ -9,34 +9,15 @@ import pytest
 from nochmal.missions import MissionError, builtin_missions, load_mission, parse_mission_text
 from nochmal.missions.model import DIFFICULTIES
 
-GOOD = """
-id = "my-mission"
-name = "Mine"
-source = "user"
-description = "Cross A1 and O7 together."
+from missions_support import mission_error, mission_toml
 
-[[objectives]]
-kind = "cells"
-cells = ["A1", "O7"]
-scope = "team"
-
-[budgets]
-1 = { easy = 30, normal = 25, hard = 20 }
-2 = { easy = 30, normal = 25, hard = 20 }
-3 = { easy = 30, normal = 25, hard = 20 }
-4 = { easy = 30, normal = 25, hard = 20 }
-"""
+GOOD = mission_toml()
 
 
 def broken(old: str, new: str) -> str:
     assert old in GOOD
     return GOOD.replace(old, new)
 
-
-def error_of(text: str, source: str = "bad.toml") -> str:
-    with pytest.raises(MissionError) as info:
-        parse_mission_text(text, source)
-    return str(info.value)
 
 
 def test_shipped_missions_load_and_say_they_are_project_design():
@@ -68,50 +49,50 @@ def test_good_file_parses_and_loads_by_path(tmp_path):
 
 
 def test_unknown_kind():
-    msg = error_of(broken('kind = "cells"', 'kind = "diagonals"'))
+    msg = mission_error(broken('kind = "cells"', 'kind = "diagonals"'))
     assert msg.startswith("bad.toml: ") and "objectives[1].kind" in msg and "unknown kind 'diagonals'" in msg
 
 
 def test_bad_cell():
-    msg = error_of(broken('["A1", "O7"]', '["A1", "P9"]'))
+    msg = mission_error(broken('["A1", "O7"]', '["A1", "P9"]'))
     assert "objectives[1].cells" in msg and "cell 'P9' is not on the classic board" in msg
 
 
 def test_bad_type():
-    msg = error_of(broken('cells = ["A1", "O7"]', 'cells = "A1"'))
+    msg = mission_error(broken('cells = ["A1", "O7"]', 'cells = "A1"'))
     assert "objectives[1].cells" in msg and "must be a non-empty list" in msg
-    msg = error_of(broken("2 = { easy = 30,", '2 = { easy = "many",'))
+    msg = mission_error(broken("2 = { easy = 30,", '2 = { easy = "many",'))
     assert "budgets.2.easy" in msg and "must be an integer" in msg
 
 
 def test_missing_budget():
-    msg = error_of(broken("4 = { easy = 30, normal = 25, hard = 20 }\n", ""))
+    msg = mission_error(broken("4 = { easy = 30, normal = 25, hard = 20 }\n", ""))
     assert "key 'budgets.4' is missing" in msg
-    msg = error_of(broken("3 = { easy = 30, normal = 25, hard = 20 }", "3 = { easy = 30, normal = 25 }"))
+    msg = mission_error(broken("3 = { easy = 30, normal = 25, hard = 20 }", "3 = { easy = 30, normal = 25 }"))
     assert "key 'budgets.3.hard' is missing" in msg
 
 
 def test_unknown_keys_everywhere():
-    assert "unknown key 'colour'" in error_of(broken('name = "Mine"', 'name = "Mine"\ncolour = "y"'))
-    msg = error_of(broken('scope = "team"', 'scope = "team"\ncount = 3'))
+    assert "unknown key 'colour'" in mission_error(broken('name = "Mine"', 'name = "Mine"\ncolour = "y"'))
+    msg = mission_error(broken('scope = "team"', 'scope = "team"\ncount = 3'))
     assert "objectives[1].count" in msg and "unknown key for kind 'cells'" in msg
-    assert "unknown scope 'everyone'" in error_of(broken('scope = "team"', 'scope = "everyone"'))
+    assert "unknown scope 'everyone'" in mission_error(broken('scope = "team"', 'scope = "everyone"'))
 
 
 def test_impossible_targets():
     stars = GOOD.replace('kind = "cells"\ncells = ["A1", "O7"]', 'kind = "stars"\ncount = 16')
-    assert "the sheet has 15 stars" in error_of(stars)
+    assert "the sheet has 15 stars" in mission_error(stars)
     score = GOOD.replace('kind = "cells"\ncells = ["A1", "O7"]', 'kind = "score"\nat_least = 75').replace(
         'scope = "team"', 'scope = "each"')
-    msg = error_of(score)
+    msg = mission_error(score)
     assert "objectives[1].at_least" in msg and "highest score is 74" in msg
     team = GOOD.replace('kind = "cells"\ncells = ["A1", "O7"]', 'kind = "score"\nat_least = { 1 = 10, 2 = 150, 3 = 10, 4 = 10 }')
-    assert "150 for 2 player(s) is impossible" in error_of(team)
+    assert "150 for 2 player(s) is impossible" in mission_error(team)
     jokers = GOOD.replace('kind = "cells"\ncells = ["A1", "O7"]', 'kind = "jokers_left"\nat_least = 9').replace(
         'scope = "team"', 'scope = "any"')
-    assert "highest number of unused jokers is 8" in error_of(jokers)
+    assert "highest number of unused jokers is 8" in mission_error(jokers)
     col = GOOD.replace('kind = "cells"\ncells = ["A1", "O7"]', 'kind = "columns"\ncolumns = ["H", "P"]')
-    assert "column 'P' is not on the classic board" in error_of(col)
+    assert "column 'P' is not on the classic board" in mission_error(col)
 
 
 def test_every_problem_is_reported_at_once():
@@ -121,7 +102,7 @@ def test_every_problem_is_reported_at_once():
 
 
 def test_not_toml_and_unknown_id(tmp_path):
-    assert "not valid TOML" in error_of("id = ")
+    assert "not valid TOML" in mission_error("id = ")
     with pytest.raises(MissionError) as info:
         load_mission("no-such-mission")
     assert "star-hunt" in str(info.value)
@@ -175,7 +156,7 @@ def test_a_missing_player_count_hides_nothing():
 def test_huge_numbers_and_keys_stay_one_short_line():
     text = broken("1 = { easy = 30,", "1 = { easy = 123456789012345678901234567890123456789,")
     text = text.replace('name = "Mine"', 'name = "Mine"\n"a\\nb' + "k" * 500 + '" = 1')
-    msg = error_of(text)
+    msg = mission_error(text)
     assert "budgets.1.easy': a roll budget must be 1..1000" in msg
     assert "\n" not in msg and len(msg) < 500
 
@@ -249,3 +230,9 @@ def test_a_shipped_id_wins_over_a_file_of_that_name_in_the_folder(tmp_path, monk
     monkeypatch.chdir(tmp_path)
     assert load_mission("lockstep") is shipped_mission("lockstep")
     assert load_mission("lockstep").id == "lockstep" and shipped_mission("no-such") is None
+
+
+@pytest.mark.parametrize("colour", ['"yg"', '""'])
+def test_a_colour_is_one_letter_or_a_name_not_a_piece_of_ygbro(colour: str):
+    msg = mission_error(broken('kind = "cells"\ncells = ["A1", "O7"]', f'kind = "colours"\ncolours = [{colour}]'))
+    assert f"key 'objectives[1].colours': {colour.replace(chr(34), chr(39))} is not a colour" in msg
