@@ -77,7 +77,7 @@ def test_taps_made_offline_wait_then_land_and_merge(live):
     # meanwhile Anna's other phone crosses H3, and H2 too (the cell this phone tapped offline)
     _other_phone_taps(api, code, token, cross=["H3"])
     _other_phone_taps(api, code, token, cross=["H2"])
-    anna.reload()  # offline: the page comes from the service worker, the taps from localStorage
+    anna.reload(wait_until="domcontentloaded")  # offline: the page from the service worker, the taps from localStorage
     expect(note).to_have_text("Offline — 2 taps waiting")
     _shot(anna, "offline-room")
     anna.set_viewport_size({"width": 1280, "height": 860})

@@ -147,7 +147,7 @@ def test_worker_controls_the_page_and_the_shell_opens_offline(live, monkeypatch)
     page.wait_for_function("caches.keys().then((names) => names.join() === 'nochmal-9.9.9-release')")
     ctx.set_offline(True)
     for path, shown in (("/puzzle", "#game"), ("/rooms", "#create-form"), ("/rules", "main"), ("/", "main")):
-        res = page.goto(server.url + path)
+        res = page.goto(server.url + path, wait_until="domcontentloaded")  # its scripts have run
         assert res.status == 200 and res.from_service_worker, path
         expect(page.locator(shown)).to_be_visible()
         expect(page.locator("#offline-line")).to_be_visible()
