@@ -100,25 +100,29 @@ def test_board_check_missing_and_unparsable_files(tmp_path):
     assert res.exit_code == 1 and "not valid TOML" in json.loads(res.stdout)["problems"][0]
 
 
-def _crosses(svg_path: Path) -> list[ET.Element]:
-    root = ET.parse(svg_path).getroot()
+def _crosses(root: ET.Element) -> list[ET.Element]:
     assert root.tag == SVG + "svg"
     return [g for g in root.iter(SVG + "g") if g.get("class") == "cross"]
+
+
+def _render_typed(tmp_path: Path, rows: list[str], extra: str) -> tuple[dict, ET.Element]:
+    """`nochmal render` of a typed classic sheet (``rows``, then ``extra`` lines): its JSON
+    sheet and the drawing's root."""
+    sheet = tmp_path / "s.txt"
+    sheet.write_text("\n".join(rows) + "\n" + extra)
+    out = tmp_path / "s.svg"
+    res = run(["render", str(sheet), "--svg", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)["sheets"][0], ET.parse(out).getroot()
 
 
 def test_render_typed_sheet(tmp_path):
     rows = ["xxxxxxxxbbbOyyy", "ogYgYyoxrBboogg", "BgrgggGxrryyogg", "brrgoObxggyyoRb",
             "roooorbxooorrrr", "rBbRrrrxYoRbbbO", "yybbbbrxyyggGoo"]
-    sheet = tmp_path / "s.txt"
-    sheet.write_text("\n".join(rows) + "\njokers_used: 3\n")
-    out = tmp_path / "s.svg"
-    res = run(["render", str(sheet), "--svg", str(out), "--json"])
-    assert res.exit_code == 0, res.output
-    data = json.loads(res.stdout)
+    data, root = _render_typed(tmp_path, rows, "jokers_used: 3\n")
     n_x = sum(r.count("x") for r in rows)
-    assert data["sheets"][0]["crossed"] == n_x and data["sheets"][0]["jokers_used"] == 3
-    assert len(_crosses(out)) == n_x
-    root = ET.parse(out).getroot()
+    assert data["crossed"] == n_x and data["jokers_used"] == 3
+    assert len(_crosses(root)) == n_x
     stars = [p for p in root.iter(SVG + "polygon") if p.get("class") == "star"]
     assert len(stars) == 15
     used = [e for e in root.iter(SVG + "line") if e.get("class") == "joker-used"]
@@ -135,8 +139,8 @@ def test_render_record_draws_every_final_sheet(tmp_path):
     res = run(["render", str(path), "--svg", str(out)])
     assert res.exit_code == 0, res.output
     final = rec.verify()
-    assert len(_crosses(out)) == sum(s.crossed.bit_count() for s in final.sheets)
     root = ET.parse(out).getroot()
+    assert len(_crosses(root)) == sum(s.crossed.bit_count() for s in final.sheets)
     sheets = [g for g in root.iter(SVG + "g") if g.get("class") == "sheet"]
     assert [int(g.get("data-score")) for g in sheets] == final.scores()
 
@@ -160,14 +164,9 @@ def test_render_errors_leave_no_file(tmp_path):
 def test_render_marks_a_column_scored_late_struck_and_circled(tmp_path):
     rows = ["gggyyyyxbbbOyyy", "ogYgYyoxrBboogg", "BgrgggGxrryyogg", "brrgoObxggyyoRb",
             "roooorbxooorrrr", "rBbRrrrxYoRbbbO", "yybbbbrxyyggGoo"]
-    sheet = tmp_path / "late.txt"
-    sheet.write_text("\n".join(rows) + "\nlater_columns: H\n")
-    out = tmp_path / "late.svg"
-    res = run(["render", str(sheet), "--svg", str(out), "--json"])
-    assert res.exit_code == 0, res.output
+    data, root = _render_typed(tmp_path, rows, "later_columns: H\n")
     # column H's later value is 0 and counts; its first value (1) is struck
-    assert json.loads(res.stdout)["sheets"][0]["score"] == 0 + 8 - 2 * 14
-    root = ET.parse(out).getroot()
+    assert data["score"] == 0 + 8 - 2 * 14
     struck = [e for e in root.iter(SVG + "line") if e.get("class") == "struck"]
     circled = [e for e in root.iter(SVG + "circle") if e.get("class") == "scored"]
     assert len(struck) == 1 and len(circled) == 1

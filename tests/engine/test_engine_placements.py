@@ -341,13 +341,22 @@ def with_jokers_used(jokers_used: int, roll: Roll, sheet: Sheet | None = None) -
     return Game.from_position(Position(Mode.SOLO, (start,), 0, 30, roll=roll))
 
 
-def test_check_move_die_not_available_and_no_jokers_left():
+@pytest.mark.parametrize("roll, text, error, reason", [
+    ("bx/4?", "y1 H6", nm.IllegalMoveError, "no colour die 'y'"),
+    ("bx/4?", "b2 H4 H5", nm.IllegalMoveError, "no number die '2'"),
+    ("gb/12", "g1 A1", nm.IllegalMoveError, "^not anchored"),
+    ("gb/12", "g1 Z9", nm.IllegalMoveError, "Z9 is not on the classic board"),
+])
+def test_check_move_refusals_name_the_reason(roll: str, text: str, error: type, reason: str):
+    game = Game(CLASSIC, 1, mode="solo")
+    game.apply_roll(Roll.from_text(roll))
+    with pytest.raises(error, match=reason):
+        game.check_move(Move.parse(text))
+
+
+def test_check_move_with_jokers_and_none_left():
     game = Game(CLASSIC, 1, mode="solo")
     game.apply_roll(Roll(("b", "x"), ("4", "?")))
-    with pytest.raises(nm.IllegalMoveError, match="no colour die 'y'"):
-        game.check_move(Move.parse("y1 H6"))
-    with pytest.raises(nm.IllegalMoveError, match="no number die '2'"):
-        game.check_move(Move.parse("b2 H4 H5"))
     assert game.check_move(Move.parse("b4 G4 G5 H4 H5")) == CLASSIC.mask_of(["G4", "G5", "H4", "H5"])
     assert game.check_move(Move.parse("xy?1 H6")) == CLASSIC.mask_of(["H6"])
     # spend all but one joker: the double joker (cost 2) is refused, a single one is fine
@@ -366,13 +375,7 @@ def test_check_move_die_not_available_and_no_jokers_left():
         assert move.joker_cost == 0
 
 
-def test_check_move_illegal_placement_and_off_board_cell():
-    game = Game(CLASSIC, 1, mode="solo")
-    game.apply_roll(Roll(("g", "b"), ("1", "2")))
-    with pytest.raises(nm.IllegalMoveError, match="^not anchored"):
-        game.check_move(Move.parse("g1 A1"))
-    with pytest.raises(nm.IllegalMoveError, match="Z9 is not on the classic board"):
-        game.check_move(Move.parse("g1 Z9"))
+def test_a_move_with_an_unknown_colour_is_no_move():
     with pytest.raises(nm.InvalidMoveError):
         Move.parse("q1 H1")
 
