@@ -77,46 +77,48 @@ async def get_room(code: str, request: Request, store: Store, rooms: RoomsServic
 router.include_router(seats.router)  # sit down, free, hand over, claim, rename (seats.py)
 
 
-@router.put("/{code}/seats/{seat}/sheet", response_model=bodies.SheetSaved,
-            openapi_extra=bodies.json_body(bodies.SheetBody), summary="Replace a seat's sheet (Bearer seat token)")
-async def put_sheet(code: str, seat: str, request: Request, rooms: RoomsService):
-    return await in_thread(rooms.edit_sheet, request, code, seat)
+# the routes that change a room by a JSON body, each one call of the service in a worker thread
+# (service.py): (name, method, path, body, answer, the service's method)
+BODY_ROUTES = (
+    ("put_sheet", "PUT", "/{code}/seats/{seat}/sheet", bodies.SheetBody, bodies.SheetSaved, "edit_sheet"),
+    ("patch_sheet", "PATCH", "/{code}/seats/{seat}/sheet", bodies.TapBody, bodies.SheetTapped, "tap_sheet"),
+    ("undo_sheet", "POST", "/{code}/seats/{seat}/undo", bodies.UndoBody, bodies.SheetUndone, "undo_sheet"),
+    ("put_rolls", "PUT", "/{code}/rolls", bodies.RollsBody, bodies.RollsSet, "count_rolls"),
+    ("put_race", "PUT", "/{code}/seats/{seat}/race", bodies.RaceBody, bodies.SheetSaved, "override_race"),
+    ("reopen", "POST", "/{code}/reopen", bodies.ReopenBody, bodies.Reopened, "reopen"),
+)
+SUMMARIES = {
+    "put_sheet": "Replace a seat's sheet (Bearer seat token)",
+    "patch_sheet": "A tap: cross / uncross cells or a joker on the sheet as it is now (Bearer seat token)",
+    "undo_sheet": "Take back the seat's last sheet edit, a mis-tap (Bearer seat token)",
+    "put_rolls": "Count a roll as done, take it back, or set the rolls used (Bearer token of any seat)",
+    "put_race": "Competitive: set a completed column or colour first / later by hand (Bearer seat token)",
+    "reopen": "Reopen a won mission on purpose: the recorded win is forgotten (Bearer token of any seat)",
+}
 
 
-@router.patch("/{code}/seats/{seat}/sheet", response_model=bodies.SheetTapped,
-              openapi_extra=bodies.json_body(bodies.TapBody),
-              summary="A tap: cross / uncross cells or a joker on the sheet as it is now (Bearer seat token)")
-async def patch_sheet(code: str, seat: str, request: Request, rooms: RoomsService):
-    return await in_thread(rooms.tap_sheet, request, code, seat)
+def seat_route(call: str):
+    """The endpoint of a seat's change: the room code and the seat from the path."""
+    async def route(code: str, seat: str, request: Request, rooms: RoomsService):
+        return await in_thread(getattr(rooms, call), request, code, seat)
+    return route
 
 
-
-@router.post("/{code}/seats/{seat}/undo", response_model=bodies.SheetUndone,
-             openapi_extra=bodies.json_body(bodies.UndoBody),
-             summary="Take back the seat's last sheet edit, a mis-tap (Bearer seat token)")
-async def undo_sheet(code: str, seat: str, request: Request, rooms: RoomsService):
-    return await in_thread(rooms.undo_sheet, request, code, seat)
-
+def room_route(call: str):
+    """The endpoint of a room's change: the room code from the path, the seat from the token."""
+    async def route(code: str, request: Request, rooms: RoomsService):
+        return await in_thread(getattr(rooms, call), request, code)
+    return route
 
 
-@router.put("/{code}/rolls", response_model=bodies.RollsSet, openapi_extra=bodies.json_body(bodies.RollsBody),
-            summary="Count a roll as done, take it back, or set the rolls used (Bearer token of any seat)")
-async def put_rolls(code: str, request: Request, rooms: RoomsService):
-    return await in_thread(rooms.count_rolls, request, code)
+def add_body_routes() -> None:
+    for name, method, path, body, answer, call in BODY_ROUTES:
+        endpoint = (seat_route if "{seat}" in path else room_route)(call)
+        router.add_api_route(path, endpoint, methods=[method], name=name, response_model=answer,
+                             openapi_extra=bodies.json_body(body), summary=SUMMARIES[name])
 
 
-@router.put("/{code}/seats/{seat}/race", response_model=bodies.SheetSaved,
-            openapi_extra=bodies.json_body(bodies.RaceBody),
-            summary="Competitive: set a completed column or colour first / later by hand (Bearer seat token)")
-async def put_race(code: str, seat: str, request: Request, rooms: RoomsService):
-    return await in_thread(rooms.override_race, request, code, seat)
-
-
-@router.post("/{code}/reopen", response_model=bodies.Reopened, openapi_extra=bodies.json_body(bodies.ReopenBody),
-             summary="Reopen a won mission on purpose: the recorded win is forgotten (Bearer token of any seat)")
-async def reopen(code: str, request: Request, rooms: RoomsService):
-    return await in_thread(rooms.reopen, request, code)
-
+add_body_routes()
 
 
 @router.get("/{code}/seats/{seat}/sheet.svg", summary="A seat's sheet drawn by nochmal/svg.py",
