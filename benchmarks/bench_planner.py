@@ -45,17 +45,18 @@ def add_solve_arguments(ap: argparse.ArgumentParser, rolls: int, seeds: str) -> 
     ap.add_argument("--board", default="classic")
 
 
-def parse_features(text: str) -> frozenset:
+def parse_features(text: str, default: frozenset = DEFAULT_FEATURES, known: frozenset = ALL_FEATURES) -> frozenset:
+    """``default,-lp,beam``: the default features, one taken out, one added (bench_race.py too)."""
     feats: set[str] = set()
     for tok in filter(None, text.split(",")):
         if tok == "default":
-            feats |= DEFAULT_FEATURES
+            feats |= default
         elif tok.startswith("-"):
             feats.discard(tok[1:])
-        elif tok in ALL_FEATURES:
+        elif tok in known:
             feats.add(tok)
         else:
-            sys.exit(f"unknown feature {tok!r}; known: {', '.join(sorted(ALL_FEATURES))}")
+            sys.exit(f"unknown feature {tok!r}; known: {', '.join(sorted(known))}")
     return frozenset(feats)
 
 

@@ -13,27 +13,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 
 from nochmal.record import GameRecord
 from nochmal.solver.race import RACE_FEATURES, race_instance, solve_race
 
+from bench_planner import parse_features
+
 KNOWN = RACE_FEATURES | {"lb_tree"}
-
-
-def parse_features(text: str) -> frozenset:
-    feats: set[str] = set()
-    for tok in filter(None, text.split(",")):
-        if tok == "default":
-            feats |= RACE_FEATURES
-        elif tok.startswith("-"):
-            feats.discard(tok[1:])
-        elif tok in KNOWN:
-            feats.add(tok)
-        else:
-            sys.exit(f"unknown feature {tok!r}; known: {', '.join(sorted(KNOWN))}")
-    return frozenset(feats)
 
 
 def main() -> None:
@@ -44,7 +31,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--features", default="default")
     args = ap.parse_args()
-    feats = parse_features(args.features)
+    feats = parse_features(args.features, RACE_FEATURES, KNOWN)
     print(f"# load {os.getloadavg()[0]:.1f}; time_limit={args.time_limit}s workers={args.workers} "
           f"features={','.join(sorted(feats))}", flush=True)
     for path in args.records:
