@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -102,6 +104,30 @@ def wait_up(url: str, seconds: float = 300) -> None:
     raise RuntimeError(f"server at {url} hung: it did not come up")
 
 
+@contextmanager
+def serving(data_dir, port: int, before: str = ""):
+    """A `nochmal serve` process on the data folder (see serve_process), up; at the end of the
+    block asked to stop as by Ctrl-C unless it died in it (see crash), killed if that hangs."""
+    proc = serve_process(data_dir, port, before)
+    try:
+        wait_up(f"http://127.0.0.1:{port}")
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+
+
+def crash(proc: subprocess.Popen) -> None:
+    """The server process killed at once (SIGKILL), as by a crash or a power cut of the process."""
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(10)
+
+
 def serve_process(data_dir, port: int, before: str = "") -> subprocess.Popen:
     """A real `nochmal serve` process on the data folder; ``before``: Python run in it first
     (a setting a test changes, e.g. a module constant)."""
@@ -136,6 +162,7 @@ def phone(browser, width: int = 360, height: int = 780, code: str | None = None,
         held = json.dumps({"seat": seat[0], "token": seat[1]})
         ctx.add_init_script(f"localStorage.setItem('nochmal-room-{code}', {json.dumps(held)})")
     page = ctx.new_page()
+    page.touch = touch
     page.js_errors = []
     page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
     return page
@@ -146,7 +173,7 @@ def join(page, url: str, name: str) -> None:
     page.goto(url)
     page.wait_for_selector("#live.on")
     page.fill("#seat-name", name)
-    page.click("#seat-form button[type=submit]")
+    (page.tap if getattr(page, "touch", False) else page.click)("#seat-form button[type=submit]")
     page.wait_for_selector("#mine svg rect[data-cell]")
 
 

@@ -8,15 +8,13 @@ one that was in flight when the process died (stored but never answered).
 
 from __future__ import annotations
 
-import os
-import signal
 import threading
 import time
 
 import httpx
 
 from nochmal.board import load_board
-from rooms_support import free_port, serve_process, wait_up
+from rooms_support import crash, free_port, serving
 
 BOARD = load_board("classic")
 ORDER = [f"{c}{r}" for r in range(1, 8) for c in "ABCDEFGHIJKLMNO"]
@@ -26,9 +24,7 @@ def test_sigkill_keeps_every_acknowledged_edit(tmp_path):
     data = tmp_path / "data"
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    proc = serve_process(data, port)
-    try:
-        wait_up(url)
+    with serving(data, port) as proc:
         code = httpx.post(url + "/api/rooms", json={"mode": "competitive", "players": 4}).json()["id"]
         tokens = [httpx.post(f"{url}/api/rooms/{code}/seats", json={"name": f"P{k}"}).json()["seat_token"]
                   for k in range(4)]
@@ -58,20 +54,13 @@ def test_sigkill_keeps_every_acknowledged_edit(tmp_path):
         deadline = time.monotonic() + 120
         while min(acked) < 5 and time.monotonic() < deadline:  # a loaded machine answers slowly
             time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)  # mid-stream: the writers are still sending
-        proc.wait(10)
+        crash(proc)  # mid-stream: the writers are still sending
         stop.set()
         for t in threads:
             t.join(10)
         assert min(acked) >= 3, f"too few edits before the kill: {acked}"
         assert max(acked) < len(ORDER) - 1, "the stream ended before the kill; the test proves nothing"
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-    proc = serve_process(data, port)
-    try:
-        wait_up(url)
+    with serving(data, port):
         room = httpx.get(f"{url}/api/rooms/{code}").json()
         for seat in range(4):
             cells = set(room["seats"][seat]["cells"])
@@ -84,13 +73,6 @@ def test_sigkill_keeps_every_acknowledged_edit(tmp_path):
                         json={"cells": [], "version": room["seats"][0]["sheet_version"]},
                         headers={"Authorization": f"Bearer {tokens[0]}"})
         assert res.status_code == 200
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(15)
-        except Exception:
-            proc.kill()
-            proc.wait(10)
 
 
 def test_an_import_that_fails_halfway_leaves_no_room(tmp_path, monkeypatch):

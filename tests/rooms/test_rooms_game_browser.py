@@ -15,8 +15,8 @@ from nochmal.board import load_board
 from nochmal.missions.coop import play_mission
 from nochmal.missions.loader import shipped_mission
 from nochmal.missions.tactics import MissionAgent
-from rooms_support import (close, crossed, new_room, phone, put_cells, seated_phones, set_rolls, shot, tap_cells,
-                           token_of)
+from rooms_support import (close, crossed, join, new_room, phone, put_cells, seated_phones, set_rolls, shot,
+                           tap_cells, token_of)
 
 # star hunt, easy, four players: seed 8 is the bots' shortest win among the first twenty seeds (7 rolls)
 MISSION, DIFFICULTY, SEED = "star-hunt", "easy", 8
@@ -26,19 +26,33 @@ COLUMN_H = [f"H{r}" for r in range(1, 8)]
 
 
 def bots_game():
-    """Per roll, per seat: the cells and jokers the bots' winning game crossed (seat order of the room)."""
+    """Per roll, per seat: the cells and jokers the bots' winning game crossed (seat order of the
+    room), each move's cells in an order a player taps them: every tap next to a cross already made."""
     mission = shipped_mission(MISSION)
     game, result = play_mission(mission, DIFFICULTY, [MissionAgent(mission) for _ in NAMES], SEED)
     assert result.state == "won", result.text
-    return [{player: (list(move.cells), move.joker_cost) for player, move in moves} for _, moves in game.history]
+    sheets = [set() for _ in NAMES]
+    rolls = []
+    for _, moves in game.history:
+        rolls.append({player: (tap_order(move.cells, sheets[player]), move.joker_cost) for player, move in moves})
+    return rolls
 
 
-def sit_down(page, url: str, name: str) -> None:
-    page.goto(url)
-    page.wait_for_selector("#live.on")
-    page.fill("#seat-name", name)
-    page.tap("#seat-form button[type=submit]")
-    page.wait_for_selector("#mine svg rect[data-cell]")
+def tap_order(cells, crossed: set) -> list[str]:
+    """``cells`` from column H or a crossed neighbour outwards (a sheet never shows a cross cut off
+    from column H between two taps), ``crossed`` updated."""
+    def touches(cell):
+        col, row = cell[0], int(cell[1:])
+        return col == "H" or bool(({f"{chr(ord(col) + d)}{row}" for d in (-1, 1)} |
+                                   {f"{col}{row + d}" for d in (-1, 1)}) & crossed)
+
+    left, order = list(cells), []
+    while left:
+        cell = next(c for c in left if touches(c))
+        left.remove(cell)
+        order.append(cell)
+        crossed.add(cell)
+    return order
 
 
 def play(page, cells: list[str], jokers: int) -> None:
@@ -56,7 +70,7 @@ def every(phones, selector: str, text: str) -> None:
         expect(page.locator(selector)).to_have_text(text)
 
 
-@pytest.mark.slow  # about 45 s alone: 85 taps on four phones
+@pytest.mark.slow  # 40-60 s alone: 85 taps on four phones
 def test_four_phones_play_a_mission_to_its_win(server, browser):
     rolls = bots_game()
     # Anna makes the room on her phone and reads the link to share from her page
@@ -72,11 +86,11 @@ def test_four_phones_play_a_mission_to_its_win(server, browser):
     url = anna.get_attribute("#share-link", "href")
     assert url.startswith(server.url + "/r/"), url
     anna.tap("#share-toggle")
-    sit_down(anna, url, "Anna")
+    join(anna, url, "Anna")
     phones = [anna]
     for name, width in zip(NAMES[1:], WIDTHS[1:]):
         page = phone(browser, width, touch=True)
-        sit_down(page, url, name)
+        join(page, url, name)
         phones.append(page)
     every(phones, "#in-play", "Roll 1 — Anna rolls")
 
@@ -171,6 +185,7 @@ def test_four_phones_play_a_mission_to_its_win(server, browser):
     close(*phones)
 
 
+@pytest.mark.slow  # about 15 s alone
 def test_three_phones_play_a_competitive_game_to_its_end(server, browser):
     """Column H completed by Ben and Cleo on roll 5 (a tie: both first) and by Anna on roll 6
     (later, derived); at the end Anna and Cleo hold equal points, Cleo with a joker fewer left:

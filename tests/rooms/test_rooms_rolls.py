@@ -318,18 +318,13 @@ def test_a_tie_goes_to_more_unused_jokers_then_is_shared():
 
 # --- a crash keeps the counts, the win and the race -----------------------------------------
 def test_sigkill_keeps_the_counted_rolls_the_win_and_the_race(tmp_path):
-    import os
-    import signal
-
     import httpx
 
-    from rooms_support import free_port, serve_process, wait_up
+    from rooms_support import crash, free_port, serving
 
     data, port = tmp_path / "data", free_port()
     url = f"http://127.0.0.1:{port}"
-    proc = serve_process(data, port)
-    try:
-        wait_up(url)
+    with serving(data, port) as proc:
         code = httpx.post(url + "/api/rooms", json={"mission": "lockstep", "difficulty": "easy", "players": 1}).json()["id"]
         anna = httpx.post(f"{url}/api/rooms/{code}/seats", json={"name": "Anna"}).json()["seat_token"]
         res = httpx.post(url + "/api/rooms", json={"mode": "competitive", "players": 2})
@@ -345,27 +340,13 @@ def test_sigkill_keeps_the_counted_rolls_the_win_and_the_race(tmp_path):
         httpx.put(f"{url}/api/rooms/{race}/rolls", json={"roll": 1}, headers=auth(cleo))
         res = httpx.put(f"{url}/api/rooms/{race}/seats/0/sheet", json={"cells": COLUMN_H, "version": 0}, headers=auth(cleo))
         assert res.status_code == 200
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-    proc = serve_process(data, port)
-    try:
-        wait_up(url)
+        crash(proc)
+    with serving(data, port):
         room = httpx.get(f"{url}/api/rooms/{code}").json()
         assert room["rolls_used"] == budget - 1 and room["won_on"] == budget
         assert room["in_play"]["last"] == {"roll": budget - 1, "counted_by": "Anna"}
         status = httpx.get(f"{url}/api/rooms/{race}").json()["status"]
         assert status["race"]["columns"]["H"]["rolls"] == {"0": 2}
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(15)
-        except Exception:
-            proc.kill()
-            proc.wait(10)
 
 
 def test_an_imported_competitive_room_keeps_its_later_values(client):
