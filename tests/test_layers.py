@@ -250,13 +250,17 @@ def test_the_library_imports_no_test_only_library():
 
 
 # --- the checker itself must be able to fail ------------------------------------------------
+def _tree(root: Path, files: dict[str, str]) -> None:
+    """A fake source tree for the checker: each file (a path below ``root``) with its text."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
 def test_checker_flags_a_heavy_import_in_the_core(tmp_path):
-    (tmp_path / "nochmal").mkdir()
-    (tmp_path / "missions").mkdir()
-    (tmp_path / "nochmal" / "__init__.py").write_text("")
-    (tmp_path / "nochmal" / "board.py").write_text("def f():\n    import numpy as np\n    return np\n")
-    (tmp_path / "nochmal" / "sheet.py").write_text("from ortools.sat.python import cp_model\nfrom . import board\n")
-    (tmp_path / "missions" / "__init__.py").write_text("import networkx\n")
+    _tree(tmp_path, {"nochmal/__init__.py": "", "nochmal/board.py": "def f():\n    import numpy as np\n    return np\n",
+                     "nochmal/sheet.py": "from ortools.sat.python import cp_model\nfrom . import board\n",
+                     "missions/__init__.py": "import networkx\n"})
     assert heavy_core_imports(tmp_path) == ["nochmal.board imports numpy", "nochmal.sheet imports ortools"]
     assert imports_of_test_libraries(tmp_path) == ["nochmal.missions imports networkx"]
 
@@ -293,15 +297,10 @@ def test_checker_leaves_out_known_edges():
 
 
 def test_reader_counts_lazy_and_relative_imports(tmp_path):
-    (tmp_path / "nochmal").mkdir()
-    (tmp_path / "solver").mkdir()
-    (tmp_path / "nochmal" / "__init__.py").write_text("")
-    (tmp_path / "nochmal" / "board.py").write_text("from . import errors\n")
-    (tmp_path / "nochmal" / "errors.py").write_text("")
-    (tmp_path / "nochmal" / "sheet.py").write_text(
-        "import nochmal.board\n\ndef f():\n    from nochmal.solver import graph\n    return graph\n")
-    (tmp_path / "solver" / "__init__.py").write_text("")
-    (tmp_path / "solver" / "graph.py").write_text("from nochmal.sheet import f\n")
+    _tree(tmp_path, {"nochmal/__init__.py": "", "nochmal/board.py": "from . import errors\n", "nochmal/errors.py": "",
+                     "nochmal/sheet.py": "import nochmal.board\n\ndef f():\n    from nochmal.solver import graph\n"
+                                         "    return graph\n",
+                     "solver/__init__.py": "", "solver/graph.py": "from nochmal.sheet import f\n"})
     g = import_graph(tmp_path)
     assert set(g.edges) == {("nochmal.board", "nochmal.errors"), ("nochmal.sheet", "nochmal.board"),
                             ("nochmal.sheet", "nochmal.solver.graph"), ("nochmal.solver.graph", "nochmal.sheet")}
