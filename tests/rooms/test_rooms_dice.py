@@ -33,9 +33,13 @@ DICE = {"colours": ["y", "b", "x"], "numbers": ["3", "?", "5"]}
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
-    """One app for the module's tests (each makes its own room): its child process, which
-    works the advice out, starts once."""
-    return TestClient(make_app(tmp_path_factory.mktemp("rooms-dice")))
+    """One app for the module's tests (each makes its own room, more than the 10 a minute one
+    address may: the limit raised): its child process, which works the advice out, starts once."""
+    from nochmal.web.app import create_app
+    from nochmal.web.rooms import RoomSettings
+
+    return TestClient(create_app(data_dir=tmp_path_factory.mktemp("rooms-dice"),
+                                 room_settings=RoomSettings(rooms_per_minute=1000)))
 
 
 def enter(client, code: str, token: str, roll: int, dice: dict = DICE):

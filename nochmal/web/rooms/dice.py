@@ -105,7 +105,7 @@ def dice_from(active_name: str, all_dice: bool, dice: Roll, roll: Roll) -> str:
 
 
 def faces_words(dice: Roll) -> str:
-    """"yellow, blue, joker · 3, 5, ?": dice as a player reads them off the table."""
+    """Dice as a player reads them off the table: "yellow, blue, joker · 3, 5, ?"."""
     colours = [COLOUR_NAMES.get(f, "joker") for f in dice.colours]
     return ", ".join(colours) + " · " + ", ".join(dice.numbers)
 
@@ -174,4 +174,4 @@ async def put_dice(code: str, request: Request, rooms: RoomsService):
                  "dice of each kind the room rolls")
 async def get_dice(code: str, rooms: RoomsService):
     room = await run_in_threadpool(rooms.store.room, checked_code(code))
-    return {"advice": await run_in_threadpool(kept_dice, rooms.store, room), "dice_per_kind": dice_per_kind(room)}
+    return await run_in_threadpool(lambda: {"advice": kept_dice(rooms.store, room), "dice_per_kind": dice_per_kind(room)})
