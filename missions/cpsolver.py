@@ -13,12 +13,16 @@ Tests ask for the deterministic limit through the environment (``NOCHMAL_CPSAT_B
 set by tests/conftest.py ``cpsat_by_work``): unlike a patched function, it reaches the
 processes a test starts too (the CLI, a server, the web app's planner jobs, which carry the
 setting of the process that submits them: nochmal/web/jobs.py). Unset, as shipped, a
-wall-clock limit is a wall-clock limit.
+wall-clock limit is a wall-clock limit. A run of several steps (Python searches between
+CP-SAT solves: the split, the planner) shares one :class:`Deadline`, which under the same
+setting counts work too, so that the run ends at the same step on any machine.
 """
 
 from __future__ import annotations
 
+import math
 import os
+import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -68,3 +72,71 @@ def cp_solver(time_limit: float | None = None, workers: int = 1, seed: int = 0, 
     for name, value in parameters.items():
         setattr(solver.parameters, name, value)
     return solver
+
+
+# Work units (CP-SAT's deterministic time, about seconds) that one check of a Python search's
+# loop costs under by_work(), so that a run keeps its shipped pacing roughly: the split's
+# subsets_within made 4,000-6,000 checks per wall second in the rooms of the status test
+# (tests/missions/test_status_fast_paths.py), idle. A loop whose steps are much longer says so
+# at its check (missions/split/search.py local_search: 17-34 checks a second, cold figures).
+WORK_PER_CHECK = 0.0002
+
+
+class Deadline:
+    """When a run of several steps (Python searches and CP-SAT solves) must stop. Shipped:
+    seconds on the wall clock. Under :func:`by_work` (fixed when it is made): work done, so that
+    the run ends at the same step on any machine; each check of a Python loop
+    (:meth:`passed`) costs :data:`WORK_PER_CHECK`, each solve made through :meth:`solve` its
+    deterministic time.
+
+    A sub-deadline (:meth:`within`, or ``Deadline(seconds, parent)``) charges its work to its
+    parents too: on the wall clock a step's time passes for the whole run, and so must its
+    work, or a run's later steps would get more under by_work than they get shipped."""
+
+    def __init__(self, seconds: float = math.inf, parent: Deadline | None = None):
+        self.by_work = by_work() if parent is None else parent.by_work
+        self.parent = parent
+        self.limit = seconds  # work units under by_work (below 0: passed already)
+        self.spent = 0.0
+        self.end = time.monotonic() + seconds if not self.by_work else math.inf  # wall clock, shipped
+
+    def left(self) -> float:
+        """Seconds (under by_work: work units) left, at least 0; inf for a deadline that never passes."""
+        if self.by_work:
+            return max(0.0, self.limit - self.spent)
+        return max(0.0, self.end - time.monotonic())
+
+    def passed(self, work: float = WORK_PER_CHECK) -> bool:
+        """A loop's check whether to stop; under by_work it counts ``work`` done since the last."""
+        if self.by_work:
+            self.charge(work)
+            return self.spent > self.limit
+        return time.monotonic() > self.end
+
+    def charge(self, work: float) -> None:
+        """Count ``work`` done (by_work only), here and in the parents."""
+        deadline = self
+        while deadline is not None:
+            deadline.spent += work
+            deadline = deadline.parent
+
+    def within(self, seconds: float) -> Deadline:
+        """The sooner of this deadline and ``seconds`` from now (its work counted here too)."""
+        return Deadline(min(seconds, self.left()), self)
+
+    def solve(self, model: "cp_model.CpModel", using=None, **cp_solver_kwargs) -> tuple["cp_model.CpSolver", int]:
+        """(the solver, its status) of ``model`` solved by :func:`cp_solver` within the time left
+        (``using(solver, model)`` instead of ``solver.Solve(model)``: the planner's Ctrl-C
+        handling, solver/interrupt.py). Under by_work its deterministic time is charged; a
+        solve stopped by this limit (no proof: UNKNOWN, FEASIBLE) ends the run, as on the wall clock."""
+        from ortools.sat.python import cp_model
+
+        left = self.left()
+        solver = cp_solver(left, **cp_solver_kwargs)
+        status = solver.Solve(model) if using is None else using(solver, model)
+        if self.by_work:
+            spent = solver.deterministic_time
+            if status in (cp_model.UNKNOWN, cp_model.FEASIBLE):
+                spent = max(spent, left)
+            self.charge(spent)
+        return solver, status

@@ -10,7 +10,7 @@ from nochmal.bitsets import bit_list, neighbours_of
 from nochmal.board import Board
 from nochmal.cache import memo
 from nochmal.missions.anchored_cells import add_anchored_cells
-from nochmal.missions.cpsolver import cp_solver
+from nochmal.missions.cpsolver import Deadline
 from nochmal.missions.measures.rolls import reduce_pieces
 from nochmal.missions.measures.steiner import INF, dreyfus_wagner, node_dijkstra
 from nochmal.sheet import Sheet
@@ -110,7 +110,7 @@ def entry_rolls_bound(sheet: Sheet, target: int, exact_limit: int = ENTRY_EXACT_
     return min(INF, int(dp[-1][0])) + base + outside
 
 
-def fits_rolls(sheet: Sheet, target: int, rolls: int, time_limit: float = 1.0) -> tuple[bool | None, int]:
+def fits_rolls(sheet: Sheet, target: int, rolls: int, time_limit: float | Deadline = 1.0) -> tuple[bool | None, int]:
     """Whether every cell of ``target`` can be crossed within ``rolls`` further rolls (one
     block a roll, bridging off), exactly, by CP-SAT: (True, the new cells), (False, 0), or
     (None, 0) at the time limit or where a block has more than FITS_BLOCK_CELLS open cells.
@@ -137,7 +137,7 @@ def fits_rolls(sheet: Sheet, target: int, rolls: int, time_limit: float = 1.0) -
     return fits_by_cpsat(sheet, need, rolls, time_limit)
 
 
-def fits_by_cpsat(sheet: Sheet, need: int, rolls: int, time_limit: float) -> tuple[bool | None, int]:
+def fits_by_cpsat(sheet: Sheet, need: int, rolls: int, time_limit: float | Deadline) -> tuple[bool | None, int]:
     """:func:`fits_rolls`' CP-SAT model on its own, ``need`` the open target cells: what
     fits_rolls answers without the entry bound in front (the tests' oracle for that bound)."""
     from ortools.sat.python import cp_model
@@ -166,8 +166,7 @@ def fits_by_cpsat(sheet: Sheet, need: int, rolls: int, time_limit: float) -> tup
         m.AddAllowedAssignments([y[c] for c in cells] + [k], rows)
         pieces.append(k)
     m.Add(sum(pieces) <= rolls)
-    solver = cp_solver(time_limit)
-    status = solver.Solve(m)
+    solver, status = (time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)).solve(m)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return True, sum(1 << b for b in open_bits if solver.Value(y[b]))
     return (False, 0) if status == cp_model.INFEASIBLE else (None, 0)

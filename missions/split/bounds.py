@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from nochmal.bitsets import component_of
 from nochmal.cache import Cache
-from nochmal.missions.cpsolver import cp_solver
+from nochmal.missions.cpsolver import Deadline
 from nochmal.missions.model import block_slots
 from nochmal.missions.split.cpsat import _add_demands
 from nochmal.missions.split.figures import _lower_figure, state_key
@@ -112,7 +112,7 @@ def separators(sheet: Sheet, masks: tuple[int, ...]) -> tuple[tuple[int, ...], .
     return found
 
 
-def separator_lower_bound(inst: SplitInstance, lower: int, upper: int, time_limit: float = 1.0) -> int:
+def separator_lower_bound(inst: SplitInstance, lower: int, upper: int, time_limit: float | Deadline = 1.0) -> int:
     """A lower bound on the rolls, at least ``lower`` and at most ``upper``, that sees the
     crosses a sheet spends between its units.
 
@@ -128,9 +128,8 @@ def separator_lower_bound(inst: SplitInstance, lower: int, upper: int, time_limi
     infeasible proves that R rolls cannot do; the first R it cannot rule out (feasible, or
     undecided within the time limit) is the bound. Column relay is the case it is for: a
     sheet that takes column A but not B..G crosses a cell in each of them. ``lower`` when
-    some sheet's units share cells (the count would not be valid)."""
-    import time
-
+    some sheet's units share cells (the count would not be valid). ``time_limit``: seconds, or
+    a run's :class:`Deadline`."""
     from ortools.sat.python import cp_model
 
     n = len(inst.sheets)
@@ -142,7 +141,7 @@ def separator_lower_bound(inst: SplitInstance, lower: int, upper: int, time_limi
         if found is None:
             return lower
         seps.append({mine[i]: [mine[j] for j in js] for i, js in enumerate(found)})
-    deadline = time.monotonic() + time_limit
+    deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
     while lower < upper:
         m = cp_model.CpModel()
         capacity = CROSSES_PER_ROLL * lower
@@ -163,7 +162,7 @@ def separator_lower_bound(inst: SplitInstance, lower: int, upper: int, time_limi
         for takers in covered.values():  # a unit taken twice only adds crosses (and this makes it fast)
             m.AddAtMostOne(takers)
         _add_demands(m, inst, covered)
-        if cp_solver(deadline - time.monotonic()).Solve(m) != cp_model.INFEASIBLE:
+        if deadline.solve(m)[1] != cp_model.INFEASIBLE:
             break
         lower += 1
     return lower

@@ -5,11 +5,10 @@ it (:func:`rolls_feasible`): the proof that a split's rolls are the fewest.
 
 from __future__ import annotations
 
-import time
-
 from nochmal.bitsets import bit_list, component_of
 from nochmal.cache import Cache
 from nochmal.impossible import block_pieces
+from nochmal.missions.cpsolver import Deadline
 from nochmal.missions.measures.fits import fits_rolls
 from nochmal.missions.measures.pair_bounds import pair_rolls_bounds
 from nochmal.missions.model import block_slots
@@ -73,21 +72,19 @@ def _moved_rolls(sheet: Sheet, target: int, earlier: tuple[int, list[int]]) -> i
 LISTINGS = Cache("missions.split.listings", 512)
 
 
-def subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], deadline: float) -> list | None:
+def subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], deadline: Deadline) -> list | None:
     """Every subset of sheet p's units that may fit ``rolls`` rolls (lower rolls figure of
     :func:`sheet_figures` <= rolls), with its rolls figures (lower, upper); grown size by size
     from the subsets listed one size smaller, and only where each of those that it holds is
     listed (a superset never needs fewer rolls: one that holds a subset that cannot fit cannot
     either, so every subset that really fits is listed). None when ``budget`` (figures
-    left to compute, shared by the sheets) runs out or at ``deadline`` (time.monotonic).
+    left to compute, shared by the sheets) runs out or at ``deadline``.
 
     A complete listing is remembered per (board, crossed cells, the units' cells on this sheet
     in order, rolls): everything it depends on, so a room asks it again after a tap on another
     sheet and gets it without a figure (a remembered listing spends no budget), or filtered
     from one of the same sheet state for more rolls or more units (:func:`filtered_listing`:
     a column another sheet finished since leaves this sheet's listing valid)."""
-    import time
-
     sheet = inst.sheets[p]
     units = [u for u in range(len(inst.units)) if inst.units[u].masks[p] is not None and inst.units[u].masks[p]]
     masks = tuple(inst.units[u].masks[p] for u in units)
@@ -114,7 +111,7 @@ def subsets_within(inst: SplitInstance, p: int, rolls: int, budget: list[int], d
                 # fit (its rolls only grow with more units) cannot, and is not computed
                 if any(grown[:k] + grown[k + 1:] not in listed for k in range(len(subset))):
                     continue
-                if budget[0] <= 0 or time.monotonic() > deadline:
+                if budget[0] <= 0 or deadline.passed():
                     return None
                 budget[0] -= 1
                 grown_target = target | masks[i]
@@ -192,7 +189,7 @@ def filtered_listing(key: tuple, sheet: Sheet) -> list | None:
 
 
 def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
-                   time_limit: float = 1.0) -> tuple[bool | None, list[tuple[int, ...]] | None]:
+                   time_limit: float | Deadline = 1.0) -> tuple[bool | None, list[tuple[int, ...]] | None]:
     """Whether some split finishes within ``rolls`` rolls, decided exactly where few subsets of
     units may fit the rolls (a late game, or stars from nearby): every such subset of
     every sheet is listed (:func:`subsets_within`) and one per sheet that meets the demands
@@ -200,10 +197,8 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
     rolls figures straddle ``rolls`` is decided exactly (:func:`_fits_exactly`) and the pick repeated. (False, None): no split can (a
     proven lower bound of rolls + 1); (True, split): this split does, every sheet's
     upper rolls figure within the rolls; (None, None): undecided (too many subsets, or the
-    time limit)."""
-    import time
-
-    deadline = time.monotonic() + time_limit
+    time limit: seconds, or a run's :class:`Deadline`)."""
+    deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
     left = [budget]
     options = []
     for p in range(len(inst.sheets)):
@@ -254,7 +249,7 @@ def rolls_feasible(inst: SplitInstance, rolls: int, budget: int = 40_000,
 FITS = Cache("missions.split.fits", FIGURES_MAX)  # fits_rolls verdicts by (board, crossed cells, target, rolls)
 
 
-def _fits_exactly(inst: SplitInstance, p: int, subset, rolls: int, deadline: float) -> bool | None:
+def _fits_exactly(inst: SplitInstance, p: int, subset, rolls: int, deadline: Deadline) -> bool | None:
     """Whether sheet p can do ``subset`` within ``rolls`` rolls, exactly (measures.fits.fits_rolls),
     remembered; the answer tightens :func:`sheet_figures` (a path within the rolls, or a lower
     figure above them), so that the plans and later bounds use it."""
@@ -264,7 +259,7 @@ def _fits_exactly(inst: SplitInstance, p: int, subset, rolls: int, deadline: flo
     known = FITS.peek(key)
     if known is not None:
         return known
-    fits, cells = fits_rolls(sheet, target, rolls, max(0.01, deadline - time.monotonic()))
+    fits, cells = fits_rolls(sheet, target, rolls, deadline)
     if fits is None:
         return None
     if fits:

@@ -12,7 +12,7 @@ from itertools import combinations
 from nochmal.bitsets import bit_list
 from nochmal.errors import InfeasibleError
 from nochmal.missions.anchored_cells import add_anchored_cells
-from nochmal.missions.cpsolver import cp_solver
+from nochmal.missions.cpsolver import Deadline, cp_solver
 from nochmal.missions.measures.crosses import CrossesEstimate
 from nochmal.missions.model import block_slots
 from nochmal.missions.split.bounds import unit_lower_bound
@@ -242,8 +242,6 @@ def pick_subsets(inst, figures, side: str, time_limit: float):
 def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: float, shortcut: bool = True) -> Split:
     """One cross variable per (sheet, open cell); a flow from the crossed region keeps every
     sheet's new cells connected to it (so they can be crossed one by one, anchored)."""
-    import time
-
     lower_cheap = unit_lower_bound(inst)
     bound = "lower bound"
     raised = False  # raise_lower ran: its bound is final
@@ -256,8 +254,8 @@ def _solve_cells(inst: SplitInstance, allowed: list[list[int]], time_limit: floa
             lower_cheap, found, bound = raise_lower(inst, lower_cheap, seed_rolls, min(1.0, time_limit / 3))
             raised = True
             seed = found or seed
-        seed = local_search(inst, seed, cost, time.monotonic() + (min(0.3, time_limit / 10) if raised else
-                                                                  min(0.08, time_limit / 30)), lower_cheap)
+        seed = local_search(inst, seed, cost, Deadline(min(0.3, time_limit / 10) if raised else
+                                                       min(0.08, time_limit / 30)), lower_cheap)
         greedy = seed  # (searched from a split of the same units: a fresh greedy one did worse in the bench rooms)
     found = None
     if greedy is None:

@@ -4,10 +4,8 @@ first, CP-SAT when it runs out of nodes, then repeated units taken off.
 
 from __future__ import annotations
 
-import time
-
 from nochmal.bitsets import bit_list
-from nochmal.missions.cpsolver import cp_solver
+from nochmal.missions.cpsolver import Deadline
 from nochmal.missions.split.cpsat import _add_demands
 from nochmal.missions.split.figures import upper_cost
 from nochmal.missions.split.instance import SplitInstance
@@ -30,7 +28,7 @@ def _maximal(rows: list) -> list:
 _COVER_NODES = 20_000  # nodes of pick_cover's search before CP-SAT takes over
 
 
-def pick_cover(inst: SplitInstance, options: list[list], rolls: int, deadline: float,
+def pick_cover(inst: SplitInstance, options: list[list], rolls: int, deadline: Deadline,
                 max_nodes: int = _COVER_NODES) -> tuple[bool, list | None] | None:
     """:func:`pick_one_each` by a search where every demand needs all its units (column relay,
     star hunt: the rows must cover a set of units): the uncovered unit that the fewest rows of
@@ -74,7 +72,7 @@ def pick_cover(inst: SplitInstance, options: list[list], rolls: int, deadline: f
         if not free or (free, covered) in failed:
             return False
         nodes += 1
-        if nodes > max_nodes or (nodes & 63 == 0 and time.monotonic() > deadline):
+        if nodes > max_nodes or (nodes & 63 == 0 and deadline.passed()):
             return None
         sheets = [p for p in range(n) if free >> p & 1]
         if sum(max((m & missing).bit_count() for m in masks[p]) for p in sheets) < missing.bit_count():
@@ -100,7 +98,7 @@ def pick_cover(inst: SplitInstance, options: list[list], rolls: int, deadline: f
     return True, [rows[order[p][0] if picked[p] is None else picked[p]] for p, rows in enumerate(options)]
 
 
-def pick_one_each(inst: SplitInstance, options: list[list], deadline: float,
+def pick_one_each(inst: SplitInstance, options: list[list], deadline: Deadline,
                    rolls: int | None = None) -> tuple[bool | None, list | None]:
     """One row per sheet so that the demands are met: :func:`pick_cover` where it applies
     (``rolls`` given), else CP-SAT. (True, the rows), (False, None) when none can, (None,
@@ -131,8 +129,7 @@ def pick_one_each(inst: SplitInstance, options: list[list], deadline: float,
             wanted = set(d.units)
             m.Add(sum(len(wanted.intersection(subset)) * z for rows, zs in zip(options, picks)
                       for (subset, _), z in zip(rows, zs) if wanted.intersection(subset)) >= d.need)
-    solver = cp_solver(deadline - time.monotonic())
-    status = solver.Solve(m)
+    solver, status = deadline.solve(m)
     if status == cp_model.INFEASIBLE:
         return False, None
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -6,6 +6,7 @@ rolls (listings, then separators) so that no CP-SAT model needs to run.
 from __future__ import annotations
 
 from nochmal.cache import Cache
+from nochmal.missions.cpsolver import Deadline
 from nochmal.missions.split.bounds import separator_lower_bound
 from nochmal.missions.split.figures import upper_cost
 from nochmal.missions.split.instance import CROSSES_PER_ROLL, Demand, SplitInstance
@@ -21,10 +22,8 @@ def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float =
     needs at most ``enough`` rolls (a proven lower bound: nothing can be faster);
     ``lift(split)``, called when a short first search misses that bound, may return a
     better one (so that the search does not hunt long for a split that cannot exist)."""
-    import time
-
     n = len(inst.sheets)
-    deadline = time.monotonic() + seconds
+    deadline = Deadline(seconds)
 
     def cost(p: int, units) -> tuple[int, int]:
         return upper_cost(inst, p, units)
@@ -53,10 +52,10 @@ def greedy_split(inst: SplitInstance, allowed: list[list[int]], seconds: float =
             options.append((slowest, trial[1] - cost(p, split[p])[1], p))
         split[min(options)[2]].append(u)
     if lift is not None:  # a short search first; if it misses the bound, try to lift the bound before searching on
-        split = local_search(inst, split, cost, min(deadline, time.monotonic() + seconds * 0.4), enough)
+        split = local_search(inst, split, cost, deadline.within(seconds * 0.4), enough)
         if _split_key([cost(p, split[p]) for p in range(n)])[0] > enough:
             enough = max(enough, lift(split))
-            deadline = max(deadline, time.monotonic() + seconds / 2)  # (lifting may have taken a while)
+            deadline = Deadline(max(deadline.left(), seconds / 2))  # (lifting may have taken a while)
     return [tuple(a) for a in local_search(inst, split, cost, deadline, enough)]
 
 
@@ -100,15 +99,13 @@ def raise_lower(inst: SplitInstance, lower: int, upper: int, time_limit: float):
     only the bound's rolls when rolls_feasible found one else None, its name). (The separator
     bound used to run first; in the rooms of bench_rooms it never lifted what rolls_feasible
     proves anyway, at 3-17 ms a status.)"""
-    import time
-
-    deadline = time.monotonic() + time_limit
+    deadline = Deadline(time_limit)
     bound = "lower bound"
     separated = False  # the separator bound ran
-    while lower < upper and time.monotonic() < deadline:
-        left = deadline - time.monotonic()  # (half the time kept for the separator bound until it ran)
-        feasible, split = rolls_feasible(inst, lower, time_limit=max(0.01, left if separated else
-                                                                          min(left, time_limit / 2)))
+    while lower < upper and not deadline.passed():
+        left = deadline.left()  # (half the time kept for the separator bound until it ran)
+        feasible, split = rolls_feasible(inst, lower, time_limit=Deadline(
+            max(0.01, left if separated else min(left, time_limit / 2)), deadline))
         if feasible:
             return lower, split, "lower bound (every split within it listed)"
         if feasible is False:
@@ -118,12 +115,12 @@ def raise_lower(inst: SplitInstance, lower: int, upper: int, time_limit: float):
         if separated:
             break
         separated = True
-        raised = separator_lower_bound(inst, lower, upper, time_limit / 2)
+        raised = separator_lower_bound(inst, lower, upper, Deadline(time_limit / 2, deadline))
         if raised == lower:
             break
         lower, bound = raised, "separator lower bound"
     if lower < upper and not separated:  # (the time ran out before rolls_feasible decided)
-        raised = separator_lower_bound(inst, lower, upper, time_limit / 2)
+        raised = separator_lower_bound(inst, lower, upper, Deadline(time_limit / 2, deadline))
         if raised > lower:
             lower, bound = raised, "separator lower bound"
     return lower, None, bound
@@ -139,18 +136,21 @@ def _split_key(costs: list[tuple[int, int]]) -> tuple[int, int, int]:
     return rolls, sum(1 + max(0, c - floor) for r, c in costs if r == rolls), sum(c for _, c in costs)
 
 
-def local_search(inst: SplitInstance, split, cost, deadline: float, enough: int = 0) -> list[list[int]]:
+# the work one check of local_search stands for under by_work (missions/cpsolver.py WORK_PER_CHECK):
+# a check follows every move and swap of a sheet's units, 30-60 ms with cold figures
+_STEP_WORK = 0.03
+
+
+def local_search(inst: SplitInstance, split, cost, deadline: Deadline, enough: int = 0) -> list[list[int]]:
     """Improve a split by moving one unit off a sheet that needs the most rolls, or swapping
     it with a unit of another sheet, while that lowers :func:`_split_key` (the set of units
     done stays the same, so every demand stays met). Stops at a local optimum, at
-    ``deadline`` (time.monotonic), or once the split needs at most ``enough`` rolls."""
-    import time
-
+    ``deadline``, or once the split needs at most ``enough`` rolls."""
     n = len(inst.sheets)
     split = [list(a) for a in split]
     costs = [cost(p, split[p]) for p in range(n)]
     current = _split_key(costs)
-    while current[0] > enough and time.monotonic() < deadline:
+    while current[0] > enough and not deadline.passed(_STEP_WORK):
         rolls = current[0]
         slow = [p for p in range(n) if costs[p][0] == rolls]
         best = None
@@ -175,7 +175,7 @@ def local_search(inst: SplitInstance, split, cost, deadline: float, enough: int 
                         key = _split_key(trial)
                         if key < current and (best is None or key < best[0]):
                             best = (key, p, u, q, v, trial)
-            if time.monotonic() > deadline:
+            if deadline.passed(_STEP_WORK):
                 break
         if best is None:
             break

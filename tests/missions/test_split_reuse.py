@@ -27,6 +27,7 @@ from nochmal.board import Board, load_board
 from nochmal.cache import clear_caches
 from nochmal.impossible import BLOCK_TABLES, block_pieces, rolls_needed
 from nochmal.missions import split
+from nochmal.missions.cpsolver import Deadline
 from nochmal.missions.loader import builtin_missions
 from nochmal.missions.model import Mission, Objective
 from nochmal.missions.split import check_split, rolls_feasible, solve_split, split_instance, unit_lower_bound
@@ -46,7 +47,7 @@ def clear_reuse() -> None:
 
 
 def listings(inst, rolls: int) -> list:
-    return [split.listings.subsets_within(inst, p, rolls, [10**9], float("inf")) for p in range(len(inst.sheets))]
+    return [split.listings.subsets_within(inst, p, rolls, [10**9], Deadline()) for p in range(len(inst.sheets))]
 
 
 # --- remembered listings vs fresh ones -----------------------------------------------------------------------
@@ -356,7 +357,7 @@ def test_listings_filtered_for_fewer_rolls_or_fewer_units_equal_fresh_ones(missi
         asks = [(inst, rolls - 1), (inst, rolls - 2), (fewer_units(inst, keep), rolls), (fewer_units(inst, keep), rolls - 1)]
         clear_reuse()
         listings(inst, rolls)  # remembered: every ask below is filtered from these, spending no figure
-        served = [[split.listings.subsets_within(ask, p, r, [0], float("inf")) for p in range(4)] for ask, r in asks]
+        served = [[split.listings.subsets_within(ask, p, r, [0], Deadline()) for p in range(4)] for ask, r in asks]
         for (ask, r), rows in zip(asks, served):
             clear_reuse()
             fresh = listings(ask, r)
@@ -395,13 +396,13 @@ def test_cover_search_of_the_pick_matches_every_combination_and_cp_sat(seed):
             subsets = twin if rng.random() < 0.3 else \
                 [tuple(sorted(rng.sample(range(units), rng.randint(0, min(units, 4))))) for _ in range(rng.randint(1, 6))]
             options.append([(s, (3, rng.choice([3, 4]))) for s in dict.fromkeys(subsets)])
-        found = split.pick.pick_cover(inst, options, 3, float("inf"))
+        found = split.pick.pick_cover(inst, options, 3, Deadline())
         want = brute_pick(inst, options)
         assert found is not None and found[0] is want
         if want:
             assert len(found[1]) == n and all(row in rows for row, rows in zip(found[1], options))
             assert not check_split(inst, [subset for subset, _ in found[1]])
-        cp = split.pick.pick_one_each(inst, options, float("inf"))  # (no roll count: CP-SAT)
+        cp = split.pick.pick_one_each(inst, options, Deadline())  # (no roll count: CP-SAT)
         assert cp[0] is want
         checked[want] += 1
     assert checked[True] and checked[False]
@@ -409,7 +410,7 @@ def test_cover_search_of_the_pick_matches_every_combination_and_cp_sat(seed):
 
 def test_cover_search_declines_demands_of_some_units_and_alternatives():
     inst = split_instance(SMALL["any-columns"], [Sheet.empty(CLASSIC)] * 3)
-    assert split.pick.pick_cover(inst, [[((), (0, 0))]] * 3, 5, float("inf")) is None
+    assert split.pick.pick_cover(inst, [[((), (0, 0))]] * 3, 5, Deadline()) is None
 
 
 def test_a_filtered_listing_keeps_a_row_only_where_its_smaller_subsets_are_kept():

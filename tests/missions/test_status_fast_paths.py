@@ -114,6 +114,7 @@ def room_sheets(rng: random.Random, players: int, most: int) -> list[Sheet]:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("cpsat_by_work")  # the split's run by work (cpsolver.Deadline): the same shortcuts anywhere
 @pytest.mark.parametrize("mission", [m for m in builtin_missions()], ids=lambda m: m.id)
 def test_split_shortcut_agrees_with_the_solver_for_every_shipped_mission(mission):
     rng = random.Random(zlib.crc32(mission.id.encode()))
