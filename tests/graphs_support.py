@@ -60,3 +60,20 @@ def block_graph(board: Board) -> nx.Graph:
         else:
             g.add_edge(a, b, contacts=1)
     return g
+
+
+def hangs_together(adj, nodes) -> bool:
+    """Whether ``nodes`` of a graph given as neighbour lists (``Reduced.adj``) are one connected
+    piece: networkx's view of what the Steiner searches rebuild."""
+    graph = nx.Graph((u, v) for u in nodes for v in adj[u] if v in nodes)
+    graph.add_nodes_from(nodes)
+    return nx.is_connected(graph)
+
+
+def forced_groups(adj, forced) -> dict[int, int]:
+    """The nodes of ``forced`` grouped by connection through forced nodes only, each labelled by
+    its group's first node in the order ``forced`` is iterated."""
+    rank = {v: k for k, v in enumerate(forced)}
+    graph = nx.Graph((u, v) for u in forced for v in adj[u] if v in forced)
+    graph.add_nodes_from(forced)
+    return {v: min(group, key=rank.__getitem__) for group in nx.connected_components(graph) for v in group}

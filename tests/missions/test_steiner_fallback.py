@@ -17,8 +17,10 @@ import pytest
 from nochmal.board import load_board
 from nochmal.missions.measures import steiner, steiner_numpy
 from nochmal.missions.measures.crosses import LAZY_FROM, fewest_crosses
-from nochmal.missions.measures.steiner import INF, Reduced, dreyfus_wagner, node_dijkstra, reduce_target
+from nochmal.missions.measures.steiner import INF, dreyfus_wagner, node_dijkstra, reduce_target
 from nochmal.sheet import Sheet
+
+from graphs_support import hangs_together  # networkx's connectivity
 
 CLASSIC = load_board("classic")
 COMPILED = steiner.compiled_programme()
@@ -100,20 +102,9 @@ def test_same_answers_on_sheets(seed, monkeypatch):
             for v in {0, *rng.sample(range(len(red.adj)), 5)}:
                 if dp[full][v] < INF:
                     nodes = rebuild(full, v)
-                    assert set(terms) | {v} <= nodes and hangs_together(red, nodes)
+                    assert set(terms) | {v} <= nodes and hangs_together(red.adj, nodes)
                     assert sum(red.weight[x] for x in nodes) == dp[full][v]
     assert answers["numpy"] == answers["compiled"]
-
-
-def hangs_together(red: Reduced, nodes: set[int]) -> bool:
-    first = next(iter(nodes))
-    seen, stack = {first}, [first]
-    while stack:
-        for x in red.adj[stack.pop()]:
-            if x in nodes and x not in seen:
-                seen.add(x)
-                stack.append(x)
-    return seen == nodes
 
 
 def test_version_names_the_programme_in_use(tmp_path):

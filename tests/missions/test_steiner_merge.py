@@ -18,6 +18,7 @@ from nochmal.board import load_board
 from nochmal.missions.measures.steiner import (INF, Reduced, compiled_programme, dreyfus_wagner, halves, node_dijkstra,
                                                reduce_target)
 
+from graphs_support import hangs_together  # networkx's connectivity
 from measures_oracle import heapq_relax  # a textbook Dijkstra
 from sheets_support import random_sheet  # sheets grown by legal crosses
 
@@ -135,21 +136,9 @@ def test_compiled_programme_gives_the_per_subset_table_and_trees(seed):
                 held = {terms[i] for i in range(len(terms)) if s >> i & 1} | {v}
                 assert held <= nodes and held <= want_nodes
                 assert sum(weight[x] for x in nodes) == sum(weight[x] for x in want_nodes) == dp[s][v]
-                assert hangs_together(red, nodes)
+                assert hangs_together(red.adj, nodes)
                 checked += 1
     assert checked > 0
-
-
-def hangs_together(red, nodes) -> bool:
-    start = next(iter(nodes))
-    seen, stack = {start}, [start]
-    while stack:
-        u = stack.pop()
-        for x in red.adj[u]:
-            if x in nodes and x not in seen:
-                seen.add(x)
-                stack.append(x)
-    return seen == set(nodes)
 
 
 @pytest.mark.parametrize("k", range(2, 10))
@@ -252,7 +241,7 @@ def test_compiled_programme_matches_the_plain_recursion_on_random_graphs(seed, h
     for v in range(n):
         if dp[full][v] < INF:
             nodes = rebuild(full, v)
-            assert set(terms) | {v} <= nodes and hangs_together(red, nodes)
+            assert set(terms) | {v} <= nodes and hangs_together(red.adj, nodes)
             assert sum(weight[x] for x in nodes) <= dp[full][v]
 
 

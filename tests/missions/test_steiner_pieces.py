@@ -20,6 +20,7 @@ from nochmal.missions.measures.graphs import column_target
 from nochmal.missions.measures.rolls import ROLLS_EXACT_LIMIT, fewest_rolls, reduce_pieces
 from nochmal.missions.measures.steiner import INF, Reduced, dreyfus_wagner
 
+from graphs_support import forced_groups
 from sheets_support import random_sheet  # sheets grown by legal one-cell crosses
 
 CLASSIC = load_board("classic")
@@ -48,17 +49,7 @@ def regression_reduce_pieces(sheet: Sheet, target: int) -> Reduced:
     need = target & ~sheet.crossed
     weight = [max(1, -(-(cells & need).bit_count() // 5)) for cells in parts]
     forced = {i for i, cells in enumerate(parts) if cells & need} | {root}
-    group = {}
-    for start in forced:
-        if start in group:
-            continue
-        stack, group[start] = [start], start
-        while stack:
-            u = stack.pop()
-            for v in adj[u]:
-                if v in forced and v not in group:
-                    group[v] = start
-                    stack.append(v)
+    group = forced_groups(adj, forced)
     heads = [group[root]] + sorted({g for g in group.values() if g != group[root]}) + \
         [i for i in range(len(parts)) if i not in forced]
     new = {h: k for k, h in enumerate(heads)}
