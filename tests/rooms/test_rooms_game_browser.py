@@ -65,6 +65,11 @@ def play(page, cells: list[str], jokers: int) -> None:
         expect(crossed(page, "#mine", cell)).to_have_count(1)
 
 
+def page_top(page, selector: str) -> float:
+    """Where ``selector`` starts on the page (not in the window: a tap scrolls)."""
+    return page.evaluate("(sel) => document.querySelector(sel).getBoundingClientRect().top + window.scrollY", selector)
+
+
 def every(phones, selector: str, text: str) -> None:
     for page in phones:
         expect(page.locator(selector)).to_have_text(text)
@@ -133,13 +138,16 @@ def test_four_phones_play_a_mission_to_its_win(server, browser):
 
         if r == 3:  # a mis-tap on Cleo's phone (A7 touches nothing she crossed), warned and undone
             cleo = phones[2]
+            sheet_at = page_top(cleo, "#mine svg")
             cleo.tap('#mine rect[data-cell="A7"]')
             expect(cleo.locator("#mine-warning")).to_contain_text("Your sheet cannot come from a legal game: A7")
+            assert page_top(cleo, "#mine svg") == sheet_at  # the sheet stays under her finger
             expect(phones[0].locator('.other[data-seat="2"] .sheet-warning')).to_contain_text(
                 "Cleo's sheet cannot come from a legal game")
             shot(cleo, "game-mis-tap", also_1280=True)
             cleo.tap(".undo-tap")
             expect(cleo.locator("#undo-note")).to_have_text("Undone: A7 uncrossed")
+            assert page_top(cleo, "#mine svg") == sheet_at
             expect(cleo.locator("#mine-warning")).to_be_hidden()
             expect(phones[0].locator('.other[data-seat="2"] .sheet-warning')).to_be_hidden()
 
