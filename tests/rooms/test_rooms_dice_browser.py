@@ -1,6 +1,6 @@
 """This roll's advice in Chromium at phone size (docs/rooms.md, this roll's advice): one phone
 taps in the dice, another shows every player's move and the advised cells outlined on the
-sheets; counting the roll clears it. Screenshots (360 and 1280 px) go to artifacts/rooms/
+sheets; counting the roll clears it, a won mission has none. Screenshots (360 and 1280 px) go to artifacts/rooms/
 (git-ignored)."""
 
 from __future__ import annotations
@@ -64,6 +64,15 @@ def test_one_phone_enters_the_dice_and_another_shows_the_advice(server, browser)
         for page in (ben_page, anna_page):
             expect(page.locator("#dice-title")).to_have_text("Roll 7: the dice")
             expect(page.locator(".advice-mark")).to_have_count(0)
+
+        # the mission won (columns G, H, I on both sheets, late in the game): no dice to enter
+        set_rolls(server.api, code, anna[1], 20)
+        expect(ben_page.locator("#dice-title")).to_have_text("Roll 21: the dice")
+        for seat in (anna, ben):
+            put_cells(server.api, code, *seat, [f"{c}{r}" for c in "GHI" for r in range(1, 8)])
+        for page in (ben_page, anna_page):
+            expect(page.locator("#banner-text")).to_have_text("Won on roll 21!")
+            expect(page.locator("#dice-box")).to_be_hidden()
         assert not ben_page.js_errors and not anna_page.js_errors, ben_page.js_errors + anna_page.js_errors
     finally:
         close(ben_page, anna_page)

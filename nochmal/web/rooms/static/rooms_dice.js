@@ -30,7 +30,8 @@
     const me = mySeat();
     return me && room && room.seats[me.seat] && room.seats[me.seat].taken ? me : null;
   }
-  function playing() { return room && room.in_play ? room.in_play.roll : null; }
+  // the roll in play; none once the last roll is counted or the mission is won (docs/rooms.md, the win)
+  function playing() { return room && room.in_play && !room.won_on ? room.in_play.roll : null; }
 
   async function load() {
     const res = await fetch(api + "/dice");
