@@ -24,23 +24,9 @@ from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
 from nochmal.seats import seat_name
 
-from webserver import LiveServer, chromium
-
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 WIDTHS = {"phone": (360, 760), "laptop": (1280, 860)}
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with LiveServer(tmp_path_factory.mktemp("webdata"), job_time_cap=6.0, abandon_after=20.0) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as br:
-        yield br
 
 
 def new_page(browser, width: str = "laptop"):

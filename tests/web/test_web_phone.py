@@ -15,21 +15,8 @@ from nochmal.dice import seeded_roll
 from nochmal.game import Game
 from phone_support import VIEWPORTS, arrow_to, assert_fits_a_phone, side_by_side, tab_into
 from rooms_support import ARTIFACTS
-from webserver import LiveServer, chromium
 
 SEED = 11
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with LiveServer(tmp_path_factory.mktemp("webdata"), job_time_cap=6.0, abandon_after=20.0) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as br:
-        yield br
 
 
 def _page(browser, size):
