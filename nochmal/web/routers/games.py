@@ -165,29 +165,27 @@ class MoveBody(Body):
 @router.post("/games/{game_id}/move", summary="Make the deciding human's move; bots answer",
              responses=documented(responses.GameState))
 def move(game_id: str, body: MoveBody, store: Games, lang: Lang, svg: bool = True):
-    web = store.get(game_id)
-    with web.lock:
-        web.play(body.move)
-        web.save()
-        return spoken(web.state(with_svg=svg), web, lang)
+    return _changed(store, game_id, lambda web: web.play(body.move), lang, svg)
 
 
 @router.post("/games/{game_id}/undo", summary="Take back the last human choice (this roll, else the one before)",
              responses=documented(responses.GameState))
 def undo(game_id: str, store: Games, lang: Lang, svg: bool = True):
-    web = store.get(game_id)
-    with web.lock:
-        web.undo()
-        web.save()
-        return spoken(web.state(with_svg=svg), web, lang)
+    return _changed(store, game_id, lambda web: web.undo(), lang, svg)
 
 
 @router.post("/games/{game_id}/open", summary="The open-information switch: show every roll from now on",
              responses=documented(responses.GameState))
 def open_game(game_id: str, store: Games, lang: Lang, svg: bool = True):
+    return _changed(store, game_id, lambda web: web.open_rolls(), lang, svg)
+
+
+def _changed(store, game_id: str, change, lang: str, svg: bool) -> dict:
+    """One change to a game under its lock, saved before the answer: its state in the request's
+    language."""
     web = store.get(game_id)
     with web.lock:
-        web.open_rolls()
+        change(web)
         web.save()
         return spoken(web.state(with_svg=svg), web, lang)
 
