@@ -160,6 +160,15 @@ def test_bad_dice_are_a_422_naming_the_field(client, dice, field):
     assert client.get(f"/api/rooms/{code}/dice").json()["advice"] is None
 
 
+def test_a_won_mission_has_no_roll_to_advise(client):
+    code, tokens = table(client, rolls_used=20)
+    for k, token in enumerate(tokens):  # lockstep's columns G, H and I on both sheets
+        put_cells(client, code, k, token, [f"{c}{r}" for c in "GHI" for r in range(1, 8)])
+    assert client.get(f"/api/rooms/{code}").json()["won_on"] == 21
+    res = enter(client, code, tokens[0], 21)
+    assert res.status_code == 409 and res.json()["field"] == "roll" and "won on roll 21" in res.json()["error"]
+
+
 def test_only_a_seated_phone_enters_dice(client):
     code, tokens = table(client)
     res = client.put(f"/api/rooms/{code}/dice", json={"roll": 5, "dice": DICE})

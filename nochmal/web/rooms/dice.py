@@ -142,6 +142,9 @@ def enter_dice(rooms, code: str, token: str | None, raw: bytes) -> dict:
     k = store.seat_of_token(code, token)
     body = checked_body(raw, bodies.DiceBody)
     play = in_play_document(room)
+    if room.won_on is not None:
+        raise WebError(f"the mission was won on roll {room.won_on}: no roll to advise (reopen the game first)",
+                       "roll", 409)
     if play["roll"] != body["roll"]:
         now = f"roll {play['roll']} is in play" if play["roll"] else "the last roll is counted"
         raise WebError(f"{now}, not roll {body['roll']}: these dice are for another roll", "roll", 409)
