@@ -182,9 +182,7 @@ def _per_players(value, where: str, problems: list[str]) -> tuple[tuple[int, int
                         f"got {_tname(value)} {quoted(value)}")
         return None
     out = []
-    for key in value:
-        if key not in {str(p) for p in PLAYER_COUNTS}:
-            problems.append(f"key '{where}.{_key_text(key)}': unknown player count (use 1, 2, 3, 4)")
+    _unknown_player_counts(value, where, problems)
     for p in PLAYER_COUNTS:
         v = value.get(str(p))
         if v is None:
@@ -347,11 +345,16 @@ def _count(value, where: str, top: int, what: str, problems: list[str]) -> int |
     return value
 
 
-def _budgets(value: dict, problems: list[str]) -> tuple:
-    rows = []
+def _unknown_player_counts(value: dict, where: str, problems: list[str]) -> None:
+    """A table keyed by player count names only 1-4."""
     for key in value:
         if key not in {str(p) for p in PLAYER_COUNTS}:
-            problems.append(f"key 'budgets.{_key_text(key)}': unknown player count (use 1, 2, 3, 4)")
+            problems.append(f"key '{where}.{_key_text(key)}': unknown player count (use 1, 2, 3, 4)")
+
+
+def _budgets(value: dict, problems: list[str]) -> tuple:
+    rows = []
+    _unknown_player_counts(value, "budgets", problems)
     for p in PLAYER_COUNTS:
         row = value.get(str(p))
         where = f"budgets.{p}"

@@ -236,3 +236,13 @@ def test_a_shipped_id_wins_over_a_file_of_that_name_in_the_folder(tmp_path, monk
 def test_a_colour_is_one_letter_or_a_name_not_a_piece_of_ygbro(colour: str):
     msg = mission_error(broken('kind = "cells"\ncells = ["A1", "O7"]', f'kind = "colours"\ncolours = [{colour}]'))
     assert f"key 'objectives[1].colours': {colour.replace(chr(34), chr(39))} is not a colour" in msg
+
+
+@pytest.mark.parametrize("old, new, key", [
+    ("4 = { easy = 30, normal = 25, hard = 20 }\n",
+     "4 = { easy = 30, normal = 25, hard = 20 }\n5 = { easy = 1, normal = 1, hard = 1 }\n", "budgets.5"),
+    ('kind = "cells"\ncells = ["A1", "O7"]', 'kind = "score"\nat_least = { 1 = 10, 2 = 10, 3 = 10, 4 = 10, 7 = 3 }',
+     "objectives[1].at_least.7"),
+])
+def test_a_table_by_player_count_names_only_1_to_4(old: str, new: str, key: str):
+    assert f"key '{key}': unknown player count (use 1, 2, 3, 4)" in mission_error(broken(old, new))
