@@ -274,13 +274,28 @@ def _fake(edges: list[tuple[str, str]]) -> nx.DiGraph:
 def test_checker_flags_an_upward_import():
     found = violations(_fake([("nochmal.sheet", "nochmal.solver.cpsat")]))
     assert found == ["upward import: nochmal.sheet (rules core) imports nochmal.solver.cpsat (planner)"]
-    assert violations(_fake([("nochmal.missions.coop", "nochmal.solver.graph")]))  # missions below the planner
-    assert violations(_fake([("nochmal.bots.hints", "nochmal.missions.objectives")]))
-    assert violations(_fake([("nochmal.solver.team", "nochmal.cli.common")]))
-    assert not violations(_fake([("nochmal.cli.common", "nochmal.solver.team"),
-                                 ("nochmal.solver.team", "nochmal.missions.coop"),
-                                 ("nochmal.missions.coop", "nochmal.bots.heuristic"),
-                                 ("nochmal.table.session", "nochmal.game")]))
+
+
+@pytest.mark.parametrize("checker, importer, imported", [
+    (violations, "nochmal.missions.coop", "nochmal.solver.graph"),  # missions below the planner
+    (violations, "nochmal.bots.hints", "nochmal.missions.objectives"),
+    (violations, "nochmal.solver.team", "nochmal.cli.common"),
+    (sideways_imports, "nochmal.table.stepper", "nochmal.cli.common"),
+    (sideways_imports, "nochmal.terminal.session", "nochmal.web.games"),
+])
+def test_checker_flags_a_wrong_import(checker, importer: str, imported: str):
+    assert checker(_fake([(importer, imported)]))
+
+
+@pytest.mark.parametrize("checker, edges", [
+    (violations, [("nochmal.cli.common", "nochmal.solver.team"), ("nochmal.solver.team", "nochmal.missions.coop"),
+                  ("nochmal.missions.coop", "nochmal.bots.heuristic"), ("nochmal.table.session", "nochmal.game")]),
+    (sideways_imports, [("nochmal.cli.play_cmds", "nochmal.terminal.session"),
+                        ("nochmal.terminal.session", "nochmal.table.session"),
+                        ("nochmal.web.games", "nochmal.table.session"), ("nochmal.web.games", "nochmal.web.errors")]),
+])
+def test_checker_passes_the_allowed_imports(checker, edges: list[tuple[str, str]]):
+    assert not checker(_fake(edges))
 
 
 def test_checker_flags_a_cycle_within_a_layer():
@@ -323,9 +338,3 @@ def test_layer_of(module, layer):
 def test_checker_flags_a_sideways_import():
     assert sideways_imports(_fake([("nochmal.web.games", "nochmal.terminal.session")])) == [
         "sideways import: nochmal.web.games imports nochmal.terminal.session"]
-    assert sideways_imports(_fake([("nochmal.table.stepper", "nochmal.cli.common")]))
-    assert sideways_imports(_fake([("nochmal.terminal.session", "nochmal.web.games")]))
-    assert not sideways_imports(_fake([("nochmal.cli.play_cmds", "nochmal.terminal.session"),
-                                       ("nochmal.terminal.session", "nochmal.table.session"),
-                                       ("nochmal.web.games", "nochmal.table.session"),
-                                       ("nochmal.web.games", "nochmal.web.errors")]))
