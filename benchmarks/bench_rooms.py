@@ -49,7 +49,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from rooms_support import free_port, wait_up  # noqa: E402  (the tests' own: a free port, the server up)
+from rooms_support import free_port, stop, wait_up  # noqa: E402  (the tests' own: a port, up, stopped)
 
 CELLS = [f"{c}{r}" for c in "HGIJFKE" for r in range(1, 8)]  # a growing sheet: column H first
 
@@ -86,12 +86,7 @@ def start_server(data_dir: Path, port: int) -> subprocess.Popen:
 
 def stop_server(proc: subprocess.Popen) -> None:
     """Ctrl-C, as a person stops it; killed if it has not stopped within 30 s."""
-    proc.send_signal(signal.SIGINT)
-    try:
-        proc.wait(30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(10)
+    stop(proc, 30)
 
 
 def process_cpu(pid: int) -> float:

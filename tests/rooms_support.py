@@ -114,12 +114,18 @@ def serving(data_dir, port: int, before: str = ""):
         yield proc
     finally:
         if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(10)
+            stop(proc)
+
+
+def stop(proc: subprocess.Popen, seconds: float = 15) -> None:
+    """Ask a server process to stop as by Ctrl-C; killed if it has not within ``seconds`` (a
+    hang guard). benchmarks/bench_rooms.py stops its servers so too."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(seconds)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
 
 
 def crash(proc: subprocess.Popen) -> None:
