@@ -11,6 +11,7 @@ from urllib.parse import parse_qs
 
 from babel.messages.pofile import read_po
 from fastapi.responses import JSONResponse
+from markupsafe import Markup
 from starlette.requests import Request
 
 from nochmal.i18n import DOMAIN, LANGUAGE_NAMES, LANGUAGES, LOCALE_DIR, N_, known_language, negotiate, translate, translator
@@ -89,12 +90,14 @@ def i18n_context(request: Request) -> dict:
     lang = request_language(request)
     t = translator(lang)
 
-    def gettext(message: str, **values) -> str:
-        text = t.gettext(message)
+    # as Jinja's own new-style gettext: the catalog's text is the template's (markup kept, as
+    # in "JSON from <code>nochmal … --save</code>"), the values filled in are escaped
+    def gettext(message: str, **values) -> Markup:
+        text = Markup(t.gettext(message))
         return text % values if values else text
 
-    def ngettext(singular: str, plural: str, n: int, **values) -> str:
-        text = t.ngettext(singular, plural, n)
+    def ngettext(singular: str, plural: str, n: int, **values) -> Markup:
+        text = Markup(t.ngettext(singular, plural, n))
         return text % {"num": n, **values}
 
     return {"lang": lang, "languages": list(LANGUAGE_NAMES.items()), "gettext": gettext, "ngettext": ngettext,

@@ -131,3 +131,9 @@ def test_how_to_play_in_each_language(client):
         titles.add(re.search(r"<h1>(.*?)</h1>", page).group(1))
     assert len(titles) == len(LANGUAGES)
     assert 'href="/rules"' in client.get("/puzzle/3").text and 'href="/rules"' in client.get("/").text
+
+
+def test_template_messages_keep_their_markup_and_escape_their_values(client):
+    page = client.get("/replay", headers=DE).text
+    assert "<code>nochmal … --save</code> oder dieser Seite" in page and "&lt;code&gt;" not in page
+    assert "Startwert 7" in client.get("/puzzle/7", headers=DE).text
