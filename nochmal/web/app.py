@@ -24,7 +24,7 @@ from nochmal.errors import NochmalError
 from nochmal.web.errors import WebError, error_body, parse_json
 from nochmal.web.reasons import localise
 from nochmal.web.games import GameStore
-from nochmal.web.hosts import Access, RequestGuard
+from nochmal.web.hosts import Access, HttpMiddleware, RequestGuard
 from nochmal.web.jobs import JobManager
 from nochmal.web.language import LanguageChoice, request_language
 from nochmal.web.limits import BodyCaps, RateLimit, env_days, too_large
@@ -49,18 +49,16 @@ def _templates() -> Jinja2Templates:
 TEMPLATES = _templates()
 
 
-class BodyLimit:
+class BodyLimit(HttpMiddleware):
     """ASGI middleware, the one place a request body is held to its cap (limits.py BodyCaps,
     by path): over it, 413 naming the cap, before the body is read whole; a handler (the
     rooms' too) reads a body that already fits."""
 
     def __init__(self, app, caps: BodyCaps):
-        self.app = app
+        super().__init__(app)
         self.caps = caps
 
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
+    async def http(self, scope, receive, send):
         name, limit = self.caps.for_path(scope.get("path", ""))
         length = dict(scope.get("headers") or []).get(b"content-length")
         if length is not None and (not is_decimal(length.decode("latin-1")) or int(length) > limit):

@@ -123,17 +123,31 @@ def _media_type(value: str | None) -> str:
     return (value or "").split(";", 1)[0].strip().lower()
 
 
-class RequestGuard:
-    """ASGI middleware: the Host, Origin and Content-Type checks of the module doc, each a
-    4xx JSON ``{"error", "field"}`` naming the header, before the request reaches the app."""
+class HttpMiddleware:
+    """An ASGI middleware that checks HTTP requests (``http``, below); every other scope (the
+    lifespan) passes straight to the app. RequestGuard here, app.py's BodyLimit."""
 
-    def __init__(self, app, access: Access):
+    def __init__(self, app):
         self.app = app
-        self.access = access
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        return await self.http(scope, receive, send)
+
+    async def http(self, scope, receive, send):
+        raise NotImplementedError
+
+
+class RequestGuard(HttpMiddleware):
+    """ASGI middleware: the Host, Origin and Content-Type checks of the module doc, each a
+    4xx JSON ``{"error", "field"}`` naming the header, before the request reaches the app."""
+
+    def __init__(self, app, access: Access):
+        super().__init__(app)
+        self.access = access
+
+    async def http(self, scope, receive, send):
         problem = self.problem(scope)
         if problem is not None:
             response = _refusal(*problem)
