@@ -77,3 +77,23 @@ def forced_groups(adj, forced) -> dict[int, int]:
     graph = nx.Graph((u, v) for u in forced for v in adj[u] if v in forced)
     graph.add_nodes_from(forced)
     return {v: min(group, key=rank.__getitem__) for group in nx.connected_components(graph) for v in group}
+
+
+def open_parts(board: Board, crossed: int) -> tuple[list[int], list[set[int]]]:
+    """The open cells in parts, as networkx finds them: each part the open cells of one block
+    that touch (a bit mask), in block order then by lowest bit; and the parts each part
+    touches through an open neighbour."""
+    graph = cell_graph(board)
+    open_cells = [name for name, bit in graph.nodes(data="bit") if not crossed >> bit & 1]
+    inner = nx.Graph()
+    inner.add_nodes_from(open_cells)
+    inner.add_edges_from((u, v) for u, v, same in graph.subgraph(open_cells).edges(data="same_block") if same)
+    masks = [sum(1 << graph.nodes[name]["bit"] for name in piece) for piece in nx.connected_components(inner)]
+    parts = sorted(masks, key=lambda mask: (board.block_of_bit[(mask & -mask).bit_length() - 1], mask & -mask))
+    part_of = {name: k for k, mask in enumerate(parts) for name in open_cells if mask >> graph.nodes[name]["bit"] & 1}
+    touching: list[set[int]] = [set() for _ in parts]
+    for u, v in graph.subgraph(open_cells).edges:
+        if part_of[u] != part_of[v]:
+            touching[part_of[u]].add(part_of[v])
+            touching[part_of[v]].add(part_of[u])
+    return parts, touching

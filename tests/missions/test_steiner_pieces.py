@@ -13,14 +13,14 @@ import random
 
 import pytest
 
-from nochmal.bitsets import bit_list, components, neighbours_of
+from nochmal.bitsets import bit_list
 from nochmal.board import load_board
 from nochmal.sheet import Sheet
 from nochmal.missions.measures.graphs import column_target
 from nochmal.missions.measures.rolls import ROLLS_EXACT_LIMIT, fewest_rolls, reduce_pieces
 from nochmal.missions.measures.steiner import INF, Reduced, dreyfus_wagner
 
-from graphs_support import forced_groups
+from graphs_support import forced_groups, open_parts
 from sheets_support import random_sheet  # sheets grown by legal one-cell crosses
 
 CLASSIC = load_board("classic")
@@ -28,23 +28,15 @@ CLASSIC = load_board("classic")
 
 def regression_reduce_pieces(sheet: Sheet, target: int) -> Reduced:
     """A regression oracle: the all-dictionary reduce_pieces the present one replaced, frozen
-    (its part graph built here too). It shares the design, so it finds changes, not a mistake
-    both make."""
-    board = sheet.board
-    open_mask = board.full_mask & ~sheet.crossed
-    parts = []
-    for block in board.blocks:
-        local = (open_mask & block.mask) >> block.offset
-        parts.extend(part << block.offset for part in components(local, block.local_neighbours))
-    node_of = {b: i for i, cells in enumerate(parts) for b in bit_list(cells)}
+    (its part graph built by networkx: tests/graphs_support.py open_parts). It shares the
+    contraction's design, so it finds changes, not a mistake both make."""
+    parts, touching = open_parts(sheet.board, sheet.crossed)
     root = len(parts)
-    adj = [set() for _ in range(root + 1)]
+    adj = touching + [set()]
     for i, cells in enumerate(parts):
         if cells & sheet.anchored:
             adj[i].add(root)
             adj[root].add(i)
-        for b in bit_list(neighbours_of(cells, board.neighbour_mask) & open_mask & ~cells):
-            adj[i].add(node_of[b])
     adj = [frozenset(a) for a in adj]
     need = target & ~sheet.crossed
     weight = [max(1, -(-(cells & need).bit_count() // 5)) for cells in parts]
