@@ -5,6 +5,12 @@ solo score, and the fewest rolls a team needs (tests/planner/test_planner_team*.
 from __future__ import annotations
 
 import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
 
 from nochmal.board import Board
 from nochmal.dice import Roll, seeded_roll
@@ -16,6 +22,8 @@ from nochmal.sheet import Sheet
 from nochmal.solver.instance import Instance
 from nochmal.solver.team import INFEASIBLE, OPTIMAL, plan_team, validate_team_plan
 from nochmal.solver.validate import new_game
+
+from missions_support import mission_toml
 
 SMALL = Board.from_grid(["yYbbg", "ygBrr", "oGgrO", "oobRy"], strict=False, jokers=2)
 
@@ -144,20 +152,39 @@ TEAM_CASES = [
 TWO_PLAYER_SEEDS = {0: (1, 2), 1: (4, 5), 2: (8,), 3: (10,), 4: (13,), 5: (16,), 6: (19, 20), 7: (23,)}
 
 
-NEAR_H_TOML = """
-id = "near-h"
-name = "Near H"
-source = "user"
-description = "Cross two cells next to column H."
+def case_instances(case: int, players: int, one_player_seeds: int = 2) -> list[tuple[Mission, list[Roll]]]:
+    """TEAM_CASES[case] as (mission, rolls) to check: one player on the case's budget and seeds
+    3·case+1.., two players on a budget of 4 (roll 4's active/passive flow in play) and the
+    case's TWO_PLAYER_SEEDS."""
+    objectives, budget = TEAM_CASES[case]
+    if players == 2:
+        budget, seeds = 4, TWO_PLAYER_SEEDS[case]
+    else:
+        seeds = range(3 * case + 1, 3 * case + 1 + one_player_seeds)
+    mission = team_mission(objectives, budget)
+    return [(mission, team_rolls(seed, players, budget)) for seed in seeds]
 
-[[objectives]]
-kind = "cells"
-cells = ["H4", "I4"]
-scope = "team"
 
-[budgets]
-1 = {{ easy = {b}, normal = {b}, hard = {b} }}
-2 = {{ easy = {b}, normal = {b}, hard = {b} }}
-3 = {{ easy = {b}, normal = {b}, hard = {b} }}
-4 = {{ easy = {b}, normal = {b}, hard = {b} }}
-"""
+def near_h_toml(budget: int) -> str:
+    """A classic-board mission file: cross H4 and I4, next to the start column, in ``budget`` rolls."""
+    return mission_toml(id="near-h", name="Near H", description="Cross two cells next to column H.",
+                        cells=("H4", "I4"), budgets=(budget, budget, budget))
+
+
+def interrupted_run(args: list[str], cwd, after: float, first: str) -> tuple[int, str, str]:
+    """Run the CLI in a subprocess, send SIGINT ``after`` seconds after its first progress line on
+    stderr (which must start with ``first``: the watch is on; a fixed sleep from the start raced
+    the start-up on a loaded machine): (exit code, stdout, stderr). The delay only puts the press
+    among the solves; what it stopped is read from the output, never from a stopwatch."""
+    cmd = [sys.executable, "-c", "from nochmal.cli import app; app()", *args]
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stderr.readline()
+    assert line.startswith(first), line + proc.stderr.read()
+    time.sleep(after)
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail(f"nochmal {args[0]} hung after Ctrl-C")
+    return proc.returncode, out, line + err

@@ -20,7 +20,7 @@ from nochmal.solver.instance import Instance, InstanceError
 from nochmal.solver.plan import Step
 from nochmal.solver.validate import validate
 
-from planner_support import SMALL, exhaustive_best, random_rolls
+from planner_support import SMALL, exhaustive_best, interrupted_run, random_rolls
 
 # the proofs asserted here come from CP-SAT's deterministic limits (tests/conftest.py cpsat_by_work)
 pytestmark = pytest.mark.usefixtures("cpsat_by_work")
@@ -239,30 +239,6 @@ def test_the_progress_line_never_shows_a_bound_below_the_best(tmp_path, monkeypa
     assert all(best is None or bound is None or best <= bound for best, bound in shown), shown
 
 
-def _analyse_interrupted(args: list[str], cwd, after: float) -> tuple[int, str, str]:
-    """Run `nochmal analyse` in a subprocess, SIGINT ``after`` seconds after its first roll
-    is analysed (its first progress line on stderr; a fixed sleep from the start raced the
-    start-up on a loaded machine): (exit code, stdout, stderr). The delay only puts the press
-    among the solves; what it stopped is read from the output, not from a stopwatch."""
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    cmd = [sys.executable, "-c", "from nochmal.cli import app; app()", "analyse", *args]
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    first = proc.stderr.readline()
-    assert first.startswith("analysing roll"), first
-    time.sleep(after)
-    proc.send_signal(signal.SIGINT)
-    try:
-        out, err = proc.communicate(timeout=600)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        pytest.fail("nochmal analyse hung after Ctrl-C")
-    return proc.returncode, out, first + err
-
-
 @pytest.mark.parametrize("as_json", [False, True])
 def test_ctrl_c_stops_the_analysis_and_prints_the_rolls_so_far(tmp_path, as_json):
     """Ctrl-C cut only the current roll's solve short and the analysis went on (five presses
@@ -276,8 +252,8 @@ def test_ctrl_c_stops_the_analysis_and_prints_the_rolls_so_far(tmp_path, as_json
     path = tmp_path / "g.json"
     _greedy_record(7).save(path)
     # 30 solves of up to 20 s each: far from done 3 s after the first (the last rolls solve at once)
-    code, out, err = _analyse_interrupted(
-        [str(path), "--time-limit", "20", *(["--json"] if as_json else [])], tmp_path, after=3.0)
+    code, out, err = interrupted_run(["analyse", str(path), "--time-limit", "20", *(["--json"] if as_json else [])],
+                                     tmp_path, after=3.0, first="analysing roll")
     assert code == 130, err
     assert "Traceback" not in err and "interrupted" in err  # it stopped; the rolls left unanalysed below
     if as_json:

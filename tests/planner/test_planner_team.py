@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 
 import pytest
 from typer.testing import CliRunner
@@ -18,6 +17,7 @@ from nochmal.board import Board
 from nochmal.cli import app
 from nochmal.dice import Roll
 from nochmal.missions.coop import mission_result
+from nochmal.missions.cpsolver import Deadline
 from nochmal.missions.loader import load_mission
 from nochmal.missions.model import Objective
 from nochmal.move import PASS, Move
@@ -25,28 +25,19 @@ from nochmal.solver.interrupt import SigintStop
 from nochmal.solver.team import (INFEASIBLE, OPTIMAL, TeamPlanError, plan_team, replay_team, solve_earliest,
                                  validate_team_plan)
 
-from planner_support import (NEAR_H_TOML, TEAM_CASES, TINY, TWO_PLAYER_SEEDS, check_team_plan,
-                             exhaustive_fewest, team_mission, team_rolls)
+from planner_support import (TEAM_CASES, TINY, TWO_PLAYER_SEEDS, case_instances, check_team_plan, exhaustive_fewest,
+                             near_h_toml, team_mission, team_rolls)
 
 # the proofs asserted here (status optimal or infeasible, proven) come from CP-SAT's
 # deterministic limits, in the CLI's child processes too (tests/conftest.py cpsat_by_work)
 pytestmark = pytest.mark.usefixtures("cpsat_by_work")
 
 
+@pytest.mark.parametrize("players", [1, 2])
 @pytest.mark.parametrize("case", range(len(TEAM_CASES)))
-def test_fewest_rolls_equals_exhaustive_search_one_player(case: int):
-    objectives, budget = TEAM_CASES[case]
-    mission = team_mission(objectives, budget)
-    for seed in (3 * case + 1, 3 * case + 2):
-        check_team_plan(mission, 1, team_rolls(seed, 1, budget))
-
-
-@pytest.mark.parametrize("case", range(len(TEAM_CASES)))
-def test_fewest_rolls_equals_exhaustive_search_two_players(case: int):
-    objectives, _ = TEAM_CASES[case]
-    mission = team_mission(objectives, 4)
-    for seed in TWO_PLAYER_SEEDS[case]:
-        check_team_plan(mission, 2, team_rolls(seed, 2, 4))
+def test_fewest_rolls_equals_exhaustive_search(case: int, players: int):
+    for mission, rolls in case_instances(case, players):
+        check_team_plan(mission, players, rolls)
 
 
 def test_two_player_cases_include_wins_and_failures():
@@ -105,7 +96,7 @@ def test_random_tiny_missions_match_exhaustive_search():
 
 def test_classic_board_mission_file_one_player_matches_exhaustive(tmp_path):
     path = tmp_path / "near-h.toml"
-    path.write_text(NEAR_H_TOML.format(b=2))
+    path.write_text(near_h_toml(2))
     mission = load_mission(str(path))
     outcomes = [check_team_plan(mission, 1, team_rolls(seed, 1, 2)).rolls_needed for seed in (1, 4, 5)]
     assert None in outcomes and 2 in outcomes  # both a proven failure and a win
@@ -113,7 +104,7 @@ def test_classic_board_mission_file_one_player_matches_exhaustive(tmp_path):
 
 def test_cli_json_fields_and_replay(tmp_path):
     path = tmp_path / "near-h.toml"
-    path.write_text(NEAR_H_TOML.format(b=6))
+    path.write_text(near_h_toml(6))
     result = CliRunner().invoke(app, ["solve", "--mission", str(path), "--players", "2", "--seed", "4",
                                       "--time-limit", "20", "--json"])
     assert result.exit_code == 0, result.output
@@ -136,7 +127,7 @@ def test_cli_json_fields_and_replay(tmp_path):
 
 def test_cli_text_output_and_unknown_mission(tmp_path):
     path = tmp_path / "near-h.toml"
-    path.write_text(NEAR_H_TOML.format(b=2))  # seed 1: no win in 2 rolls (proven); 1 roll is refused on load
+    path.write_text(near_h_toml(2))  # seed 1: no win in 2 rolls (proven); 1 roll is refused on load
     result = CliRunner().invoke(app, ["solve", "--mission", str(path), "--players", "1", "--seed", "1"])
     assert result.exit_code == 0, result.output
     assert "budget not enough (proven)" in result.stdout
@@ -150,7 +141,7 @@ def test_three_and_four_player_plans_pass_the_engine_replay(tmp_path, players: i
     """No exhaustive oracle at this size: the plan must win through the engine on exactly
     its last roll, and one roll fewer must be proven impossible (status optimal)."""
     path = tmp_path / "near-h.toml"
-    text = NEAR_H_TOML.format(b=8).replace('scope = "team"', 'scope = "each"')
+    text = near_h_toml(8).replace('scope = "team"', 'scope = "each"')
     path.write_text(text.replace('"H4", "I4"', '"H4", "M4"'))  # five columns apart: past roll 3
     mission = load_mission(str(path))
     rolls = team_rolls(7, players, 8)
@@ -174,7 +165,7 @@ def test_earliest_win_model_alone_equals_exhaustive_search(players: int):
         expected = exhaustive_fewest(mission, players, rolls)
         with SigintStop() as stop:
             status, won, lower, moves = solve_earliest(TINY, mission, rolls, players, 1,
-                                                        time.monotonic() + 30, 1, stop)
+                                                        Deadline(30), 1, stop)
         if expected is None:
             assert (status, won, lower) == (INFEASIBLE, None, len(rolls) + 1), case
         else:

@@ -18,7 +18,7 @@ from nochmal.missions.model import Mission, Objective
 from nochmal.move import PASS, Move
 from nochmal.solver.team import INFEASIBLE, OPTIMAL, plan_team, replay_team, validate_team_plan
 
-from planner_support import NEAR_H_TOML, TEAM_CASES, TWO_PLAYER_SEEDS, exhaustive_fewest, team_mission, team_rolls
+from planner_support import TEAM_CASES, TWO_PLAYER_SEEDS, exhaustive_fewest, near_h_toml, team_mission, team_rolls
 
 # the proofs asserted here (status optimal or infeasible, proven) come from CP-SAT's
 # deterministic limits, in the CLI's child processes too (tests/conftest.py cpsat_by_work)
@@ -126,7 +126,7 @@ def test_coop_analysis_matches_exhaustive_search_per_roll(tmp_path):
 
     budget = 3
     path = tmp_path / "near-h.toml"
-    path.write_text(NEAR_H_TOML.format(b=budget))
+    path.write_text(near_h_toml(budget))
     mission = load_mission(str(path))
     rng = random.Random(1)
     seen = set()

@@ -14,7 +14,7 @@ from nochmal.missions.coop import mission_result
 from nochmal.missions.loader import load_mission
 from nochmal.move import Move
 
-from planner_support import NEAR_H_TOML
+from planner_support import near_h_toml
 
 # the proofs asserted here (status optimal or infeasible, proven) come from CP-SAT's
 # deterministic limits, in the CLI's child processes too (tests/conftest.py cpsat_by_work)
@@ -84,7 +84,7 @@ def test_save_errors_are_one_line_and_come_before_the_solve(tmp_path):
                                       str(tmp_path / "p.json")])
     assert result.exit_code == 2 and "--save" in result.output
     mission = tmp_path / "near-h.toml"
-    mission.write_text(NEAR_H_TOML.format(b=2))  # seed 1: no win in 2 rolls (proven)
+    mission.write_text(near_h_toml(2))  # seed 1: no win in 2 rolls (proven)
     result = CliRunner().invoke(app, ["solve", "--mission", str(mission), "--players", "1", "--seed", "1",
                                       "--save", str(tmp_path / "p.json")])
     assert result.exit_code == 1 and "budget not enough (proven)" in result.stdout

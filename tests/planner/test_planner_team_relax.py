@@ -12,7 +12,7 @@ from nochmal.missions.loader import load_mission
 from nochmal.missions.model import Mission, Objective
 from nochmal.solver.team import plan_team, validate_team_plan
 
-from planner_support import TEAM_CASES, TINY, TWO_PLAYER_SEEDS, exhaustive_fewest, team_mission, team_rolls
+from planner_support import TEAM_CASES, TINY, case_instances, exhaustive_fewest, team_mission, team_rolls
 
 # the proofs asserted here (status optimal or infeasible, proven) come from CP-SAT's
 # deterministic limits, in the CLI's child processes too (tests/conftest.py cpsat_by_work)
@@ -39,20 +39,11 @@ def _check_relaxation(mission: Mission, players: int, rolls: list[Roll]) -> tupl
     return bound, fewest
 
 
+@pytest.mark.parametrize("players", [1, 2])
 @pytest.mark.parametrize("case", range(len(TEAM_CASES)))
-def test_relaxation_never_above_the_exhaustive_fewest_one_player(case: int):
-    objectives, budget = TEAM_CASES[case]
-    mission = team_mission(objectives, budget)
-    for seed in (3 * case + 1, 3 * case + 2, 3 * case + 3):
-        _check_relaxation(mission, 1, team_rolls(seed, 1, budget))
-
-
-@pytest.mark.parametrize("case", range(len(TEAM_CASES)))
-def test_relaxation_never_above_the_exhaustive_fewest_two_players(case: int):
-    objectives, _ = TEAM_CASES[case]
-    mission = team_mission(objectives, 4)
-    for seed in TWO_PLAYER_SEEDS[case]:
-        _check_relaxation(mission, 2, team_rolls(seed, 2, 4))
+def test_relaxation_never_above_the_exhaustive_fewest(case: int, players: int):
+    for mission, rolls in case_instances(case, players, one_player_seeds=3):
+        _check_relaxation(mission, players, rolls)
 
 
 @pytest.mark.slow

@@ -2,7 +2,7 @@
 not proven, with exit code 0 and no traceback (solo planner and team planning).
 
 Runs the real command in a subprocess and sends SIGINT a few seconds after its first progress
-line, so it covers the signal handling that CliRunner cannot. (A fixed sleep from the start
+line (tests/planner_support.py interrupted_run), so it covers the signal handling that CliRunner cannot. (A fixed sleep from the start
 raced the start-up on a loaded machine: the press came before the watch was on, exit 130.)
 Whether the press or the limit ended a run is read from the run (``interrupted``, the work
 CP-SAT did against its deterministic limit under tests/conftest.py ``cpsat_by_work``), never
@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 import sys
-import time
 
 import pytest
 
@@ -28,32 +26,14 @@ from nochmal.solver.plan import Plan
 from nochmal.solver.team import replay_team, validate_team_plan
 from nochmal.solver.validate import validate
 
+from planner_support import interrupted_run
+
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
-
-
-def _interrupted_run(args: list[str], cwd, after: float, first: str) -> tuple[int, str, str]:
-    """Run the CLI, send SIGINT ``after`` seconds after its first progress line on stderr
-    (which must start with ``first``: the watch is on), as tests/planner/test_planner_analyse.py's
-    _analyse_interrupted does: (exit code, stdout, stderr). The delay only puts the press into
-    the search (its 120 units of work outlast it on any machine); that the press ended the run
-    is the output's ``interrupted``."""
-    cmd = [sys.executable, "-c", "from nochmal.cli import app; app()", *args]
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = proc.stderr.readline()
-    assert line.startswith(first), line + proc.stderr.read()
-    time.sleep(after)
-    proc.send_signal(signal.SIGINT)
-    try:
-        out, err = proc.communicate(timeout=600)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        pytest.fail(f"nochmal {args[0]} hung after Ctrl-C")
-    return proc.returncode, out, line + err
 
 
 @pytest.mark.usefixtures("cpsat_by_work")  # (in the child too: 120 units of work, not seconds)
 def test_solo_solve_interrupted_returns_best_plan(tmp_path):
-    code, out, err = _interrupted_run(["solve", "--seed", "1", "--time-limit", "120", "--json"],
+    code, out, err = interrupted_run(["solve", "--seed", "1", "--time-limit", "120", "--json"],
                                             tmp_path, after=4.0, first="solving 30 roll(s)")
     assert code == 0, err
     assert "Traceback" not in err
@@ -70,7 +50,7 @@ def test_solo_solve_interrupted_returns_best_plan(tmp_path):
 @pytest.mark.usefixtures("cpsat_by_work")
 def test_team_solve_interrupted_returns_best_so_far(tmp_path):
     # column-relay with 2 players is not settled within a minute (benchmarks/RESULTS.md)
-    code, out, err = _interrupted_run(
+    code, out, err = interrupted_run(
         ["solve", "--mission", "column-relay", "--players", "2", "--seed", "1", "--time-limit", "120", "--json"],
         tmp_path, after=6.0, first="team planning column-relay for 2 player(s)")
     assert code == 0, err
