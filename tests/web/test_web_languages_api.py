@@ -46,7 +46,10 @@ def engine_refusals() -> list[str]:
         with pytest.raises(IllegalMoveError) as caught:
             sheet.check_placement(colour, count, board.mask_of(cells))
         said.append(str(caught.value))
-    return said
+    crossed = Sheet.from_cells(board, ["H1"])
+    with pytest.raises(IllegalMoveError) as caught:                      # already crossed
+        crossed.check_placement(colour_of["H1"], 1, board.mask_of(["H1"]))
+    return said + [str(caught.value)]
 
 
 @pytest.mark.parametrize("reason", engine_refusals())
@@ -67,6 +70,11 @@ def test_an_illegal_tap_is_refused_in_german(client):
     shape = next(s for s in SHAPES if re.fullmatch(re.sub(r"%\\\(\w+\\\)s", ".+?", re.escape(s)), english["reason"]))
     german_start = translate(shape, "de").split("%(")[0]
     assert german["reason"].startswith(german_start) and german_start and german["reason"] != english["reason"]
+    # more cells than the number die allows: the web's own refusal, in German
+    number = next(n for n in state["dice"]["numbers"] if n != "?")
+    many = client.post(f"/api/games/{state['id']}/tap", headers=DE, json={**tap, "number": number,
+                       "cells": ["H1", "H2", "H3", "H4", "H5", "H6"][:int(number) + 1]}).json()
+    assert many["reason"].startswith(f"zu viele Kästchen: die Wahl erlaubt {number}, "), many
     # a refused request: the error in German, the field as it was
     resp = client.post(f"/api/games/{state['id']}/tap", json={**tap, "cells": ["H1", "H1"]}, headers=DE)
     assert resp.status_code == 400 and resp.json() == {"error": "ein Kästchen ist doppelt gewählt", "field": "cells"}
