@@ -49,14 +49,22 @@
   }
 
   // --- drawing -----------------------------------------------------------------------------------
-  // one die as a chip; ``remove`` ("colour:0"): a picked die, tapped to take it out again
+  // a die's classes as the play page draws it (static/app.css): .c-y .. .c-o, a joker black
+  function dieClass(kind, face) {
+    if (kind === "colour") return "die " + (face === "x" ? "joker" : "c-" + face);
+    return "die number" + (face === "?" ? " joker" : "");
+  }
+  function dieLabel(kind, face) {
+    return kind === "colour" ? COLOURS.find(([f]) => f === face)[1] : face === "?" ? "number joker" : face;
+  }
+  function dieText(kind, face) { return kind === "colour" ? (face === "x" ? "?" : "") : face; }
+
+  // one die as a small chip; ``remove`` ("colour:0"): a picked die, tapped to take it out again
   function dieHtml(kind, face, remove) {
-    const colour = kind === "colour";
-    const label = colour ? COLOURS.find(([f]) => f === face)[1] : face === "?" ? "number joker" : face;
-    const how = remove ? ' role="button" tabindex="0" data-remove="' + remove + '" aria-label="take out ' + esc(label) + '"'
-      : ' role="img" aria-label="' + esc(label) + '"';
-    return '<span class="die ' + (colour ? "die-colour die-" + face : "die-number") + '"' + how + ">" +
-      (colour ? (face === "x" ? "?" : "") : esc(face)) + "</span>";
+    const label = esc(dieLabel(kind, face));
+    const how = remove ? ' role="button" tabindex="0" data-remove="' + remove + '" aria-label="take out ' + label + '"'
+      : ' role="img" aria-label="' + label + '"';
+    return '<span class="' + dieClass(kind, face) + ' chip"' + how + ">" + esc(dieText(kind, face)) + "</span>";
   }
   function diceHtml(dice) {
     return '<span class="dice-row">' + dice.colours.map((f) => dieHtml("colour", f)).join("") +
@@ -89,14 +97,9 @@
   function entryHtml() {
     const full = (list) => list.length >= perKind;
     let html = '<p class="fine">Tap the colours and the numbers rolled; every phone then shows each player\'s move.</p>' +
-      '<div class="dice-pick" role="group" aria-label="colour dice">' + COLOURS.map(([f, name]) =>
-        '<button type="button" class="pick die-colour die-' + f + '" data-colour="' + f + '" aria-label="' + esc(name) + '"' +
-        (full(picked.colours) ? " disabled" : "") + ">" + (f === "x" ? "?" : "") + "</button>").join("") + "</div>" +
-      '<div class="dice-pick" role="group" aria-label="number dice">' + NUMBERS.map((f) =>
-        '<button type="button" class="pick die-number" data-number="' + f + '" aria-label="' + (f === "?" ? "number joker" : f) + '"' +
-        (full(picked.numbers) ? " disabled" : "") + ">" + f + "</button>").join("") + "</div>";
+      pickRow("colour", COLOURS.map(([f]) => f), full(picked.colours)) + pickRow("number", NUMBERS, full(picked.numbers));
     const slots = (list, kind) => list.map((f, i) => dieHtml(kind, f, kind + ":" + i)).join("") +
-      '<span class="die die-empty"></span>'.repeat(perKind - list.length);
+      '<span class="die chip empty"></span>'.repeat(perKind - list.length);
     const ready = full(picked.colours) && full(picked.numbers);
     html += '<div class="dice-chosen"><span class="dice-row" id="dice-chosen">' + slots(picked.colours, "colour") +
       '<span class="dice-gap"></span>' + slots(picked.numbers, "number") + "</span>" +
@@ -105,6 +108,13 @@
       (editing ? '<button type="button" id="dice-cancel">Cancel</button>' : "") + "</div>" +
       '<p class="error" id="dice-error" role="alert"></p>';
     return html;
+  }
+
+  // the six faces of one kind of die, as buttons (disabled once that kind's dice are all picked)
+  function pickRow(kind, faces, full) {
+    return '<div class="dice-pick" role="group" aria-label="' + kind + ' dice">' + faces.map((f) =>
+      '<button type="button" class="pick ' + dieClass(kind, f) + '" data-' + kind + '="' + f + '" aria-label="' +
+      esc(dieLabel(kind, f)) + '"' + (full ? " disabled" : "") + ">" + esc(dieText(kind, f)) + "</button>").join("") + "</div>";
   }
 
   // this roll's cells outlined on each player's sheet (a dashed ring, not the mis-tap's red one)
