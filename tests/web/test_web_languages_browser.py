@@ -111,6 +111,16 @@ def test_no_english_left_on_the_pages(site, lang):
     page.wait_for_selector("#seats .seat")
     assert english_left(page) == []
     shot(page, f"lang-{lang}-play-setup-1280")
+    # a refused set-up (a mission for more seats than it has): the server's reason in the page's language
+    page.select_option("#mission", index=1)
+    for _ in range(4):
+        page.click("#add-seat")
+    page.click("#start")
+    page.wait_for_selector("#message.bad")
+    refused = said["a co-op mission has %(low)s-%(high)s players, not %(players)s"].split("%(")[0]
+    assert page.inner_text("#message").startswith(refused) and english_left(page) == []
+    page.goto(url + "/play")
+    page.wait_for_selector("#seats .seat")
     page.click("#start")
     page.wait_for_selector("#my-sheet rect.cell")
     page.wait_for_function("document.querySelectorAll('#log li').length > 0 || !!document.getElementById('roll-info').textContent.match(/\\d/)")

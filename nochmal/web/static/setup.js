@@ -35,6 +35,6 @@
     try {
       const state = await NM.api("POST", "/api/games", body);
       window.location.href = "/play/" + state.id;
-    } catch (e) { NM.say((e.field ? e.field + ": " : "") + e.message, "bad"); }
+    } catch (e) { NM.say(e.message, "bad"); }  // the message names what is wrong, in the page's language
   });
 })();
