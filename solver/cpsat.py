@@ -31,7 +31,7 @@ from nochmal.board import COLOURS, Board
 from nochmal.choice import Choice
 from nochmal.dice import Roll, resolutions
 from nochmal.errors import NochmalError
-from nochmal.missions.cpsolver import cp_solver
+from nochmal.missions.cpsolver import Deadline, cp_solver
 from nochmal.placements import placement_index
 from nochmal.sheet import Sheet, score_parts
 
@@ -374,13 +374,14 @@ def hint_choices(pm: PlannerModel, chosen: list[int | None]) -> None:
             pm.model.AddHint(var, 1 if bit in crossed_at and crossed_at[bit] < t else 0)
 
 
-def complete_hint(pm: PlannerModel, chosen: list[int | None], time_limit: float = 5.0) -> bool:
+def complete_hint(pm: PlannerModel, chosen: list[int | None], time_limit: float | Deadline = 5.0) -> bool:
     """Replace the model's hint by a complete one: every variable's value in the best
     solution with the choices fixed to ``chosen`` (candidate index per roll, None: pass),
     found by a short solve of a copy (the choices fix nearly everything by propagation). A partial hint leaves CP-SAT
     to complete it, which on the race model (solver/race.py) failed: its first solution
     scored far below the hinted play. False, and the hint left as it was, if the copy
-    finds no solution in time (the caller keeps its own fallback)."""
+    finds no solution in time (the caller keeps its own fallback). ``time_limit``: seconds, or
+    a step of the caller's Deadline (missions/cpsolver.py)."""
     chosen = list(chosen) + [None] * (len(pm.x) - len(chosen))
     copy = pm.model.Clone()
     copy.ClearHints()
@@ -388,8 +389,9 @@ def complete_hint(pm: PlannerModel, chosen: list[int | None], time_limit: float 
         for k, var in enumerate(row):
             copy.Add(copy.GetBoolVarFromProtoIndex(var.Index()) == (1 if chosen[t] == k else 0))
     # the objective stays: one-sided literals (all_crossed) go true; Ctrl-C is the caller's (solver/interrupt.py)
-    solver = cp_solver(time_limit, 1, catch_sigint=False)
-    if solver.Solve(copy) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
+    solver, status = deadline.solve(copy, workers=1, catch_sigint=False)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return False
     values = solver.ResponseProto().solution
     pm.model.ClearHints()
@@ -495,11 +497,12 @@ def solve(instance: Instance, time_limit: float = 60.0, workers: int = 2,
     or searches: nochmal.solver.experiments.solve.
     """
     t0 = time.monotonic()
+    deadline = Deadline(time_limit)  # building counts on the wall clock; under by_work only the solve's work
     pm = build_model(instance)
     hinted = add_hint(pm, greedy_steps(instance) if hint is None else hint)
     # the default 2-worker portfolio keeps only a tiny LP (presolve turns the model into
     # clauses); a full-problem max_lp worker (full linearization) proves far more
-    run = run_model(pm, time_limit - (time.monotonic() - t0), workers, ["max_lp", "default_lp"], progress, t0,
+    run = run_model(pm, deadline.left(), workers, ["max_lp", "default_lp"], progress, t0,
                     random_seed, log)
     notes = [run.note]
     run = keep_hint(instance, pm, run, hinted, notes)

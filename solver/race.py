@@ -34,6 +34,7 @@ from nochmal.bitsets import bit_list
 from nochmal.board import COLOURS, Board
 from nochmal.dice import Roll
 from nochmal.game import Mode
+from nochmal.missions.cpsolver import Deadline
 from nochmal.move import Move
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
@@ -263,18 +264,19 @@ def solve_race(inst: RaceInstance, time_limit: float = 60.0, workers: int = 2,
     (the plan is marked interrupted); ``stop``: the caller's Ctrl-C watch, already set by
     a Ctrl-C while the model was built (the search is then skipped)."""
     t0 = time.monotonic()
+    deadline = Deadline(time_limit)  # building counts on the wall clock; under by_work only the solves' work
     pm = build_race_model(inst, features)
     if hint is None and "hint" in features:
         hint = recorded_masks(inst)
     hinted = add_hint(pm, hint) if hint is not None else None
     notes = []
-    if hinted is not None and not complete_hint(pm, hinted, max(0.1, min(5.0, time_limit / 4))):
+    if hinted is not None and not complete_hint(pm, hinted, Deadline(max(0.1, min(5.0, time_limit / 4)), deadline)):
         notes.append("the hint could not be completed")
     if "lb_tree" in features:  # a best-bound tree search as the full-problem worker
         subsolvers = ["lb_tree_search", "max_lp"]
     else:
         subsolvers = ["max_lp", "default_lp"] if "max_lp" in features else []
-    remaining = 0.0 if stop is not None and stop.interrupted else time_limit - (time.monotonic() - t0)
+    remaining = 0.0 if stop is not None and stop.interrupted else deadline.left()
     run = run_model(pm, remaining, workers, subsolvers, progress, t0, random_seed, log)
     chosen, objective, notes = run.chosen, run.objective, [run.note] + notes
     optimal = run.optimal

@@ -28,7 +28,7 @@ from nochmal.bots.registry import make_agent
 from nochmal.dice import Roll, seeded_roll
 from nochmal.errors import NochmalError
 from nochmal.missions.coop import coop_game, mission_record, mission_result
-from nochmal.missions.cpsolver import cp_solver
+from nochmal.missions.cpsolver import Deadline
 from nochmal.missions.model import Mission
 from nochmal.missions.objectives import all_met
 from nochmal.move import PASS, Move
@@ -89,16 +89,15 @@ class TeamPlan:
         }
 
 
-def run_team_model(tm: TeamModel, time_limit: float, workers: int, stop: SigintStop,
+def run_team_model(tm: TeamModel, deadline: Deadline, workers: int, stop: SigintStop,
                    hint: list[list[Move]] | None = None) -> tuple[cp_model.CpSolver, int]:
-    """Solve a team model (Ctrl-C through ``stop``); (solver, CP-SAT status)."""
+    """Solve a team model within the time ``deadline`` leaves (Ctrl-C through ``stop``); (solver, CP-SAT status)."""
     if hint:
         add_team_hint(tm, hint)
-    solver = cp_solver(time_limit, workers)
-    return solver, stop.solve(solver, tm.model)
+    return deadline.solve(tm.model, stop.solve, workers=workers)
 
 
-def solve_feasible(board: Board, mission: Mission, rolls: list[Roll], n: int, deadline: float,
+def solve_feasible(board: Board, mission: Mission, rolls: list[Roll], n: int, deadline: Deadline,
                    workers: int, stop: SigintStop, starts: list[Sheet] | None = None,
                    rolls_before: int = 0) -> tuple[str, list[list[Move]] | None]:
     """Feasibility at exactly len(rolls) rolls: (status, moves per roll per player).
@@ -110,7 +109,7 @@ def solve_feasible(board: Board, mission: Mission, rolls: list[Roll], n: int, de
         add_final_objectives(tm, mission)
     except OutOfTime:
         return UNKNOWN, None
-    solver, status = run_team_model(tm, deadline - time.monotonic(), workers, stop)
+    solver, status = run_team_model(tm, deadline, workers, stop)
     if status == cp_model.INFEASIBLE:
         return INFEASIBLE, None
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -118,7 +117,7 @@ def solve_feasible(board: Board, mission: Mission, rolls: list[Roll], n: int, de
     return FEASIBLE, read_moves(tm, solver, len(rolls))
 
 
-def solve_earliest(board: Board, mission: Mission, rolls: list[Roll], n: int, first: int, deadline: float,
+def solve_earliest(board: Board, mission: Mission, rolls: list[Roll], n: int, first: int, deadline: Deadline,
                    workers: int, stop: SigintStop, hint: list[list[Move]] | None = None,
                    starts: list[Sheet] | None = None, rolls_before: int = 0
                    ) -> tuple[str, int | None, int, list[list[Move]] | None]:
@@ -132,7 +131,7 @@ def solve_earliest(board: Board, mission: Mission, rolls: list[Roll], n: int, fi
         wins, weight, lowest = add_earliest_win(tm, mission, first, deadline)
     except OutOfTime:
         return UNKNOWN, None, first, None
-    solver, status = run_team_model(tm, deadline - time.monotonic(), workers, stop, hint)
+    solver, status = run_team_model(tm, deadline, workers, stop, hint)
     if status == cp_model.INFEASIBLE:
         return INFEASIBLE, None, T + 1, None
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -223,6 +222,7 @@ class TeamSearch:
                  plan: TeamPlan, time_limit: float, workers: int, progress, prefix: list[list[Move]], t0: float):
         self.mission, self.players, self.difficulty, self.board = mission, players, difficulty, board
         self.rolls, self.plan, self.time_limit, self.workers = rolls, plan, time_limit, workers
+        self.deadline = Deadline(time_limit)  # the whole run's (every step charges it: missions/cpsolver.py)
         self.progress, self.prefix, self.t0 = progress, prefix, t0
         self.k = len(prefix)  # rolls already played
         self.horizon = len(plan.rolls)
@@ -246,12 +246,12 @@ class TeamSearch:
 
     def attempt(self, T: int, share: float) -> str:
         """Feasibility of a win after exactly T rolls, with a share of the time left."""
-        left = (self.time_limit - self.elapsed()) * share  # a share, so one hard T leaves time for others
+        left = self.deadline.left() * share  # a share, so one hard T leaves time for others
         if left <= 0.05 or self.stop.requested.is_set():
             return UNKNOWN
         s0 = time.monotonic()
         status, moves = solve_feasible(self.board, self.mission, self.rolls[self.k:T], self.players,
-                                       time.monotonic() + left, self.workers, self.stop, self.starts, self.k)
+                                       self.deadline.within(left), self.workers, self.stop, self.starts, self.k)
         self.plan.solves.append({"rolls": T, "status": status, "seconds": round(time.monotonic() - s0, 3)})
         if self.progress is not None:
             self.progress(T, status)
@@ -263,13 +263,12 @@ class TeamSearch:
         """The earliest win in rolls first..last in one optimisation, with all the time left;
         (status, proven lower bound on the winning roll)."""
         k, plan = self.k, self.plan
-        left = self.time_limit - self.elapsed()
-        if left <= 0.05 or self.stop.requested.is_set():
+        if self.deadline.left() <= 0.05 or self.stop.requested.is_set():
             return UNKNOWN, first
         s0 = time.monotonic()
         hint = plan.moves or hint
         status, won, lower, moves = solve_earliest(self.board, self.mission, self.rolls[k:last], self.players,
-                                                   first - k, self.t0 + self.time_limit, self.workers, self.stop,
+                                                   first - k, self.deadline, self.workers, self.stop,
                                                    hint[k:] if hint else None, self.starts, k)
         if won is not None:
             won += k
@@ -304,7 +303,8 @@ class TeamSearch:
             plan.solves.append({"rolls": won_on, "status": "bots' plan", "seconds": round(self.elapsed(), 3)})
         # the relaxation's proven bound first: cheap, and often far above CP-SAT's after seconds
         s0 = time.monotonic()
-        relax = k + relaxation_bound(self.board, mission, rolls[k:horizon], players, self.time_limit * RELAX_SHARE,
+        relax = k + relaxation_bound(self.board, mission, rolls[k:horizon], players,
+                                     Deadline(self.time_limit * RELAX_SHARE, self.deadline),
                                      self.workers, self.stop,
                                      None if plan.rolls_needed is None else plan.rolls_needed - k,
                                      plan.solves, self.starts)

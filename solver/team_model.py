@@ -17,7 +17,6 @@ Objectives come from the mission data (missions.objectives' own item lists).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
@@ -27,6 +26,7 @@ from nochmal.board import COLOURS, Board
 from nochmal.choice import Choice
 from nochmal.dice import Roll
 from nochmal.game import FREE_ROLLS
+from nochmal.missions.cpsolver import Deadline
 from nochmal.missions.model import Mission
 from nochmal.missions.objectives import items_needed, objective_items
 from nochmal.move import PASS, Move
@@ -49,18 +49,18 @@ class OutOfTime(Exception):
     """The deadline passed while a model was being built (the time limit covers building)."""
 
 
-def check_deadline(deadline: float | None) -> None:
-    """OutOfTime once ``deadline`` (time.monotonic()) has passed (None: never)."""
-    if deadline is not None and time.monotonic() > deadline:
+def check_deadline(deadline: Deadline | None) -> None:
+    """OutOfTime once ``deadline`` has passed (None: never)."""
+    if deadline is not None and deadline.passed():
         raise OutOfTime
 
 
 def build_team_model(board: Board, mission: Mission, rolls: list[Roll], n: int,
-                     deadline: float | None = None, starts: list[Sheet] | None = None,
+                     deadline: Deadline | None = None, starts: list[Sheet] | None = None,
                      rolls_before: int = 0) -> TeamModel:
     """Per player the choices, cell timeline and anchoring, the joker budget and the dice
     flow; objectives are added by add_final_objectives or add_earliest_win. OutOfTime when
-    ``deadline`` (time.monotonic()) passes between two parts. ``starts``: the sheets before
+    ``deadline`` passes between two parts. ``starts``: the sheets before
     ``rolls[0]`` (default empty), after ``rolls_before`` rolls of the game."""
     model = cp_model.CpModel()
     T = len(rolls)
@@ -139,7 +139,7 @@ def add_final_objectives(tm: TeamModel, mission: Mission) -> None:
 
 
 def add_earliest_win(tm: TeamModel, mission: Mission, first: int,
-                     deadline: float | None = None) -> tuple[list, int, int]:
+                     deadline: Deadline | None = None) -> tuple[list, int, int]:
     """Optimisation: win[t] (t = first..T) means every objective holds after t rolls; wins
     persist, and maximising their number minimises the winning roll. Ties are broken by how
     far the team gets towards the objectives after the last roll (a gradient for the search

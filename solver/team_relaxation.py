@@ -11,7 +11,7 @@ from ortools.sat.python import cp_model
 from nochmal.bitsets import bit_list
 from nochmal.board import Board
 from nochmal.dice import Roll, resolutions
-from nochmal.missions.cpsolver import cp_solver
+from nochmal.missions.cpsolver import Deadline
 from nochmal.missions.model import Mission, rolls_lower_bound
 from nochmal.sheet import Sheet
 from nochmal.solver.interrupt import SigintStop
@@ -37,7 +37,7 @@ def roll_caps(roll: Roll, jokers: int) -> dict[str, list[tuple[int, int]]]:
     return out
 
 
-def relaxation_feasible(board: Board, mission: Mission, rolls: list[Roll], n: int, time_limit: float,
+def relaxation_feasible(board: Board, mission: Mission, rolls: list[Roll], n: int, deadline: Deadline,
                         workers: int, stop: SigintStop, starts: list[Sheet] | None = None) -> str:
     """Whether the team can meet the objectives after len(rolls) rolls in the relaxation:
     every roll each sheet crosses up to the count its pick allows in *one block* of the
@@ -76,35 +76,35 @@ def relaxation_feasible(board: Board, mission: Mission, rolls: list[Roll], n: in
         crossed.append(z)
         spent.append(used + start.jokers_used)
     add_objectives(model, board, mission, lambda p, bit: crossed[p][bit], spent, n)
-    solver = cp_solver(time_limit, workers)
-    status = stop.solve(solver, model)
+    _, status = deadline.solve(model, stop.solve, workers=workers)
     if status == cp_model.INFEASIBLE:
         return INFEASIBLE
     return FEASIBLE if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else UNKNOWN
 
 
-def relaxation_bound(board: Board, mission: Mission, rolls: list[Roll], n: int, time_limit: float,
+def relaxation_bound(board: Board, mission: Mission, rolls: list[Roll], n: int, time_limit: float | Deadline,
                      workers: int = 2, stop: SigintStop | None = None, known_win: int | None = None,
                      solves: list | None = None, starts: list[Sheet] | None = None) -> int:
     """A proven lower bound on the rolls any win needs (len(rolls) + 1: no win at all within
     them): the dice-free block-slot bound (missions.model.rolls_lower_bound), raised by a
     binary search with relaxation_feasible between it and ``known_win`` (a real win's roll,
     so feasible in the relaxation) or len(rolls). A check that ends unproven counts as
-    feasible, so the bound stays proven; ``time_limit`` covers all the checks. With
+    feasible, so the bound stays proven; ``time_limit`` (seconds, or a run's Deadline) covers
+    all the checks. With
     ``starts`` (the sheets before rolls[0]) the rolls count from there, and the slot bound,
     which is for empty sheets, is not used."""
     stop = stop or SigintStop()
-    t0 = time.monotonic()
+    deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
     slots = rolls_lower_bound(mission.objectives, board, n) if starts is None else 0
     lo = max(0, min(len(rolls) + 1, slots) - 1)  # every T <= lo: no win
     hi = known_win if known_win is not None else len(rolls) + 1  # a win by hi (len + 1: unknown)
     while lo + 1 < hi:
-        left = time_limit - (time.monotonic() - t0)
-        if left <= 0.05 or stop.requested.is_set():
+        if deadline.left() <= 0.05 or stop.requested.is_set():
             break
         mid = (lo + hi) // 2
         s0 = time.monotonic()
-        status = relaxation_feasible(board, mission, rolls[:mid], n, min(left, RELAX_CHECK), workers, stop, starts)
+        status = relaxation_feasible(board, mission, rolls[:mid], n, deadline.within(RELAX_CHECK), workers, stop,
+                                     starts)
         if solves is not None:
             solves.append({"rolls": mid, "status": f"relaxation {status}", "seconds": round(time.monotonic() - s0, 3)})
         if status == INFEASIBLE:

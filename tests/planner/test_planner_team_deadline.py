@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nochmal.cli import app
+from nochmal.missions.cpsolver import Deadline
 from nochmal.missions.loader import load_mission
 from nochmal.solver.interrupt import SigintStop
 from nochmal.solver.team import INFEASIBLE, OPTIMAL, plan_team, solve_earliest
@@ -61,11 +62,11 @@ def test_building_stops_at_the_deadline(monkeypatch):
     board = load_board(mission.board)
     rolls = team_rolls(1, 2, 40)
     with pytest.raises(OutOfTime):
-        build_team_model(board, mission, rolls, 2, deadline=time.monotonic() - 1)
+        build_team_model(board, mission, rolls, 2, deadline=Deadline(-1))
     runs = []
     monkeypatch.setattr(team, "run_team_model", lambda *args, **kwargs: runs.append(args))
     with SigintStop() as stop:
-        status, won, lower, moves = solve_earliest(board, mission, rolls, 2, 3, time.monotonic() - 1, 1, stop)
+        status, won, lower, moves = solve_earliest(board, mission, rolls, 2, 3, Deadline(-1), 1, stop)
     assert (status, won, lower, moves) == (UNKNOWN, None, 3, None)
     assert runs == []
 
@@ -83,9 +84,9 @@ def test_plan_team_keeps_to_its_time_limit(monkeypatch):
     real_run, real_check = team.run_team_model, team_model.check_deadline
     limit = 2.0
 
-    def run(tm, seconds, *args, **kwargs):
-        budgets.append(seconds)
-        return real_run(tm, seconds, *args, **kwargs)
+    def run(tm, deadline, *args, **kwargs):
+        budgets.append(deadline.left())
+        return real_run(tm, deadline, *args, **kwargs)
 
     def check(deadline):
         checks.append(deadline)
@@ -98,5 +99,5 @@ def test_plan_team_keeps_to_its_time_limit(monkeypatch):
     # On a loaded machine model building may use the whole limit, so that no CP-SAT run is
     # left to start (CI once saw none): every run that does start keeps to the time left.
     assert all(b <= limit for b in budgets)
-    assert checks and all(d is not None and d <= start + limit + 0.01 for d in checks)
+    assert checks and all(d is not None and d.end <= start + limit + 0.01 for d in checks)
     assert plan.rolls_needed is not None  # the bots' plan at least
