@@ -32,7 +32,11 @@ def test_room_sheet_fits_a_phone(server, browser, size):
     if size == "740x360":  # held sideways: the team's card and the roll's buttons beside your sheet
         assert side_by_side(page, "#mine-box", "#status-box") and side_by_side(page, "#mine-box", "#rolls-box")
         sheet, plus = page.locator("#mine-box").bounding_box(), page.locator("#rolls-plus").bounding_box()
-        assert plus["y"] < sheet["y"] + 0.25 * sheet["height"], (plus, sheet)  # "Roll 1 done" at the sheet's top
+        assert plus["y"] < sheet["y"] + 0.5 * sheet["height"], (plus, sheet)  # "Roll 1 done" beside the sheet's top half
+        assert side_by_side(page, "#mine-box", "#dice-box")  # this roll's dice too, inside their card
+        assert page.evaluate("""() => Array.from(document.querySelectorAll('#dice-box button')).every((b) =>
+            b.getBoundingClientRect().right <= document.querySelector('#dice-box').getBoundingClientRect().right)""")
+        assert page.locator("#mine svg").bounding_box()["y"] < VIEWPORTS[size][1] - 60  # the sheet in the first screen
     _shot(page, f"phone-room-{size}")
     assert page.js_errors == []
     page.context.close()
