@@ -295,10 +295,12 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
         A link used before, or replaced, says so and whom to ask (docs/rooms.md, seats)."""
         token = new_secret()
         with self._tx() as db:
-            row = db.execute("SELECT handover_hash, handover_used, handover_by, name FROM seats "
+            row = db.execute("SELECT handover_hash, handover_used, handover_by, name, free FROM seats "
                              "WHERE code = ? AND seat = ?", (code, seat)).fetchone()
             if row is None:
                 raise WebError(f"seat {seat + 1} is not taken in this room", "seat", 404)
+            if row[4]:  # freed since the link was made (used or not): the seat waits for any phone
+                raise WebError(freed_link_reason(row[3]), "handover", 403)
             if not row[0] or not secrets_equal(row[0], secret_hash(secret)):
                 raise WebError(used_link_reason(row[1] is not None and secrets_equal(row[1], secret_hash(secret)),
                                                 row[0] is not None, row[2] or row[3]), "handover", 403)
@@ -356,6 +358,11 @@ def used_link_reason(used: bool, replaced: bool, by: str) -> str:
     if replaced:
         return f"This hand-over link was replaced by a newer one; ask {by} for the newest."
     return f"This hand-over link no longer works (the seat was freed or handed over since); ask {by} for a new one."
+
+
+def freed_link_reason(name: str) -> str:
+    """A hand-over link of a seat freed since: any phone may sit in it (docs/rooms.md, seats)."""
+    return f"This hand-over link no longer works: {name}'s seat was freed; sit down in it here and its sheet comes with it."
 
 
 def secrets_equal(a: str, b: str) -> bool:
