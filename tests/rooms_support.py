@@ -16,6 +16,8 @@ from pathlib import Path
 
 import httpx
 
+from webserver import NO_WORKER
+
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "rooms"
 
 
@@ -163,7 +165,7 @@ def phone(browser, width: int = 360, height: int = 780, code: str | None = None,
     """A new phone (its own context: its own storage) at ``width`` x ``height``; with ``seat``
     (seat, token), it holds that seat of room ``code`` as if it had sat down; ``touch``: a touch
     screen (taps by ``page.tap``)."""
-    ctx = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch)
+    ctx = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, **NO_WORKER)
     if seat is not None:
         held = json.dumps({"seat": seat[0], "token": seat[1]})
         ctx.add_init_script(f"localStorage.setItem('nochmal-room-{code}', {json.dumps(held)})")

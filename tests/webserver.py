@@ -42,6 +42,12 @@ class LiveServer:
         self.sock.close()
 
 
+# Contexts of the browser tests keep the app's service worker out (Playwright's
+# ``service_workers="block"``): a request the worker answers never reaches page.route, and its
+# install adds some 35 requests to every page. Only the app shell and offline tests let it run.
+NO_WORKER = {"service_workers": "block"}
+
+
 @contextmanager
 def chromium(*args: str):
     """Debian's Chromium through Playwright, launched with ``args`` (the README's test command

@@ -124,9 +124,9 @@ def test_split_shortcut_agrees_with_the_solver_for_every_shipped_mission(mission
         sheets = room_sheets(rng, 4, 25)
         inst = split_instance(mission, sheets)
         fast = solve_split(inst)
-        with monkeypatch.context() as shipped:  # the oracle on the wall clock: only its validity is asserted, and
-            shipped.delenv(BY_WORK)  # 20 s of CP-SAT's work take minutes on a loaded machine
-            slow = solve_split(inst, time_limit=20, shortcut=False)
+        with monkeypatch.context() as shipped:  # the oracle on the wall clock: only its validity is asserted
+            shipped.delenv(BY_WORK)  # (so its limit is short: its figures need not be exact to be checked)
+            slow = solve_split(inst, time_limit=6, shortcut=False)
         # both are valid: the intervals share a value (equal figures where both are exact), the
         # plans are real splits
         assert max(fast.rolls_lower, slow.rolls_lower) <= min(fast.rolls_upper, slow.rolls_upper)

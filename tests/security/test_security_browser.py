@@ -14,7 +14,7 @@ from contextlib import contextmanager
 import httpx
 import pytest
 
-from webserver import LiveServer, chromium
+from webserver import NO_WORKER, LiveServer, chromium
 
 pytestmark = pytest.mark.slow
 
@@ -94,7 +94,7 @@ def test_a_page_on_another_origin_changes_nothing(browser, tmp_path):
         before = _counts(srv, data)
         html = ATTACK % {"target": json.dumps(srv.url), "code": json.dumps(code), "record": json.dumps(record)}
         with page_server(html) as attacker:
-            page = browser.new_page()
+            page = browser.new_page(**NO_WORKER)
             page.goto(attacker)
             results = page.evaluate("window.attack")
             page.close()
@@ -110,7 +110,7 @@ def test_a_rebinding_page_is_refused_and_the_real_one_works(browser, tmp_path):
     data.mkdir()
     with LiveServer(data) as srv:
         port = srv.url.rsplit(":", 1)[1]
-        page = browser.new_page()
+        page = browser.new_page(**NO_WORKER)
         resp = page.goto(f"http://attacker.example:{port}/rooms")
         assert resp.status == 400 and "attacker.example" in page.content()
         made = page.evaluate("""async () => (await fetch("/api/rooms", {method: "POST",

@@ -23,6 +23,7 @@ from nochmal.play import play_solo
 from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
 from nochmal.seats import seat_name
+from webserver import NO_WORKER
 
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 WIDTHS = {"phone": (360, 760), "laptop": (1280, 860)}
@@ -31,7 +32,7 @@ pytestmark = pytest.mark.slow
 
 def new_page(browser, width: str = "laptop"):
     w, h = WIDTHS[width]
-    page = browser.new_page(viewport={"width": w, "height": h})
+    page = browser.new_page(viewport={"width": w, "height": h}, **NO_WORKER)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.js_errors = errors

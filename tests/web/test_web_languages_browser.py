@@ -21,7 +21,7 @@ from nochmal.bots.registry import agent_names
 from nochmal.i18n import LOCALE_DIR
 from nochmal.web.reasons import SHAPES
 
-from webserver import LiveServer, chromium
+from webserver import NO_WORKER, LiveServer, chromium
 
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 LOCALES = {"de": "de-DE", "pl": "pl-PL"}
@@ -79,7 +79,7 @@ def test_the_catalog_gives_the_oracle_phrases():
 @pytest.mark.parametrize("lang", ["de", "pl"])
 def test_no_english_left_on_the_pages(site, lang):
     url, browser = site
-    context = browser.new_context(locale=LOCALES[lang], viewport={"width": 360, "height": 760})
+    context = browser.new_context(locale=LOCALES[lang], viewport={"width": 360, "height": 760}, **NO_WORKER)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -145,7 +145,7 @@ def test_no_english_left_on_the_pages(site, lang):
 
 def test_the_switch_changes_the_language_for_the_next_pages(site):
     url, browser = site
-    context = browser.new_context(locale="en-GB", viewport={"width": 360, "height": 760})
+    context = browser.new_context(locale="en-GB", viewport={"width": 360, "height": 760}, **NO_WORKER)
     page = context.new_page()
     page.goto(url + "/puzzle/42")
     page.wait_for_selector("#my-sheet rect.cell")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from webserver import LiveServer, chromium
+from webserver import NO_WORKER, LiveServer, chromium
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,7 @@ def test_the_moves_log_numbers_from_the_first_move(server):
     for _ in range(2):  # Anna passes twice; the bot answers each time
         assert httpx.post(f"{server.url}/api/games/{game['id']}/move", json={"move": "pass"}).status_code == 200
     with chromium() as browser:
-        page = browser.new_page(viewport={"width": 360, "height": 760})
+        page = browser.new_page(viewport={"width": 360, "height": 760}, **NO_WORKER)
         page.goto(f"{server.url}/play/{game['id']}")
         page.wait_for_selector("#log li")
         numbers = page.evaluate("[...document.querySelectorAll('#log li')].map((li) => li.value)")

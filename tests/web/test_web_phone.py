@@ -13,6 +13,7 @@ from nochmal.bots.registry import make_agent
 from nochmal.board import load_board
 from nochmal.dice import seeded_roll
 from nochmal.game import Game
+from webserver import NO_WORKER
 from phone_support import VIEWPORTS, arrow_to, assert_fits_a_phone, side_by_side, tab_into
 from rooms_support import ARTIFACTS
 
@@ -21,7 +22,7 @@ SEED = 11
 
 def _page(browser, size):
     w, h = size
-    page = browser.new_page(viewport={"width": w, "height": h})
+    page = browser.new_page(viewport={"width": w, "height": h}, **NO_WORKER)
     page.js_errors = []
     page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
     return page
