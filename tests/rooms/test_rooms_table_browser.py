@@ -20,6 +20,21 @@ def rolls_used(server, code) -> int:
     return server.api.get(f"/api/rooms/{code}").json()["rolls_used"]
 
 
+def test_a_count_lost_on_the_way_can_be_pressed_again(server, browser):
+    """A count whose request never reaches the room (the phone's wifi dropped) says so and
+    counts nothing, and the next press counts: the page's queue of counts stays usable."""
+    code = new_room(server.api, mission="lockstep", difficulty="normal", players=2)
+    (anna,) = seated_phones(server, browser, code, ("Anna",), (360,))
+    anna.route("**/rolls", lambda route: route.abort("internetdisconnected"), times=1)
+    anna.click("#rolls-plus")
+    expect(anna.locator("#roll-note")).to_have_text("Not counted: no connection. Tap again when the phone is back online.")
+    assert rolls_used(server, code) == 0
+    anna.click("#rolls-plus")
+    expect(anna.locator("#rolls-used")).to_have_text("1")
+    assert rolls_used(server, code) == 1
+    close(anna)
+
+
 def test_two_phones_pressing_at_once_count_one_roll(server, browser):
     code = new_room(server.api, mission="lockstep", difficulty="normal", players=2)
     anna, ben = seated_phones(server, browser, code, ("Anna", "Ben"), (360, 390))

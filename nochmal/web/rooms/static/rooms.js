@@ -315,6 +315,11 @@
       const data = await res.json().catch(() => ({}));
       rollNote(res.ok ? data.message : (data.error || "refused (" + res.status + ")"), res.ok ? data.rolls_used : null);
       if (res.ok) applyRolls(data); else if (res.status === 409) await refresh();
+    }).catch(() => {
+      // the request never reached the room (no connection): nothing was counted; the queue stays
+      // usable, so the next press tries again
+      rollNote(undo ? "Not undone: no connection. Tap again when the phone is back online."
+                    : "Not counted: no connection. Tap again when the phone is back online.");
     });
     return rolling;
   }
