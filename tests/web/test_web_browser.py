@@ -56,6 +56,7 @@ def pick_and_cross(page, move) -> None:
     for kind, face in (("colour", move.colour_face), ("number", move.number_face)):
         if not page.locator(f'.die.{kind}.picked[data-face="{face}"]').count():  # a second click unpicks
             page.locator(f'.die.{kind}[data-face="{face}"]:not([disabled])').first.click()
+    page.wait_for_selector("#sheets.choosing")  # the pick's answer (and its message line) before any tap
     for cell in move.cells:
         before = page.locator("#my-sheet rect.cell.picked").count()
         page.locator(f'#my-sheet rect.cell[data-cell="{cell}"]').click(force=True)
@@ -141,6 +142,7 @@ def test_illegal_tap_is_refused_with_the_engines_reason(server, browser):
     roll = seeded_roll(42, 0, 2)
     page.locator(".die.colour:not([disabled])").first.click()
     page.locator(".die.number:not([disabled])").first.click()
+    page.wait_for_selector("#sheets.choosing")  # the pick's answer first: a tap aimed before its message line moved the sheet could miss
     colour = roll.colours[0]
     # a cell of the picked colour far from column H is never anchored on an empty sheet
     board = load_board("classic")

@@ -93,6 +93,9 @@ def test_no_english_left_on_the_pages(site, lang):
     # an illegal tap: the engine's reason in the page's language (a shape of nochmal/web/reasons.py)
     page.locator(".die.colour:not([disabled])").first.click()
     page.locator(".die.number:not([disabled])").first.click()
+    # the pick's answer first: its message line moves the sheet down, and a tap aimed before it
+    # came would land beside the cell
+    page.wait_for_selector("#sheets.choosing")
     page.locator('#my-sheet rect.cell[data-cell="A1"]').click(force=True)
     page.wait_for_selector("#message.bad")
     reason = page.inner_text("#message")
