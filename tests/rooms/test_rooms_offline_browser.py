@@ -69,6 +69,7 @@ def test_taps_made_offline_wait_then_land_and_merge(live):
         anna.click(f'#mine rect[data-cell="{cell}"]')
     note = anna.locator("#offline-note")
     expect(note).to_have_text("Offline — 2 taps waiting")
+    expect(anna.locator("#live")).to_be_hidden()  # its "live" would outlast the network
     for cell in ("H1", "H2"):
         expect(anna.locator(f'#mine rect[data-cell="{cell}"]')).to_have_attribute("data-waiting", "cross")
     expect(anna.locator('#mine rect[data-cell="I1"]')).not_to_have_attribute("data-waiting", "cross")
