@@ -76,3 +76,22 @@ def test_one_phone_enters_the_dice_and_another_shows_the_advice(server, browser)
         assert not ben_page.js_errors and not anna_page.js_errors, ben_page.js_errors + anna_page.js_errors
     finally:
         close(ben_page, anna_page)
+
+
+def test_a_phone_whose_stream_is_refused_shows_the_room_and_the_advice_and_goes_live(server, browser):
+    """A stream the server refuses (429: too many open from one address) is not retried by the
+    browser: the page shows the room as it stands (this roll's advice too) and tries again."""
+    code = new_room(server.api, mission="lockstep", difficulty="normal", players=2)
+    anna, _ = sit(server.api, code, "Anna"), sit(server.api, code, "Ben")
+    dice = {"colours": ["b", "y", "x"], "numbers": ["3", "5", "?"]}
+    res = server.api.put(f"/api/rooms/{code}/dice", json={"roll": 1, "dice": dice},
+                         headers={"Authorization": f"Bearer {anna[1]}"}, timeout=FIRST_ADVICE_MS / 1000)
+    assert res.status_code == 200, res.text
+    watcher = phone(browser, 360, 780)
+    watcher.route("**/events", lambda route: route.fulfill(status=429, content_type="application/json",
+                                                          body='{"error": "too many streams", "field": null}'),
+                  times=1)
+    watcher.goto(f"{server.url}/r/{code}")
+    expect(watcher.locator("#advice-moves li")).to_have_count(2)  # drawn from a GET, without the stream
+    expect(watcher.locator("#live")).to_have_class("live on")  # the stream, tried again, is live
+    close(watcher)

@@ -57,7 +57,12 @@
   function connect() {
     const es = new EventSource(api + "/events");
     es.addEventListener("open", () => { $("live").textContent = "live"; $("live").className = "live on"; });
-    es.addEventListener("error", () => { $("live").textContent = "reconnecting…"; $("live").className = "live off"; });
+    es.addEventListener("error", () => {
+      $("live").textContent = "reconnecting…"; $("live").className = "live off";
+      // a refused stream (e.g. 429: too many open from this address) is not retried by the browser:
+      // show the room as it stands and try the stream again a little later
+      if (es.readyState === EventSource.CLOSED) { if (!room) refresh(); setTimeout(connect, 3000); }
+    });
     es.addEventListener("sync", (e) => {
       const doc = JSON.parse(e.data);
       svgs = doc.svgs || {};

@@ -176,10 +176,12 @@
     if ((ev.key === "Enter" || ev.key === " ") && ev.target.dataset && ev.target.dataset.remove) { ev.preventDefault(); ev.target.click(); }
   });
 
+  let loaded = false;  // the advice is loaded on each snapshot, and on the first drawing (drawn without a stream)
   root.addEventListener("room-drawn", (ev) => {
     room = ev.detail;
+    if (!loaded) { loaded = true; load(); }
     render();
   });
-  root.addEventListener("room-sync", () => load());
+  root.addEventListener("room-sync", () => { loaded = true; load(); });
   root.addEventListener("room-dice", (ev) => show(ev.detail));
 })();
