@@ -22,7 +22,14 @@ def quoted(value, limit: int = 40) -> str:
 
 
 class NochmalError(Exception):
-    """Base of every error the toolkit raises on bad input or an illegal request."""
+    """Base of every error the toolkit raises on bad input or an illegal request. Its one
+    argument is the English line or a nochmal.i18n.Message (msgid and values, said in a
+    player's language where one is known: ``said(exc.message, lang)``)."""
+
+    @property
+    def message(self):
+        """The Message or text this error was raised with."""
+        return self.args[0] if self.args else ""
 
     def __str__(self) -> str:
         text = super().__str__()

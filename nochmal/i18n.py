@@ -88,3 +88,65 @@ def known_language(value: str | None) -> str | None:
     """``value`` when it names one of LANGUAGES (as ``?lang=`` or the cookie carry it), else None."""
     value = (value or "").strip().lower()
     return value if value in LANGUAGES else None
+
+
+class Message:
+    """A sentence for a person, kept as its msgid and values until a language is known (so
+    that a refusal raised by the engine or the rooms is said in the request's language
+    without parsing English back out of it). ``str()`` is the English sentence, as the
+    terminal and the logs show it. A value that is itself a Message (a colour word: ``say(TERMS["y"])``)
+    is said in the same language; a list or tuple of values is joined with ", "."""
+
+    __slots__ = ("msgid", "plural", "n", "values")
+
+    def __init__(self, msgid: str, values: dict | None = None, plural: str | None = None, n: int | None = None):
+        self.msgid, self.plural, self.n = msgid, plural, n
+        self.values = dict(values or {})
+
+    def in_language(self, lang: str) -> str:
+        t = translator(lang)
+        text = t.gettext(self.msgid) if self.plural is None else t.ngettext(self.msgid, self.plural, self.n)
+        if not self.values and "%(" not in text:
+            return text
+        return text % {k: _value_in(v, lang) for k, v in self.values.items()}
+
+    def __str__(self) -> str:
+        return self.in_language(DEFAULT)
+
+    def __repr__(self) -> str:
+        return f"Message({self.msgid!r}, {self.values!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Message) and (self.msgid, self.plural, self.n, self.values) == (
+            other.msgid, other.plural, other.n, other.values)
+
+    def __hash__(self) -> int:
+        return hash((self.msgid, self.plural, self.n))
+
+
+def _value_in(value, lang: str) -> str:
+    if isinstance(value, Message):
+        return value.in_language(lang)
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_value_in(v, lang) for v in value)
+    return str(value)
+
+
+def say(msgid: str, **values) -> Message:
+    """A Message: ``say(N_("already crossed: %(cell)s"), cell="H4")`` (mark the msgid with N_
+    or write it literally here: pybabel extracts ``say``'s first argument, babel.cfg)."""
+    return Message(msgid, values)
+
+
+def say_n(singular: str, plural: str, n: int, **values) -> Message:
+    """A Message whose words follow the number ``n`` (the catalog's plural forms; ``n`` is
+    also the value ``%(n)s``)."""
+    return Message(singular, {"n": n, **values}, plural, n)
+
+
+def said(message, lang: str) -> str:
+    """``message`` in ``lang``: a Message in its words, a plain text through the catalog
+    (unchanged when the catalog does not hold it)."""
+    if isinstance(message, Message):
+        return message.in_language(lang)
+    return translate(str(message), lang)
