@@ -83,6 +83,13 @@ def request_language(request: Request) -> str:
     return getattr(request.state, "lang", None) or "en"
 
 
+async def language(request: Request) -> str:
+    """``request_language`` as a FastAPI dependency. It is ``async`` because FastAPI calls a
+    plain ``def`` dependency in a worker thread: a thread hop on every tap for one attribute
+    read (docs/figures.md "The pages in five languages")."""
+    return request_language(request)
+
+
 def i18n_context(request: Request) -> dict:
     """What a template needs: ``lang`` for ``<html lang>``, ``languages`` for base.html's
     switch (each by its own name) and the gettext functions that jinja2.ext.i18n calls (new

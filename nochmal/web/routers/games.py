@@ -28,7 +28,7 @@ from nochmal.web.deps import GameRate, Games
 from nochmal.web.drawing import drawing_in
 from nochmal.web.errors import WebError
 from nochmal.web.games import builtin_board, builtin_mission, parse_seat_list, web_mission
-from nochmal.web.language import board_label, request_language
+from nochmal.web.language import board_label, language
 from nochmal.web.limits import client_address
 from nochmal.web.reasons import SEATS, localise, objective_words
 from nochmal.web.responses import documented, media
@@ -36,7 +36,7 @@ from nochmal.web.routers.engine import hint_items
 from nochmal.web.schemas import Body
 
 router = APIRouter(prefix="/api", tags=["games"])
-Lang = Annotated[str, Depends(request_language)]
+Lang = Annotated[str, Depends(language)]
 
 # a co-op game's outcome line (missions/coop.py MissionResult.text) in the request's language
 MISSION_WON = N_("%(name)s: won on roll %(roll)s of %(budget)s")
