@@ -165,59 +165,10 @@ class WebGame:
         self.session.extra["open"] = True
 
     def tap(self, colour_face: str, number_face: str, cells: list[str]) -> dict:
-        """What the selected cells allow with this pick of dice: the cells that may be added,
-        the move when the selection is a whole placement, or the engine's reason why not."""
-        p = self.human_to_move()
-        if p is None:
+        """What the selected cells allow with this pick of dice (``tap_answer``)."""
+        if self.human_to_move() is None:
             raise WebError("no human is to move in this game now", "cells", 409)
-        game = self.game
-        board = game.board
-        dice = game.available_dice()
-        if colour_face not in dice.colours:
-            raise WebError(f"no colour die {colour_face!r} available (dice: {dice.text()})", "colour", 422)
-        if number_face not in dice.numbers:
-            raise WebError(f"no number die {number_face!r} available (dice: {dice.text()})", "number", 422)
-        sheet = game.sheets[p]
-        try:
-            mask = board.mask_of(cells)
-        except KeyError as exc:
-            raise WebError(f"cell {exc.args[0]} is not on the {board.name} board", "cells") from None
-        options = resolutions(colour_face, number_face, sheet.jokers_left)
-        if not options:
-            needs = (colour_face == COLOUR_JOKER) + (number_face == NUMBER_JOKER)
-            return {"ok": False, "reason": f"no jokers left: this pick needs {needs}, "
-                                           f"{sheet.jokers_left} left", "extend": [], "move": None}
-        extend, complete = 0, None
-        for colour, count, _cost in options:
-            if len(cells) > count:
-                continue
-            for placement in sheet.placements(colour, count, game.rules.bridging):
-                if placement & mask == mask:
-                    extend |= placement
-                    if placement == mask:
-                        complete = Move.of(colour, count, cells, colour_face == COLOUR_JOKER,
-                                           number_face == NUMBER_JOKER)
-        if extend:
-            return {"ok": True, "reason": None, "extend": board.cells_of(extend & ~mask),
-                    "move": str(complete) if complete else None}
-        return {"ok": False, "reason": self._refusal(sheet, options, mask, cells), "extend": [], "move": None}
-
-    def _refusal(self, sheet, options, mask: int, cells: list[str]) -> str:
-        """The engine's reason a selection can be no part of a legal placement."""
-        board = self.game.board
-        if not cells:
-            return "no legal placement with this pick of dice: pick others or pass"
-        colours = sorted({c for c, _, _ in options})
-        colour = colours[0] if len(colours) == 1 else board.colour_of_bit(board.bit(cells[0]))
-        counts = sorted({n for c, n, _ in options if c == colour}) or [len(cells)]
-        if len(cells) > counts[-1]:
-            return f"too many cells: the pick allows {counts[-1]}, {len(cells)} selected"
-        try:  # the selection on its own, as a placement of its size: the engine names the flaw
-            sheet.check_placement(colour, len(cells), mask, self.game.rules.bridging)
-        except IllegalMoveError as exc:
-            return str(exc)
-        want = " or ".join(str(n) for n in counts)
-        return f"no legal placement of {want} cell(s) contains {' '.join(cells)}"
+        return tap_answer(self.game, colour_face, number_face, cells)
 
     # --- reading -----------------------------------------------------------------------------
     def record(self) -> GameRecord:
@@ -285,6 +236,61 @@ class WebGame:
                 out.append({"roll": t, "dice": roll.text(), "player": p,
                             "name": seat_name(self.session.seats, p), "move": str(move)})
         return out[-LOG_LIMIT:]
+
+
+def tap_answer(game, colour_face: str, number_face: str, cells: list[str]) -> dict:
+    """What the selected cells allow the deciding player of ``game`` with this pick of dice:
+    the cells that may be added, the move when the selection is a whole placement, or the
+    engine's reason why not (the puzzle and play pages, and the online rooms' seats)."""
+    p = game.current_player()
+    board = game.board
+    dice = game.available_dice()
+    if colour_face not in dice.colours:
+        raise WebError(f"no colour die {colour_face!r} available (dice: {dice.text()})", "colour", 422)
+    if number_face not in dice.numbers:
+        raise WebError(f"no number die {number_face!r} available (dice: {dice.text()})", "number", 422)
+    sheet = game.sheets[p]
+    try:
+        mask = board.mask_of(cells)
+    except KeyError as exc:
+        raise WebError(f"cell {exc.args[0]} is not on the {board.name} board", "cells") from None
+    options = resolutions(colour_face, number_face, sheet.jokers_left)
+    if not options:
+        needs = (colour_face == COLOUR_JOKER) + (number_face == NUMBER_JOKER)
+        return {"ok": False, "reason": f"no jokers left: this pick needs {needs}, "
+                                       f"{sheet.jokers_left} left", "extend": [], "move": None}
+    extend, complete = 0, None
+    for colour, count, _cost in options:
+        if len(cells) > count:
+            continue
+        for placement in sheet.placements(colour, count, game.rules.bridging):
+            if placement & mask == mask:
+                extend |= placement
+                if placement == mask:
+                    complete = Move.of(colour, count, cells, colour_face == COLOUR_JOKER,
+                                       number_face == NUMBER_JOKER)
+    if extend:
+        return {"ok": True, "reason": None, "extend": board.cells_of(extend & ~mask),
+                "move": str(complete) if complete else None}
+    return {"ok": False, "reason": _refusal(game, sheet, options, mask, cells), "extend": [], "move": None}
+
+
+def _refusal(game, sheet, options, mask: int, cells: list[str]) -> str:
+    """The engine's reason a selection can be no part of a legal placement."""
+    board = game.board
+    if not cells:
+        return "no legal placement with this pick of dice: pick others or pass"
+    colours = sorted({c for c, _, _ in options})
+    colour = colours[0] if len(colours) == 1 else board.colour_of_bit(board.bit(cells[0]))
+    counts = sorted({n for c, n, _ in options if c == colour}) or [len(cells)]
+    if len(cells) > counts[-1]:
+        return f"too many cells: the pick allows {counts[-1]}, {len(cells)} selected"
+    try:  # the selection on its own, as a placement of its size: the engine names the flaw
+        sheet.check_placement(colour, len(cells), mask, game.rules.bridging)
+    except IllegalMoveError as exc:
+        return str(exc)
+    want = " or ".join(str(n) for n in counts)
+    return f"no legal placement of {want} cell(s) contains {' '.join(cells)}"
 
 
 class KeptOnDisk:
