@@ -32,7 +32,17 @@ class NochmalError(Exception):
         return self.args[0] if self.args else ""
 
     def __str__(self) -> str:
-        text = super().__str__()
+        return self.in_language("en")
+
+    def in_language(self, lang: str) -> str:
+        """The line in ``lang`` (a Message in its words; a plain text the catalogs hold in
+        theirs, any other unchanged), as one line a person reads."""
+        if lang == "en" or not self.args:
+            text = super().__str__()
+        else:
+            from nochmal.i18n import said  # core too; late so that errors.py imports nothing at load
+
+            text = said(self.message, lang)
         if not text.isprintable():  # a newline or control character quoted from the input
             text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
         if len(text) > MAX_MESSAGE:

@@ -21,6 +21,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from nochmal.errors import NochmalError
+from nochmal.i18n import Message
 from nochmal.web.errors import WebError, error_body, parse_json
 from nochmal.web.reasons import localise
 from nochmal.web.games import GameStore
@@ -28,7 +29,7 @@ from nochmal.web.hosts import Access, HttpMiddleware, RequestGuard
 from nochmal.web.jobs import JobManager
 from nochmal.web.language import LanguageChoice, request_language
 from nochmal.web.limits import BodyCaps, RateLimit, env_days, too_large
-from nochmal.web.rooms.api import RoomSettings
+from nochmal.web.rooms.api import RoomSettings, problem_response
 from nochmal.fileio import is_decimal
 
 HERE = Path(__file__).parent
@@ -199,13 +200,18 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     async def web_error(request: Request, exc: WebError):
         # a message the catalogs hold is a player's: it follows the request's language; the
         # machine fields (field, status) stay as they are (docs/web.md "Languages")
+        lang = request_language(request)
+        if isinstance(exc.message, Message):
+            return problem_response(exc, request)
         body = exc.body()
-        body["error"] = localise(body["error"], request_language(request))
+        body["error"] = localise(body["error"], lang)
         return JSONResponse(body, status_code=exc.status)
 
     @app.exception_handler(NochmalError)
     async def engine_error(request: Request, exc: NochmalError):
-        return JSONResponse(error_body(localise(str(exc), request_language(request))), status_code=422)
+        lang = request_language(request)
+        text = exc.in_language(lang) if isinstance(exc.message, Message) else localise(str(exc), lang)
+        return JSONResponse(error_body(text), status_code=422)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError):

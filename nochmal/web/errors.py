@@ -20,8 +20,10 @@ class WebError(NochmalError):
         self.field = field
         self.status = status
 
-    def body(self) -> dict:
-        return error_body(str(self), self.field)
+    def body(self, lang: str = "en") -> dict:
+        """The answer's JSON in ``lang`` (the request's language; docs/web.md "Languages"):
+        the reason said in it, the machine's ``field`` as it is."""
+        return error_body(self.in_language(lang), self.field)
 
 
 def refuse_surrogates(value):

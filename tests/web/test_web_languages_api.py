@@ -145,3 +145,31 @@ def test_template_messages_keep_their_markup_and_escape_their_values(client):
     page = client.get("/replay", headers=DE).text
     assert "<code>nochmal … --save</code> oder dieser Seite" in page and "&lt;code&gt;" not in page
     assert "Startwert 7" in client.get("/puzzle/7", headers=DE).text
+
+
+def test_a_refusal_raised_as_a_message_is_answered_in_the_request_language(tmp_path):
+    """WebError.body(lang) is the one place (the app's handler and the rooms' problem_response)."""
+    from fastapi import FastAPI
+
+    from nochmal.i18n import TERMS, say
+    from nochmal.web.errors import WebError
+    from nochmal.web.rooms.api import problem_response
+
+    refusal = WebError(say("wrong colour: %(cell)s is %(colour)s, the choice is %(choice)s",
+                           cell="A1", colour=say(TERMS["y"]), choice=say(TERMS["r"])), "cells", 409)
+    assert str(refusal) == "wrong colour: A1 is yellow, the choice is red"
+    assert refusal.body("de") == {"error": "falsche Farbe: A1 ist gelb, gewählt ist rosa", "field": "cells"}
+    app = create_app(tmp_path)
+
+    @app.get("/refuse")
+    def refuse():
+        raise refusal
+
+    bare = FastAPI()  # the rooms' handler where no app handler is installed
+    bare.get("/refuse")(refuse)
+    bare.add_exception_handler(WebError, lambda request, exc: problem_response(exc, request))
+    with TestClient(app) as c:
+        resp = c.get("/refuse", headers={"Accept-Language": "pl"})
+        assert resp.status_code == 409 and resp.json() == refusal.body("pl") != refusal.body("en")
+        assert c.get("/refuse").json() == refusal.body("en")
+    assert TestClient(bare).get("/refuse").json() == refusal.body("en")

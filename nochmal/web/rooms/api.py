@@ -22,6 +22,7 @@ from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 from nochmal.web.deps import Caps
 from nochmal.web.errors import WebError
 from nochmal.web.hosts import public_base_url
+from nochmal.web.language import request_language
 from nochmal.web.limits import client_address
 from nochmal.web.responses import media
 from nochmal.web.rooms import bodies, seats
@@ -36,8 +37,9 @@ STREAM_SECONDS = 15.0  # a stream ends after this; the browser reconnects at onc
 KEEPALIVE_SECONDS = 10.0
 
 
-def problem_response(exc: WebError) -> JSONResponse:
-    return JSONResponse(exc.body(), status_code=exc.status)
+def problem_response(exc: WebError, request: Request | None = None) -> JSONResponse:
+    """A refusal in the request's language (WebError.body; English without a request)."""
+    return JSONResponse(exc.body(request_language(request) if request is not None else "en"), status_code=exc.status)
 
 
 router = APIRouter(prefix="/api/rooms", tags=["rooms"])
