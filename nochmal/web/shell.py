@@ -18,7 +18,7 @@ from pathlib import Path
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from nochmal.i18n import LANGUAGES
+from nochmal.i18n import DOMAIN, LANGUAGES, LOCALE_DIR
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
@@ -43,8 +43,9 @@ def _static_files() -> list[tuple[str, Path]]:
 
 @lru_cache(maxsize=1)
 def shell() -> tuple[str, tuple[str, ...]]:
-    """The cache's version (``1.2.0-<hash>``, from the package version and the static files'
-    bytes) and the URLs the worker keeps at install: the static files, the start pages and
+    """The cache's version (``1.2.0-<hash>``, from the package version, the static files'
+    bytes and the compiled catalogs) and the URLs the worker keeps at install: the static
+    files, the start pages and
     the scripts' messages in every language (/api/i18n/LANG)."""
     from nochmal.web.routers.engine import version
 
@@ -52,6 +53,8 @@ def shell() -> tuple[str, tuple[str, ...]]:
     files = _static_files()
     for url, path in files:
         digest.update(url.encode() + b"\0" + path.read_bytes() + b"\0")
+    for lang in LANGUAGES:  # the messages are kept too: a changed catalog is a new cache
+        digest.update((LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.mo").read_bytes())
     urls = (*START_PAGES, *(url for url, _ in files), *(f"/api/i18n/{lang}" for lang in LANGUAGES))
     return f"{version()}-{digest.hexdigest()[:12]}", urls
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import struct
 from pathlib import Path
 
@@ -113,6 +114,15 @@ def test_service_worker_route(client, tmp_path, monkeypatch):
     shell.shell.cache_clear()
     before = shell.shell()[0]
     (copy / "app.css").write_text((copy / "app.css").read_text() + "\n/* a new release */\n")
+    shell.shell.cache_clear()
+    assert shell.shell()[0] != before
+    # the scripts' messages come from the cache first too: a changed catalog is a new cache
+    before = shell.shell()[0]
+    locale = tmp_path / "locale"
+    shutil.copytree(shell.LOCALE_DIR, locale)
+    mo = locale / "pl" / "LC_MESSAGES" / "nochmal.mo"
+    mo.write_bytes(mo.read_bytes() + b"\0")
+    monkeypatch.setattr(shell, "LOCALE_DIR", locale)
     shell.shell.cache_clear()
     assert shell.shell()[0] != before
     shell.shell.cache_clear()

@@ -3,8 +3,11 @@
 // - The static shell (CSS, scripts, icons, the start pages) is kept at install in a cache named
 //   by the version (the package version and a hash of the static files): a new release is a new
 //   worker, which deletes the older caches once it takes over.
-// - Static files come from that cache first (they cannot be stale: a changed file is a new cache).
-// - Pages and the API's GET answers: the network first, the cache when the network fails.
+// - Static files and the scripts' messages (/api/i18n/LANG) come from that cache first (they
+//   cannot be stale: a changed file or catalog is a new cache), looked up by their exact URL.
+// - Pages and the API's GET answers: the network first, the cache when the network fails. A
+//   page's request starts while the worker itself starts (navigation preload), so a worker
+//   that was asleep does not hold the page back.
 // - Never cached: anything but GET (a tap, a move, an upload goes to the server or fails), the
 //   event streams and a job's progress (live or nothing), an answer that says no-store, errors.
 //   Besides the shell the cache keeps the KEEP answers fetched last, the older ones dropped.
@@ -21,6 +24,7 @@ self.addEventListener("install", (event) => {
 self.addEventListener("activate", (event) => {
   event.waitUntil(caches.keys()
     .then((names) => Promise.all(names.filter((n) => n.startsWith("nochmal-") && n !== CACHE).map((n) => caches.delete(n))))
+    .then(() => self.registration.navigationPreload && self.registration.navigationPreload.enable())
     .then(() => self.clients.claim()));
 });
 
@@ -33,9 +37,9 @@ function keepable(response) {
   return response.ok && response.type === "basic" && !/no-store/.test(response.headers.get("cache-control") || "");
 }
 
-async function networkFirst(request) {
+async function networkFirst(request, preloaded) {
   try {
-    const response = await fetch(request);
+    const response = (preloaded && await preloaded) || await fetch(request);
     if (keepable(response)) {
       const copy = response.clone();
       caches.open(CACHE).then((cache) => cache.delete(request).then(() => cache.put(request, copy)).then(() => trim(cache)));
@@ -55,7 +59,7 @@ async function trim(cache) {
 }
 
 async function cacheFirst(request) {
-  const kept = await caches.match(request, { ignoreSearch: true });
+  const kept = await caches.match(request);
   return kept || networkFirst(request);
 }
 
@@ -64,6 +68,7 @@ self.addEventListener("fetch", (event) => {
   if (request.method !== "GET") return;  // the network's, never cached
   const url = new URL(request.url);
   if (url.origin !== self.location.origin || isLive(request, url)) return;
-  const shellFile = SHELL.includes(url.pathname) && /^\/(static|rooms-static)\//.test(url.pathname);
-  event.respondWith(shellFile ? cacheFirst(request) : networkFirst(request));
+  const shellFile = SHELL.includes(url.pathname) && /^\/(static\/|rooms-static\/|api\/i18n\/)/.test(url.pathname);
+  const preloaded = request.mode === "navigate" ? event.preloadResponse : null;
+  event.respondWith(shellFile ? cacheFirst(request) : networkFirst(request, preloaded));
 });
