@@ -45,8 +45,7 @@ def _static_files() -> list[tuple[str, Path]]:
 def shell() -> tuple[str, tuple[str, ...]]:
     """The cache's version (``1.2.0-<hash>``, from the package version, the static files'
     bytes and the compiled catalogs) and the URLs the worker keeps at install: the static
-    files, the start pages and
-    the scripts' messages in every language (/api/i18n/LANG)."""
+    files, the start pages and the scripts' messages in every language (/api/i18n/LANG)."""
     from nochmal.web.routers.engine import version
 
     digest = hashlib.sha256()
