@@ -147,6 +147,7 @@ COMMAND_MODULES = {
     "nochmal.cli.play_cmds": ("play", "puzzle"),
     "nochmal.cli.board_cmds": ("board", "render"),
     "nochmal.cli.web_cmds": ("serve",),
+    "nochmal.cli.leaderboard_cmds": ("leaderboard",),
     "nochmal.cli.batch_cmds": ("batch",),
 }
 _MODULE_OF = {name: module for module, names in COMMAND_MODULES.items() for name in names}

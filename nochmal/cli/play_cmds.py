@@ -110,13 +110,20 @@ def puzzle(
     save: Optional[Path] = typer.Option(None, "--save", help="Write the game record here when it ends or you quit."),
     planner_time: float = typer.Option(10.0, "--planner-time", help="Seconds the planner may spend on the best score at the end (0: skip)."),
     as_json: bool = typer.Option(False, "--json", help="Draw the game on stderr and print the result as JSON on stdout."),
+    submit: Optional[str] = typer.Option(None, "--submit", help="At the end, submit the game to this server's leaderboard (a URL; with --name)."),
+    name: Optional[str] = typer.Option(None, "--name", help="With --submit: the name shown on the board."),
+    token: Optional[str] = typer.Option(None, "--token", help="With --submit: the secret the first submission under this name printed."),
 ):
     """A seeded solo puzzle: 30 rolls of 2 colour and 2 number dice, you choose every move.
 
     At the end: your score, the rulebook's rating and what the planner finds for this seed within --planner-time seconds: the best score possible when it can prove it, else its best play and the bound no play can beat; a seed whose optimum the shipped table proves (nochmal/data/puzzle_optima.json: the daily seeds of 2026-12-01 through 2027-12-31 and the seeds 1..100) is answered at once. The daily seed is the UTC date as YYYYMMDD.
 
+    With --submit URL --name NAME the finished game goes to that server's leaderboard of the seed (the server replays it first; an open game is ranked on the open board).
+
     Example: nochmal puzzle --daily --open
     """
+    if (submit is None) != (name is None):
+        raise OptionError("--submit URL and --name NAME go together")
     if seed is not None and daily:
         raise OptionError("give either --seed or --daily, not both")
     if not 0 <= planner_time <= MAX_PLANNER_SECONDS:  # also refuses nan
@@ -146,8 +153,15 @@ def puzzle(
                      if planner["interrupted"] else f"the planner found {planner['score']} points in {planner['elapsed']:g} s")
             ui.print(f"{found}{bound} "
                      f"(not proven best; a longer search: nochmal solve --seed {seed_} --time-limit 300)", highlight=False, soft_wrap=True)
+    submitted = None
+    if submit is not None and outcome == "over":
+        from nochmal.cli.leaderboard_cmds import report, submit_record
+
+        submitted = submit_record(submit, table.record().to_json(), name, token)
+        ui.print(report(submitted), highlight=False, soft_wrap=True, markup=False)
     if as_json:
         data = session.result()
+        data.update({"submitted": submitted} if submit is not None else {})
         data.update({"outcome": outcome, "daily": is_daily, "open": open_, "score": score,
                      "rating": rating(score),
                      "best": planner["score"] if planner and planner["proven"] else None,

@@ -162,6 +162,7 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     environment's, nochmal/web/hosts.py); ``public_url``: the base of the links it hands out
     (default: the URL a request came in on)."""
     from nochmal.web import pages, rooms, shell
+    from nochmal.web.leaderboards import LEADERBOARD_SUBMISSIONS, open_store
     from nochmal.web.records import RecordStore
     from nochmal.web.routers import ROUTERS
     from nochmal.web.routers.engine import version
@@ -191,6 +192,8 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     app.state.records = RecordStore(data_dir / "records" if data_dir else None, keep_days=keep_days)
     app.state.game_rate = RateLimit(games_per_minute, "new games")
     app.state.upload_rate = RateLimit(games_per_minute, "uploads")
+    app.state.leaderboards = open_store(data_dir)  # DATA/leaderboards.sqlite3 (docs/web.md "Leaderboards")
+    app.state.leaderboard_rate = RateLimit(LEADERBOARD_SUBMISSIONS, "leaderboard submissions")
     app.state.jobs = jobs
     app.state.body_caps = BodyCaps(max_body=max_body)
     app.state.templates = TEMPLATES

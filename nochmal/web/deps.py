@@ -15,6 +15,7 @@ from fastapi import Depends, Request
 
 from nochmal.web.games import GameStore
 from nochmal.web.jobs import JobManager
+from nochmal.web.leaderboards import LeaderboardStore
 from nochmal.web.limits import BodyCaps, RateLimit
 from nochmal.web.records import RecordStore
 
@@ -32,4 +33,6 @@ Records = Annotated[RecordStore, _state("records")]
 Jobs = Annotated[JobManager, _state("jobs")]
 GameRate = Annotated[RateLimit, _state("game_rate")]
 UploadRate = Annotated[RateLimit, _state("upload_rate")]
+Leaderboards = Annotated[LeaderboardStore, _state("leaderboards")]  # the puzzles' boards (SQLite)
+SubmitRate = Annotated[RateLimit, _state("leaderboard_rate")]
 Caps = Annotated[BodyCaps, _state("body_caps")]  # the request bodies' caps

@@ -27,16 +27,18 @@ class BodyCaps:
     reads it, and a handler that needs a number (an upload's file, an import's unpacked
     room.json) gets them through ``deps.Caps``.
 
-    Three numbers, not one (docs/security.md, "Limits"): an uploaded record may be large (a
+    Four numbers, not one (docs/security.md, "Limits"): an uploaded record may be large (a
     60-roll 6-seat record is ~30 kB), while a room's JSON body (a name, a sheet, a room's
     settings) comes with every tap of a phone and never needs more than a few kB; an exported
     room (six sheets and their names, zipped or as room.json) sits between, and its cap also
-    bounds how much of a zip is ever unpacked.
+    bounds how much of a zip is ever unpacked; a leaderboard submission holds one solo record
+    (about 4 kB) and is replayed, so it is held short too.
     """
 
     max_body: int = 1_000_000  # any body but the rooms': an uploaded record, a game's move
     max_room_body: int = 64 * 1024  # a room's JSON body (/api/rooms...)
     max_room_import: int = 256 * 1024  # an imported room (/api/rooms/import): the zip, and room.json unpacked
+    max_puzzle_body: int = 128 * 1024  # a leaderboard submission (/api/puzzles): a name and one solo record
 
     def for_path(self, path: str) -> tuple[str, int]:
         """The name and bytes of the cap a request to ``path`` is held to."""
@@ -44,6 +46,8 @@ class BodyCaps:
             return "max_room_import", self.max_room_import
         if path.startswith("/api/rooms"):
             return "max_room_body", self.max_room_body
+        if path.startswith("/api/puzzles"):
+            return "max_puzzle_body", self.max_puzzle_body
         return "max_body", self.max_body
 
 

@@ -45,6 +45,18 @@ def puzzle(request: Request, seed: int = PathParam(..., ge=0, le=MAX_SEED)):
     return _page(request, "puzzle.html", seed=seed, daily=daily, day=_day(request) if daily else None)
 
 
+@router.get("/puzzle/{seed}/leaderboard", response_class=HTMLResponse)
+def leaderboard(request: Request, seed: int = PathParam(..., ge=0, le=MAX_SEED), open: bool = False):
+    """A puzzle's leaderboard (docs/web.md "Leaderboards"); ?open=1 the board of open games."""
+    return _page(request, "leaderboard.html", seed=seed, open=open)
+
+
+@router.get("/history", response_class=HTMLResponse)
+def history(request: Request):
+    """The player's own puzzles, kept in the browser (static/puzzles.js)."""
+    return _page(request, "history.html")
+
+
 @router.get("/play", response_class=HTMLResponse)
 def play_setup(request: Request):
     from nochmal.bots.registry import agent_names

@@ -297,7 +297,10 @@
     else text = t("Scores: %(scores)s — winner: %(winners)s", { scores: state.names.map((n, p) => n + " " + state.scores[p]).join(" · "),
       winners: (state.winners || []).map(p => state.names[p]).join(" " + t("and") + " ") });
     $("final-score").textContent = text;
-    if (kind === "puzzle" && !endShown) { endShown = true; showKnownBest(); startPlanner(); }
+    if (kind === "puzzle" && !endShown) {
+      endShown = true; showKnownBest(); startPlanner();
+      document.dispatchEvent(new CustomEvent("nm:over", { detail: state }));  // share, leaderboard, history: static/puzzles.js
+    }
   }
 
   // the shipped campaign's figure for this seed (nochmal/puzzles.py), shown before the planner runs

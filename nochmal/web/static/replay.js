@@ -170,10 +170,14 @@
     markAnalysis();
   }
 
-  // /replay?game=ID: the record of a game of this site, uploaded like any other
-  const fromGame = new URL(window.location.href).searchParams.get("game");
-  if (!root.dataset.record && fromGame) {
-    fetch("/api/games/" + encodeURIComponent(fromGame) + "/record").then(async r => {
+  // /replay?game=ID: the record of a game of this site, uploaded like any other; ?entry=ID a
+  // leaderboard entry's (docs/web.md "Leaderboards")
+  const query = new URL(window.location.href).searchParams;
+  const fromGame = query.get("game"), fromEntry = query.get("entry");
+  const source = fromGame ? "/api/games/" + encodeURIComponent(fromGame) + "/record"
+    : fromEntry ? "/api/leaderboard/entries/" + encodeURIComponent(fromEntry) + "/record" : null;
+  if (!root.dataset.record && source) {
+    fetch(source).then(async r => {
       if (!r.ok) throw new Error((await r.json()).error);
       const form = new FormData();
       form.append("file", new Blob([await r.text()], { type: "application/json" }), "game.json");
