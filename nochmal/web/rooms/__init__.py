@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from nochmal.web.errors import WebError
-from nochmal.web.rooms import dice, pages
+from nochmal.web.rooms import dice, online_api, pages
 from nochmal.web.rooms.api import RoomSettings, Rooms, problem_response, router
 
 HERE = Path(__file__).parent
@@ -30,6 +30,7 @@ def install(app: FastAPI, data_dir: str | Path | None, settings: RoomSettings | 
     app.state.rooms = rooms
     if WebError not in app.exception_handlers:  # the web app has the one handler (nochmal/web/app.py)
         app.add_exception_handler(WebError, lambda request, exc: problem_response(exc))
+    online_api.install(app, data_dir, rooms)  # online games (docs/rooms.md): before the rooms' /{code} routes
     app.include_router(router)  # its handlers find the service on app.state (api.py rooms_service)
     app.include_router(dice.router)  # this roll's advice (dice.py)
     app.mount("/rooms-static", StaticFiles(directory=str(HERE / "static")), name="rooms-static")

@@ -1,0 +1,210 @@
+"""The online rooms' service (docs/rooms.md, online games): the store, one game in memory per
+room (online_table.py), the room told of every change on the rooms' live hub (hub.py), and a
+driver thread that lets bots choose and acts for quiet seats.
+
+A bot's choice is computed in the rooms' worker child (status.py ``StatusWorker.run``): engine
+search in the server's process would hold the GIL against every other room's taps, and the
+driver thread keeps it off the event loop.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+from nochmal.game import Game
+from nochmal.record import GameRecord
+from nochmal.web.errors import WebError
+from nochmal.web.games import tap_answer
+from nochmal.web.rooms.model import new_secret, valid_code
+from nochmal.web.rooms.online_model import OnlineSetup, new_seed
+from nochmal.web.rooms.online_store import KeptMove, OnlineStore
+from nochmal.web.rooms.online_table import OnlineTable
+
+log = logging.getLogger(__name__)
+Runner = Callable[..., object]  # runner(fn, *args) -> fn(*args), in a child process
+
+
+def bot_choice(record: dict, seat: int, bot: str) -> str:
+    """In the worker child: bot ``bot``'s move for ``seat``, deciding in the game ``record``
+    ends at (the table session's bot turn: its seed from (seed, roll, seat), a mission's
+    tactics in a mission)."""
+    from nochmal.table.session import TableSession
+
+    session = TableSession.from_record(GameRecord.from_json(record, "online room"), "online room")
+    session.seats[seat] = bot
+    return str(session.bot_turn(seat))
+
+
+class OnlineRooms:
+    def __init__(self, data_dir: str | Path | None, hub, runner: Runner,
+                 clock: Callable[[], float] = time.monotonic):
+        self.store = OnlineStore(data_dir)
+        self.hub = hub
+        self.runner = runner
+        self.clock = clock
+        self._tables: dict[str, OnlineTable] = {}
+        self._lock = threading.Lock()
+        self.changed = threading.Condition()  # notified after every change (the driver, tests)
+        self._stop = False
+        self._driver = threading.Thread(target=self._drive, name="online-rooms", daemon=True)
+        self._driver.start()
+
+    def stop(self) -> None:
+        with self.changed:
+            self._stop = True
+            self.changed.notify_all()
+
+    # --- rooms -----------------------------------------------------------------------------
+    def table(self, code: str) -> OnlineTable:
+        if not valid_code(code):
+            raise WebError("no online room with this code (wrong code, or the room expired)", "id", 404)
+        with self._lock:
+            table = self._tables.get(code)
+        if table is None:
+            table = OnlineTable(self.store.load(code))  # replays the kept moves through the engine
+            with self._lock:
+                table = self._tables.setdefault(code, table)
+            self._changed(table, publish=False)
+        return table
+
+    def create(self, setup: OnlineSetup) -> tuple[str, str, str]:
+        """A new room: (code, creator token, commitment); the seed drawn now, kept secret."""
+        creator = new_secret()
+        code = self.store.create(setup, new_seed(), creator)
+        table = self.table(code)
+        return code, creator, table.commitment
+
+    def sit(self, code: str, name: str, seat: int | None) -> dict:
+        table = self.table(code)
+        with table.lock:
+            k, token, version, starts = self.store.sit(code, table.setup, name, seat)
+            table.sat(k, name, version, starts)
+        self._changed(table)
+        return {"seat": k, "seat_token": token, "version": version}
+
+    def seat_of(self, code: str, token: str | None) -> int | None:
+        return self.store.seat_of(code, token)
+
+    def document(self, code: str, token: str | None = None) -> dict:
+        table = self.table(code)
+        seat = self.store.seat_of(code, token)
+        with table.lock:
+            doc = table.document(seat, self.clock())
+            doc["svgs"] = {str(k): table.sheet_svg(k) for k in range(len(table.setup.seats))}
+        return doc
+
+    def tap(self, code: str, seat: int, token: str | None, body: dict) -> dict:
+        table = self.table(code)
+        self.store.check_seat(code, seat, token)
+        with table.lock:
+            view = table.view(seat)
+            if view is None:
+                raise WebError(f"seat {seat + 1} may not choose now ({table.state_of(seat)})", "cells", 409)
+            return tap_answer(view, body["colour"], body["number"], body.get("cells", []))
+
+    def move(self, code: str, seat: int, token: str | None, roll: int, text: str) -> dict:
+        self.store.check_seat(code, seat, token)
+        table = self.table(code)
+        kept = self.choose(table, seat, roll, text, "seat")
+        with table.lock:
+            return {"version": table.version, "move": kept.move, "room": table.document(seat, self.clock())}
+
+    def choose(self, table: OnlineTable, seat: int, roll: int, text: str, by: str) -> KeptMove:
+        """Check, keep (committed), apply, tell the room: one seat's choice."""
+        with table.lock:
+            kept = table.check(seat, roll, text)
+            kept = KeptMove(kept.roll, kept.seat, kept.move, by)
+            table.version = self.store.keep_move(table.code, kept)
+            table.keep(kept)
+        self._changed(table)
+        return kept
+
+    def record(self, code: str) -> dict:
+        table = self.table(code)
+        with table.lock:
+            if not table.game.is_terminal():
+                raise WebError("the game is not over: its record (and the seed) is shown at the end", "id", 409)
+            return table.record().to_json()
+
+    # --- telling, driving ------------------------------------------------------------------
+    def _changed(self, table: OnlineTable, publish: bool = True) -> None:
+        now = self.clock()
+        with table.lock:
+            offered = table.offered()
+            for k in list(table.offered_at):
+                if k not in offered:
+                    del table.offered_at[k]
+            for k in offered:
+                table.offered_at.setdefault(k, now)
+            if publish:
+                doc = table.document()
+                doc["svgs"] = {str(k): table.sheet_svg(k) for k in range(len(table.setup.seats))}
+                self.hub.publish(table.code, "online", doc, table.version)
+        with self.changed:
+            self.changed.notify_all()
+
+    def _work(self) -> tuple[list[tuple[OnlineTable, int, int, str, str]], float | None]:
+        """What the driver does now: (table, seat, roll, bot or "pass", by) for every seat a
+        bot chooses for; and the next quiet deadline."""
+        now = self.clock()
+        jobs, deadline = [], None
+        with self._lock:
+            tables = list(self._tables.values())
+        for table in tables:
+            with table.lock:
+                quiet = table.setup.quiet
+                index = table.roll_index()
+                for k in table.offered():
+                    spec = table.setup.seats[k]
+                    if spec != "human":
+                        jobs.append((table, k, index + 1, spec, "bot"))
+                    elif quiet.after != "wait" and k in table.offered_at:
+                        due = table.offered_at[k] + quiet.seconds
+                        if due <= now:
+                            jobs.append((table, k, index + 1, "pass" if quiet.after == "pass" else quiet.bot,
+                                         "quiet" if quiet.after == "pass" else "bot"))
+                        else:
+                            deadline = due if deadline is None else min(deadline, due)
+        return jobs, deadline
+
+    def _drive(self) -> None:
+        while True:
+            with self.changed:
+                while True:
+                    if self._stop:
+                        return
+                    jobs, deadline = self._work()
+                    if jobs:
+                        break
+                    self.changed.wait(None if deadline is None else max(0.01, deadline - self.clock()))
+            for table, seat, roll, who, by in jobs:
+                try:
+                    self._act(table, seat, roll, who, by)
+                except WebError:
+                    pass  # the seat chose meanwhile, or the roll moved on: nothing to do
+                except Exception:  # a bot that failed, the worker gone: logged, the table waits
+                    if self._stop:
+                        return
+                    log.exception("online room %s: seat %d could not be played", table.code, seat + 1)
+                    time.sleep(1.0)
+
+    def _act(self, table: OnlineTable, seat: int, roll: int, who: str, by: str) -> None:
+        if who == "pass":
+            self.choose(table, seat, roll, "pass", by)
+            return
+        with table.lock:
+            view: Game | None = table.view(seat)
+            if view is None or table.roll_index() != roll - 1:
+                return
+            record = GameRecord.from_game(view, table.session.seats, table.seed, table.session.extra).to_json()
+        move = self.runner(bot_choice, record, seat, who)
+        self.choose(table, seat, roll, move, by)
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        """Until ``predicate()`` holds after some change, at most ``timeout`` seconds (tests)."""
+        with self.changed:
+            return self.changed.wait_for(predicate, timeout)

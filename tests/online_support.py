@@ -1,0 +1,86 @@
+"""Helpers of the online rooms' tests (docs/rooms.md, online games): make a room, sit down,
+and choose as a test player: the move that crosses the most cells with the dice the server
+offers, found on the test's side from the sheet the room shows (the engine's placements)."""
+
+from __future__ import annotations
+
+from nochmal.board import load_board
+from nochmal.dice import Roll
+from nochmal.move import PASS
+from nochmal.rules import DEFAULT_RULES
+from nochmal.sheet import Sheet
+
+API = "/api/rooms/online"
+
+
+def auth(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def new_online(client, **setup) -> dict:
+    res = client.post(API, json=setup or {"mode": "competitive", "seats": ["human", "human", "human"]})
+    assert res.status_code == 201, res.text
+    return res.json()
+
+
+def sit_all(client, code: str, names) -> list[str]:
+    """Every name sits down, in seat order; their seat tokens."""
+    tokens = []
+    for name in names:
+        res = client.post(f"{API}/{code}/seats", json={"name": name})
+        assert res.status_code == 201, res.text
+        tokens.append(res.json()["seat_token"])
+    return tokens
+
+
+def room(client, code: str, token: str | None = None) -> dict:
+    res = client.get(f"{API}/{code}", headers=auth(token) if token else {})
+    assert res.status_code == 200, res.text
+    return res.json()
+
+
+def biggest_move(doc: dict, seat: int) -> str:
+    """The move crossing the most cells with the seat's offered dice (pass when none fits)."""
+    board = load_board(doc["board"])
+    mine = doc["seats"][seat]
+    sheet = Sheet(board, board.mask_of(mine["cells"]), mine["jokers_used"])
+    dice = Roll.from_json(doc["you"]["offer"]["dice"])
+    best, size = PASS, 0
+    for pick in sorted(dice.choices(sheet.jokers_left), key=lambda c: (-c.count, c.cost)):
+        for mask in sheet.placements(pick.colour, pick.count, DEFAULT_RULES.bridging):
+            if pick.count > size:
+                best, size = pick.placed(mask).move(board), pick.count
+            break
+    return str(best)
+
+
+def choose(client, code: str, seat: int, token: str, move: str | None = None) -> dict:
+    """Seat chooses (its biggest move unless ``move`` is given); the answer."""
+    doc = room(client, code, token)
+    text = move if move is not None else biggest_move(doc, seat)
+    res = client.post(f"{API}/{code}/seats/{seat}/move", json={"roll": doc["roll"], "move": text},
+                      headers=auth(token))
+    assert res.status_code == 200, res.text
+    return res.json()
+
+
+def offered(client, code: str, tokens: dict[int, str]) -> list[int]:
+    return [seat for seat, token in tokens.items() if room(client, code, token)["you"]["offer"]["state"] == "choosing"]
+
+
+def play_out(client, code: str, tokens: dict[int, str], rolls: int = 120) -> dict:
+    """Every seat in ``tokens`` chooses whenever offered until the game ends (the server's
+    seats, bots, are waited for: the service's change signal); the last room."""
+    online = client.app.state.online
+    table = online.table(code)
+    for _ in range(rolls * len(tokens)):
+        if table.game.is_terminal():
+            return room(client, code)
+        seats = offered(client, code, tokens)
+        if not seats:
+            assert online.wait_for(lambda: table.game.is_terminal() or any(
+                table.state_of(k) == "choosing" for k in tokens), 120), "no seat was offered its dice"
+            continue
+        for seat in seats:
+            choose(client, code, seat, tokens[seat])
+    raise AssertionError("the game did not end")
