@@ -3,7 +3,8 @@
 Layers, lowest first (a module may import its own layer or a lower one):
 
 0. rules core: ``nochmal/*.py`` (board, bitsets, sheet, placements, dice, move, game,
-   record, rules, errors, fileio, agents, play, sheetview, svg, ...); it imports none of the
+   record, rules, errors, fileio, agents, play, sheetview, svg, ...) and Clever 4ever's engine
+   (``nochmal/clever``); it imports none of the
    heavy libraries (OR-Tools, numpy, networkx, scipy): the missions' graph measures
    (``missions/measures/``) and the planner bring OR-Tools and numpy; networkx and scipy are
    test dependencies (pyproject.toml) that no library module imports at all;
@@ -43,7 +44,7 @@ CORE, BOTS, MISSIONS, PLANNER, FRONT = range(5)
 LAYER_NAMES = ["rules core", "bots", "missions", "planner", "front ends"]
 # one entry per folder (an installed package); the nearest listed package decides
 FOLDER_LAYERS = {
-    "nochmal": CORE, "nochmal.bots": BOTS, "nochmal.missions": MISSIONS, "nochmal.solver": PLANNER,
+    "nochmal": CORE, "nochmal.clever": CORE, "nochmal.bots": BOTS, "nochmal.missions": MISSIONS, "nochmal.solver": PLANNER,
     "nochmal.table": FRONT, "nochmal.terminal": FRONT, "nochmal.web": FRONT, "nochmal.batch": FRONT,
     "nochmal.cli": FRONT,
 }
@@ -325,7 +326,7 @@ def test_reader_counts_lazy_and_relative_imports(tmp_path):
 
 
 @pytest.mark.parametrize("module, layer", [
-    ("nochmal", CORE), ("nochmal.agents", CORE), ("nochmal.bots", BOTS), ("nochmal.bots.hints", BOTS),
+    ("nochmal", CORE), ("nochmal.agents", CORE), ("nochmal.clever.game", CORE), ("nochmal.bots", BOTS), ("nochmal.bots.hints", BOTS),
     ("nochmal.missions.coop", MISSIONS), ("nochmal.missions.measures.steiner", MISSIONS),
     ("nochmal.solver", PLANNER), ("nochmal.cli.common", FRONT), ("nochmal.web.app", FRONT),
     ("nochmal.web.rooms.store", FRONT), ("nochmal.table", FRONT), ("nochmal.table.stepper", FRONT),
