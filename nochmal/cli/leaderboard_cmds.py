@@ -54,10 +54,10 @@ def _fail(line: str) -> None:
 
 def report(answer: dict) -> str:
     """The answer in one line for people."""
-    e, board = answer["entry"], answer["board"]
-    where = "open board" if board["open"] else "board"
+    e, top = answer["entry"], answer["leaderboard"]
+    where = "open leaderboard" if top["open"] else "leaderboard"
     if answer["stored"]:
-        line = f"verified and ranked: {e['name']} #{e['rank']} of {board['count']} on the {where} of seed {board['seed']} ({e['score']} points)"
+        line = f"verified and ranked: {e['name']} #{e['rank']} of {top['count']} on the {where} of seed {top['seed']} ({e['score']} points)"
     else:
         line = f"{e['name']}'s earlier game stays: it ranks higher (#{e['rank']}, {e['score']} points)"
     if answer.get("token"):
@@ -70,7 +70,7 @@ def report(answer: dict) -> str:
 def submit(
     record_file: Path = typer.Argument(..., help="A finished puzzle's record (nochmal puzzle --save FILE)."),
     url: str = typer.Option(..., "--url", help="The server, e.g. http://127.0.0.1:8000"),
-    name: str = typer.Option(..., "--name", help="The name shown on the board (at most 40 characters)."),
+    name: str = typer.Option(..., "--name", help="The name shown on the leaderboard (at most 40 characters)."),
     token: Optional[str] = typer.Option(None, "--token", help="The secret the first submission under this name printed."),
     as_json: bool = typer.Option(False, "--json", help="Print the server's answer as JSON."),
 ):
@@ -99,11 +99,11 @@ def _store(data: Path):
 @group.command("list")
 @guarded
 def list_entries(
-    seed: Optional[int] = typer.Argument(None, help="One puzzle seed (default: every board)."),
+    seed: Optional[int] = typer.Argument(None, help="One puzzle seed (default: every seed)."),
     data: Path = typer.Option(..., "--data", help="The data folder of nochmal serve."),
     as_json: bool = typer.Option(False, "--json", help="Print the entries as JSON."),
 ):
-    """List the entries of a data folder's leaderboards, best first per board.
+    """List the entries of a data folder's leaderboards, best first per leaderboard (closed, then open).
 
     Example: nochmal leaderboard list 20261204 --data ~/.local/share/nochmal
     """
@@ -125,15 +125,13 @@ def remove(
     seed: int = typer.Argument(..., help="The puzzle seed."),
     name: str = typer.Argument(..., help="The entry's name (any case)."),
     data: Path = typer.Option(..., "--data", help="The data folder of nochmal serve."),
-    board: Optional[str] = typer.Option(None, "--board", help="closed or open (default: both)."),
+    open_: Optional[bool] = typer.Option(None, "--open/--closed", help="Only the open or the closed leaderboard (default: both)."),
 ):
     """Remove a name's entry from a seed's leaderboard (moderation; a running server sees it at once).
 
     Example: nochmal leaderboard remove 20261204 'Rude Name' --data ~/.local/share/nochmal
     """
-    if board not in (None, "closed", "open"):
-        raise OptionError(f"--board {board!r}: closed or open")
-    gone = _store(data).remove(seed, name, None if board is None else board == "open")
+    gone = _store(data).remove(seed, name, open_)
     if not gone:
         _fail(f"no entry named {name!r} on the leaderboard of seed {seed}")
     console.print(f"removed {gone} entr{'y' if gone == 1 else 'ies'} of {name!r} (seed {seed})", markup=False)

@@ -1,10 +1,10 @@
 """Puzzle leaderboards (docs/web.md "Leaderboards"): every entry is a game record the server
-replayed through the engine (``verified_entry``), so no score on a board can be typed in.
+replayed through the engine (``verified_entry``), so no score on a leaderboard can be typed in.
 
 The store is an interface of five calls (``LeaderboardStore``) with one implementation on
 SQLite in the data folder (``SqliteLeaderboards``, DATA/leaderboards.sqlite3); a PostgreSQL
-one would implement the same calls. A board is one puzzle seed, closed or open (a game that
-showed every roll is ranked apart); one entry per name on a board, a better game replaces it.
+one would implement the same calls. A leaderboard is one puzzle seed, closed or open (a game
+that showed every roll is ranked apart); one entry per name on each, a better game replaces it.
 Ranking: higher score, then fewer jokers used, then the earlier submission.
 """
 
@@ -55,9 +55,9 @@ class Entry:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a submission did: ``entry`` is the name's entry on the board now (the new one, or
+    """What a submission did: ``entry`` is the name's entry on the leaderboard now (the new one, or
     the better one it already had), ``rank`` its place from 1; ``token`` the secret that lets
-    this name submit again (answered only when the name is new on the board)."""
+    this name submit again (answered only when the name is new on the leaderboard)."""
 
     entry: Entry
     rank: int
@@ -71,7 +71,7 @@ class LeaderboardStore(Protocol):
 
     def submit(self, entry: Entry, token: str | None) -> Outcome: ...
 
-    def board(self, seed: int, open_: bool, limit: int, offset: int = 0) -> tuple[int, list[Entry]]: ...
+    def ranked(self, seed: int, open_: bool, limit: int, offset: int = 0) -> tuple[int, list[Entry]]: ...
 
     def entry(self, entry_id: str) -> Entry: ...
 
@@ -105,8 +105,8 @@ def _entry(row, record: str = "") -> Entry:
 
 
 class SqliteLeaderboards:
-    """The boards in one SQLite file (``path`` None: in memory, for a server without --data).
-    One connection behind a lock: the calls are short (an indexed page of a board)."""
+    """The leaderboards in one SQLite file (``path`` None: in memory, for a server without --data).
+    One connection behind a lock: the calls are short (an indexed page of a leaderboard)."""
 
     def __init__(self, path: Path | None):
         self.path = path
@@ -155,8 +155,8 @@ class SqliteLeaderboards:
             (e.seed, int(e.open), e.score, e.score, e.jokers, e.jokers, e.submitted)).fetchone()
         return ahead + 1
 
-    def board(self, seed: int, open_: bool, limit: int, offset: int = 0) -> tuple[int, list[Entry]]:
-        """How many entries the board holds, and ``limit`` of them from place ``offset + 1``."""
+    def ranked(self, seed: int, open_: bool, limit: int, offset: int = 0) -> tuple[int, list[Entry]]:
+        """How many entries the leaderboard holds, and ``limit`` of them from place ``offset + 1``."""
         with self.lock:
             (count,) = self.db.execute("SELECT COUNT(*) FROM entries WHERE seed=? AND open=?",
                                        (seed, int(open_))).fetchone()
@@ -181,7 +181,7 @@ class SqliteLeaderboards:
         return [_entry(r) for r in rows]
 
     def remove(self, seed: int, name: str, open_: bool | None = None) -> int:
-        """Delete the name's entry of the seed (both boards unless ``open_`` says which); how many went."""
+        """Delete the name's entry of the seed (both leaderboards unless ``open_`` says which); how many went."""
         key = name_key(name)
         which, args = ("", ()) if open_ is None else (" AND open=?", (int(open_),))
         with self.lock:
@@ -189,7 +189,7 @@ class SqliteLeaderboards:
 
 
 def open_store(data_dir: Path | None) -> SqliteLeaderboards:
-    """The boards of a data folder (created when missing), or in memory without one."""
+    """The leaderboards of a data folder (created when missing), or in memory without one."""
     if data_dir is None:
         return SqliteLeaderboards(None)
     Path(data_dir).mkdir(parents=True, exist_ok=True)
@@ -198,7 +198,7 @@ def open_store(data_dir: Path | None) -> SqliteLeaderboards:
 
 # --- verification -------------------------------------------------------------------------------
 def verified_entry(seed: int, name: str, record_data, now: float | None = None) -> Entry:
-    """The entry a submitted record earns on the board of ``seed``, after the replay; a
+    """The entry a submitted record earns on the leaderboard of ``seed``, after the replay; a
     WebError naming the field otherwise (runs in a worker thread: the replay takes a few ms
     to a second). The record must be a finished solo game of that seed as the puzzle plays it
     (the classic sheet, the standard rules), by a human seat."""

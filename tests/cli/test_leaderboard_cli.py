@@ -33,7 +33,7 @@ def test_a_puzzle_played_at_the_terminal_is_submitted_to_the_open_board(server, 
     assert res.exit_code == 0, res.output
     submitted = json.loads(res.stdout)["submitted"]
     score = GameRecord.load(saved).verify().scores()[0]
-    assert submitted["entry"]["score"] == score and submitted["board"]["open"] and submitted["token"]
+    assert submitted["entry"]["score"] == score and submitted["leaderboard"]["open"] and submitted["token"]
     # the same record again, by the submit command: the name is taken without its token
     res = runner.invoke(app, ["leaderboard", "submit", str(saved), "--url", server.url, "--name", "terminal tom"])
     assert res.exit_code == 1 and res.stderr.count("\n") == 1 and "409" in res.stderr and "taken" in res.stderr

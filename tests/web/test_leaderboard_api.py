@@ -182,9 +182,9 @@ def test_ties_rank_by_fewer_jokers_then_the_earlier_game(tmp_path):
                 [("late", 30, 2, 5.0), ("early", 30, 2, 1.0), ("frugal", 30, 1, 9.0), ("top", 31, 8, 9.0)])]
     for e in made:
         store.submit(e, None)
-    count, rows = store.board(1, False, 10)
+    count, rows = store.ranked(1, False, 10)
     assert count == 4 and [e.name for e in rows] == ["top", "frugal", "early", "late"]
-    assert [e.name for e in store.board(1, False, 2, offset=2)[1]] == ["early", "late"]
+    assert [e.name for e in store.ranked(1, False, 2, offset=2)[1]] == ["early", "late"]
 
 
 def test_a_body_over_the_submissions_cap_is_refused_before_it_is_read(client, records):

@@ -1,6 +1,6 @@
 """Puzzle leaderboards under /api/puzzles/SEED/leaderboard (docs/web.md "Leaderboards"): a
 finished puzzle's record is submitted under a name, replayed in a worker thread
-(nochmal/web/leaderboards.py verified_entry) and ranked; a board answers its entries beside
+(nochmal/web/leaderboards.py verified_entry) and ranked; a leaderboard answers its entries beside
 the puzzle's best possible score (nochmal/puzzles.py, the shipped optima)."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ Seed = Annotated[int, PathParam(ge=0, le=MAX_SEED, description="The puzzle's see
 
 
 class Submission(Body):
-    name: str = Field(..., min_length=1, max_length=MAX_NAME, description="The name shown on the board.")
+    name: str = Field(..., min_length=1, max_length=MAX_NAME, description="The name shown on the leaderboard.")
     record: dict[str, Any] = Field(..., description="The finished puzzle's record (GET /api/games/ID/record); "
                                    "the server replays it.")
     token: Optional[str] = Field(None, max_length=64, description="The secret a first submission under this "
@@ -60,20 +60,20 @@ class RankedEntry(BaseModel):
 
 class Leaderboard(BaseModel):
     seed: int
-    open: bool = Field(..., description="The board of games played with every roll shown.")
+    open: bool = Field(..., description="The leaderboard of games played with every roll shown.")
     optimum: Optional[Optimum] = Field(..., description="The shipped table's figure for this seed, if any.")
-    count: int = Field(..., description="Entries on the board.")
+    count: int = Field(..., description="Entries on the leaderboard.")
     offset: int
     entries: list[RankedEntry]
 
 
 class Submitted(BaseModel):
-    entry: RankedEntry = Field(..., description="The name's entry on the board now.")
+    entry: RankedEntry = Field(..., description="The name's entry on the leaderboard now.")
     stored: bool = Field(..., description="This game is the entry now (false: the name's older entry was better).")
     replaced: bool = Field(..., description="It replaced the name's older, worse entry.")
     token: Optional[str] = Field(..., description="Keep it: a better game under this name later needs it "
-                                 "(answered only for a name new on this board).")
-    board: Leaderboard = Field(..., description="The top of the board after the submission.")
+                                 "(answered only for a name new on this leaderboard).")
+    leaderboard: Leaderboard = Field(..., description="The top ten of the leaderboard after the submission.")
 
 
 def _optimum(seed: int):
@@ -94,10 +94,10 @@ def _best(optimum, top: list[Entry]) -> int | None:
     return optimum.best if optimum.proven else max([optimum.best] + [e.score for e in top[:1]])
 
 
-def _board(store: LeaderboardStore, seed: int, open_: bool, limit: int, offset: int, lang: str) -> Leaderboard:
-    count, rows = store.board(seed, open_, limit, offset)
+def _leaderboard(store: LeaderboardStore, seed: int, open_: bool, limit: int, offset: int, lang: str) -> Leaderboard:
+    count, rows = store.ranked(seed, open_, limit, offset)
     optimum = _optimum(seed)
-    best = _best(optimum, rows if offset == 0 else store.board(seed, open_, 1)[1])
+    best = _best(optimum, rows if offset == 0 else store.ranked(seed, open_, 1)[1])
     return Leaderboard(seed=seed, open=open_, optimum=Optimum(**optimum.to_dict()) if optimum else None,
                        count=count, offset=offset,
                        entries=[_ranked(e, offset + i + 1, best, lang) for i, e in enumerate(rows)])
@@ -106,9 +106,9 @@ def _board(store: LeaderboardStore, seed: int, open_: bool, limit: int, offset: 
 @router.get("/puzzles/{seed}/leaderboard", response_model=Leaderboard,
             summary="A puzzle's leaderboard: entries best first, beside the best possible score")
 def leaderboard(seed: Seed, store: Leaderboards, lang: Lang,
-                open: bool = Query(False, description="The board of games played with every roll shown."),
+                open: bool = Query(False, description="The leaderboard of games played with every roll shown."),
                 limit: int = Query(50, ge=1, le=MAX_SHOWN), offset: int = Query(0, ge=0, le=1_000_000)):
-    return _board(store, seed, open, limit, offset, lang)
+    return _leaderboard(store, seed, open, limit, offset, lang)
 
 
 @router.post("/puzzles/{seed}/leaderboard", response_model=Submitted,
@@ -124,10 +124,10 @@ async def submit(seed: Seed, body: Submission, request: Request, store: Leaderbo
 def _submit(store: LeaderboardStore, seed: int, body: Submission, lang: str) -> Submitted:
     entry = verified_entry(seed, body.name, body.record)
     outcome = store.submit(entry, body.token)
-    board = _board(store, seed, entry.open, 10, 0, lang)
-    best = _best(_optimum(seed), store.board(seed, entry.open, 1)[1])
+    top = _leaderboard(store, seed, entry.open, 10, 0, lang)
+    best = _best(_optimum(seed), store.ranked(seed, entry.open, 1)[1])
     return Submitted(entry=_ranked(outcome.entry, outcome.rank, best, lang), stored=outcome.stored,
-                     replaced=outcome.replaced, token=outcome.token, board=board)
+                     replaced=outcome.replaced, token=outcome.token, leaderboard=top)
 
 
 @router.get("/leaderboard/entries/{entry_id}/record", response_class=Response, responses=media("application/json"),

@@ -27,19 +27,19 @@
       : t("Best known: %(best)s; no play can beat %(bound)s.", { best: o.best, bound: o.bound });
   };
 
-  NM.drawBoard = function (box, board, mine) {
+  NM.drawLeaderboard = function (box, board, mine) {
     box.innerHTML = "";
     const head = document.createElement("p");
     head.className = "small";
     head.textContent = NM.optimumText(board.optimum) + " " +
-      t("%(count)s on this board.", { count: NM.number(board.count) });
+      t("Entries on this leaderboard: %(count)s.", { count: NM.number(board.count) });
     box.appendChild(head);
     if (!board.entries.length) {
       const p = document.createElement("p"); p.textContent = t("Nobody yet: be the first."); box.appendChild(p); return;
     }
     const table = document.createElement("table");
-    table.className = "board";
-    const cols = [t("#"), t("name"), t("score"), "%", t("jokers")];
+    table.className = "leaderboard";
+    const cols = ["#", t("name"), t("score"), "%", t("jokers")];
     table.innerHTML = "<thead><tr>" + cols.map(() => "<th></th>").join("") + "</tr></thead><tbody></tbody>";
     table.querySelectorAll("th").forEach((th, i) => { th.textContent = cols[i]; });
     table.querySelectorAll("th")[3].title = t("of the best possible");
@@ -163,9 +163,9 @@
         if (res.token) { tokens[tokenKey(s.seed, s.open, name)] = res.token; keep(TOKENS, tokens); }
         keep(NAME, name);
         said.className = "message good";
-        said.textContent = res.stored ? t("Verified and ranked: #%(rank)s of %(count)s.", { rank: res.entry.rank, count: res.board.count })
+        said.textContent = res.stored ? t("Verified and ranked: #%(rank)s of %(count)s.", { rank: res.entry.rank, count: res.leaderboard.count })
           : t("Your earlier game stays: it ranks higher (#%(rank)s).", { rank: res.entry.rank });
-        NM.drawBoard($("lb-board"), res.board, res.entry.id);
+        NM.drawLeaderboard($("lb-board"), res.leaderboard, res.entry.id);
       } catch (err) { said.className = "message bad"; said.textContent = err.message; }
     };
   });
@@ -175,7 +175,7 @@
   if (page) {
     const open = new URL(window.location.href).searchParams.get("open") === "1";
     Promise.all([NM.api("GET", "/api/puzzles/" + page.dataset.seed + "/leaderboard?limit=100" + (open ? "&open=true" : "")), NM.i18nReady])
-      .then(([board]) => NM.drawBoard($("lb-board"), board, null))
+      .then(([board]) => NM.drawLeaderboard($("lb-board"), board, null))
       .catch(e => NM.say(e.message, "bad"));
   }
 
@@ -186,9 +186,9 @@
     const scores = list.map(h => h.score);
     const figures = [
       [t("daily streak"), NM.number(NM.history.streak(list, new Date()))],
-      [t("puzzles"), NM.number(list.length)],
-      [t("mean"), list.length ? NM.number(scores.reduce((a, b) => a + b, 0) / list.length, 1) : "–"],
-      [t("best"), list.length ? NM.number(Math.max(...scores)) : "–"]];
+      [t("puzzles finished"), NM.number(list.length)],
+      [t("mean score"), list.length ? NM.number(scores.reduce((a, b) => a + b, 0) / list.length, 1) : "–"],
+      [t("best score"), list.length ? NM.number(Math.max(...scores)) : "–"]];
     $("figures").innerHTML = figures.map(() => "<div><span class='big'></span><span class='small'></span></div>").join("");
     $("figures").querySelectorAll("div").forEach((d, i) => {
       d.dataset.figure = ["streak", "puzzles", "mean", "best"][i];
