@@ -149,6 +149,7 @@ COMMAND_MODULES = {
     "nochmal.cli.web_cmds": ("serve",),
     "nochmal.cli.leaderboard_cmds": ("leaderboard",),
     "nochmal.cli.batch_cmds": ("batch",),
+    "nochmal.cli.clever_cmds": ("clever",),
 }
 _MODULE_OF = {name: module for module, names in COMMAND_MODULES.items() for name in names}
 
