@@ -84,14 +84,16 @@
 
   // a small chart: each result's score (a bar) against its best possible (a line above it)
   NM.historyChart = function (list) {
-    const items = list.slice(-30), w = 300, h = 120, top = Math.max(50, ...items.map(i => Math.max(i.score, i.best || 0)));
-    const step = w / Math.max(items.length, 10), y = v => h - 14 - (h - 24) * v / top;
+    const items = list.slice(-30), w = 300, h = 120;
+    const top = Math.max(50, ...items.map(i => Math.max(i.score, i.best || 0)));
+    const low = Math.min(0, ...items.map(i => i.score));  // a score below zero is drawn under the axis
+    const step = w / Math.max(items.length, 10), y = v => h - 14 - (h - 24) * (v - low) / (top - low);
     let svg = '<svg class="chart" viewBox="0 0 ' + w + " " + h + '" role="img" aria-label="' + esc(t("score against the best possible")) + '">';
     svg += '<line x1="0" x2="' + w + '" y1="' + y(0) + '" y2="' + y(0) + '" class="axis"/>';
     items.forEach((i, k) => {
       const x = k * step + step * 0.15, bw = step * 0.7;
-      svg += '<rect class="score" x="' + x + '" y="' + y(i.score) + '" width="' + bw + '" height="' + (y(0) - y(i.score)) + '"><title>' +
-        esc(i.seed + ": " + i.score + (i.best ? " / " + i.best : "")) + "</title></rect>";
+      svg += '<rect class="score" x="' + x + '" y="' + Math.min(y(0), y(i.score)) + '" width="' + bw + '" height="' +
+        Math.max(1, Math.abs(y(0) - y(i.score))) + '"><title>' + esc(i.seed + ": " + i.score + (i.best ? " / " + i.best : "")) + "</title></rect>";
       if (i.best) svg += '<line class="best" x1="' + x + '" x2="' + (x + bw) + '" y1="' + y(i.best) + '" y2="' + y(i.best) + '"/>';
     });
     svg += '<text x="2" y="' + (h - 2) + '">' + esc(t("bars: your score · lines: the best possible")) + "</text></svg>";
