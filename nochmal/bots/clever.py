@@ -3,9 +3,11 @@ interface of nochmal/agents.py (``choose(game)`` returns one of ``game.legal_mov
 leaves the game as it was), and the seeded game loop that plays them.
 
 The greedy bot looks one action ahead: it tries each legal action (push, read, pop) and
-keeps the one whose sheet is worth most by ``worth``: the score so far plus a guess at what
-half-done columns, fields and unused actions will bring. It never throws: a re-roll only
-when no entry gains anything.
+keeps the one whose state is worth most: the sheet by ``worth`` (the score so far plus a
+guess at what half-done columns, fields, unused actions, pending "?" and foxes will bring),
+plus the takes its active turn still has dice for. It does not look at throws to come: a
+re-roll when the best entry gains less than REROLL_BELOW over taking a die unentered.
+The weights were set on seeds 0-59 (docs/clever.md "Bots").
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from nochmal.errors import BotError
 ACTION_WORTH = {"reroll": 3.0, "plus-one": 6.0, "polish": 2.0}
 QUESTION_WORTH = 6.0
 FOX_WORTH = 12.0
-PARTIAL = 0.5  # share of a half-done column's or field's points counted before it is done
+PARTIAL = 0.7  # share of a half-done column's or field's points counted before it is done
+TAKE_WORTH = 8.0  # a take still to come in this active turn, while dice are left to take
+REROLL_BELOW = 2.0  # a throw whose best entry gains less than this is thrown again, if it can be
 
 
 class RandomCleverAgent:
@@ -40,8 +44,9 @@ class RandomCleverAgent:
         return moves[self.rng.randrange(len(moves))]
 
 
-def worth(facts: SheetFacts, sheet: Sheet, pending: int = 0) -> float:
-    """The score so far plus the guessed worth of what is under way (see the module doc)."""
+def worth(facts: SheetFacts, sheet: Sheet, pending: int = 0, rest: float = 1.0) -> float:
+    """The score so far plus the guessed worth of what is under way (see the module doc);
+    ``rest``: the share of the game still to play, which unused actions are worth."""
     points = area_points(facts, sheet)
     value = float(sum(points.values())) + sheet.foxes * max(min(points.values()), FOX_WORTH)
     rows = sheet.yellow
@@ -65,7 +70,16 @@ def worth(facts: SheetFacts, sheet: Sheet, pending: int = 0) -> float:
     for i in range(min(len(low), len(up)), max(len(low), len(up))):
         half = (low[i] if i < len(low) else up[i]) + 3.5
         value += PARTIAL * half * (2 if i >= facts.green_double_from else 1)
-    value += sum(ACTION_WORTH[a] * sheet.left(a) for a in ACTION_WORTH) + QUESTION_WORTH * pending
+    value += rest * sum(ACTION_WORTH[a] * sheet.left(a) for a in ACTION_WORTH) + QUESTION_WORTH * pending
+    return value
+
+
+def _worth_now(game: CleverGame, seat: int) -> float:
+    """``worth`` of the seat's sheet, plus the takes its active turn still has dice for."""
+    rest = (game.rounds - game.round + 1) / game.rounds
+    value = worth(game.facts, game.sheets[seat], len(game.pending[seat]), rest)
+    if game.phase == "active" and game.active == seat:
+        value += TAKE_WORTH * min(3 - game.takes, game.where.count("pool"))
     return value
 
 
@@ -80,21 +94,20 @@ class GreedyCleverAgent:
     def choose(self, game: CleverGame) -> Action:
         seat = game.current_player()
         moves = game.legal_moves()
-        before = worth(game.facts, game.sheets[seat], len(game.pending[seat]))
-        best, best_value = None, float("-inf")
+        best, best_value, idle = None, float("-inf"), float("-inf")
         for move in moves:
-            if move in (REROLL, PASS, DONE) or (move.kind == "take" and not move.enters):
+            if move == REROLL:
                 continue
             game.push(move)
-            value = worth(game.facts, game.sheets[seat], len(game.pending[seat]))
+            value = _worth_now(game, seat)
             game.pop()
+            if not move.enters:
+                idle = max(idle, value)
             if value > best_value:
                 best, best_value = move, value
-        if best is not None and best_value > before:
-            return best
-        if REROLL in moves:
+        if REROLL in moves and best_value - idle < REROLL_BELOW:  # a poor throw: throw again
             return REROLL
-        return next((m for m in moves if m in (PASS, DONE) or (m.kind == "take" and not m.enters)), best or moves[0])
+        return best
 
 
 CLEVER_BOTS: dict[str, Callable[..., object]] = {"random": RandomCleverAgent, "greedy": GreedyCleverAgent}
