@@ -170,10 +170,11 @@ class CleverGame:
             return self._bonus_actions(seat)
         out: list[Action] = []
         if self.phase == "active":
-            for i, die in enumerate(DICE):
-                if self.where[i] == "pool":
-                    out.extend(Action("take", die, n, p) for n, p, _ in self.entries(seat, die))
-                    out.append(Action("take", die))
+            pool = [die for i, die in enumerate(DICE) if self.where[i] == "pool"]
+            for die in pool:
+                out.extend(Action("take", die, n, p) for n, p, _ in self.entries(seat, die))
+            if not out or self.rules.unentered_take == "always":
+                out.extend(Action("take", die) for die in pool)
             if self.sheets[seat].left("reroll"):
                 out.append(REROLL)
         elif self.phase == "passive":

@@ -11,6 +11,7 @@ from nochmal.clever.errors import CleverRulesError
 CHOICES = {
     "polish_scope": ("tray", "any"),
     "bonus_forfeit": ("when-unusable", "always"),
+    "unentered_take": ("always", "when-unusable"),
 }
 
 
@@ -27,6 +28,9 @@ class CleverRules:
         document); "any": any die being entered.
     bonus_forfeit: "when-unusable": a "?" bonus may be given up only when it has no legal
         place; "always": at any time.
+    unentered_take: "always": the active player may take a die without entering it (our
+        reading of "one may lose a throw"); "when-unusable": only when no die in play can be
+        entered.
     pink_three_chains: the 3 that a pink 3 writes into the next field writes a 3 again
         (default off: one extra 3 only).
     reroll_track_bonus: the "?" printed at the end of the re-roll track is awarded when its
@@ -40,6 +44,7 @@ class CleverRules:
     green_upper_needs_lower: bool = False
     polish_scope: str = "tray"
     bonus_forfeit: str = "when-unusable"
+    unentered_take: str = "always"
     pink_three_chains: bool = False
     reroll_track_bonus: bool = True
 

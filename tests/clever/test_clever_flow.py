@@ -300,3 +300,26 @@ def test_both_games_share_the_state_api():
     assert len(outcomes) == 6 ** 6 and abs(sum(p for _, p in outcomes) - 1) < 1e-9
     with pytest.raises(Exception, match="not to be thrown"):
         game.apply_roll(outcomes[0][0]) or game.chance_outcomes()
+
+
+def test_an_unentered_take_only_when_nothing_fits_if_switched():
+    game = CleverGame(1, CleverRules(unentered_take="when-unusable"))
+    throw(game, white=3, yellow=2)
+    assert not any(m.kind == "take" and not m.place for m in game.legal_moves())
+    game = CleverGame(1, CleverRules(unentered_take="when-unusable"))
+    game.sheets[0] = Sheet(yellow=((1, 2, 3, 4, 5), (1,) * 5, (1,) * 5), blue=(1 << 36) - 1, grey=(1 << 17) - 1,
+                           green=((1,) * 11, (1,) * 11), pink=(1,) * 12)
+    throw(game)
+    assert {m.text() for m in game.legal_moves()} == {f"take {d} -" for d in game.dice()}
+
+
+def test_popping_every_step_gives_back_the_fresh_game():
+    import clever_oracle
+
+    game = clever_oracle.random_game(3, 4, 5, enter_bias=0.7)
+    fresh = CleverGame(3)
+    while game.undo_depth:
+        game.pop()
+    state = ("sheets", "pending", "round", "active", "stage", "phase", "actor", "values", "where", "takes",
+             "throws", "to_throw", "queue", "extra_used", "history")
+    assert all(getattr(game, k) == getattr(fresh, k) for k in state)
