@@ -233,6 +233,7 @@ class CleverGame:
             self.pending[seat] = tuple(pending)
             if action.kind == "bonus":
                 self._enter(seat, action.number, action.place, 0)
+            self._settle()
         elif action.kind == "reroll":
             self.sheets[seat] = self.sheets[seat].use("reroll")
             self.to_throw = tuple(d for i, d in enumerate(DICE) if self.where[i] == "pool")
@@ -246,8 +247,7 @@ class CleverGame:
             self._enter(seat, action.number, action.place, self._cost(seat, action))
             self.sheets[seat] = self.sheets[seat].use("plus-one")
             self.extra_used = self.extra_used | {action.die}
-            if not self.sheets[seat].left("plus-one"):
-                self._close_window()
+            self._settle()
         else:  # done
             self._close_window()
 
@@ -300,9 +300,13 @@ class CleverGame:
         self.to_throw = DICE
 
     def _open_window(self, seat: int) -> None:
-        """The seat's +1 window; skipped when no +1 is left (it cannot open later)."""
         self.phase, self.actor, self.extra_used = "extra", seat, frozenset()
-        if not self.sheets[seat].left("plus-one"):
+        self._settle()
+
+    def _settle(self) -> None:
+        """Close the +1 window by itself once its seat has no +1 left and no "?" pending (a
+        pending "?" may still unlock a +1 for this window)."""
+        if self.phase == "extra" and not self.pending[self.actor] and not self.sheets[self.actor].left("plus-one"):
             self._close_window()
 
     def _close_window(self) -> None:

@@ -323,3 +323,16 @@ def test_popping_every_step_gives_back_the_fresh_game():
     state = ("sheets", "pending", "round", "active", "stage", "phase", "actor", "values", "where", "takes",
              "throws", "to_throw", "queue", "extra_used", "history")
     assert all(getattr(game, k) == getattr(fresh, k) for k in state)
+
+
+def test_a_plus_one_won_through_a_pending_question_opens_the_window_it_came_in():
+    game = CleverGame(2)
+    game.sheets[1] = Sheet(yellow=((), (1, 1), ()), blue=1 << (3 * 6))  # blue row 4 has one cross
+    throw(game, white=1, yellow=2, blue=1, grey=1, green=1, pink=6)
+    act(game, "take pink 6 pink")  # the rest goes on the tray
+    act(game, "take yellow 2 yellow:mid")  # seat 2: the middle row's third field, "?" for blue
+    assert game.current_player() == 1 and game.pending[1] == ("?blue",)
+    act(game, "bonus ?blue 4 blue:2")  # row 4's second cross: +1
+    assert game.sheets[1].left("plus-one") == 1 and game.phase == "extra" and game.current_player() == 1
+    act(game, "extra green 1 green:low")
+    assert game.active == 1 and game.current_player() == CHANCE
