@@ -12,8 +12,10 @@ import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from babel.dates import format_date
 
 from nochmal.dice import seeded_roll
+from nochmal.i18n import translate
 from nochmal.puzzles import daily_seed
 from webserver import NO_WORKER
 
@@ -107,4 +109,10 @@ def test_the_history_counts_the_daily_streak(browser, server, games):
         page.click("#export")
     exported = json.loads(open(download.value.path()).read())
     assert exported["format"] == "nochmal-history/1" and len(exported["results"]) == 4
+    # in German: the figures' words from the catalog, the day as German writes it
+    page.goto(f"{server.url}/history?lang=de")
+    page.wait_for_selector("#chart svg rect.score")
+    labels = page.locator("#figures .small").all_text_contents()
+    assert labels == [translate(w, "de") for w in ("daily streak", "puzzles finished", "mean score", "best score")]
+    assert labels[0] != "daily streak" and format_date(today, format="long", locale="de") in page.text_content("#results")
     ctx.close()
