@@ -10,6 +10,8 @@ from nochmal.clever.record import CleverRecord, replay
 from nochmal.clever.scoring import area_points, score
 from nochmal.clever.sheet import Place, Sheet
 from nochmal.clever.sheetdata import SheetFacts, clever4ever, load_sheet
+from nochmal.clever.state import from_state, read_state_text, state_text, to_state
 
 __all__ = ["Action", "CleverGame", "CleverRecord", "CleverRules", "DEFAULT_OPTIONS", "DICE", "Place", "Sheet",
-           "SheetFacts", "Throw", "area_points", "clever4ever", "load_sheet", "replay", "score", "seeded_throw"]
+           "SheetFacts", "Throw", "area_points", "clever4ever", "from_state", "load_sheet", "read_state_text", "replay",
+           "score", "seeded_throw", "state_text", "to_state"]

@@ -3,7 +3,7 @@ catching a NochmalError, an InvalidMoveError or an IllegalMoveError serves both 
 
 from __future__ import annotations
 
-from nochmal.errors import BoardError, IllegalMoveError, InvalidMoveError, RecordError, RulesError
+from nochmal.errors import BoardError, IllegalMoveError, IllegalPositionError, InvalidMoveError, RecordError, RulesError
 
 
 class SheetDataError(BoardError):
@@ -24,3 +24,7 @@ class CleverRecordError(RecordError):
 
 class CleverRulesError(RulesError):
     """An unknown or badly typed Clever 4ever rule setting (an OPTION)."""
+
+
+class CleverStateError(IllegalPositionError):
+    """A game state (nochmal/clever/state.py) that is malformed or breaks a rule of the sheet."""
