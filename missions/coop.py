@@ -16,6 +16,7 @@ from typing import Callable, Sequence
 from nochmal.board import load_board
 from nochmal.errors import NochmalError, OptionError, quoted
 from nochmal.game import Game, Mode
+from nochmal.i18n import said, say
 from nochmal.missions.loader import load_mission
 from nochmal.missions.model import (DIFFICULTIES, IN_PROGRESS, LOST, WON, Mission, MissionError, block_slots,
                                     target_mask)
@@ -254,9 +255,10 @@ def play_mission(mission: Mission, difficulty: str, agents: Sequence, seed: int,
     return game, mission_result(mission, game)
 
 
-def mission_outcome_line(record: GameRecord, game: Game, missions: MissionResolver = load_mission) -> str | None:
+def mission_outcome_line(record: GameRecord, game: Game, missions: MissionResolver = load_mission,
+                         lang: str = "en") -> str | None:
     """The verdict line a picture of a co-op record shows (None for other records), the
-    mission found by ``missions``: ``mission star-hunt (easy): WON on roll 17 of 30``."""
+    mission found by ``missions``: ``mission star-hunt (easy): WON on roll 17 of 30``, in ``lang``."""
     ref = record.extra.get("mission") if record.mode is Mode.COOP else None
     if not ref:
         return None
@@ -264,11 +266,14 @@ def mission_outcome_line(record: GameRecord, game: Game, missions: MissionResolv
     try:
         result = mission_result(record_mission(record, missions), game)
     except NochmalError as exc:  # a picture still draws when the mission file is gone
-        return f"mission {ref} ({difficulty}): outcome unknown ({exc})"
-    if result.won:
-        verdict = f"WON on roll {result.won_on} of {result.budget}"
-    elif result.finished:
-        verdict = f"LOST after {result.rolls_used} of {result.budget} rolls"
+        verdict = say("outcome unknown (%(reason)s)", reason=exc.message)
     else:
-        verdict = f"in progress, roll {result.rolls_used} of {result.budget}"
-    return f"mission {ref} ({difficulty}): {verdict}"
+        if result.won:
+            verdict = say("WON on roll %(roll)s of %(budget)s", roll=result.won_on, budget=result.budget)
+        elif result.finished:
+            verdict = say("LOST after %(rolls)s of %(budget)s rolls", rolls=result.rolls_used, budget=result.budget)
+        else:
+            verdict = say("in progress, roll %(rolls)s of %(budget)s", rolls=result.rolls_used, budget=result.budget)
+    level = say(difficulty) if difficulty in DIFFICULTIES else difficulty  # the words the pages use
+    return said(say("mission %(mission)s (%(difficulty)s): %(verdict)s", mission=ref, difficulty=level,
+                    verdict=verdict), lang)

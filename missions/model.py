@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
+from nochmal.board import COLOURS, COLUMN_LETTERS, Board
 from nochmal.errors import NochmalError
 from nochmal.game import MAX_COOP_PLAYERS
+from nochmal.i18n import TERMS, Message, say
 from nochmal.placements import MAX_COUNT
 
 KINDS = ("columns", "colours", "stars", "cells", "score", "jokers_left")
@@ -60,39 +61,37 @@ class Objective:
 
     def describe(self, players: int | None = None) -> str:
         """A one-line English description, e.g. ``columns G H I complete on each sheet``."""
-        where = {"team": "on the team's sheets together", "each": "on every sheet", "any": "on at least one sheet"}[self.scope]
+        return str(self.description(players))
+
+    def description(self, players: int | None = None) -> Message:
+        """The description as a Message (what, then where), said in a player's language
+        where one is known (docs/web.md "Languages")."""
+        where = {"team": say("on the team's sheets together"), "each": say("on every sheet"),
+                 "any": say("on at least one sheet")}[self.scope]
+        team = self.scope == "team"
         if self.kind == "columns":
-            what = "columns " + " ".join(COLUMN_LETTERS[c] for c in self.columns) + " complete"
-            if self.scope == "team":
-                where = "(each on at least one sheet)"
+            what = say("columns %(columns)s complete", columns=" ".join(COLUMN_LETTERS[c] for c in self.columns))
+            where = say("(each on at least one sheet)") if team else where
         elif self.kind == "colours":
             if self.colours is not None:
-                what = "colours " + ", ".join(COLOUR_NAMES[c] for c in self.colours) + " complete"
-                if self.scope == "team":
-                    where = "(each on at least one sheet)"
+                what = say("colours %(colours)s complete", colours=tuple(say(TERMS[c]) for c in self.colours))
+                where = say("(each on at least one sheet)") if team else where
             else:
-                what = f"{self.count} colour(s) complete"
-                if self.scope == "team":
-                    where = "(distinct colours, counted over all sheets)"
+                what = say("%(count)s colour(s) complete", count=self.count)
+                where = say("(distinct colours, counted over all sheets)") if team else where
         elif self.kind == "stars":
-            what = f"{self.count} star cell(s) crossed"
-            if self.scope == "team":
-                where = "(each on at least one sheet)"
+            what = say("%(count)s star cell(s) crossed", count=self.count)
+            where = say("(each on at least one sheet)") if team else where
         elif self.kind == "cells":
-            what = "cells " + " ".join(self.cells) + " crossed"
-            if self.scope == "team":
-                where = "(each on at least one sheet)"
+            what = say("cells %(cells)s crossed", cells=" ".join(self.cells))
+            where = say("(each on at least one sheet)") if team else where
         elif self.kind == "score":
-            target = self._threshold_text(players)
-            what = f"score at least {target}"
-            if self.scope == "team":
-                where = "(sum of the team's scores, every column at its first value)"
+            what = say("score at least %(target)s", target=self._threshold_text(players))
+            where = say("(sum of the team's scores, every column at its first value)") if team else where
         else:
-            target = self._threshold_text(players)
-            what = f"at least {target} unused joker(s)"
-            if self.scope == "team":
-                where = "(summed over the team)"
-        return f"{what} {where}"
+            what = say("at least %(target)s unused joker(s)", target=self._threshold_text(players))
+            where = say("(summed over the team)") if team else where
+        return Message("%(what)s %(where)s", {"what": what, "where": where})  # no words of its own: not in the catalogs
 
     def _threshold_text(self, players: int | None) -> str:
         values = dict(self.at_least or ())

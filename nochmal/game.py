@@ -31,6 +31,8 @@ from nochmal.board import COLOURS, Board
 from nochmal.choice import Choice
 from nochmal.dice import Roll, roll_classes
 from nochmal.errors import IllegalMoveError, IllegalPositionError, NochmalError, OutOfTurnError, RollError, SetupError
+from nochmal.i18n import say
+from nochmal.verdicts import rating  # noqa: F401  (the solo verdicts: nochmal.game.rating as before)
 from nochmal.modes import MODES, Mode
 from nochmal.position import CHANCE_TEXT, OVER_TEXT, Position, player_text
 from nochmal.move import PASS, Move
@@ -139,7 +141,7 @@ class Game:
     # --- chance ----------------------------------------------------------------------------
     def apply_roll(self, roll: Roll) -> None:
         if self.current_player() != CHANCE:
-            raise OutOfTurnError("the dice are not to be rolled now")
+            raise OutOfTurnError(say("the dice are not to be rolled now"))
         if len(roll.colours) != self.dice_per_kind or len(roll.numbers) != self.dice_per_kind:
             raise RollError(f"this game rolls {self.dice_per_kind} colour and {self.dice_per_kind} number dice")
         self._save()
@@ -153,14 +155,14 @@ class Game:
     def chance_outcomes(self) -> tuple[tuple[Roll, float], ...]:
         """At a chance node: the distinct rolls (up to die order) with their probabilities."""
         if self.current_player() != CHANCE:
-            raise OutOfTurnError("the dice are not to be rolled now")
+            raise OutOfTurnError(say("the dice are not to be rolled now"))
         return roll_classes(self.dice_per_kind)
 
     # --- decisions -------------------------------------------------------------------------
     def available_dice(self) -> Roll:
         """The dice the deciding player may pick from."""
         if self.roll is None or self._ended:
-            raise OutOfTurnError("no decision is pending")
+            raise OutOfTurnError(say("no decision is pending"))
         if self._pos == 0 or self.free_choice or self._after_active is None:
             return self.roll
         return self._after_active
@@ -187,22 +189,25 @@ class Game:
         """Validate ``move`` for the deciding player; return its cell mask (0 for a pass)."""
         player = self.current_player()
         if player < 0:
-            raise IllegalMoveError("no player is to move now")
+            raise IllegalMoveError(say("no player is to move now"))
         if move.is_pass:
             return 0
         dice = self.available_dice()
         sheet = self.sheets[player]
         if move.colour_face not in dice.colours:
-            raise IllegalMoveError(f"no colour die {move.colour_face!r} available (dice: {dice.text()})")
+            raise IllegalMoveError(say("no colour die %(die)s available (dice: %(dice)s)", die=repr(move.colour_face),
+                                       dice=dice.text()))
         if move.number_face not in dice.numbers:
-            raise IllegalMoveError(f"no number die {move.number_face!r} available (dice: {dice.text()})")
+            raise IllegalMoveError(say("no number die %(die)s available (dice: %(dice)s)", die=repr(move.number_face),
+                                       dice=dice.text()))
         if move.joker_cost > sheet.jokers_left:
-            raise IllegalMoveError(
-                f"no jokers left: the choice costs {move.joker_cost}, {sheet.jokers_left} left")
+            raise IllegalMoveError(say("no jokers left: the choice costs %(cost)s, %(left)s left",
+                                       cost=move.joker_cost, left=sheet.jokers_left))
         try:
             mask = self.board.mask_of(move.cells)
         except KeyError as exc:
-            raise IllegalMoveError(f"cell {exc.args[0]} is not on the {self.board.name} board") from None
+            raise IllegalMoveError(say("cell %(cell)s is not on the %(board)s board", cell=exc.args[0],
+                                       board=self.board.name)) from None
         if mask not in sheet.placements(move.colour, move.count, self.rules.bridging):
             sheet.check_placement(move.colour, move.count, mask, self.rules.bridging)
             raise AssertionError(f"placement index and validator disagree on {move}")
@@ -373,7 +378,7 @@ class Game:
         """Take back the last applied roll or move and return it; OutOfTurnError if there is
         none (a fresh game, or a position set up without its history)."""
         if not self._undo:
-            raise OutOfTurnError("nothing to take back")
+            raise OutOfTurnError(say("nothing to take back"))
         (sheets, self.rolls_done, self.roll, self.claimed_columns, self.claimed_colours, self._order,
          self._pos, self._after_active, self._ended, roll_masks) = self._undo.pop()
         self.sheets = list(sheets)
@@ -424,18 +429,3 @@ def _check_position(game: Game, position: Position) -> None:
                                    "have scored")
     # Later values are not checked against the other sheets: a position may stand for a table
     # whose other sheets it leaves out (the hint command sets up one player's race sheet).
-
-
-def rating(score: int) -> str:
-    """The solo rating line of the rulebook (docs/rules.md §5, verdicts paraphrased), in English;
-    nochmal.i18n.rating gives it in the players' languages (the German ones the rulebook's)."""
-    N_ = str  # marks the verdicts for extraction (pybabel -k N_, docs/web.md); nochmal.i18n imports this module
-    table = [(41, N_("superhero")), (37, N_("exceptional")), (33, N_("professional")), (29, N_("super")),
-             (25, N_("excellent")), (21, N_("great")), (17, N_("experienced")), (13, N_("good")),
-             (9, N_("getting there")), (5, N_("not bad")), (1, N_("needs practice")), (0, N_("taking part counts"))]
-    for low, verdict in table:
-        if score >= low:
-            return verdict
-    return N_("try again")
-
-

@@ -58,7 +58,7 @@ def term(key: str, lang: str) -> str:
 
 def rating(score: int, lang: str) -> str:
     """The solo rating verdict (nochmal.game.rating, docs/rules.md §5) in ``lang``."""
-    from nochmal.game import rating as verdict  # the core's table is the one source of the bands
+    from nochmal.verdicts import rating as verdict  # the core's table is the one source of the bands
 
     return translate(verdict(score), lang)
 

@@ -13,6 +13,7 @@ code and the record's moves index them from 0. The name of seat ``p`` (0-based):
 from __future__ import annotations
 
 from nochmal.errors import SeatNameError
+from nochmal.i18n import Message, say
 
 HUMAN = "human"
 MAX_NAME = 40  # characters of a player's name (it heads a sheet on every page and picture)
@@ -24,11 +25,12 @@ def player_name(text: str) -> str:
     seats, the web's seats and the rooms' seat names all go through here."""
     name = " ".join(text.split())
     if not name:
-        raise SeatNameError("a name must not be empty")
+        raise SeatNameError(say("a name must not be empty"))
     if len(name) > MAX_NAME:
-        raise SeatNameError(f"a name has at most {MAX_NAME} characters, this one {len(name)}")
+        raise SeatNameError(say("a name has at most %(most)s characters, this one %(length)s", most=MAX_NAME,
+                                 length=len(name)))
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
-        raise SeatNameError("a name must not contain control characters")
+        raise SeatNameError(say("a name must not contain control characters"))
     return name
 
 
@@ -36,12 +38,20 @@ def is_human(spec: str) -> bool:
     return spec == HUMAN or spec.startswith(HUMAN + ":")
 
 
-def seat_name(players: list[str], p: int) -> str:
-    """The name people see for seat ``p`` (0-based) of a table of seat specs ``players``."""
+def seat_name(players: list[str], p: int, lang: str = "en") -> str:
+    """The name people see for seat ``p`` (0-based) of a table of seat specs ``players``, a
+    default name in ``lang`` (a player's own name is never translated)."""
+    name = seat_label(players, p)
+    return name.in_language(lang) if isinstance(name, Message) else name
+
+
+def seat_label(players: list[str], p: int) -> Message | str:
+    """Seat ``p``'s name: the player's own (a str) or a default name (a Message, said in the
+    language of whoever reads it)."""
     spec = players[p]
     if spec.startswith(HUMAN + ":"):
         return spec[len(HUMAN) + 1:]
     if spec == HUMAN:
         unnamed = sum(1 for s in players if s == HUMAN)
-        return "you" if unnamed == 1 else f"player {p + 1}"
-    return f"{spec} (seat {p + 1})"
+        return say("you") if unnamed == 1 else say("player %(n)s", n=p + 1)
+    return say("%(bot)s (seat %(n)s)", bot=spec, n=p + 1)

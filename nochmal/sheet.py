@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from nochmal.bitsets import component_of, neighbours_of
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.errors import IllegalMoveError, SheetError
+from nochmal.i18n import TERMS, say
 from nochmal.placements import placement_index
 from nochmal.fileio import is_decimal
 
@@ -106,7 +107,7 @@ class Sheet:
         try:
             mask = board.mask_of(cells)
         except KeyError as exc:
-            raise SheetError(f"cell {exc.args[0]} is not on the {board.name} board") from None
+            raise SheetError(say("cell %(cell)s is not on the %(board)s board", cell=exc.args[0], board=board.name)) from None
         return cls(board, mask, jokers_used).with_all_completions_scored()
 
     # --- derived facts ---------------------------------------------------------------------
@@ -185,36 +186,41 @@ class Sheet:
                           colours & ~later_colours, colours & later_colours)
 
     def check_placement(self, colour: str, count: int, mask: int, bridging: bool = False) -> None:
-        """Raise IllegalMoveError saying exactly why ``mask`` is not a legal placement."""
+        """Raise IllegalMoveError saying exactly why ``mask`` is not a legal placement (a
+        Message: the web says it in a player's language, docs/web.md "Languages")."""
         b = self.board
         cells = b.cells_of(mask)
         if not 1 <= count <= 5:  # docs/rules.md §3: N is never more than 5 (the enumerator agrees)
-            raise IllegalMoveError(f"wrong count: a choice is 1 to 5 crosses, not {count}")
+            raise IllegalMoveError(say("wrong count: a choice is 1 to 5 crosses, not %(count)s", count=count))
         if colour not in COLOUR_NAMES:
-            raise IllegalMoveError(f"wrong colour: {colour!r} is not a colour (y g b r o)")
+            raise IllegalMoveError(say("wrong colour: %(colour)s is not a colour (y g b r o)", colour=repr(colour)))
         if mask.bit_count() != count:
-            raise IllegalMoveError(f"wrong count: {len(cells)} cell(s) given, the choice is {count}")
+            raise IllegalMoveError(say("wrong count: %(given)s cell(s) given, the choice is %(count)s",
+                                        given=len(cells), count=count))
         for name in cells:
             bit = b.bit(name)
             if b.colour_of_bit(bit) != colour:
-                raise IllegalMoveError(
-                    f"wrong colour: {name} is {COLOUR_NAMES[b.colour_of_bit(bit)]}, the choice is {COLOUR_NAMES[colour]}")
+                raise IllegalMoveError(say("wrong colour: %(cell)s is %(colour)s, the choice is %(choice)s", cell=name,
+                                           colour=say(TERMS[b.colour_of_bit(bit)]), choice=say(TERMS[colour])))
         for name in cells:
             if self.crossed >> b.bit(name) & 1:
-                raise IllegalMoveError(f"already crossed: {name}")
+                raise IllegalMoveError(say("already crossed: %(cell)s", cell=name))
         blocks = {b.block_of_bit[b.bit(n)] for n in cells}
         if len(blocks) > 1:
-            raise IllegalMoveError(f"not one block: {' '.join(cells)} lie in {len(blocks)} different blocks")
+            raise IllegalMoveError(say("not one block: %(cells)s lie in %(blocks)s different blocks",
+                                       cells=" ".join(cells), blocks=len(blocks)))
         block = b.blocks[blocks.pop()]
         within = mask | (self.crossed & block.mask if bridging else 0)
         seen = component_of(mask & -mask, within, b.neighbour_mask)
         if mask & ~seen:
-            how = "through crossed cells of the block" if bridging else "among themselves"
-            raise IllegalMoveError(f"not connected: {' '.join(cells)} are not orthogonally connected {how}")
+            if bridging:
+                raise IllegalMoveError(say("not connected: %(cells)s are not orthogonally connected through "
+                                           "crossed cells of the block", cells=" ".join(cells)))
+            raise IllegalMoveError(say("not connected: %(cells)s are not orthogonally connected among themselves",
+                                       cells=" ".join(cells)))
         if not mask & self.anchored:
-            raise IllegalMoveError(
-                f"not anchored: none of {' '.join(cells)} is in column "
-                f"{COLUMN_LETTERS[b.start_column]} or next to a crossed cell")
+            raise IllegalMoveError(say("not anchored: none of %(cells)s is in column %(column)s or next to a crossed cell",
+                                       cells=" ".join(cells), column=COLUMN_LETTERS[b.start_column]))
 
     # --- text forms -----------------------------------------------------------------------
     def text(self) -> str:

@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
 from nochmal.board import COLOURS, COLUMN_LETTERS
 from nochmal.errors import OptionError
+from nochmal.i18n import N_, TERMS, say, said, translator
 from nochmal.modes import Mode
-from nochmal.seats import seat_name
+from nochmal.seats import seat_label
 from nochmal.sheet import Sheet
 from nochmal.sheetview import colour_states, column_states
 
@@ -33,7 +35,6 @@ if TYPE_CHECKING:  # the record layer is only needed by record_svg's signature
     from nochmal.record import GameFactory, GameRecord
 
 FILL = {"y": "#f4cf1d", "g": "#5aae4a", "b": "#3d7bd6", "r": "#e2467c", "o": "#f08a24"}
-COLOUR_WORDS = {"y": "yellow", "g": "green", "b": "blue", "r": "red", "o": "orange"}
 # The grid takes nearly all the width, so a sheet drawn full width on a 360 px phone has cells
 # of 22 px and no text under 11 px (TEXT is the smallest font size; docs/web.md, phones).
 CELL = 28
@@ -51,7 +52,28 @@ SCORE_BAND = 2 * 18 + 8  # the score formula, in two lines
 SHEET_GAP = 14
 FRAME_INSET = 0.6  # the dashed frame of an unfinished sheet, from the picture's edge
 LABEL_X = 2.0  # where the labels left of the grid start, clear of the frame and its stroke (1.2)
-MODE_TEXT = {Mode.SOLO: "solo game", Mode.COMPETITIVE: "competitive game", Mode.COOP: "co-op game"}
+MODE_TEXT = {Mode.SOLO: N_("solo game"), Mode.COMPETITIVE: N_("competitive game"), Mode.COOP: N_("co-op game")}
+# The words of a drawing (docs/web.md "Languages"): English for the terminal and the CLI's
+# files, the page's language for a page. A label left of the grid has the room of about five
+# letters: "later" has its own short msgid.
+WORDS = {
+    "1st": N_("1st"), "later": N_("later (a sheet's row label, at most 5 letters)"), "colours": N_("colours"),
+    "jokers": TERMS["jokers"], "left": N_("%(n)s left"), "total": N_("score %(total)s = "),
+    "parts": N_("columns %(columns)s + colours %(colours)s + jokers left %(jokers)s − stars open %(stars)s"),
+    "cell": N_("%(cell)s %(colour)s, not crossed"), "cell crossed": N_("%(cell)s %(colour)s, crossed"),
+    "star": N_("%(cell)s %(colour)s, star, not crossed"), "star crossed": N_("%(cell)s %(colour)s, star, crossed"),
+}
+
+
+@lru_cache(maxsize=None)
+def drawing_words(lang: str = "en") -> dict[str, str]:
+    """WORDS and the colours' names in ``lang`` (the English catalog keeps them as they are)."""
+    t = translator(lang).gettext
+    words = {key: t(msgid) for key, msgid in WORDS.items()}
+    if lang == "en":  # the row label's msgid explains itself; its English word is the label
+        words["later"] = "later"
+    words.update({colour: t(TERMS[colour]) for colour in COLOURS})
+    return words
 
 
 def _star(cx: float, cy: float, r: float) -> str:
@@ -89,11 +111,16 @@ def sheet_height(sheet: Sheet) -> int:
             + JOKERS_BAND + SCORE_BAND + SHEET_GAP)
 
 
-def score_formula(sheet: Sheet) -> str:
+def score_formula(sheet: Sheet, lang: str = "en") -> str:
     """The score with its parts named, as printed under every sheet."""
+    total, rest = _score_parts(sheet, drawing_words(lang))
+    return total + rest
+
+
+def _score_parts(sheet: Sheet, words: dict[str, str]) -> tuple[str, str]:
     bd = sheet.score_breakdown()
-    return (f"score {bd.total} = columns {bd.columns} + colours {bd.colours} + jokers left {bd.jokers}"
-            f" \u2212 stars open {-bd.stars}")
+    return (words["total"] % {"total": bd.total},
+            words["parts"] % {"columns": bd.columns, "colours": bd.colours, "jokers": bd.jokers, "stars": -bd.stars})
 
 
 @dataclass(frozen=True)
@@ -107,7 +134,7 @@ class SheetPicture:
     unfinished: bool = False
 
 
-def _sheet_svg(pic: SheetPicture, seat: int, top: float, width: float) -> list[str]:
+def _sheet_svg(pic: SheetPicture, seat: int, top: float, width: float, words: dict[str, str]) -> list[str]:
     sheet = pic.sheet
     b = sheet.board
     left = MARGIN + LABEL
@@ -136,7 +163,7 @@ def _sheet_svg(pic: SheetPicture, seat: int, top: float, width: float) -> list[s
             star = b.is_star(bit)
             name = f"{COLUMN_LETTERS[c]}{r + 1}"
             out.append(f'<rect class="cell" data-cell="{name}" data-colour="{colour}" '
-                       f'data-crossed="{crossed}" data-star="{int(star)}" aria-label="{cell_words(name, colour, star, crossed)}" '
+                       f'data-crossed="{crossed}" data-star="{int(star)}" aria-label="{_cell_words(name, colour, star, crossed, words)}" '
                        f'x="{x}" y="{y}" width="{CELL}" '
                        f'height="{CELL}" fill="{FILL[colour]}" stroke="#222" stroke-width="0.8"/>')
             if star:
@@ -145,7 +172,7 @@ def _sheet_svg(pic: SheetPicture, seat: int, top: float, width: float) -> list[s
                 out.append(_cross(x, y, CELL))
     py = gy + b.rows * CELL + 16
     states = column_states(sheet, pic.claimed_columns)
-    for k, (label, pts) in enumerate((("1st", b.column_points_first), ("later", b.column_points_later))):
+    for k, (label, pts) in enumerate(((words["1st"], b.column_points_first), (words["later"], b.column_points_later))):
         yy = py + k * 22
         out.append(f'<text x="{LABEL_X}" y="{yy + 5}" font-size="{TEXT}">{label}</text>')
         for c in range(b.cols):
@@ -154,14 +181,14 @@ def _sheet_svg(pic: SheetPicture, seat: int, top: float, width: float) -> list[s
                 state = "later"
             out.extend(_value(left + c * CELL + CELL / 2, yy, pts[c], state))
     yy = gy + b.rows * CELL + VALUES_BAND + COLOURS_BAND / 2
-    out.append(f'<text x="{LABEL_X}" y="{yy + 5}" font-size="{TEXT}">colours</text>')
+    out.append(f'<text x="{LABEL_X}" y="{yy + 5}" font-size="{TEXT}">{escape(words["colours"])}</text>')
     for i, (colour, (first, later)) in enumerate(zip(COLOURS, colour_states(sheet, pic.claimed_colours))):
         x = left + 40 + i * 72
         out.append(f'<rect x="{x - 10}" y="{yy - 9}" width="18" height="18" fill="{FILL[colour]}" stroke="#222" stroke-width="0.8"/>')
         out.extend(_value(x + 22, yy, b.colour_bonus_first, first))
         out.extend(_value(x + 44, yy, b.colour_bonus_later, "later" if later == "plain" else later))
     yy += COLOURS_BAND
-    out.append(f'<text x="{LABEL_X}" y="{yy + 5}" font-size="{TEXT}">jokers</text>')
+    out.append(f'<text x="{LABEL_X}" y="{yy + 5}" font-size="{TEXT}">{escape(words["jokers"])}</text>')
     for k in range(b.jokers):
         x = left + 40 + k * 22
         out.append(f'<rect class="joker" x="{x - 9}" y="{yy - 9}" width="18" height="18" fill="#fff" stroke="#222" stroke-width="0.8"/>')
@@ -169,27 +196,33 @@ def _sheet_svg(pic: SheetPicture, seat: int, top: float, width: float) -> list[s
         if k < sheet.jokers_used:
             out.append(f'<line class="joker-used" x1="{x - 7}" y1="{yy + 7}" x2="{x + 7}" y2="{yy - 7}" stroke="#111" stroke-width="2"/>')
     out.append(f'<text x="{left + 40 + b.jokers * 22}" y="{yy + 5}" font-size="{TEXT}" fill="#555">'
-               f'{sheet.jokers_left} left</text>')
-    out.append(_score_text(sheet, yy + 26))
+               f'{escape(words["left"] % {"n": sheet.jokers_left})}</text>')
+    out.append(_score_text(sheet, yy + 26, words))
     out.append("</g>")
     return out
 
 
-def _score_text(sheet: Sheet, y: float) -> str:
+def _score_text(sheet: Sheet, y: float, words: dict[str, str]) -> str:
     """The score formula in two lines (one would not fit the width at a readable size)."""
-    total, rest = score_formula(sheet).split(" = ", 1)
+    total, rest = _score_parts(sheet, words)
     return (f'<text class="score" x="{LABEL_X}" y="{y + 5}" font-size="{TEXT}" font-weight="bold">'
-            f'<tspan>{escape(total)} = </tspan><tspan x="{LABEL_X}" dy="18">{escape(rest)}</tspan></text>')
+            f'<tspan>{escape(total)}</tspan><tspan x="{LABEL_X}" dy="18">{escape(rest)}</tspan></text>')
 
 
-def cell_words(name: str, colour: str, star: bool, crossed: int) -> str:
+def cell_words(name: str, colour: str, star: bool, crossed: int, lang: str = "en") -> str:
     """A cell as a screen reader says it: 'H4 blue, star, crossed' (docs/web.md, phones)."""
-    return f"{name} {COLOUR_WORDS[colour]}" + (", star" if star else "") + (", crossed" if crossed else ", not crossed")
+    return _cell_words(name, colour, star, crossed, drawing_words(lang))
 
 
-def pictures_svg(pictures: list[SheetPicture], heading: list[str] | None = None) -> str:
+def _cell_words(name: str, colour: str, star: bool, crossed: int, words: dict[str, str]) -> str:
+    shape = words[("star" if star else "cell") + (" crossed" if crossed else "")]
+    return escape(shape % {"cell": name, "colour": words[colour]}, {'"': "&quot;"})
+
+
+def pictures_svg(pictures: list[SheetPicture], heading: list[str] | None = None, lang: str = "en") -> str:
     """One SVG document: the heading lines (the first one also the document's <title>), then
-    every sheet, one below the other."""
+    every sheet, one below the other; its own words in ``lang`` (the titles and heading are
+    the caller's, already in it)."""
     if not pictures:
         raise OptionError("no sheet to draw")
     heading = list(heading or [])
@@ -204,7 +237,7 @@ def pictures_svg(pictures: list[SheetPicture], heading: list[str] | None = None)
     if heading:
         top += 6
     for seat, pic in enumerate(pictures):
-        parts.extend(_sheet_svg(pic, seat, top, width))
+        parts.extend(_sheet_svg(pic, seat, top, width, drawing_words(lang)))
         top += sheet_height(pic.sheet)
     height = top + MARGIN - SHEET_GAP
     title = f"<title>{escape(' · '.join(heading) if heading else pictures[0].title)}</title>\n"
@@ -216,62 +249,70 @@ def pictures_svg(pictures: list[SheetPicture], heading: list[str] | None = None)
 
 
 def sheets_svg(sheets: list[tuple[str, Sheet]], claimed_columns: int = 0, claimed_colours: int = 0,
-               heading: list[str] | None = None) -> str:
+               heading: list[str] | None = None, lang: str = "en") -> str:
     """One SVG document with every (title, sheet), one below the other."""
-    return pictures_svg([SheetPicture(t, s, claimed_columns, claimed_colours) for t, s in sheets], heading)
+    return pictures_svg([SheetPicture(t, s, claimed_columns, claimed_colours) for t, s in sheets], heading, lang)
 
 
 def record_heading(record: "GameRecord", game: "Game", drawn: str | None = None,
-                   outcome: str | None = None) -> list[str]:
-    """What a picture of a record says above the sheets: board, seed, mode, date, outcome.
+                   outcome: str | None = None, lang: str = "en") -> list[str]:
+    """What a picture of a record says above the sheets: board, seed, mode, date, outcome,
+    in ``lang``.
 
     ``outcome`` is a line the caller adds, e.g. a co-op mission's verdict from
     ``nochmal.missions.coop.mission_outcome_line`` (the core cannot import the mission layer).
     """
-    mode = MODE_TEXT.get(record.mode, record.mode)
+    mode = say(MODE_TEXT[record.mode]) if record.mode in MODE_TEXT else record.mode
     if record.mode is Mode.SOLO and record.extra.get("puzzle"):
-        mode = "solo puzzle" + (" (open)" if record.extra.get("open") else "")
-    seed = f"seed {record.seed}" if record.seed is not None else "no seed"
-    lines = [f"Noch mal! {mode}", f"{record.board.title} board · {seed} · drawn {drawn or _today()}"]
+        mode = say("solo puzzle (open)") if record.extra.get("open") else say("solo puzzle")
+    seed = say("seed %(seed)s", seed=record.seed) if record.seed is not None else say("no seed")
+    lines = [say("Noch mal! %(mode)s", mode=mode),
+             say("%(board)s board · %(seed)s · drawn %(date)s", board=record.board.title, seed=seed,
+                 date=drawn or _today())]
     limit = game.roll_limit
-    played = f"{game.rolls_done} of {limit} rolls" if limit else f"{game.rolls_done} rolls"
+    played = say("%(done)s of %(limit)s rolls", done=game.rolls_done, limit=limit) if limit else \
+        say("%(done)s rolls", done=game.rolls_done)
     if not game.is_terminal():
-        lines.append(f"UNFINISHED: {played} played")
+        lines.append(say("UNFINISHED: %(played)s played", played=played))
     elif record.mode is Mode.COMPETITIVE:
-        names = " and ".join(seat_name(record.players, p) for p in game.winners())
-        lines.append(f"finished after {played}; winner {names}")
+        names = seat_label(record.players, game.winners()[0])
+        for p in game.winners()[1:]:
+            names = say("%(names)s and %(name)s", names=names, name=seat_label(record.players, p))
+        lines.append(say("finished after %(played)s; winner %(names)s", played=played, names=names))
     elif record.mode is Mode.SOLO:
         from nochmal.game import rating
 
-        lines.append(f"finished after {played}; rating: {rating(game.sheets[0].score())}")
-    if outcome:
-        lines.append(outcome)
-    return lines
+        lines.append(say("finished after %(played)s; rating: %(rating)s", played=played,
+                         rating=say(rating(game.sheets[0].score()))))
+    return [said(line, lang) for line in lines] + ([outcome] if outcome else [])
 
 
 def _today() -> str:
     return datetime.now(timezone.utc).date().isoformat()
 
 
-def record_pictures(record: "GameRecord", game: "Game") -> list[SheetPicture]:
+def record_pictures(record: "GameRecord", game: "Game", lang: str = "en") -> list[SheetPicture]:
     """Every seat's sheet of ``game`` (a replay of ``record``), titled with the seat name."""
     cc, ck = game.race_claims
     unfinished = not game.is_terminal()
-    return [SheetPicture(sheet_title(record.players, p, s, unfinished), s, cc, ck, unfinished)
+    return [SheetPicture(sheet_title(record.players, p, s, unfinished, lang), s, cc, ck, unfinished)
             for p, s in enumerate(game.sheets)]
 
 
-def sheet_title(players: list[str], seat: int, sheet: Sheet, unfinished: bool = False) -> str:
+def sheet_title(players: list[str], seat: int, sheet: Sheet, unfinished: bool = False, lang: str = "en") -> str:
     """The title over a seat's sheet: 'Anna: 23 points' (' so far' while the game runs)."""
-    return f"{seat_name(players, seat)}: {sheet.score()} points" + (" so far" if unfinished else "")
+    name = seat_label(players, seat)
+    if unfinished:
+        return say("%(name)s: %(score)s points so far", name=name, score=sheet.score()).in_language(lang)
+    return say("%(name)s: %(score)s points", name=name, score=sheet.score()).in_language(lang)
 
 
 def record_svg(record: "GameRecord", game: "Game | None" = None, drawn: str | None = None,
-               outcome: str | None = None, game_factory: "GameFactory | None" = None) -> str:
+               outcome: str | None = None, game_factory: "GameFactory | None" = None, lang: str = "en") -> str:
     """The picture of a record: heading plus every seat's sheet at ``game`` (default: the
     final position of the replay, built by ``game_factory``: see GameRecord.new_game)."""
     if game is None:
         game = record.new_game(game_factory)
         for _, game in record.replay("record", game_factory):
             pass
-    return pictures_svg(record_pictures(record, game), record_heading(record, game, drawn, outcome))
+    return pictures_svg(record_pictures(record, game, lang), record_heading(record, game, drawn, outcome, lang), lang)

@@ -21,9 +21,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from nochmal.errors import NochmalError
-from nochmal.i18n import Message
 from nochmal.web.errors import WebError, error_body, parse_json
-from nochmal.web.reasons import localise
 from nochmal.web.games import GameStore
 from nochmal.web.hosts import Access, HttpMiddleware, RequestGuard
 from nochmal.web.jobs import JobManager
@@ -201,20 +199,13 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
 
     @app.exception_handler(WebError)
     async def web_error(request: Request, exc: WebError):
-        # a message the catalogs hold is a player's: it follows the request's language; the
-        # machine fields (field, status) stay as they are (docs/web.md "Languages")
-        lang = request_language(request)
-        if isinstance(exc.message, Message):
-            return problem_response(exc, request)
-        body = exc.body()
-        body["error"] = localise(body["error"], lang)
-        return JSONResponse(body, status_code=exc.status)
+        # the reason in the request's language (a Message in its words); the machine fields
+        # (field, status) stay as they are (docs/web.md "Languages")
+        return problem_response(exc, request)
 
     @app.exception_handler(NochmalError)
     async def engine_error(request: Request, exc: NochmalError):
-        lang = request_language(request)
-        text = exc.in_language(lang) if isinstance(exc.message, Message) else localise(str(exc), lang)
-        return JSONResponse(error_body(text), status_code=422)
+        return JSONResponse(error_body(exc.in_language(request_language(request))), status_code=422)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError):
@@ -222,7 +213,7 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
         if first.get("type") == "json_invalid" or tuple(first.get("loc", ())) == ("body",):
             problem = await _body_problem(request)  # the body as a whole: not JSON, not an object, missing
             if problem is not None:
-                return JSONResponse(problem.body(), status_code=problem.status)
+                return problem_response(problem, request)
         loc = [str(x) for x in first.get("loc", ()) if x not in ("body", "query", "path")]
         field = ".".join(loc) or None
         reason = "unknown key (see /docs for this request's fields)" if first.get("type") == "extra_forbidden" \
@@ -233,11 +224,11 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     async def http_error(request: Request, exc: StarletteHTTPException):
         if isinstance(exc.__cause__, _TooLarge):  # BodyLimit stopped FastAPI's read: the body must not be read again
             refusal = exc.__cause__.refusal
-            return JSONResponse(refusal.body(), status_code=refusal.status)
+            return problem_response(refusal, request)
         if exc.status_code == 400 and exc.__cause__ is not None:  # FastAPI's json.loads failed (deep, huge number)
             problem = await _body_problem(request)
             if problem is not None:
-                return JSONResponse(problem.body(), status_code=problem.status)
+                return problem_response(problem, request)
         return JSONResponse(error_body(str(exc.detail)), status_code=exc.status_code)
 
     @app.exception_handler(Exception)

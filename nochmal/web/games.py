@@ -23,6 +23,7 @@ from nochmal.dice import resolutions, seeded_rolls
 from nochmal.errors import IllegalMoveError, NochmalError, StorageError, quoted
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.game import rating
+from nochmal.i18n import Message, said, say
 from nochmal.modes import Mode
 from nochmal.puzzles import known_optimum
 from nochmal.seats import is_human, seat_name
@@ -137,26 +138,27 @@ class WebGame:
     def play(self, text: str) -> Move:
         """Apply a human's move (notation or pass) and let the bots answer."""
         if self.human_to_move() is None:
-            raise WebError("no human is to move in this game now", "move", 409)
+            raise WebError(say("no human is to move in this game now"), "move", 409)
         try:
             move = Move.parse(text)
         except NochmalError as exc:
-            raise WebError(str(exc), "move") from None
+            raise WebError(exc.message, "move") from None
         for name in move.cells:
             try:
                 self.game.board.bit(name)
             except KeyError:
-                raise WebError(f"cell {name} is not on the {self.game.board.name} board", "move") from None
+                raise WebError(say("cell %(cell)s is not on the %(board)s board", cell=name, board=self.game.board.name),
+                               "move") from None
         try:
             self.game.apply_move(move)
         except IllegalMoveError as exc:
-            raise WebError(f"not allowed: {exc}", "move", 422) from None
+            raise WebError(say("not allowed: %(reason)s", reason=exc.message), "move", 422) from None
         self.advance()
         return move
 
     def undo(self) -> None:
         if self.session.undo() is None:
-            raise WebError("nothing to undo", "undo", 409)
+            raise WebError(say("nothing to undo"), "undo", 409)
         self.advance()
 
     def open_rolls(self) -> None:
@@ -164,11 +166,11 @@ class WebGame:
         self.session.open_rolls = True
         self.session.extra["open"] = True
 
-    def tap(self, colour_face: str, number_face: str, cells: list[str]) -> dict:
+    def tap(self, colour_face: str, number_face: str, cells: list[str], lang: str = "en") -> dict:
         """What the selected cells allow with this pick of dice (``tap_answer``)."""
         if self.human_to_move() is None:
-            raise WebError("no human is to move in this game now", "cells", 409)
-        return tap_answer(self.game, colour_face, number_face, cells)
+            raise WebError(say("no human is to move in this game now"), "cells", 409)
+        return tap_answer(self.game, colour_face, number_face, cells, lang)
 
     # --- reading -----------------------------------------------------------------------------
     def record(self) -> GameRecord:
@@ -178,14 +180,15 @@ class WebGame:
         if self.path is not None:
             atomic_write_text(self.path, self.record().dumps())
 
-    def sheet_svg(self, p: int, game=None) -> str:
+    def sheet_svg(self, p: int, game=None, lang: str = "en") -> str:
         game = game or self.game
         claims = game.race_claims
-        pic = SheetPicture(sheet_title(self.session.seats, p, game.sheets[p]), game.sheets[p], claims.columns, claims.colours)
-        return pictures_svg([pic])
+        title = sheet_title(self.session.seats, p, game.sheets[p], lang=lang)
+        return pictures_svg([SheetPicture(title, game.sheets[p], claims.columns, claims.colours)], lang=lang)
 
-    def state(self, with_svg: bool = True) -> dict:
-        """Everything a page shows, as JSON; the keys of `nochmal play --json` plus the view."""
+    def state(self, with_svg: bool = True, lang: str = "en") -> dict:
+        """Everything a page shows, as JSON; the keys of `nochmal play --json` plus the view
+        (the drawings in ``lang``)."""
         s, g = self.session, self.game
         to_move = g.current_player() if g.current_player() >= 0 else None
         data = s.result()
@@ -210,7 +213,7 @@ class WebGame:
                                "description": (s.mission.description or "").strip(), **res.to_dict(),
                                "text": res.text()}
         if with_svg:
-            data["sheets_svg"] = [self.sheet_svg(p) for p in range(g.n_players)]
+            data["sheets_svg"] = [self.sheet_svg(p, lang=lang) for p in range(g.n_players)]
         return data
 
     def _upcoming(self) -> list[dict]:
@@ -238,27 +241,30 @@ class WebGame:
         return out[-LOG_LIMIT:]
 
 
-def tap_answer(game, colour_face: str, number_face: str, cells: list[str]) -> dict:
+def tap_answer(game, colour_face: str, number_face: str, cells: list[str], lang: str = "en") -> dict:
     """What the selected cells allow the deciding player of ``game`` with this pick of dice:
     the cells that may be added, the move when the selection is a whole placement, or the
-    engine's reason why not (the puzzle and play pages, and the online rooms' seats)."""
+    engine's reason why not, said in ``lang`` (the puzzle and play pages, and the online rooms' seats)."""
     p = game.current_player()
     board = game.board
     dice = game.available_dice()
     if colour_face not in dice.colours:
-        raise WebError(f"no colour die {colour_face!r} available (dice: {dice.text()})", "colour", 422)
+        raise WebError(say("no colour die %(die)s available (dice: %(dice)s)", die=repr(colour_face), dice=dice.text()),
+                       "colour", 422)
     if number_face not in dice.numbers:
-        raise WebError(f"no number die {number_face!r} available (dice: {dice.text()})", "number", 422)
+        raise WebError(say("no number die %(die)s available (dice: %(dice)s)", die=repr(number_face), dice=dice.text()),
+                       "number", 422)
     sheet = game.sheets[p]
     try:
         mask = board.mask_of(cells)
     except KeyError as exc:
-        raise WebError(f"cell {exc.args[0]} is not on the {board.name} board", "cells") from None
+        raise WebError(say("cell %(cell)s is not on the %(board)s board", cell=exc.args[0], board=board.name),
+                       "cells") from None
     options = resolutions(colour_face, number_face, sheet.jokers_left)
     if not options:
         needs = (colour_face == COLOUR_JOKER) + (number_face == NUMBER_JOKER)
-        return {"ok": False, "reason": f"no jokers left: this pick needs {needs}, "
-                                       f"{sheet.jokers_left} left", "extend": [], "move": None}
+        reason = say("no jokers left: this pick needs %(needs)s, %(left)s left", needs=needs, left=sheet.jokers_left)
+        return {"ok": False, "reason": reason.in_language(lang), "extend": [], "move": None}
     extend, complete = 0, None
     for colour, count, _cost in options:
         if len(cells) > count:
@@ -272,25 +278,28 @@ def tap_answer(game, colour_face: str, number_face: str, cells: list[str]) -> di
     if extend:
         return {"ok": True, "reason": None, "extend": board.cells_of(extend & ~mask),
                 "move": str(complete) if complete else None}
-    return {"ok": False, "reason": _refusal(game, sheet, options, mask, cells), "extend": [], "move": None}
+    return {"ok": False, "reason": said(_refusal(game, sheet, options, mask, cells), lang), "extend": [], "move": None}
 
 
-def _refusal(game, sheet, options, mask: int, cells: list[str]) -> str:
+def _refusal(game, sheet, options, mask: int, cells: list[str]) -> Message:
     """The engine's reason a selection can be no part of a legal placement."""
     board = game.board
     if not cells:
-        return "no legal placement with this pick of dice: pick others or pass"
+        return say("no legal placement with this pick of dice: pick others or pass")
     colours = sorted({c for c, _, _ in options})
     colour = colours[0] if len(colours) == 1 else board.colour_of_bit(board.bit(cells[0]))
     counts = sorted({n for c, n, _ in options if c == colour}) or [len(cells)]
     if len(cells) > counts[-1]:
-        return f"too many cells: the pick allows {counts[-1]}, {len(cells)} selected"
+        return say("too many cells: the pick allows %(allowed)s, %(selected)s selected", allowed=counts[-1],
+                   selected=len(cells))
     try:  # the selection on its own, as a placement of its size: the engine names the flaw
         sheet.check_placement(colour, len(cells), mask, game.rules.bridging)
     except IllegalMoveError as exc:
-        return str(exc)
-    want = " or ".join(str(n) for n in counts)
-    return f"no legal placement of {want} cell(s) contains {' '.join(cells)}"
+        return exc.message
+    want = counts[0]
+    for n in counts[1:]:  # "1 or 2 or 3", each "or" in the page's language
+        want = say("%(some)s or %(one)s", some=want, one=n)
+    return say("no legal placement of %(counts)s cell(s) contains %(cells)s", counts=want, cells=" ".join(cells))
 
 
 class KeptOnDisk:
@@ -366,7 +375,8 @@ class GameStore(KeptOnDisk):
             return web
         path = self._path(game_id)
         if path is None or not path.is_file():
-            raise WebError(f"no game {game_id!r} (games live as long as the server's data folder)", "game", 404)
+            raise WebError(say("no game %(id)s (games live as long as the server's data folder)", id=repr(game_id)),
+                           "game", 404)
         try:
             text = read_text_file(path, lambda reason: NochmalError(f"game {game_id}: {reason}"))
             web = WebGame.from_record(game_id, GameRecord.loads(text, f"game {game_id}"), path)

@@ -23,6 +23,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from nochmal.errors import NochmalError
+from nochmal.i18n import Message, said, say
 from nochmal.missions.cpsolver import BY_WORK, by_work
 from nochmal.web.errors import WebError
 from nochmal.web.games import check_id, new_id
@@ -42,21 +44,21 @@ class Job:
     state: str = QUEUED
     progress: dict = field(default_factory=dict)
     result: dict | None = None
-    error: str | None = None
+    error: Message | str | None = None  # said in the language of whoever reads it (to_json)
     created: float = field(default_factory=time.monotonic)
     started: float | None = None
     finished: float | None = None
     last_seen: float = field(default_factory=time.monotonic)
     stop_reason: str | None = None  # set by cancel / cap / abandon; the runner obeys it
 
-    def to_json(self) -> dict:
+    def to_json(self, lang: str = "en") -> dict:
         now = time.monotonic()
         elapsed = None
         if self.started is not None:
             elapsed = round((self.finished or now) - self.started, 2)
         return {"id": self.id, "kind": self.kind, "state": self.state, "done": self.state in FINAL,
                 "elapsed": elapsed, "time_cap": self.time_cap, "progress": dict(self.progress),
-                "result": self.result, "error": self.error}
+                "result": self.result, "error": None if self.error is None else said(self.error, lang)}
 
 
 def _child(kind: str, params: dict, out, work: bool = False) -> None:
@@ -110,7 +112,10 @@ def _child(kind: str, params: dict, out, work: bool = False) -> None:
         else:  # pragma: no cover - the manager only submits known kinds
             out.put(("error", f"unknown job kind {kind!r}"))
     except Exception as exc:  # the child reports every failure as one line
-        out.put(("error", f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)))
+        if isinstance(exc, NochmalError) and isinstance(exc.message, Message):  # said in the parent, for its reader
+            out.put(("error", exc.message))
+        else:
+            out.put(("error", f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)))
 
 
 PRELOAD = ["nochmal.solver.cpsat", "nochmal.solver.analyse", "nochmal.solver.race", "nochmal.record"]
@@ -154,8 +159,8 @@ class JobManager:
         with self.lock:
             waiting = sum(j.state == QUEUED and not j.stop_reason for j in self.jobs.values())
             if waiting >= self.max_waiting:
-                raise WebError(f"the planner is busy: {waiting} jobs wait already; try again in a minute",
-                               "job", 503)
+                raise WebError(say("the planner is busy: %(waiting)s jobs wait already; try again in a minute",
+                                   waiting=waiting), "job", 503)
             self.jobs[job.id] = job
             finished = [j for j in self.jobs.values() if j.state in FINAL]
             for old in finished[: max(0, len(self.jobs) - self.keep)]:
@@ -168,7 +173,7 @@ class JobManager:
         with self.lock:
             job = self.jobs.get(job_id)
         if job is None:
-            raise WebError(f"no job {job_id!r} (jobs are kept in memory only)", "job", 404)
+            raise WebError(say("no job %(id)s (jobs are kept in memory only)", id=repr(job_id)), "job", 404)
         job.last_seen = time.monotonic()
         return job
 
@@ -205,7 +210,7 @@ class JobManager:
                 elif job.started is not None and now - job.started > job.time_cap + self.grace(job):
                     job.stop_reason = TIMED_OUT
 
-    def _finish(self, job: Job, state: str, error: str | None = None) -> None:
+    def _finish(self, job: Job, state: str, error: Message | str | None = None) -> None:
         job.state = state
         job.error = error
         job.finished = time.monotonic()
@@ -239,7 +244,7 @@ class JobManager:
     def _pump(self, job: Job, proc, out) -> None:
         while True:
             if job.stop_reason:
-                self._finish(job, job.stop_reason, _STOP_TEXT[job.stop_reason].format(cap=job.time_cap))
+                self._finish(job, job.stop_reason, stop_text(job))
                 return
             try:
                 kind, payload = out.get(timeout=0.2)
@@ -248,7 +253,8 @@ class JobManager:
                     try:  # the last message may have arrived just as the process ended
                         kind, payload = out.get(timeout=0.5)
                     except queue_mod.Empty:
-                        self._finish(job, FAILED, f"the job's process ended without a result (exit code {proc.exitcode})")
+                        self._finish(job, FAILED, say("the job's process ended without a result (exit code %(code)s)",
+                                                                     code=proc.exitcode))
                         return
                 else:
                     continue
@@ -263,5 +269,10 @@ class JobManager:
                 return
 
 
-_STOP_TEXT = {CANCELLED: "cancelled", TIMED_OUT: "stopped: over the time cap of {cap:g} s",
-              ABANDONED: "stopped: nobody asked for this job any more (the page was closed)"}
+def stop_text(job: Job) -> Message:
+    """Why a job stopped, for its page (in the page's language: Job.to_json)."""
+    if job.stop_reason == TIMED_OUT:
+        return say("stopped: over the time cap of %(cap)s s", cap=format(job.time_cap, "g"))
+    if job.stop_reason == ABANDONED:
+        return say("stopped: nobody asked for this job any more (the page was closed)")
+    return say("cancelled")

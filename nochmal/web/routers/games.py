@@ -14,23 +14,21 @@ from nochmal.board import BUILTIN_BOARDS, load_board
 from nochmal.dice import COLOUR_FACES, NUMBER_FACES
 from nochmal.errors import NochmalError
 from nochmal.game import MAX_PLAYERS, Game
-from nochmal.i18n import DEFAULT, N_, rating, translate
+from nochmal.i18n import DEFAULT, N_, rating, said, say, translate
 from nochmal.missions.coop import mission_outcome_line
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 from nochmal.move import parse_cell
 from nochmal.puzzles import daily_seed
 from nochmal.record import GameRecord
 from nochmal.rules import MAX_SEED
-from nochmal.seats import seat_name
+from nochmal.seats import seat_label, seat_name
 from nochmal.svg import SheetPicture, pictures_svg, record_svg
 from nochmal.web import responses
 from nochmal.web.deps import GameRate, Games
-from nochmal.web.drawing import drawing_in
 from nochmal.web.errors import WebError
 from nochmal.web.games import builtin_board, builtin_mission, parse_seat_list, web_mission
 from nochmal.web.language import board_label, language
 from nochmal.web.limits import client_address
-from nochmal.web.reasons import SEATS, localise, objective_words
 from nochmal.web.responses import documented, media
 from nochmal.web.routers.engine import hint_items
 from nochmal.web.schemas import Body
@@ -44,39 +42,35 @@ MISSION_LOST = N_("%(name)s: lost after %(rolls)s rolls; missing: %(missing)s")
 MISSION_RUNNING = N_("%(name)s: in progress, roll %(rolls)s of %(budget)s")
 
 
-def _missing(item: str, lang: str) -> str:
-    """One thing a lost mission missed ("OBJECTIVE: what is missing", missions/coop.py)."""
-    objective, sep, rest = item.partition(": ")
-    return objective_words(objective, lang) + sep + rest
-
-
 def spoken(state: dict, web, lang: str) -> dict:
     """A game's state with what a player reads in ``lang`` (docs/web.md "Languages"): the
     sheet's name (``board_label``; ``board`` stays its id) and the solo verdict (``verdict``;
     ``rating`` stays the core's key) in every language; outside English also the seats'
     default names, the mission's name, description, objectives and outcome line, and the
-    drawings' words. Ids, moves and numbers stay as they are."""
+    drawings' words (drawn in ``lang``: WebGame.state). Ids, moves and numbers stay as they are."""
     state["board_label"] = board_label(state["board"], lang)
     if state.get("rating") is not None:
         state["verdict"] = rating(state["scores"][0], lang)
     if lang == DEFAULT:
         return state
-    if state.get("sheets_svg"):
-        state["sheets_svg"] = [drawing_in(svg, lang) for svg in state["sheets_svg"]]
-    state["names"] = [localise(name, lang, SEATS) for name in state["names"]]
+    seats = web.session.seats
+    state["names"] = [seat_name(seats, p, lang) for p in range(len(state["names"]))]
     for entry in state.get("log", []):
-        entry["name"] = localise(entry["name"], lang, SEATS)
+        entry["name"] = seat_name(seats, entry["player"], lang)
     mission, m = web.session.mission, state.get("mission")
     if mission is not None and m is not None:
-        name = mission.name_in(lang)
+        name, players = mission.name_in(lang), len(state["names"])
         m["name"], m["description"] = name, mission.description_in(lang).strip()
-        for objective in m.get("objectives", []):
-            objective["description"] = objective_words(objective["description"], lang)
+        described = [said(o.description(players), lang) for o in mission.objectives]
+        for objective, words in zip(m.get("objectives", []), described):
+            objective["description"] = words
         if m["won"]:
             m["text"] = translate(MISSION_WON, lang) % {"name": name, "roll": m["won_on"], "budget": m["budget"]}
-        elif m["finished"]:
+        elif m["finished"]:  # each objective not met: its words, then what it missed (missions/coop.py)
+            missing = [f"{words}: {', '.join(o['missing'])}" for o, words in zip(m["objectives"], described)
+                       if not o["met"]]
             m["text"] = translate(MISSION_LOST, lang) % {"name": name, "rolls": m["rolls_used"],
-                                                         "missing": "; ".join(_missing(item, lang) for item in m["missing"])}
+                                                         "missing": "; ".join(missing)}
         else:
             m["text"] = translate(MISSION_RUNNING, lang) % {"name": name, "rolls": m["rolls_used"], "budget": m["budget"]}
     return state
@@ -100,31 +94,31 @@ def new_game(body: NewGame, request: Request, store: Games, rate: GameRate, lang
     store.prune_now_and_then()
     if body.kind == "puzzle":
         if body.mission:
-            raise WebError("a puzzle is a solo game: no mission", "mission")
+            raise WebError(say("a puzzle is a solo game: no mission"), "mission")
         if body.seats not in (["human"],):
-            raise WebError("a puzzle has one human seat", "seats")
+            raise WebError(say("a puzzle has one human seat"), "seats")
         seed = body.seed if body.seed is not None else daily_seed()
         web = store.create(kind="puzzle", seats=["human"], seed=seed, board=builtin_board(body.board),
                            open_rolls=body.open)
-        return spoken(web.state(), web, lang)
+        return spoken(web.state(lang=lang), web, lang)
     seats = parse_seat_list(body.seats)
     if not any(s.startswith("human") for s in seats):
-        raise WebError("at least one seat must be human (bots-only games: nochmal bench bots)", "seats")
+        raise WebError(say("at least one seat must be human (bots-only games: nochmal bench bots)"), "seats")
     seed = body.seed if body.seed is not None else secrets.randbelow(1_000_000)
     mission = None
     if body.mission:
         mission = builtin_mission(body.mission)
         if len(seats) not in PLAYER_COUNTS:
-            raise WebError(f"a co-op mission has {PLAYER_COUNTS[0]}-{PLAYER_COUNTS[-1]} players, not {len(seats)}",
-                           "seats")
+            raise WebError(say("a co-op mission has %(low)s-%(high)s players, not %(players)s", low=PLAYER_COUNTS[0],
+                               high=PLAYER_COUNTS[-1], players=len(seats)), "seats")
         if body.board != "classic" and body.board != mission.board:
-            raise WebError("a mission plays on its own sheet; leave the board out", "board")
+            raise WebError(say("a mission plays on its own sheet; leave the board out"), "board")
         board_ = builtin_board(mission.board) if mission.board in BUILTIN_BOARDS else load_board(mission.board)
     else:
         board_ = builtin_board(body.board)
     web = store.create(kind="play", seats=seats, seed=seed, board=board_, mission=mission,
                        difficulty=body.difficulty if mission else None, open_rolls=body.open)
-    return spoken(web.state(), web, lang)
+    return spoken(web.state(lang=lang), web, lang)
 
 
 @router.get("/games/{game_id}", summary="A game's state (keys of `nochmal play --json` plus the view)",
@@ -132,7 +126,7 @@ def new_game(body: NewGame, request: Request, store: Games, rate: GameRate, lang
 def get_game(game_id: str, store: Games, lang: Lang, svg: bool = True):
     web = store.get(game_id)
     with web.lock:
-        return spoken(web.state(with_svg=svg), web, lang)
+        return spoken(web.state(with_svg=svg, lang=lang), web, lang)
 
 
 class Tap(Body):
@@ -148,14 +142,11 @@ def tap(game_id: str, body: Tap, store: Games, lang: Lang):
     try:
         cells = [parse_cell(c.strip()) for c in body.cells]  # the one cell-name grammar (nochmal.move)
     except NochmalError as exc:
-        raise WebError(str(exc), "cells") from None
+        raise WebError(exc.message, "cells") from None
     if len(set(cells)) != len(cells):
-        raise WebError("a cell is selected twice", "cells")
+        raise WebError(say("a cell is selected twice"), "cells")
     with web.lock:
-        answer = web.tap(body.colour, body.number, cells)
-    if answer["reason"]:
-        answer["reason"] = localise(answer["reason"], lang)
-    return answer
+        return web.tap(body.colour, body.number, cells, lang)
 
 
 class MoveBody(Body):
@@ -187,7 +178,7 @@ def _changed(store, game_id: str, change, lang: str, svg: bool) -> dict:
     with web.lock:
         change(web)
         web.save()
-        return spoken(web.state(with_svg=svg), web, lang)
+        return spoken(web.state(with_svg=svg, lang=lang), web, lang)
 
 
 @router.get("/games/{game_id}/hint", summary="The hint bot's best three choices", responses=documented(responses.Hints))
@@ -227,11 +218,11 @@ def game_record(game_id: str, store: Games, download: bool = False):
 
 @router.get("/games/{game_id}/svg", summary="The game as a shareable SVG picture", response_class=Response,
             responses=media("image/svg+xml"))
-def game_svg(game_id: str, store: Games, download: bool = False):
+def game_svg(game_id: str, store: Games, lang: Lang, download: bool = False):
     web = store.get(game_id)
     with web.lock:
         record, game = web.record(), web.game.clone()
-        text = record_svg(record, game, outcome=mission_outcome_line(record, game, web_mission))
+        text = record_svg(record, game, outcome=mission_outcome_line(record, game, web_mission, lang), lang=lang)
     headers = {"Content-Disposition": f'attachment; filename="nochmal-{web.session.seed}.svg"'} if download else {}
     return Response(text, media_type="image/svg+xml", headers=headers)
 
@@ -245,10 +236,12 @@ def game_sheet(game_id: str, store: Games, lang: Lang, after: int = Query(..., g
         record = web.record()
     game = _after(record, after)
     if seat >= game.n_players:
-        raise WebError(f"seat {seat} is not in this game (seats 0-{game.n_players - 1})", "seat")
+        raise WebError(say("seat %(seat)s is not in this game (seats 0-%(last)s)", seat=seat, last=game.n_players - 1),
+                       "seat")
     sheet = game.sheets[seat]
-    title = f"{seat_name(record.players, seat)} after roll {min(after, game.rolls_done)}: {sheet.score()} points"
-    return Response(drawing_in(pictures_svg([SheetPicture(title, sheet)]), lang), media_type="image/svg+xml")
+    title = say("%(name)s after roll %(roll)s: %(score)s points", name=seat_label(record.players, seat),
+                roll=min(after, game.rolls_done), score=sheet.score())
+    return Response(pictures_svg([SheetPicture(title.in_language(lang), sheet)], lang=lang), media_type="image/svg+xml")
 
 
 def _after(record: GameRecord, turns: int) -> Game:

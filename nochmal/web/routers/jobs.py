@@ -12,13 +12,13 @@ from pydantic import Field
 from nochmal.board import BUILTIN_BOARDS, load_board
 from nochmal.dice import Roll
 from nochmal.game import MAX_PLAYERS, Game
+from nochmal.i18n import say
 from nochmal.modes import Mode
 from nochmal.move import Move
 from nochmal.rules import DEFAULT_RULES, MAX_SEED
 from nochmal.svg import SheetPicture, pictures_svg
 from nochmal.web import responses
 from nochmal.web.deps import Games, Jobs, Records
-from nochmal.web.drawing import drawing_in
 from nochmal.web.errors import WebError
 from nochmal.web.games import builtin_board
 from nochmal.web.language import request_language
@@ -51,7 +51,7 @@ def start_solve(body: SolveJob, games: Games, jobs: Jobs):
     if body.game_id is not None:
         web = games.get(body.game_id)
         if web.game.mode is not Mode.SOLO:
-            raise WebError("the planner plans solo games; this game is " + web.game.mode, "game_id")
+            raise WebError(say("the planner plans solo games; this game is %(mode)s", mode=web.game.mode), "game_id")
         seed, board_name = web.session.seed, web.game.board.name
     if sum(x is not None for x in (body.seed, body.game_id, body.rolls)) != 1:
         raise WebError("give exactly one of seed, game_id, rolls", "seed")
@@ -101,7 +101,7 @@ def start_analyse(body: AnalyseJob, games: Games, records: Records, jobs: Jobs):
     if body.seat is not None and body.seat > seats:
         raise WebError(f"seat: the record has seats 1..{seats}, not {body.seat}", "seat")
     if not final.is_terminal():
-        raise WebError("the analysis needs a finished game", "record_id")
+        raise WebError(say("the analysis needs a finished game"), "record_id")
     # one solve per roll, each with the asked time (the planner needs about 2 s a solve to
     # keep its hinted plan on a loaded machine); the job's cap covers them all, up to a limit
     cap = max(jobs.time_cap, len(record.rolls) * body.time_limit)
@@ -116,13 +116,13 @@ def start_analyse(body: AnalyseJob, games: Games, records: Records, jobs: Jobs):
 
 @router.get("/jobs/{job_id}", summary="A job's state and progress (polling keeps it alive)",
             responses=documented(responses.Job))
-def get_job(job_id: str, jobs: Jobs):
-    return jobs.get(job_id).to_json()
+def get_job(job_id: str, jobs: Jobs, request: Request):
+    return jobs.get(job_id).to_json(request_language(request))
 
 
 @router.post("/jobs/{job_id}/cancel", summary="Stop a job", responses=documented(responses.Job))
-def cancel_job(job_id: str, jobs: Jobs):
-    return jobs.cancel(job_id).to_json()
+def cancel_job(job_id: str, jobs: Jobs, request: Request):
+    return jobs.cancel(job_id).to_json(request_language(request))
 
 
 @router.get("/jobs/{job_id}/sheet", summary="The sheet of a finished job's best plan after K rolls, as SVG",
@@ -141,6 +141,7 @@ def job_sheet(job_id: str, jobs: Jobs, request: Request, after: int = Query(...,
         game.apply_roll(Roll.from_text(step["dice"]))
         game.apply_move(Move.parse(step["move"]))
     sheet = game.sheets[0]
-    title = f"best plan after roll {len(steps)}: {sheet.score()} points"
-    svg = drawing_in(pictures_svg([SheetPicture(title, sheet)]), request_language(request))
+    lang = request_language(request)
+    title = say("best plan after roll %(roll)s: %(score)s points", roll=len(steps), score=sheet.score())
+    svg = pictures_svg([SheetPicture(title.in_language(lang), sheet)], lang=lang)
     return Response(svg, media_type="image/svg+xml")

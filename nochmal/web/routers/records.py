@@ -10,15 +10,14 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from nochmal.missions.coop import mission_outcome_line
+from nochmal.seats import seat_name
 from nochmal.svg import SheetPicture, pictures_svg, record_svg, sheet_title
 from nochmal.web import responses
 from nochmal.web.deps import Caps, Records, UploadRate
-from nochmal.web.drawing import drawing_in
 from nochmal.web.errors import WebError
 from nochmal.web.games import web_mission
 from nochmal.web.language import board_label, request_language
 from nochmal.web.limits import client_address, too_large
-from nochmal.web.reasons import SEATS, localise
 from nochmal.web.responses import documented, media
 
 router = APIRouter(prefix="/api", tags=["records"])
@@ -30,7 +29,7 @@ def _summary(text: str, request: Request) -> Response:
     lang = request_language(request)
     if lang != "en":
         data = json.loads(text)
-        data["names"] = [localise(name, lang, SEATS) for name in data["names"]]
+        data["names"] = [seat_name(data["players"], p, lang) for p in range(len(data["names"]))]
         data["board_label"] = board_label(data["board"], lang)
         text = json.dumps(data)
     return Response(text, media_type="application/json")
@@ -68,19 +67,19 @@ def record_turn(rec_id: str, turn: int, store: Records, request: Request, svg: b
     data = state_data(record, game, turn)
     lang = request_language(request)
     for entry in data.get("moves", []):
-        entry["name"] = localise(entry["name"], lang, SEATS)
+        entry["name"] = seat_name(record.players, entry["seat"] - 1, lang)
     if svg:
         claims = game.race_claims
         data["sheets_svg"] = [pictures_svg([SheetPicture(
-            sheet_title(record.players, p, s), s, claims.columns, claims.colours)])
+            sheet_title(record.players, p, s, lang=lang), s, claims.columns, claims.colours)], lang=lang)
             for p, s in enumerate(game.sheets)]
-        data["sheets_svg"] = [drawing_in(svg, lang) for svg in data["sheets_svg"]]
     return data
 
 
 @router.get("/records/{rec_id}/svg", summary="The record as an SVG picture", response_class=Response,
             responses=media("image/svg+xml"))
-def record_picture(rec_id: str, store: Records):
+def record_picture(rec_id: str, store: Records, request: Request):
     record, final = store.state(rec_id)
-    return Response(record_svg(record, final, outcome=mission_outcome_line(record, final, web_mission)),
-                    media_type="image/svg+xml")
+    lang = request_language(request)
+    outcome = mission_outcome_line(record, final, web_mission, lang)
+    return Response(record_svg(record, final, outcome=outcome, lang=lang), media_type="image/svg+xml")

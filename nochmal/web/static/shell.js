@@ -47,9 +47,13 @@
       line.setAttribute("role", "status");
       main.prepend(line);
     }
-    const say = typeof t === "function" ? t : (text) => text;  // (t: static/common.js)
-    line.textContent = navigator.onLine ? "" : say("Offline — this page was kept on the phone; what needs the server waits for the connection.");
     line.hidden = navigator.onLine;
+    // the page's language once its messages are in (static/common.js; the worker keeps them offline)
+    const ready = typeof NM === "object" && NM.i18nReady ? NM.i18nReady : Promise.resolve();
+    ready.then(() => {
+      const say = typeof t === "function" ? t : (text) => text;
+      line.textContent = navigator.onLine ? "" : say("Offline — this page was kept on the phone; what needs the server waits for the connection.");
+    });
   }
   document.addEventListener("DOMContentLoaded", offlineLine);
   window.addEventListener("online", offlineLine);
