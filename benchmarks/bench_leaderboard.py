@@ -34,19 +34,13 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 from bench_web import Server, server_ms, summary  # noqa: E402  (the one server starter and figures)
+from leaderboard_support import human_record  # noqa: E402  (a bot's finished puzzle as a human's record)
 
-import nochmal as nm  # noqa: E402
-from nochmal.bots import make_agent  # noqa: E402
-from nochmal.web.leaderboards import Entry, open_store  # noqa: E402
+from nochmal.web.leaderboards import open_store  # noqa: E402
 
 SEED = 20261204
-
-
-def human_record(seed: int, bot: str) -> dict:
-    data = nm.play_solo(nm.load_board("classic"), make_agent(bot), seed=seed).to_json()
-    data["players"] = ["human"]
-    return data
 
 
 def fill(data: Path, entries: int, text: str) -> float:
