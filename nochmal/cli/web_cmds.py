@@ -93,7 +93,7 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; anything but localhost is reachable by "
                              "others. 0.0.0.0: every interface (phones on the same wifi open the printed address)."),
     port: int = typer.Option(8000, "--port", min=1, max=65535, help="TCP port."),
-    data: Optional[Path] = typer.Option(None, "--data", help="Folder for games, uploaded records and results "
+    data: Optional[Path] = typer.Option(None, "--data", help="Folder for games, uploaded records, puzzle leaderboards and results "
                                         "(default $NOCHMAL_DATA or ~/.local/share/nochmal)."),
     allow_host: list[str] = typer.Option([], "--allow-host", metavar="NAME",
                                          help="Also answer to this host name (a DNS name or mDNS name such as "
