@@ -193,3 +193,16 @@ def test_a_body_over_the_submissions_cap_is_refused_before_it_is_read(client, re
     cap = BodyCaps().max_puzzle_body
     big = dict(records["greedy"], extra={"pad": "x" * cap})
     refused(submit(client, "Big", big), 413, "body", "max_puzzle_body")
+
+
+@pytest.mark.parametrize("seed", [1, 999_999])  # the table's best known with a bound; a seed it lacks
+def test_a_seed_not_proven_or_not_in_the_table(client, seed):
+    record = human_record(seed)
+    entry = submit(client, "Anna", record, seed=seed).json()["entry"]
+    board = client.get(f"/api/puzzles/{seed}/leaderboard").json()
+    optimum = known_optimum(nm.load_board("classic"), seed, RuleSettings())
+    if optimum is None:
+        assert board["optimum"] is None and entry["percent"] is None
+    else:
+        assert not optimum.proven and board["optimum"]["bound"] == optimum.bound > optimum.best
+        assert entry["percent"] == pytest.approx(final(record)[0] / max(optimum.best, final(record)[0]), abs=1e-4)
