@@ -62,6 +62,7 @@ def test_two_players_see_each_other_a_forgery_is_refused_and_the_share_copies(br
     rows = anna.locator("#lb-board tbody tr")
     scores = [int(rows.nth(k).locator("td").nth(2).text_content()) for k in range(2)]
     assert scores == sorted(scores, reverse=True) and "proven" in anna.text_content("#lb-board")
+    assert anna.locator("#lb-board tr.mine td:nth-child(2)").all_text_contents() == ["Anna"]  # her own, by her token
     anna.locator("#lb-board tbody a").first.click()  # the best entry's game, on the replay page
     anna.wait_for_function("document.getElementById('summary').textContent.includes('" + str(seed) + "')")
     assert anna.url.split("/replay/")[1] and str(scores[0]) in anna.text_content("#summary")

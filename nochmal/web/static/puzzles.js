@@ -46,7 +46,7 @@
     for (const e of board.entries) {
       const tr = document.createElement("tr");
       tr.dataset.entry = e.id;
-      if (e.id === mine) tr.className = "mine";
+      if (e.id === mine || (mine instanceof Set && mine.has(e.name.trim().toLowerCase()))) tr.className = "mine";
       const cells = [String(e.rank), e.name, String(e.score), e.percent == null ? "–" : NM.percent(e.percent), String(e.jokers)];
       for (const text of cells) { const td = document.createElement("td"); td.textContent = text; tr.appendChild(td); }
       // the name opens the game as a replay (its record is the proof)
@@ -176,8 +176,11 @@
   const page = $("leaderboard");
   if (page) {
     const open = new URL(window.location.href).searchParams.get("open") === "1";
+    // the names this browser submitted under (it holds their tokens) are marked as the player's
+    const prefix = tokenKey(page.dataset.seed, open, "");
+    const mine = new Set(Object.keys(stored(TOKENS, {})).filter(k => k.startsWith(prefix)).map(k => k.slice(prefix.length)));
     Promise.all([NM.api("GET", "/api/puzzles/" + page.dataset.seed + "/leaderboard?limit=100" + (open ? "&open=true" : "")), NM.i18nReady])
-      .then(([board]) => NM.drawLeaderboard($("lb-board"), board, null))
+      .then(([board]) => NM.drawLeaderboard($("lb-board"), board, mine))
       .catch(e => NM.say(e.message, "bad"));
   }
 
