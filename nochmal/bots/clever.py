@@ -6,7 +6,7 @@ The greedy bot looks one action ahead: it tries each legal action (push, read, p
 keeps the one whose state is worth most: the sheet by ``worth`` (the score so far plus a
 guess at what half-done columns, fields, unused actions, pending "?" and foxes will bring),
 plus the takes its active turn still has dice for. It does not look at throws to come: a
-re-roll when the best entry gains less than REROLL_BELOW over taking a die unentered.
+re-roll when the best entry gains less than REROLL_BELOW over passing the throw.
 The weights were set on seeds 0-59 (docs/clever.md "Bots").
 """
 
@@ -79,7 +79,7 @@ def _worth_now(game: CleverGame, seat: int) -> float:
     rest = (game.rounds - game.round + 1) / game.rounds
     value = worth(game.facts, game.sheets[seat], len(game.pending[seat]), rest)
     if game.phase == "active" and game.active == seat:
-        value += TAKE_WORTH * min(3 - game.takes, game.where.count("pool"))
+        value += TAKE_WORTH * min(3 - game.picks, game.where.count("pool"))
     return value
 
 

@@ -5,12 +5,12 @@ nochmal/move.py does for Noch mal! moves):
                             passive player: a die from the silver tray); NUMBER differs from
                             the die's face only by polishing silver; for blue, NUMBER is the
                             row and PLACE names the column: ``take blue 3 blue:5``
-    take DIE -              the active player takes a die without entering it
     extra DIE NUMBER PLACE  the +1 action: one more die of those lying out
     bonus KIND NUMBER PLACE a pending "?" bonus entered: ``bonus ?any 4 grey:2,1``
     forfeit KIND            a pending "?" bonus given up
     reroll                  the re-roll action: the dice still in play are thrown again
-    pass                    a passive player takes no die
+    pass                    no die taken: the active player loses this throw, a passive
+                            player takes nothing
     done                    the end of the player's +1 window
 
 PLACE is ``yellow:top|mid|bottom``, ``blue:COLUMN``, ``grey:ROW,COLUMN`` (a cell of the
@@ -33,7 +33,7 @@ MAX_TEXT = 80
 @dataclass(frozen=True, order=True)
 class Action:
     """One action; ``die`` for take/extra, ``bonus`` (a "?" kind) for bonus/forfeit,
-    ``number`` and ``place`` for an entry (both None: a die taken without entering)."""
+    ``number`` and ``place`` for an entry."""
 
     kind: str
     die: str | None = None
@@ -47,8 +47,6 @@ class Action:
         if self.kind == "forfeit":
             return f"forfeit {self.bonus}"
         head = f"{self.kind} {self.die if self.kind != 'bonus' else self.bonus}"
-        if self.place is None:
-            return f"{head} -"
         return f"{head} {self.number} {self.place.text(facts)}"
 
     __str__ = text
@@ -82,8 +80,6 @@ class Action:
         elif words[1] not in DICE:
             raise InvalidActionError(f"bad action {text!r}: the die is one of {', '.join(DICE)}")
         who = {"bonus": words[1]} if kind == "bonus" else {"die": words[1]}
-        if kind == "take" and words[2:] == ["-"]:
-            return cls("take", **who)
         if len(words) != 4 or not words[2].isdigit() or not 1 <= int(words[2]) <= 6:
             raise InvalidActionError(f"bad action {text!r}: expected '{kind} {words[1]} NUMBER PLACE' (NUMBER 1-6)")
         return cls(kind, number=int(words[2]), place=Place.parse(words[3], facts), **who)

@@ -9,9 +9,9 @@
     is_terminal(), scores(), winners(), returns(), clone()
 
 The turn structure (docs/clever.md "A round"): every round each seat is the active player
-once: three throws, each time one die taken and entered and every lower die put on the
-silver tray; then the +1 window; then every passive player takes one tray die (and has a +1
-window). Solo: after the active turn all six dice are thrown, the three lowest go on the
+once: three picks, each a die taken and entered (every lower die in play put on the silver
+tray) or a throw passed; then the +1 window; then every passive player takes one tray die
+(and has a +1 window). Solo: after the active turn all six dice are thrown, the three lowest go on the
 tray and the player takes one of them as the passive player. A pending "?" bonus is resolved
 by its player before anything else happens.
 """
@@ -30,12 +30,12 @@ from nochmal.errors import OutOfTurnError, SetupError
 from nochmal.game import CHANCE, TERMINAL
 
 MAX_PLAYERS = 4
-TAKES = 3  # an active player takes up to three dice (three throws)
+PICKS = 3  # an active turn has three picks (throws), each a take or a pass
 SOLO_TRAY = 3  # solo: the three lowest dice of the passive throw go on the tray
 JOKER_AREAS = ("yellow", "grey", "green", "pink")  # the white die's areas: all but blue
 
 # the state apply changes (the history and the undo stack aside), saved whole for pop()
-_STATE = ("sheets", "pending", "round", "active", "stage", "phase", "actor", "values", "where", "takes", "throws",
+_STATE = ("sheets", "pending", "round", "active", "stage", "phase", "actor", "values", "where", "picks", "throws",
           "to_throw", "queue", "extra_used")
 
 
@@ -57,7 +57,7 @@ class CleverGame:
         self.actor = 0  # the seat whose phase it is
         self.values: tuple[int, ...] = (0,) * len(DICE)
         self.where: tuple[str, ...] = ("pool",) * len(DICE)  # pool, field (taken), tray
-        self.takes = 0
+        self.picks = 0  # picks made in this active turn: dice taken and throws passed
         self.throws = 0  # throws in this active turn, re-rolls included
         self.to_throw: tuple[str, ...] = ()
         self.queue: tuple[int, ...] = ()  # passive seats still to pick after the actor
@@ -170,17 +170,15 @@ class CleverGame:
             return self._bonus_actions(seat)
         out: list[Action] = []
         if self.phase == "active":
-            pool = [die for i, die in enumerate(DICE) if self.where[i] == "pool"]
-            for die in pool:
+            for die in self._takeable(seat):
                 out.extend(Action("take", die, n, p) for n, p, _ in self.entries(seat, die))
-            if not out or self.rules.unentered_take == "always":
-                out.extend(Action("take", die) for die in pool)
+            if not out or self.rules.active_pass == "always":
+                out.append(PASS)
             if self.sheets[seat].left("reroll"):
                 out.append(REROLL)
         elif self.phase == "passive":
-            for i, die in enumerate(DICE):
-                if self.where[i] == "tray":
-                    out.extend(Action("take", die, n, p) for n, p, _ in self.entries(seat, die))
+            for die in self._takeable(seat):
+                out.extend(Action("take", die, n, p) for n, p, _ in self.entries(seat, die))
             out.append(PASS)
         else:  # the +1 window
             for die in DICE:
@@ -207,7 +205,7 @@ class CleverGame:
             raise IllegalActionError(f"seat {seat + 1} first enters or forfeits {', '.join(self.pending[seat])}")
         if action.kind in ("bonus", "forfeit") and action.bonus not in self.pending[seat]:
             raise IllegalActionError(f"no {action.bonus} bonus is pending")
-        want = {"active": ("take", "reroll"), "passive": ("take", "pass"), "extra": ("extra", "done")}[self.phase]
+        want = {"active": ("take", "pass", "reroll"), "passive": ("take", "pass"), "extra": ("extra", "done")}[self.phase]
         if action.kind not in want + ("bonus", "forfeit"):
             raise IllegalActionError(f"'{action.kind}' is not possible now: it is the {self.phase} phase "
                                      f"({' or '.join(want)})")
@@ -215,7 +213,7 @@ class CleverGame:
             raise IllegalActionError("no re-roll action is unlocked and unused")
         if action.die is not None:
             where = self.where[DICE.index(action.die)]
-            if action.kind == "take" and where != ("pool" if self.phase == "active" else "tray"):
+            if action.kind == "take" and action.die not in self._takeable(seat):
                 raise IllegalActionError(f"the {action.die} die is not available (it lies on the {where})")
             if action.kind == "extra" and action.die in self.extra_used:
                 raise IllegalActionError(f"the {action.die} die was used with +1 in this window already")
@@ -237,8 +235,8 @@ class CleverGame:
         elif action.kind == "reroll":
             self.sheets[seat] = self.sheets[seat].use("reroll")
             self.to_throw = tuple(d for i, d in enumerate(DICE) if self.where[i] == "pool")
-        elif action.kind == "take" and self.phase == "active":
-            self._active_take(seat, action)
+        elif self.phase == "active" and action.kind in ("take", "pass"):
+            self._active_pick(seat, action)
         elif action.kind == "take" or action.kind == "pass":
             if action.kind == "take":
                 self._enter(seat, action.number, action.place, self._cost(seat, action))
@@ -261,18 +259,31 @@ class CleverGame:
         self.sheets[seat] = sheet
         self.pending[seat] = self.pending[seat] + tuple(questions)
 
-    def _active_take(self, seat: int, action: Action) -> None:
-        i = DICE.index(action.die)
-        if action.enters:
-            self._enter(seat, action.number, action.place, self._cost(seat, action))
-        taken = self.values[i]
+    def _takeable(self, seat: int) -> list[str]:
+        """The dice ``seat`` may take now: the active player the dice in play; a passive one
+        the tray's, or, when none of those can be entered, the active player's (OPTION
+        passive_fallback, not in solo)."""
+        if self.phase == "active":
+            return [d for i, d in enumerate(DICE) if self.where[i] == "pool"]
+        tray = [d for i, d in enumerate(DICE) if self.where[i] == "tray"]
+        if self.solo or not self.rules.passive_fallback or any(self.entries(seat, d) for d in tray):
+            return tray
+        return [d for i, d in enumerate(DICE) if self.where[i] == "field"]
+
+    def _active_pick(self, seat: int, action: Action) -> None:
+        """A take (the die to a field, every lower die in play on the tray) or a pass (the
+        throw lost, no die moves); after the third pick the dice in play go on the tray."""
         where = list(self.where)
-        where[i] = "field"
-        for j in range(len(DICE)):  # every lower die goes on the silver tray
-            if where[j] == "pool" and self.values[j] < taken:
-                where[j] = "tray"
-        self.takes += 1
-        if self.takes == TAKES or "pool" not in where:
+        if action.kind == "take":
+            i = DICE.index(action.die)
+            self._enter(seat, action.number, action.place, self._cost(seat, action))
+            taken = self.values[i]
+            where[i] = "field"
+            for j in range(len(DICE)):
+                if where[j] == "pool" and self.values[j] < taken:
+                    where[j] = "tray"
+        self.picks += 1
+        if self.picks == PICKS or "pool" not in where:
             where = ["tray" if w == "pool" else w for w in where]
             self.where = tuple(where)
             self._open_window(seat)
@@ -296,7 +307,7 @@ class CleverGame:
         self.phase = self.stage = "active"
         self.values = (0,) * len(DICE)
         self.where = ("pool",) * len(DICE)
-        self.takes = self.throws = 0
+        self.picks = self.throws = 0
         self.to_throw = DICE
 
     def _open_window(self, seat: int) -> None:

@@ -11,7 +11,7 @@ from nochmal.clever.errors import CleverRulesError
 CHOICES = {
     "polish_scope": ("tray", "any"),
     "bonus_forfeit": ("when-unusable", "always"),
-    "unentered_take": ("always", "when-unusable"),
+    "active_pass": ("always", "when-unusable"),
 }
 
 
@@ -28,9 +28,12 @@ class CleverRules:
         document); "any": any die being entered.
     bonus_forfeit: "when-unusable": a "?" bonus may be given up only when it has no legal
         place; "always": at any time.
-    unentered_take: "always": the active player may take a die without entering it (our
-        reading of "one may lose a throw"); "when-unusable": only when no die in play can be
-        entered.
+    active_pass: "always": the active player may pass a throw (it counts as one of the three;
+        no die moves), as one transcription says ("one need not take a die, but loses the
+        throw"); "when-unusable": only when no die in play can be entered (the family's
+        rule as summarised for Ganz schön clever).
+    passive_fallback: a passive player none of whose tray dice can be entered may take one of
+        the active player's dice instead (the family's rule, and M; not in solo).
     pink_three_chains: the 3 that a pink 3 writes into the next field writes a 3 again
         (default off: one extra 3 only).
     reroll_track_bonus: the "?" printed at the end of the re-roll track is awarded when its
@@ -44,7 +47,8 @@ class CleverRules:
     green_upper_needs_lower: bool = False
     polish_scope: str = "tray"
     bonus_forfeit: str = "when-unusable"
-    unentered_take: str = "always"
+    active_pass: str = "always"
+    passive_fallback: bool = True
     pink_three_chains: bool = False
     reroll_track_bonus: bool = True
 

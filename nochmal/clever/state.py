@@ -14,7 +14,7 @@ import json
 
 from nochmal.clever.dice import DICE
 from nochmal.clever.errors import CleverStateError
-from nochmal.clever.game import MAX_PLAYERS, TAKES, CleverGame
+from nochmal.clever.game import MAX_PLAYERS, PICKS, CleverGame
 from nochmal.clever.options import CleverRules
 from nochmal.clever.sheet import Sheet, blue_bit
 from nochmal.clever.sheetdata import ACTIONS, MAX_DIE, QUESTIONS, SheetFacts, clever4ever
@@ -43,7 +43,7 @@ def to_state(game: CleverGame) -> dict:
     return {
         "format": FORMAT, "version": VERSION, "players": game.n_players, "options": game.rules.to_dict(),
         "round": game.round, "active": game.active, "stage": game.stage, "phase": game.phase,
-        "actor": None if game.phase == "over" else game.actor, "takes": game.takes, "throws": game.throws,
+        "actor": None if game.phase == "over" else game.actor, "picks": game.picks, "throws": game.throws,
         "dice": {d: [v, w] for d, (v, w) in game.dice().items()},
         "to_throw": list(game.to_throw), "queue": list(game.queue),
         "extra_used": [d for d in DICE if d in game.extra_used],
@@ -146,7 +146,7 @@ def from_state(data, facts: SheetFacts | None = None) -> CleverGame:
         raise CleverStateError(f"state: stage is active or passive, phase one of {', '.join(PHASES)}")
     game.stage, game.phase = data["stage"], data["phase"]
     game.actor = TERMINAL if game.phase == "over" else _int(data.get("actor"), 0, n - 1, "actor")
-    game.takes = _int(data.get("takes"), 0, TAKES, "takes")
+    game.picks = _int(data.get("picks"), 0, PICKS, "picks")
     game.throws = _int(data.get("throws"), 0, 10_000, "throws")
     dice = data.get("dice")
     if not isinstance(dice, dict) or set(dice) != set(DICE):

@@ -32,21 +32,22 @@ def test_a_take_puts_every_lower_die_on_the_tray_and_equal_dice_stay():
                            "pink": "tray"}
     assert game.dice_to_throw() == ("blue", "grey")
     throw(game, blue=5, grey=2)
-    act(game, "take grey -")  # taken without entering: the blue 5 is not lower, it stays
-    assert game.dice_to_throw() == ("blue",)
-    throw(game, blue=3)
+    act(game, "pass")  # the throw is lost, no die moves
+    assert game.dice_to_throw() == ("blue", "grey") and where(game)["grey"] == "pool"
+    throw(game, blue=3, grey=2)
     act(game, "take blue 3 blue:2")  # row 3 (the blue die), column 2 (the white die, on the tray)
     assert game.sheets[0].blue == 1 << (2 * 6 + 1)
+    assert where(game)["grey"] == "tray"  # the third pick: the die still in play goes on the tray
     # three dice taken: the +1 window is skipped (no +1 unlocked), the passive seat picks
     assert game.phase == "passive" and game.current_player() == 1
-    assert {m.die for m in game.legal_moves() if m.kind == "take"} <= {"white", "green", "pink"}
+    assert {m.die for m in game.legal_moves() if m.kind == "take"} == {"white", "grey", "green", "pink"}
 
 
 def test_the_active_turn_ends_early_when_no_die_is_left():
     game = CleverGame(2)
     throw(game, white=1, yellow=6, blue=1, grey=1, green=1, pink=1)
     act(game, "take yellow 6 yellow:bottom")
-    assert game.phase == "passive" and game.actor == 1 and game.takes == 1
+    assert game.phase == "passive" and game.actor == 1 and game.picks == 1
 
 
 def test_the_passive_player_takes_a_tray_die_or_passes_and_seats_rotate():
@@ -83,7 +84,7 @@ def play_to_the_end_with_passes(game):
             throw(game, white=6, yellow=6, blue=6, grey=6, green=6, pink=6)
             continue
         moves = game.legal_moves()
-        skip = [m for m in moves if m.kind in ("pass", "done", "forfeit")] + [m for m in moves if m.kind == "take" and not m.place]
+        skip = [m for m in moves if m.kind in ("pass", "done", "forfeit")]
         game.apply_move(skip[0] if skip else moves[0])
 
 
@@ -97,8 +98,7 @@ def test_rounds_by_player_count(players, rounds):
             throw(game, white=6, yellow=6, blue=6, grey=6, green=6, pink=6)
         else:
             moves = game.legal_moves()
-            game.apply_move(next((m for m in moves if m.kind in ("pass", "done") or (m.kind == "take" and not m.place)),
-                                 moves[0]))
+            game.apply_move(next((m for m in moves if m.kind in ("pass", "done")), moves[0]))
     assert seen == {(r, s) for r in range(1, rounds + 1) for s in range(players)}
     assert game.current_player() == TERMINAL and game.returns() == ([float(game.scores()[0])] if players == 1 else
                                                                      [1.0 if p in game.winners() else 0.0
@@ -113,9 +113,9 @@ def test_round_bonuses_reroll_plus_one_polish_then_the_black_question_for_every_
             throw(game, white=6, yellow=6, blue=6, grey=6, green=6, pink=6)
         else:
             moves = game.legal_moves()
-            if game.phase == "active" and game.takes == 0 and game.round > len(unlocked):
+            if game.phase == "active" and game.picks == 0 and game.round > len(unlocked):
                 unlocked.append(game.sheets[0].unlocked)
-            game.apply_move(next((m for m in moves if m.kind in ("pass", "done") or (m.kind == "take" and not m.place))))
+            game.apply_move(next((m for m in moves if m.kind in ("pass", "done"))))
     assert unlocked == [(1, 0, 0), (1, 1, 0), (1, 1, 1)]
     # round 4: each seat enters its black "?" before the first throw, seat 1 first
     assert game.pending == [("?any",), ("?any",)] and game.current_player() == 0
@@ -259,7 +259,7 @@ def test_bad_notation_and_illegal_actions_are_distinct_errors():
         with pytest.raises(InvalidActionError):
             Action.parse(text)
     assert issubclass(InvalidActionError, InvalidMoveError) and issubclass(IllegalActionError, IllegalMoveError)
-    for text in ("take yellow 3 yellow:top", "pass", "bonus ?pink 3 pink", "extra white 3 pink", "take white 3 blue:3"):
+    for text in ("take yellow 3 yellow:top", "done", "bonus ?pink 3 pink", "extra white 3 pink", "take white 3 blue:3"):
         with pytest.raises(IllegalActionError):
             act(game, text)
     assert game.undo_depth == 1
@@ -283,9 +283,9 @@ def test_push_pop_and_clone_are_independent():
     first = Throw.parse("white=3 yellow=4 blue=2 grey=6 green=1 pink=5")
     game.push(first)
     other = game.clone()
-    game.push(Action.parse("take grey -"))
+    game.push(Action.parse("take grey 6 grey:1,1"))
     assert other.where != game.where and other.current_player() == 0
-    assert game.pop() == Action.parse("take grey -") and game.pop() == first
+    assert game.pop() == Action.parse("take grey 6 grey:1,1") and game.pop() == first
     assert game.current_player() == CHANCE and game.history == []
 
 
@@ -302,15 +302,27 @@ def test_both_games_share_the_state_api():
         game.apply_roll(outcomes[0][0]) or game.chance_outcomes()
 
 
-def test_an_unentered_take_only_when_nothing_fits_if_switched():
-    game = CleverGame(1, CleverRules(unentered_take="when-unusable"))
+def test_the_active_player_passes_a_throw_only_when_nothing_fits_if_switched():
+    game = CleverGame(1, CleverRules(active_pass="when-unusable"))
     throw(game, white=3, yellow=2)
-    assert not any(m.kind == "take" and not m.place for m in game.legal_moves())
-    game = CleverGame(1, CleverRules(unentered_take="when-unusable"))
+    assert Action.parse("pass") not in game.legal_moves()
+    game = CleverGame(1, CleverRules(active_pass="when-unusable"))
     game.sheets[0] = Sheet(yellow=((1, 2, 3, 4, 5), (1,) * 5, (1,) * 5), blue=(1 << 36) - 1, grey=(1 << 17) - 1,
                            green=((1,) * 11, (1,) * 11), pink=(1,) * 12)
     throw(game)
-    assert {m.text() for m in game.legal_moves()} == {f"take {d} -" for d in game.dice()}
+    assert [m.text() for m in game.legal_moves()] == ["pass"]
+
+
+def test_a_passive_player_with_no_usable_tray_die_takes_one_of_the_active_players():
+    full = Sheet(yellow=((1, 2, 3, 4, 5), (1,) * 5, (1,) * 5), grey=(1 << 17) - 1,
+                 green=((1,) * 11, (1,) * 11), pink=(1,) * 12)
+    for rules, want in ((CleverRules(), ["take blue 2 blue:1", "pass"]), (CleverRules(passive_fallback=False), ["pass"])):
+        game = CleverGame(2, rules)
+        game.sheets[1] = Sheet(full.yellow, ((1 << 36) - 1) & ~(1 << 6), full.grey, full.green, full.pink)
+        throw(game, white=1, yellow=1, blue=2, grey=1, green=1, pink=1)
+        act(game, "take blue 2 blue:1")  # every other die is lower: all on the tray
+        assert game.current_player() == 1
+        assert [m.text() for m in game.legal_moves()] == want  # blue row 2, column 1 (the white die)
 
 
 def test_popping_every_step_gives_back_the_fresh_game():
@@ -320,7 +332,7 @@ def test_popping_every_step_gives_back_the_fresh_game():
     fresh = CleverGame(3)
     while game.undo_depth:
         game.pop()
-    state = ("sheets", "pending", "round", "active", "stage", "phase", "actor", "values", "where", "takes",
+    state = ("sheets", "pending", "round", "active", "stage", "phase", "actor", "values", "where", "picks",
              "throws", "to_throw", "queue", "extra_used", "history")
     assert all(getattr(game, k) == getattr(fresh, k) for k in state)
 

@@ -14,7 +14,7 @@ from nochmal.clever.errors import CleverStateError
 from nochmal.clever.state import from_state, read_state_text, state_text, to_state
 from nochmal.errors import IllegalPositionError
 
-FIELDS = ("sheets", "pending", "round", "active", "stage", "phase", "actor", "values", "where", "takes", "throws",
+FIELDS = ("sheets", "pending", "round", "active", "stage", "phase", "actor", "values", "where", "picks", "throws",
           "to_throw", "queue", "extra_used")
 
 
