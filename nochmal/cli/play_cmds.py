@@ -159,6 +159,8 @@ def puzzle(
 
         submitted = submit_record(submit, table.record().to_json(), name, token)
         ui.print(report(submitted), highlight=False, soft_wrap=True, markup=False)
+    elif submit is not None:
+        ui.print("not submitted: a leaderboard ranks finished puzzles", highlight=False, soft_wrap=True, markup=False)
     if as_json:
         data = session.result()
         data.update({"submitted": submitted} if submit is not None else {})

@@ -53,6 +53,9 @@ def test_a_refused_or_unreachable_submission_is_one_line(server, tmp_path):
     assert res.exit_code == 1 and res.stderr.startswith("error: cannot reach") and res.stderr.count("\n") == 1
     res = runner.invoke(app, ["puzzle", "--seed", "5", "--submit", server.url])
     assert res.exit_code == 2 and "--name" in res.stderr
+    res = runner.invoke(app, ["puzzle", "--seed", "5", "--planner-time", "0", "--submit", server.url, "--name", "Q"],
+                        input="quit\n")
+    assert res.exit_code == 0 and "not submitted" in res.stdout
 
 
 def test_list_and_remove_entries_of_a_data_folder(server, tmp_path):
