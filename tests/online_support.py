@@ -68,10 +68,11 @@ def offered(client, code: str, tokens: dict[int, str]) -> list[int]:
     return [seat for seat, token in tokens.items() if room(client, code, token)["you"]["offer"]["state"] == "choosing"]
 
 
-def play_out(client, code: str, tokens: dict[int, str], rolls: int = 120) -> dict:
+def play_out(client, code: str, tokens: dict[int, str], online=None, rolls: int = 120) -> dict:
     """Every seat in ``tokens`` chooses whenever offered until the game ends (the server's
-    seats, bots, are waited for: the service's change signal); the last room."""
-    online = client.app.state.online
+    seats, bots, are waited for: the service's change signal, ``online`` or the client's app's);
+    the last room."""
+    online = online or client.app.state.online
     table = online.table(code)
     for _ in range(rolls * len(tokens)):
         if table.game.is_terminal():
@@ -84,3 +85,53 @@ def play_out(client, code: str, tokens: dict[int, str], rolls: int = 120) -> dic
         for seat in seats:
             choose(client, code, seat, tokens[seat])
     raise AssertionError("the game did not end")
+
+
+# --- phones (Playwright pages; tests/rooms_support.py makes them) --------------------------------
+def sit_on_page(page, url: str, name: str) -> None:
+    """Open the online room's link, take the seat the page offers first, named ``name``."""
+    page.goto(url)
+    page.wait_for_selector("#live.on")
+    page.fill("#seat-name", name)
+    page.click("#seat-form button[type=submit]")
+    page.wait_for_selector("#my-sheet svg rect[data-cell]")
+
+
+def seat_of_page(page, code: str) -> tuple[int, str]:
+    """The (seat, token) the phone keeps for online room ``code``."""
+    import json
+
+    held = json.loads(page.evaluate(f"() => localStorage.getItem('nochmal-online-{code}')"))
+    return held["seat"], held["token"]
+
+
+def wait_state(page, state: str) -> None:
+    """Until the phone's own sheet says ``state`` (choosing, waiting, chosen, over)."""
+    page.wait_for_selector(f'#my-sheet[data-state="{state}"]')
+
+
+def pick_dice(page, move: str) -> None:
+    """The phone picks the move's dice (a joker's as the joker); its legal cells are outlined."""
+    from nochmal.move import Move
+
+    m = Move.parse(move)
+    page.click(f'#dice .die.colour[data-face="{m.colour_face}"]:not(.unusable)')
+    page.click(f'#dice .die.number[data-face="{m.number_face}"]:not(.unusable)')
+    page.wait_for_selector("#sheets.choosing")
+
+
+def choose_on_page(page, move: str, picked: bool = False) -> None:
+    """The phone picks the move's dice (unless ``picked``) and taps its cells, each answered
+    before the next, then Cross; or Pass."""
+    from nochmal.move import Move
+
+    if move == "pass":
+        page.click("#pass")
+        return
+    if not picked:
+        pick_dice(page, move)
+    for cell in Move.parse(move).cells:
+        page.click(f'#my-sheet rect[data-cell="{cell}"]')
+        page.wait_for_selector(f'#my-sheet rect[data-cell="{cell}"].picked')
+    page.wait_for_selector("#cross:not([disabled])")
+    page.click("#cross")

@@ -16,6 +16,7 @@ from nochmal.web.hosts import public_base_url
 from nochmal.web.limits import client_address
 from nochmal.web.responses import media
 from nochmal.web.rooms import online_bodies as bodies
+from nochmal.web.rooms import online_pages
 from nochmal.web.rooms.bodies import json_body
 from nochmal.web.rooms.hub import sse_message
 from nochmal.web.rooms.model import checked_name
@@ -142,4 +143,5 @@ def install(app: FastAPI, data_dir, rooms) -> OnlineRooms:
     online = OnlineRooms(data_dir, rooms.hub, rooms.worker.run)
     app.state.online = online
     app.include_router(router)
+    app.include_router(online_pages.router)
     return online

@@ -92,7 +92,8 @@ class OnlineSeat(BaseModel):
     name: Optional[str]
     bot: Optional[str] = Field(None, description="The bot's name, for a bot seat.")
     taken: bool
-    state: str
+    state: str = Field(..., description="not started, choosing, waiting (for the active player), chosen, over.")
+    dice: Optional[dict] = Field(None, description="The dice the seat may pick from while it is choosing.")
     cells: list[str]
     jokers_used: int
     score: int
@@ -118,7 +119,9 @@ class OnlineRoom(BaseModel):
     winners: Optional[list[int]] = None
     outcome: Optional[dict] = Field(None, description="A mission's outcome (won on, or what was missing).")
     seed: Optional[int] = Field(None, description="Revealed when the game is over.")
+    seed_text: Optional[str] = Field(None, description="The seed as text (JavaScript's numbers hold 53 bits).")
     you: Optional[dict] = Field(None, description="With a seat token: the seat and its offer.")
+    svgs: Optional[dict[str, str]] = Field(None, description="Every seat's sheet drawn (nochmal/svg.py), by seat.")
 
 
 class TapAnswer(BaseModel):

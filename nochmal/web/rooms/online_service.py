@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from concurrent.futures import BrokenExecutor
 from pathlib import Path
 from typing import Callable
 
@@ -92,6 +93,10 @@ class OnlineRooms:
     def document(self, code: str, token: str | None = None) -> dict:
         table = self.table(code)
         seat = self.store.seat_of(code, token)
+        return self._document(table, seat)
+
+    def _document(self, table: OnlineTable, seat: int | None = None) -> dict:
+        """The room with every sheet drawn (``seat``: with its offer)."""
         with table.lock:
             doc = table.document(seat, self.clock())
             doc["svgs"] = {str(k): table.sheet_svg(k) for k in range(len(table.setup.seats))}
@@ -110,8 +115,8 @@ class OnlineRooms:
         self.store.check_seat(code, seat, token)
         table = self.table(code)
         kept = self.choose(table, seat, roll, text, "seat")
-        with table.lock:
-            return {"version": table.version, "move": kept.move, "room": table.document(seat, self.clock())}
+        doc = self._document(table, seat)
+        return {"version": doc["version"], "move": kept.move, "room": doc}
 
     def choose(self, table: OnlineTable, seat: int, roll: int, text: str, by: str) -> KeptMove:
         """Check, keep (committed), apply, tell the room: one seat's choice."""
@@ -141,9 +146,7 @@ class OnlineRooms:
             for k in offered:
                 table.offered_at.setdefault(k, now)
             if publish:
-                doc = table.document()
-                doc["svgs"] = {str(k): table.sheet_svg(k) for k in range(len(table.setup.seats))}
-                self.hub.publish(table.code, "online", doc, table.version)
+                self.hub.publish(table.code, "online", self._document(table), table.version)
         with self.changed:
             self.changed.notify_all()
 
@@ -186,7 +189,10 @@ class OnlineRooms:
                     self._act(table, seat, roll, who, by)
                 except WebError:
                     pass  # the seat chose meanwhile, or the roll moved on: nothing to do
-                except Exception:  # a bot that failed, the worker gone: logged, the table waits
+                except BrokenExecutor:  # the worker child ended (the server stopping): the table waits
+                    log.warning("online room %s: the worker child is gone; seat %d waits", table.code, seat + 1)
+                    time.sleep(1.0)
+                except Exception:  # a bot that failed: logged, the table waits
                     if self._stop:
                         return
                     log.exception("online room %s: seat %d could not be played", table.code, seat + 1)

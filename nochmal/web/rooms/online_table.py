@@ -157,9 +157,11 @@ class OnlineTable:
         seats = []
         for k, spec in enumerate(setup.seats):
             sheet = sheets[k]
+            view = self.view(k) if self.started else None
             seats.append({"seat": k, "name": self.names.get(k, spec if spec != HUMAN else None),
                           "bot": spec if spec != HUMAN else None, "taken": spec != HUMAN or k in self.names,
-                          "state": self.state_of(k), "cells": g.board.cells_of(sheet.crossed),
+                          "state": self.state_of(k), "dice": view.available_dice().to_json() if view else None,
+                          "cells": g.board.cells_of(sheet.crossed),
                           "jokers_used": sheet.jokers_used, "score": sheet.score()})
         out = {"id": self.code, "version": self.version, "mode": str(setup.mode), "board": setup.board,
                "mission": setup.mission, "difficulty": setup.difficulty, "commitment": self.commitment,
@@ -169,7 +171,8 @@ class OnlineTable:
                "active": g.active_player if g.roll is not None else None, "seats": seats,
                "last": self._last_roll(), "over": over, "scores": [sheet.score() for sheet in sheets],
                "winners": g.winners() if over else None, "outcome": None,
-               "seed": self.seed if over else None}
+               "seed": self.seed if over else None,
+               "seed_text": str(self.seed) if over else None}  # 62 bits: a browser's number keeps 53
         if setup.mode is RoomMode.MISSION:
             result = self.session.mission_outcome()
             out["outcome"] = {**result.to_dict(), "text": result.text()}

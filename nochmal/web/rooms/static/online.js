@@ -1,0 +1,296 @@
+// The online room's page (docs/rooms.md, online games): the server rolls, each phone taps its
+// own move on its own sheet as on the puzzle page (dice, outlined legal cells, the engine's
+// reason for an illegal tap), and sees every sheet, the dice and who is still choosing, live.
+"use strict";
+(function () {
+  const root = document.getElementById("online");
+  const code = root.dataset.code;
+  const api = "/api/rooms/online/" + code;
+  const $ = id => document.getElementById(id);
+  const keyOf = "nochmal-online-" + code;
+  let room = null;           // the room as the stream and GET give it
+  let mine = null;           // {seat, token} of this phone, from localStorage or the seat link
+  let myMove = null;         // this phone's choice in the roll in play
+  let pick = { colour: null, number: null };
+  let selected = [];
+  let pendingMove = null;
+  let shownRoll = null;
+
+  // --- the seat this phone holds: localStorage, or a seat link (#seat=K&token=T) ------------
+  function loadSeat() {
+    const hash = new URLSearchParams(window.location.hash.slice(1));
+    if (hash.get("token") && hash.get("seat") !== null) {
+      mine = { seat: Number(hash.get("seat")), token: hash.get("token") };
+      localStorage.setItem(keyOf, JSON.stringify(mine));
+      history.replaceState(null, "", window.location.pathname + window.location.search);
+      return;
+    }
+    try { mine = JSON.parse(localStorage.getItem(keyOf) || "null"); } catch (e) { mine = null; }
+  }
+
+  async function call(method, path, body) {
+    const opts = { method, headers: {} };
+    if (mine) opts.headers.Authorization = "Bearer " + mine.token;
+    if (body !== undefined) { opts.body = JSON.stringify(body); opts.headers["Content-Type"] = "application/json"; }
+    const resp = await fetch(api + path, opts);
+    const data = await resp.json();
+    if (!resp.ok) {
+      const err = new Error(data.error || ("HTTP " + resp.status));
+      err.status = resp.status;
+      throw err;
+    }
+    return data;
+  }
+
+  // --- drawing ------------------------------------------------------------------------------
+  function nameOf(k) {
+    const s = room.seats[k];
+    return s.name || t("seat %(n)s", { n: k + 1 });
+  }
+
+  function names(list) { return list.map(nameOf).join(", "); }
+
+  function seated() { return mine !== null && room.seats[mine.seat] && room.seats[mine.seat].taken; }
+
+  function render() {
+    if (room.roll !== shownRoll) { shownRoll = room.roll; myMove = null; resetPick(); }
+    const sub = room.mission ? t("Co-op mission %(name)s", { name: room.mission }) + " · " + t(room.difficulty)
+      : t("Competitive game") + " · " + room.board;
+    $("online-sub").textContent = sub;
+    $("commitment").textContent = t("The dice come from a seed the server drew; its SHA-256: %(hash)s",
+      { hash: room.commitment });
+    drawJoin();
+    drawRoll();
+    drawDice();
+    drawSheets();
+    drawEnd();
+  }
+
+  function drawJoin() {
+    const box = $("join-box");
+    const free = room.seats.filter(s => !s.taken);
+    box.hidden = seated() || !free.length || room.over;
+    if (box.hidden) return;
+    const pickBox = $("seat-pick");
+    pickBox.querySelectorAll("label").forEach(l => l.remove());
+    free.forEach((s, i) => {
+      const label = document.createElement("label");
+      label.innerHTML = "<input type='radio' name='seat'> ";
+      label.querySelector("input").value = s.seat;
+      label.querySelector("input").checked = i === 0;
+      label.append(t("seat %(n)s", { n: s.seat + 1 }));
+      pickBox.appendChild(label);
+    });
+  }
+
+  function drawRoll() {
+    const inPlay = $("in-play");
+    const line = $("choosing");
+    if (room.over) { inPlay.textContent = t("Game over"); line.textContent = ""; }
+    else if (!room.started) {
+      inPlay.textContent = t("Waiting for every seat to be taken");
+      line.textContent = t("Free seats: %(seats)s", { seats: names(room.seats.filter(s => !s.taken).map(s => s.seat)) });
+    } else {
+      inPlay.textContent = t("Roll %(roll)s — %(name)s is the active player", { roll: room.roll, name: nameOf(room.active) });
+      const still = room.seats.filter(s => s.state !== "chosen").map(s => s.seat);
+      line.textContent = still.length ? t("Still choosing: %(names)s", { names: names(still) }) : "";
+    }
+    const last = room.last;
+    $("last-roll").textContent = last ? t("Roll %(roll)s (%(dice)s): %(moves)s", { roll: last.roll,
+      dice: NM.rollText(last.dice), moves: last.moves.map(m => nameOf(m.seat) + " " + (m.move === "pass" ? t("pass") : m.move) +
+        (m.by === "quiet" ? " " + t("(passed for a quiet seat)") : m.by === "bot" && !room.seats[m.seat].bot ? " " + t("(a bot stood in)") : "")).join(" · ") }) : "";
+  }
+
+  function myState() { return seated() ? room.seats[mine.seat].state : null; }
+
+  function drawDice() {
+    const box = $("dice");
+    box.innerHTML = "";
+    const state = myState();
+    $("controls").hidden = !room.dice || room.over || !seated();
+    if (!room.dice || !seated()) return;
+    const offer = state === "choosing" ? room.seats[mine.seat].dice : null;
+    const usableC = offer ? NM.usable(room.dice.colours, offer.colours) : room.dice.colours.map(() => false);
+    const usableN = offer ? NM.usable(room.dice.numbers, offer.numbers) : room.dice.numbers.map(() => false);
+    room.dice.colours.forEach((f, i) => box.appendChild(NM.dieButton("colour", f, usableC[i])));
+    const sep = document.createElement("span"); sep.className = "sep"; box.appendChild(sep);
+    room.dice.numbers.forEach((f, i) => box.appendChild(NM.dieButton("number", f, usableN[i])));
+    box.querySelectorAll(".die").forEach(b => {
+      if (b.dataset.face === pick[b.dataset.kind]) b.classList.add("picked");
+      b.addEventListener("click", () => pickDie(b));
+    });
+    $("pass").disabled = state !== "choosing";
+    if (state === "waiting") NM.say(t("%(name)s chooses first; then you choose from the dice left", { name: nameOf(room.active) }));
+    else if (state === "chosen") NM.say(t("You chose %(move)s; waiting for the others",
+      { move: myMove || room.seats[mine.seat].move || t("your move") }), "good");
+    else if (state === "choosing" && !pick.colour && !pick.number) NM.say(t("Your turn: pick a colour die and a number die, then tap the cells"));
+  }
+
+  function drawSheets() {
+    const box = $("sheets");
+    box.innerHTML = "";
+    const order = room.seats.map(s => s.seat);
+    const me = seated() ? mine.seat : null;
+    if (me !== null) order.sort((a, b) => (b === me) - (a === me));
+    box.classList.toggle("multi", order.length > 1);
+    for (const k of order) {
+      const s = room.seats[k];
+      const el = NM.sheetBox(room.svgs[String(k)], k === me && s.state === "choosing" ? "to-move" : "");
+      el.dataset.seat = k;
+      el.dataset.state = s.state;
+      const head = document.createElement("p");
+      head.className = "seat-state";
+      head.textContent = nameOf(k) + " · " + ({ choosing: t("choosing"), waiting: t("waits for the active player"),
+        chosen: t("has chosen"), over: t("%(n)s points", { n: room.scores[k] }), "not started": s.taken ? t("seated") : t("free seat") }[s.state] || s.state);
+      el.prepend(head);
+      if (k === me) el.id = "my-sheet";
+      box.appendChild(el);
+    }
+    const own = $("my-sheet");
+    if (own) {
+      own.addEventListener("click", ev => { const cell = ev.target.closest("[data-cell]"); if (cell) tapCell(cell.dataset.cell); });
+      NM.sheetKeys(own); NM.keyCells(own);
+      if (pick.colour && pick.number) enqueue(() => query());  // a redraw keeps the selection's outline, in turn with the taps
+    }
+  }
+
+  function drawEnd() {
+    $("end").hidden = !room.over;
+    if (!room.over) return;
+    let text;
+    if (room.outcome) text = room.outcome.text;
+    else text = t("Scores: %(scores)s — winner: %(winners)s", { scores: room.seats.map(s => nameOf(s.seat) + " " + room.scores[s.seat]).join(" · "),
+      winners: (room.winners || []).map(nameOf).join(" " + t("and") + " ") });
+    $("final").textContent = text;
+    $("seed-line").textContent = t("The seed was %(seed)s (SHA-256 %(hash)s).", { seed: room.seed_text, hash: room.commitment });
+    $("dl-record").href = api + "/record";
+    $("dl-record").setAttribute("download", "online-" + code + ".json");
+  }
+
+  // --- choosing: the puzzle page's taps ------------------------------------------------------
+  function resetPick() {
+    pick = { colour: null, number: null };
+    selected = [];
+    pendingMove = null;
+    $("cross").disabled = true;
+    $("cross").textContent = t("Cross");
+    $("sheets").classList.remove("choosing");
+  }
+
+  let queue = Promise.resolve();
+  function enqueue(fn) { queue = queue.then(fn, fn); }
+
+  function pickDie(btn) {
+    enqueue(() => {
+      const k = btn.dataset.kind;
+      pick[k] = pick[k] === btn.dataset.face ? null : btn.dataset.face;
+      document.querySelectorAll(".die." + k).forEach(b => b.classList.toggle("picked", b === btn && pick[k] !== null));
+      selected = [];
+      pendingMove = null;
+      return query();
+    });
+  }
+
+  function mark(extend) {
+    const legal = new Set(extend || []);
+    document.querySelectorAll("#my-sheet rect.cell").forEach(r => {
+      r.classList.toggle("legal", legal.has(r.dataset.cell));
+      r.classList.toggle("picked", selected.includes(r.dataset.cell));
+      r.classList.remove("refused");
+    });
+    const own = $("my-sheet");
+    if (own) NM.keyCells(own, legal);
+    $("sheets").classList.toggle("choosing", !!(pick.colour && pick.number));
+  }
+
+  async function query(extra) {
+    if (!(pick.colour && pick.number)) {
+      mark([]);
+      $("cross").disabled = true;
+      if (pick.colour || pick.number) NM.say(t("pick a colour die and a number die"));
+      return;
+    }
+    const cells = extra ? selected.concat([extra]) : selected;
+    let res;
+    try {
+      res = await call("POST", "/seats/" + mine.seat + "/tap", { colour: pick.colour, number: pick.number, cells });
+    } catch (e) { NM.say(e.message, "bad"); return; }
+    if (!res.ok) {
+      NM.say(res.reason, "bad");
+      const r = extra && document.querySelector('#my-sheet rect.cell[data-cell="' + extra + '"]');
+      if (r) r.classList.add("refused");
+      return;
+    }
+    selected = cells;
+    pendingMove = res.move;
+    mark(res.extend);
+    $("cross").disabled = !pendingMove;
+    $("cross").textContent = pendingMove ? t("Cross %(move)s", { move: pendingMove }) : t("Cross");
+    NM.say(pendingMove ? t("tap Cross to confirm, or add cells") :
+      (selected.length ? t("selected %(cells)s", { cells: selected.join(" ") }) : t("tap the cells to cross (outlined: legal)")), "good");
+  }
+
+  function tapCell(name) {
+    enqueue(() => {
+      if (myState() !== "choosing") return;
+      if (!(pick.colour && pick.number)) { NM.say(t("pick a colour die and a number die first"), "bad"); return; }
+      if (selected.includes(name)) { selected = selected.filter(c => c !== name); return query(); }
+      return query(name);
+    });
+  }
+
+  async function choose(move) {
+    try {
+      const res = await call("POST", "/seats/" + mine.seat + "/move", { roll: room.roll, move });
+      const sameRoll = res.room.roll === room.roll;
+      myMove = sameRoll ? res.move : null;
+      resetPick();
+      take(res.room);
+    } catch (e) { NM.say(e.message, "bad"); }
+  }
+
+  $("cross").addEventListener("click", () => enqueue(() => { if (pendingMove) return choose(pendingMove); }));
+  $("pass").addEventListener("click", () => enqueue(() => choose("pass")));
+  $("undo").hidden = true;
+
+  // --- sitting down, sharing ------------------------------------------------------------------
+  $("seat-form").addEventListener("submit", async ev => {
+    ev.preventDefault();
+    const checked = document.querySelector("#seat-pick input:checked");
+    try {
+      const res = await call("POST", "/seats", { name: $("seat-name").value, seat: checked ? Number(checked.value) : undefined });
+      mine = { seat: res.seat, token: res.seat_token };
+      localStorage.setItem(keyOf, JSON.stringify(mine));
+      $("join-error").textContent = "";
+      await refresh();
+    } catch (e) { $("join-error").textContent = e.message; }
+  });
+  $("share-toggle").addEventListener("click", () => {
+    const box = $("share-box");
+    box.hidden = !box.hidden;
+    $("share-toggle").setAttribute("aria-expanded", String(!box.hidden));
+    if (!box.hidden) { $("share-qr").src = api + "/qr.svg"; $("share-link").href = "/o/" + code; $("share-link").textContent = window.location.origin + "/o/" + code; }
+  });
+
+  // --- the room, live ---------------------------------------------------------------------------
+  function take(doc) {
+    if (room && doc.version < room.version) return;  // an older answer than the stream's
+    if (doc.you && doc.you.offer && doc.you.offer.move) myMove = doc.you.offer.move;
+    if (!doc.svgs) doc.svgs = room ? room.svgs : {};
+    room = doc;
+    render();
+  }
+
+  async function refresh() {
+    try { take(await call("GET", "")); } catch (e) { NM.say(e.message, "bad"); }
+  }
+
+  function listen() {
+    const stream = new EventSource(api + "/events");
+    stream.addEventListener("online", ev => { $("live").textContent = t("live"); $("live").className = "live on"; take(JSON.parse(ev.data)); });
+    stream.addEventListener("error", () => { $("live").textContent = t("reconnecting…"); $("live").className = "live off"; });
+  }
+
+  loadSeat();
+  NM.i18nReady.then(refresh).then(listen);
+})();
