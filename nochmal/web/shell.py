@@ -24,8 +24,9 @@ HERE = Path(__file__).parent
 STATIC = HERE / "static"
 ROOMS_STATIC = HERE / "rooms" / "static"
 WORKER = STATIC / "sw.js"
-# the pages kept for a start without the network: the home page, today's puzzle, the rooms, how to play
-START_PAGES = ("/", "/puzzle", "/rooms", "/rules")
+# the pages kept for a start without the network: the home page, today's puzzle, the rooms, how to play,
+# and the player's puzzle history (it reads only the browser's own storage)
+START_PAGES = ("/", "/puzzle", "/rooms", "/rules", "/history")
 
 router = APIRouter(include_in_schema=False)
 

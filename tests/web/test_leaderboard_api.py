@@ -206,3 +206,9 @@ def test_a_seed_not_proven_or_not_in_the_table(client, seed):
     else:
         assert not optimum.proven and board["optimum"]["bound"] == optimum.bound > optimum.best
         assert entry["percent"] == pytest.approx(final(record)[0] / max(optimum.best, final(record)[0]), abs=1e-4)
+
+
+def test_the_history_page_opens_without_the_network(client):
+    """It reads only the browser's storage: the service worker keeps it with the app shell."""
+    assert client.get("/history").status_code == 200
+    assert '"/history"' in client.get("/sw.js").text
