@@ -1,6 +1,7 @@
 """Clever 4ever bots (docs/clever.md "Bots"): ``random`` and ``greedy``, with the agent
 interface of nochmal/agents.py (``choose(game)`` returns one of ``game.legal_moves()`` and
-leaves the game as it was), and the seeded game loop that plays them.
+leaves the game as it was), and the seeded game loop that plays them. ``random`` is the
+core's RandomAgent itself: it needs only the shared state API (nochmal/clever/state_api.py).
 
 The greedy bot looks one action ahead: it tries each legal action (push, read, pop) and
 keeps the one whose state is worth most: the sheet by ``worth`` (the score so far plus a
@@ -12,10 +13,10 @@ The weights were set on seeds 0-59 (docs/clever.md "Bots").
 
 from __future__ import annotations
 
-import random
 from typing import Callable
 
-from nochmal.clever.actions import DONE, PASS, REROLL, Action
+from nochmal.agents import RandomAgent
+from nochmal.clever.actions import REROLL, Action
 from nochmal.clever.game import CleverGame
 from nochmal.clever.scoring import area_points
 from nochmal.clever.sheet import Sheet, blue_bit
@@ -29,19 +30,6 @@ FOX_WORTH = 12.0
 PARTIAL = 0.7  # share of a half-done column's or field's points counted before it is done
 TAKE_WORTH = 8.0  # a take still to come in this active turn, while dice are left to take
 REROLL_BELOW = 2.0  # a throw whose best entry gains less than this is thrown again, if it can be
-
-
-class RandomCleverAgent:
-    """Uniform over the legal actions; seeded, so reproducible."""
-
-    name = "random"
-
-    def __init__(self, seed: int = 0):
-        self.rng = random.Random(seed)
-
-    def choose(self, game: CleverGame) -> Action:
-        moves = game.legal_moves()
-        return moves[self.rng.randrange(len(moves))]
 
 
 def worth(facts: SheetFacts, sheet: Sheet, pending: int = 0, rest: float = 1.0) -> float:
@@ -110,7 +98,7 @@ class GreedyCleverAgent:
         return best
 
 
-CLEVER_BOTS: dict[str, Callable[..., object]] = {"random": RandomCleverAgent, "greedy": GreedyCleverAgent}
+CLEVER_BOTS: dict[str, Callable[..., object]] = {"random": RandomAgent, "greedy": GreedyCleverAgent}
 
 
 def clever_bot(name: str, seed: int = 0):

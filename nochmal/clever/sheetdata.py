@@ -57,37 +57,13 @@ class SheetFacts:
     round_bonuses: tuple[str | None, ...]
     ratings: tuple[tuple[int, str, str], ...]  # (lowest score, English, German), best first
 
-    @property
-    def yellow_rows(self) -> int:
-        return len(self.yellow_bonuses)
-
-    @property
-    def yellow_columns(self) -> int:
-        return len(self.yellow_points)
-
-    @property
-    def blue_size(self) -> int:
-        return len(self.blue_points)
-
-    @property
-    def grey_rows(self) -> int:
-        return len(self.grey_shades)
-
-    @property
-    def grey_columns(self) -> int:
-        return len(self.grey_points)
-
-    @property
-    def green_fields(self) -> int:
-        return len(self.green_bonuses)
-
-    @property
-    def pink_fields(self) -> int:
-        return len(self.pink_points)
-
-    @property
-    def rounds_with_bonus(self) -> int:
-        return len(self.round_bonuses)
+    # sizes, read off the data
+    yellow_rows = property(lambda self: len(self.yellow_bonuses))
+    yellow_columns = property(lambda self: len(self.yellow_points))
+    blue_size = property(lambda self: len(self.blue_points))
+    grey_rows = property(lambda self: len(self.grey_shades))
+    green_fields = property(lambda self: len(self.green_bonuses))
+    pink_fields = property(lambda self: len(self.pink_points))
 
     def rating(self, score: int, lang: str = "en") -> str:
         """The solo rating table's title for ``score`` (English or German, as printed)."""

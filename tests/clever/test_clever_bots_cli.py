@@ -7,7 +7,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from nochmal.bots.clever import GreedyCleverAgent, RandomCleverAgent, clever_bot, play
+from nochmal.agents import RandomAgent
+from nochmal.bots.clever import GreedyCleverAgent, clever_bot, play
 from nochmal.cli import app
 from nochmal.clever import CleverGame
 from nochmal.errors import BotError
@@ -33,7 +34,7 @@ def test_bots_choose_legal_actions_and_leave_the_game_alone(bot):
 def test_greedy_beats_random_on_paired_seeds():
     seeds = range(8)
     greedy = [play(CleverGame(1), [GreedyCleverAgent(s)], s).scores()[0] for s in seeds]
-    rand = [play(CleverGame(1), [RandomCleverAgent(s)], s).scores()[0] for s in seeds]
+    rand = [play(CleverGame(1), [RandomAgent(s)], s).scores()[0] for s in seeds]
     assert sum(g > r for g, r in zip(greedy, rand)) >= 7 and sum(greedy) > 1.5 * sum(rand)
 
 

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import clever_oracle
-from nochmal.bots.clever import RandomCleverAgent, play
+from nochmal.agents import RandomAgent
+from nochmal.bots.clever import play
 from nochmal.clever.errors import CleverStateError
 from nochmal.clever.state import from_state, read_state_text, state_text, to_state
 from nochmal.errors import IllegalPositionError
@@ -29,9 +30,9 @@ def test_every_state_round_trips_and_plays_on_the_same(players, seed, policy):
         assert to_state(again) == to_state(game)
         if not game.is_terminal() and not game.is_chance_node():
             assert again.legal_moves() == game.legal_moves()
-        agents = [RandomCleverAgent(7 + p) for p in range(players)]
+        agents = [RandomAgent(7 + p) for p in range(players)]
         end = play(game.clone(), agents, seed)
-        agents = [RandomCleverAgent(7 + p) for p in range(players)]
+        agents = [RandomAgent(7 + p) for p in range(players)]
         assert play(again, agents, seed).scores() == end.scores()
 
 
