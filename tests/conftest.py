@@ -8,6 +8,8 @@ import os
 
 import pytest
 
+from pg_support import PostgresCluster
+
 os.environ.setdefault("NOCHMAL_ALLOWED_HOSTS", "testserver")
 
 
@@ -34,3 +36,18 @@ def cpsat_by_work(monkeypatch):
     from nochmal.missions import cpsolver
 
     monkeypatch.setenv(cpsolver.BY_WORK, "1")
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """A real PostgreSQL server for the session (tests/pg_support.py), one per xdist worker;
+    started only when a test asks for it, stopped at the end."""
+    with PostgresCluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def postgres_url(postgres_cluster):
+    """The URL of an empty database of the module's own on that server
+    (``postgres_cluster.new_database()`` makes more)."""
+    return postgres_cluster.new_database()
