@@ -348,3 +348,21 @@ def test_a_plus_one_won_through_a_pending_question_opens_the_window_it_came_in()
     assert game.sheets[1].left("plus-one") == 1 and game.phase == "extra" and game.current_player() == 1
     act(game, "extra green 1 green:low")
     assert game.active == 1 and game.current_player() == CHANCE
+
+
+def test_every_fox_counts_once_however_many_there_are():
+    game = CleverGame(1)
+    game.sheets[0] = Sheet(yellow=((1, 2, 3, 4), (), ()), foxes=2)
+    game.pending[0] = ("?yellow",)
+    act(game, "bonus ?yellow 6 yellow:top")  # the top row's last field: a fox
+    assert game.sheets[0].foxes == 3
+
+
+def test_no_fallback_to_the_fields_in_solo():
+    game = CleverGame(1)
+    game.sheets[0] = Sheet(yellow=((1, 2, 3, 4, 5), (1,) * 5, (1,) * 5), blue=(1 << 36) - 1, grey=(1 << 17) - 1,
+                           green=((1,) * 11, (1,) * 11), pink=(1,) * 10)
+    throw(game, pink=6)
+    act(game, "take pink 6 pink")  # every other die is lower: the active turn ends
+    throw(game, white=6, yellow=1, blue=1, grey=1, green=5, pink=6)  # tray: yellow, blue, grey
+    assert [m.text() for m in game.legal_moves()] == ["pass"]  # white and pink would fit pink
