@@ -86,10 +86,17 @@ class MissionResult:
             return f"{who}: {LOST} after {self.rolls_used} rolls; missing: " + "; ".join(self.missing)
         return f"{who}: {IN_PROGRESS}, roll {self.rolls_used} of {self.budget}"
 
-    def to_dict(self) -> dict:
+    def missing_in(self, lang: str) -> list[str]:
+        """``missing`` in ``lang``: each objective not met in words, then what it lacks."""
+        return [f"{said(s.objective.description(self.players), lang)}: {', '.join(said(m, lang) for m in s.said_missing)}"
+                for s in self.objectives if not s.met]
+
+    def to_dict(self, lang: str = "en") -> dict:
+        """As JSON; what a player reads (objectives, missing lines) in ``lang``."""
         return {"mission": self.mission, "players": self.players, "budget": self.budget,
                 "rolls_used": self.rolls_used, "finished": self.finished, "won": self.won, "won_on": self.won_on,
-                "missing": self.missing, "objectives": [o.to_dict(self.players) for o in self.objectives]}
+                "missing": self.missing if lang == "en" else self.missing_in(lang),
+                "objectives": [o.to_dict(self.players, lang) for o in self.objectives]}
 
 
 def mission_result(mission: Mission, game: Game) -> MissionResult:

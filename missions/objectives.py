@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.cache import memo
 from nochmal.errors import OptionError
+from nochmal.i18n import TERMS, Message, said, say
 from nochmal.missions.measures.crosses import CrossesEstimate, fewest_crosses, fewest_crosses_choose
 from nochmal.missions.model import Objective
 from nochmal.sheet import Sheet
@@ -46,14 +47,16 @@ class ObjectiveStatus:
     missing: list[str]
     crosses: list[CrossesEstimate | None] = field(default_factory=list)
     missing_parts: list[tuple[int | None, str, str]] = field(default_factory=list)
+    said_missing: list[Message | str] = field(default_factory=list)  # ``missing`` to be said in a language
 
-    def to_dict(self, players: int) -> dict:
+    def to_dict(self, players: int, lang: str = "en") -> dict:
+        """As JSON; the description and the missing lines in ``lang`` (docs/web.md "Languages")."""
         return {
             "kind": self.objective.kind, "scope": self.objective.scope,
-            "description": self.objective.describe(players), "met": self.met,
+            "description": said(self.objective.description(players), lang), "met": self.met,
             "progress": self.progress, "total": self.total,
             "contributing": [p + 1 for p in self.contributing],  # sheet numbers from 1
-            "missing": self.missing,
+            "missing": self.missing if lang == "en" else [said(m, lang) for m in self.said_missing],
             "fewest_crosses": [None if c is None else c.to_dict() for c in self.crosses],
         }
 
@@ -100,7 +103,7 @@ def evaluate(obj: Objective, sheets: list[Sheet], with_crosses: bool = True) -> 
         contributing = [p for p, d in enumerate(done) if any(d)]
         open_items = [i for i in range(len(items)) if not pooled[i]]
         more = max(0, need - k)
-        parts = [] if met else [(None, "", text) for text in _missing_text(items, open_items, more, choose)]
+        parts = [] if met else [(None, "", text) for text in _missing_text(obj, items, open_items, more, choose)]
         crosses = []
         if with_crosses:
             for s in sheets:
@@ -116,7 +119,7 @@ def evaluate(obj: Objective, sheets: list[Sheet], with_crosses: bool = True) -> 
         for p, d in enumerate(done):
             if not ok[p]:
                 open_items = [i for i in range(len(items)) if not d[i]]
-                parts.append((p, "", ", ".join(_missing_text(items, open_items, need - per[p], choose))))
+                parts.append((p, "", _joined(_missing_text(obj, items, open_items, need - per[p], choose), ", ")))
     else:  # any
         met = any(ok)
         best = max(range(len(sheets)), key=lambda p: per[p])
@@ -125,7 +128,7 @@ def evaluate(obj: Objective, sheets: list[Sheet], with_crosses: bool = True) -> 
         parts = []
         if not met:
             open_items = [i for i in range(len(items)) if not done[best][i]]
-            parts = [(best, "closest", ", ".join(_missing_text(items, open_items, need - per[best], choose)))]
+            parts = [(best, "closest", _joined(_missing_text(obj, items, open_items, need - per[best], choose), ", "))]
     crosses = []
     if with_crosses:
         for p, s in enumerate(sheets):
@@ -135,16 +138,39 @@ def evaluate(obj: Objective, sheets: list[Sheet], with_crosses: bool = True) -> 
 
 
 def _status(obj, met, progress, total, contributing, parts, crosses) -> ObjectiveStatus:
-    """The status with its missing lines in words ("closest sheet 2: G, H") made from ``parts``."""
-    lines = [rest if p is None else f"{role + ' ' if role else ''}sheet {p + 1}: {rest}" for p, role, rest in parts]
-    return ObjectiveStatus(obj, met, progress, total, contributing, lines, crosses, list(parts))
+    """The status with its missing lines in words ("closest sheet 2: G, H") made from ``parts``
+    (each rest a text or a Message: a colour's name, "2 more of: ...")."""
+    said_lines = [_line(*part) for part in parts]
+    return ObjectiveStatus(obj, met, progress, total, contributing, [str(m) for m in said_lines], crosses,
+                           [(p, role, str(rest)) for p, role, rest in parts], said_lines)
 
 
-def _missing_text(items, open_items: list[int], more: int, choose: bool) -> list[str]:
-    names = [items[i][0] for i in open_items]
+def _line(p: int | None, role: str, rest: Message | str) -> Message | str:
+    if p is None:
+        return rest
+    if role == "closest":
+        return say("closest sheet %(n)s: %(rest)s", n=p + 1, rest=rest)
+    if role == "best":
+        return say("best sheet %(n)s: %(rest)s", n=p + 1, rest=rest)
+    return say("sheet %(n)s: %(rest)s", n=p + 1, rest=rest)
+
+
+def _missing_text(obj: Objective, items, open_items: list[int], more: int, choose: bool) -> list[Message | str]:
+    """The open items by name (a colour by its Message: said in the reader's language), or
+    "N more of: ..." when the objective counts over a pool of items."""
+    colours = (obj.colours if obj.colours is not None else COLOURS) if obj.kind == "colours" else None
+    names = [say(TERMS[colours[i]]) if colours else items[i][0] for i in open_items]
     if not choose:
         return names
-    return [f"{more} more of: {' '.join(names)}"]
+    return [say("%(n)s more of: %(names)s", n=more, names=_joined(names, " "))]
+
+
+def _joined(values: list, sep: str) -> Message | str:
+    """``values`` joined by ``sep``; a Message (no words of its own) where one of them is a Message."""
+    if all(isinstance(v, str) for v in values):
+        return sep.join(values)
+    slots = {f"v{k}": v for k, v in enumerate(values)}
+    return Message(sep.join(f"%({k})s" for k in slots), slots)
 
 
 def _crosses_for(sheet: Sheet, open_masks: list[int], more: int, choose: bool) -> CrossesEstimate:
@@ -169,26 +195,24 @@ def _evaluate_threshold(obj: Objective, sheets: list[Sheet], with_crosses: bool)
     target = obj.threshold(n)
     if obj.kind == "score":
         values = [team_score(s) for s in sheets]
-        unit = "point(s)"
     else:
         values = [s.jokers_left for s in sheets]
-        unit = "unused joker(s)"
     if obj.scope == "team":
         total_value = sum(values)
         met = total_value >= target
         contributing = [p for p, v in enumerate(values) if v > 0]
-        parts = [] if met else [(None, "", f"{target - total_value} more {unit} for the team")]
+        parts = [] if met else [(None, "", _more(obj.kind, target - total_value, team=True))]
         progress = total_value
     elif obj.scope == "each":
         met = all(v >= target for v in values)
         contributing = [p for p, v in enumerate(values) if v >= target]
-        parts = [(p, "", f"{target - v} more {unit}") for p, v in enumerate(values) if v < target]
+        parts = [(p, "", _more(obj.kind, target - v)) for p, v in enumerate(values) if v < target]
         progress = min(values)
     else:
         best = max(values)
         met = best >= target
         contributing = [p for p, v in enumerate(values) if v >= target]
-        parts = [] if met else [(values.index(best), "best", f"{target - best} more {unit}")]
+        parts = [] if met else [(values.index(best), "best", _more(obj.kind, target - best))]
         progress = best
     crosses: list = []
     if with_crosses:
@@ -196,6 +220,13 @@ def _evaluate_threshold(obj: Objective, sheets: list[Sheet], with_crosses: bool)
         if obj.kind == "jokers_left" and met:
             crosses = [CrossesEstimate(0, 0, (), "exact") for _ in sheets]
     return _status(obj, met, progress, target, contributing, parts, crosses)
+
+
+def _more(kind: str, n: int, team: bool = False) -> Message:
+    """What a score or jokers objective still lacks: "3 more point(s) for the team"."""
+    if kind == "score":
+        return say("%(n)s more point(s) for the team", n=n) if team else say("%(n)s more point(s)", n=n)
+    return say("%(n)s more unused joker(s) for the team", n=n) if team else say("%(n)s more unused joker(s)", n=n)
 
 
 def all_met(objectives, sheets: list[Sheet]) -> bool:

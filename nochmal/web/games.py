@@ -210,7 +210,7 @@ class WebGame:
         if s.mission is not None:
             res = s.mission_outcome()
             data["mission"] = {"id": s.mission.id, "name": s.mission.name, "difficulty": s.difficulty,
-                               "description": (s.mission.description or "").strip(), **res.to_dict(),
+                               "description": (s.mission.description or "").strip(), **res.to_dict(lang),
                                "text": res.text()}
         if with_svg:
             data["sheets_svg"] = [self.sheet_svg(p, lang=lang) for p in range(g.n_players)]

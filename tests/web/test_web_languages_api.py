@@ -218,3 +218,24 @@ def test_a_refusal_raised_as_a_message_is_answered_in_the_request_language(tmp_p
         assert resp.status_code == 409 and resp.json() == refusal.body("pl") != refusal.body("en")
         assert c.get("/refuse").json() == refusal.body("en")
     assert TestClient(bare).get("/refuse").json() == refusal.body("en")
+
+
+@pytest.mark.parametrize("mission_id", ["lockstep", "team-target"])
+def test_a_lost_mission_says_what_is_missing_in_the_request_language(client, mission_id):
+    """The missing lines come from their Messages (missions/objectives.py), the sheet's number,
+    the points and the cells carried over; the English stays the CLI's."""
+    state = client.post("/api/games", json={"seats": ["human", "greedy"], "mission": mission_id, "seed": 5}).json()
+    while not state["mission"]["finished"]:
+        state = client.post(f"/api/games/{state['id']}/move", json={"move": "pass"}, headers=DE).json()
+    english = client.get(f"/api/games/{state['id']}").json()["mission"]
+    german = state["mission"]
+    assert not german["won"] and len(german["missing"]) == len(english["missing"]) == 1
+    if mission_id == "lockstep":
+        assert english["missing"] == ["columns G H I complete on every sheet: sheet 1: G, H, I"]
+        assert german["missing"] == ["Spalten G H I vollständig auf jedem Block: Block 1: G, H, I"]
+    else:
+        points = re.search(r": (\d+) more point\(s\) for the team$", english["missing"][0]).group(1)
+        assert german["missing"][0].endswith(f": noch {points} Punkt(e) für das Team")
+    unmet = next(o for o in german["objectives"] if not o["met"])
+    assert german["missing"][0] == f"{unmet['description']}: {', '.join(unmet['missing'])}"
+    assert german["text"].endswith("es fehlt: " + german["missing"][0])

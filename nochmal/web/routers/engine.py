@@ -96,7 +96,7 @@ def _sheet(body: SheetBody) -> tuple:
     try:
         state = parse_typed_sheet(body.sheet, b, "sheet")
     except NochmalError as exc:
-        raise WebError(str(exc), "sheet") from None
+        raise WebError(exc.message, "sheet") from None
     reasons = [] if body.allow_impossible else impossible_sheet_reasons(state)
     if reasons:
         raise WebError(f"impossible sheet: {'; '.join(reasons)}", "sheet")
@@ -223,7 +223,7 @@ def mission_status_(mission_id: str, body: MissionStatusBody):
         try:
             sheets.append(parse_typed_sheet(text, b, f"sheets.{i}"))
         except NochmalError as exc:
-            raise WebError(str(exc), f"sheets.{i}") from None
+            raise WebError(exc.message, f"sheets.{i}") from None
     st = mission_status(m, body.difficulty, sheets, body.rolls_used, with_crosses=body.crosses)
     plan = None
     if body.crosses and not any(st.impossible):

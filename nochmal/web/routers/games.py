@@ -14,7 +14,7 @@ from nochmal.board import BUILTIN_BOARDS, load_board
 from nochmal.dice import COLOUR_FACES, NUMBER_FACES
 from nochmal.errors import NochmalError
 from nochmal.game import MAX_PLAYERS, Game
-from nochmal.i18n import DEFAULT, N_, rating, said, say, translate
+from nochmal.i18n import DEFAULT, N_, rating, say, translate
 from nochmal.missions.coop import mission_outcome_line
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 from nochmal.move import parse_cell
@@ -59,18 +59,13 @@ def spoken(state: dict, web, lang: str) -> dict:
         entry["name"] = seat_name(seats, entry["player"], lang)
     mission, m = web.session.mission, state.get("mission")
     if mission is not None and m is not None:
-        name, players = mission.name_in(lang), len(state["names"])
+        name = mission.name_in(lang)  # the objectives and missing lines came in lang (WebGame.state)
         m["name"], m["description"] = name, mission.description_in(lang).strip()
-        described = [said(o.description(players), lang) for o in mission.objectives]
-        for objective, words in zip(m.get("objectives", []), described):
-            objective["description"] = words
         if m["won"]:
             m["text"] = translate(MISSION_WON, lang) % {"name": name, "roll": m["won_on"], "budget": m["budget"]}
-        elif m["finished"]:  # each objective not met: its words, then what it missed (missions/coop.py)
-            missing = [f"{words}: {', '.join(o['missing'])}" for o, words in zip(m["objectives"], described)
-                       if not o["met"]]
+        elif m["finished"]:
             m["text"] = translate(MISSION_LOST, lang) % {"name": name, "rolls": m["rolls_used"],
-                                                         "missing": "; ".join(missing)}
+                                                         "missing": "; ".join(m["missing"])}
         else:
             m["text"] = translate(MISSION_RUNNING, lang) % {"name": name, "rolls": m["rolls_used"], "budget": m["budget"]}
     return state
