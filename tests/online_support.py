@@ -135,3 +135,15 @@ def choose_on_page(page, move: str, picked: bool = False) -> None:
         page.wait_for_selector(f'#my-sheet rect[data-cell="{cell}"].picked')
     page.wait_for_selector("#cross:not([disabled])")
     page.click("#cross")
+
+
+def job_done(client, job_id: str, hang_guard: float = 600.0) -> dict:
+    """Poll the app's job as the end page does until it is done (``hang_guard``: a hang, not a pace)."""
+    import time
+
+    end = time.monotonic() + hang_guard
+    job = client.get(f"/api/jobs/{job_id}").json()
+    while not job["done"] and time.monotonic() < end:
+        time.sleep(0.3)
+        job = client.get(f"/api/jobs/{job_id}").json()
+    return job

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from nochmal.cli import app as cli
 from nochmal.dice import Roll, seeded_roll
 from nochmal.move import Move
-from online_support import API, auth, biggest_move, choose, new_online, play_out, room, sit_all
+from online_support import API, auth, biggest_move, choose, job_done, new_online, play_out, room, sit_all
 from rooms_support import make_app
 
 NAMES = ["Anna", "Ben", "Cleo"]
@@ -183,3 +183,23 @@ def test_a_mission_with_a_bot_teammate_and_a_restart(data_dir):
     record = again.get(f"{API}/{code}/record").json()
     assert record["extra"] == {"mission": "lockstep", "difficulty": "easy"}
     assert record["players"] == ["human:Anna", "greedy"]
+
+
+def test_the_end_analyses_a_seat_as_a_stoppable_job(client):
+    code = new_online(client, mode="competitive", seats=["human", "greedy"])["id"]
+    (token,) = sit_all(client, code, ["Anna"])
+    res = client.post(f"{API}/{code}/analyse", json={"seat": 0, "time_limit": 0.05})
+    assert res.status_code == 409, "no analysis before the end"
+    end = play_out(client, code, {0: token})
+    res = client.post(f"{API}/{code}/analyse", json={"seat": 1, "time_limit": 0.05})
+    assert res.status_code == 202, res.text
+    done = job_done(client, res.json()["id"])
+    assert done["state"] == "done", done
+    result = done["result"]
+    assert result["seat"] == 2 and result["actual_score"] == end["scores"][1]
+    assert result["optimum"] >= result["actual_score"]
+    # a second analysis is stopped on request
+    started = client.post(f"{API}/{code}/analyse", json={"seat": 0, "time_limit": 5}).json()
+    client.post(f"/api/jobs/{started['id']}/cancel")
+    assert job_done(client, started["id"])["state"] == "cancelled"
+    assert client.post(f"{API}/{code}/analyse", json={"seat": 7}).status_code == 422

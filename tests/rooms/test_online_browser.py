@@ -99,7 +99,16 @@ def test_three_phones_play_to_the_end(served, browser, tmp_path):
     assert str(end["seed"]) in cleo.text_content("#seed-line")
     winners = [end["seats"][k]["name"] for k in end["winners"]]
     assert all(name in anna.text_content("#final") for name in winners)
+    # the analysis: a job per seat with its progress; the first seat's result, then the rest stopped
+    anna.select_option("#analyse-time", "0.2")
+    anna.click("#analyse")
+    anna.wait_for_selector('#analysis-list li[data-seat="0"][data-state="done"]', timeout=300_000)
+    assert "actual" in anna.text_content('#analysis-list li[data-seat="0"]')
     shot(anna, "online-end", also_1280=True)
+    anna.click("#analyse-stop")
+    anna.wait_for_selector("#analyse-stop[hidden]", state="attached", timeout=120_000)
+    states = [anna.get_attribute(f'#analysis-list li[data-seat="{k}"]', "data-state") for k in range(3)]
+    assert states[0] == "done" and "cancelled" in states, states
     record = anna.request.get(server.url + anna.get_attribute("#dl-record", "href"))
     path = tmp_path / "online.json"
     path.write_text(json.dumps(record.json()))

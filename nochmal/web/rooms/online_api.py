@@ -9,12 +9,14 @@ from __future__ import annotations
 import asyncio
 
 from fastapi import APIRouter, FastAPI, Request
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from nochmal.web.hosts import public_base_url
 from nochmal.web.limits import client_address
-from nochmal.web.responses import media
+from nochmal.web.language import request_language
+from nochmal.web.responses import Job, documented, media
+from nochmal.web.routers.jobs import ANALYSE_CAP
 from nochmal.web.rooms import online_bodies as bodies
 from nochmal.web.rooms import online_pages
 from nochmal.web.rooms.bodies import json_body
@@ -103,6 +105,20 @@ async def qr(code: str, request: Request):
             responses=media("application/json"))
 async def record(code: str, request: Request):
     return await run_in_threadpool(online_of(request).record, code)
+
+
+@router.post("/{code}/analyse", status_code=202, openapi_extra=json_body(bodies.AnalyseBody),
+             summary="After the end: a seat's analysis as a job of the app's (poll GET /api/jobs/ID, stop with "
+                     "POST /api/jobs/ID/cancel)", responses=documented(Job, 202))
+async def analyse(code: str, request: Request):
+    online = online_of(request)
+    body = await read_checked(request, bodies.AnalyseBody)
+    record = await run_in_threadpool(online.analysable, code, body["seat"])
+    jobs = request.app.state.jobs
+    cap = min(ANALYSE_CAP, max(jobs.time_cap, len(record["rolls"]) * body["time_limit"]))
+    seat = body["seat"] if record["mode"] == "competitive" else None  # one seat: a solo game
+    job = jobs.submit("analyse", {"record": record, "time_limit": body["time_limit"], "seat": seat}, time_cap=cap)
+    return JSONResponse(job.to_json(request_language(request)), status_code=202)
 
 
 @router.get("/{code}/events", summary="Live stream (server-sent events): online, the room after every change",

@@ -63,6 +63,14 @@ class MoveBody(Body):
                             examples=["pass"])
 
 
+class AnalyseBody(Body):
+    """A seat's analysis after the end (``nochmal analyse --seat``): the best score it could have
+    reached with the dice open to it and the others' moves as they were."""
+
+    seat: StrictInt = Field(..., ge=0, lt=MAX_PLAYERS, description="The seat (0-based).")
+    time_limit: float = Field(2.0, gt=0, le=10, description="Seconds per solve (one per roll).")
+
+
 # --- answers -----------------------------------------------------------------------------------
 class OnlineCreated(BaseModel):
     id: str

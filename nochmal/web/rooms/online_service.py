@@ -135,6 +135,16 @@ class OnlineRooms:
                 raise WebError("the game is not over: its record (and the seed) is shown at the end", "id", 409)
             return table.record().to_json()
 
+    def analysable(self, code: str, seat: int) -> dict:
+        """The record a seat's analysis reads: a finished competitive (or one seat's solo) game's."""
+        record = self.record(code)
+        if record["mode"] == "coop":
+            raise WebError("the analysis of a seat reads a competitive game; a mission's team analysis is "
+                           "`nochmal analyse` on the record", "seat", 409)
+        if seat >= len(record["players"]):
+            raise WebError(f"seat: the game has seats 0..{len(record['players']) - 1}", "seat", 422)
+        return record
+
     # --- telling, driving ------------------------------------------------------------------
     def _changed(self, table: OnlineTable, publish: bool = True) -> None:
         now = self.clock()

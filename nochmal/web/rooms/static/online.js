@@ -141,7 +141,7 @@
       const head = document.createElement("p");
       head.className = "seat-state";
       head.textContent = nameOf(k) + " · " + ({ choosing: t("choosing"), waiting: t("waits for the active player"),
-        chosen: t("has chosen"), over: t("%(n)s points", { n: room.scores[k] }), "not started": s.taken ? t("seated") : t("free seat") }[s.state] || s.state);
+        chosen: t("has chosen"), over: ngettext("%(n)s point", "%(n)s points", room.scores[k], { n: room.scores[k] }), "not started": s.taken ? t("seated") : t("free seat") }[s.state] || s.state);
       el.prepend(head);
       if (k === me) el.id = "my-sheet";
       box.appendChild(el);
@@ -165,7 +165,59 @@
     $("seed-line").textContent = t("The seed was %(seed)s (SHA-256 %(hash)s).", { seed: room.seed_text, hash: room.commitment });
     $("dl-record").href = api + "/record";
     $("dl-record").setAttribute("download", "online-" + code + ".json");
+    $("analysis").hidden = !!room.mission;
   }
+
+  // --- the end's analysis: a job of the app's per seat (nochmal/web/jobs.py), polled, stoppable --
+  let jobs = {};  // seat -> the job as last read
+  async function analyse() {
+    $("analyse").disabled = true;
+    $("analyse-stop").hidden = false;
+    jobs = {};
+    for (const s of room.seats) {
+      try { jobs[s.seat] = await NM.api("POST", api + "/analyse", { seat: s.seat, time_limit: Number($("analyse-time").value) }); }
+      catch (e) { jobs[s.seat] = { done: true, state: "failed", error: e.message }; }
+    }
+    drawAnalysis();
+    pollJobs();
+  }
+
+  async function pollJobs() {
+    const open = Object.entries(jobs).filter(([, job]) => !job.done && job.id);
+    for (const [seat, job] of open) {
+      try { jobs[seat] = await NM.api("GET", "/api/jobs/" + job.id); } catch (e) { jobs[seat] = { done: true, state: "failed", error: e.message }; }
+    }
+    drawAnalysis();
+    if (Object.values(jobs).some(job => !job.done)) setTimeout(pollJobs, 1000);
+    else { $("analyse").disabled = false; $("analyse-stop").hidden = true; }
+  }
+
+  function drawAnalysis() {
+    const list = $("analysis-list");
+    list.innerHTML = "";
+    for (const [seat, job] of Object.entries(jobs)) {
+      const li = document.createElement("li");
+      li.dataset.seat = seat;
+      li.dataset.state = job.state;
+      const p = job.progress || {};
+      let text;
+      if (job.state === "queued") text = t("queued");
+      else if (!job.done) text = t("analysing: %(n)s of %(total)s solves", { n: p.solves_done || 0, total: p.solves_total || "…" });
+      else if (job.state !== "done") text = t("analysis %(state)s", { state: NM.jobState(job.state) }) + (job.error ? ": " + job.error : "");
+      else {
+        const a = job.result;
+        text = t("actual %(score)s", { score: a.actual_score }) + " · " + (a.optimum_proven
+          ? t("best possible %(best)s (proven)", { best: a.optimum }) : t("best found %(best)s", { best: a.optimum }));
+      }
+      li.textContent = nameOf(Number(seat)) + ": " + text;
+      list.appendChild(li);
+    }
+  }
+
+  $("analyse").addEventListener("click", analyse);
+  $("analyse-stop").addEventListener("click", async () => {
+    for (const job of Object.values(jobs)) if (job.id && !job.done) try { await NM.api("POST", "/api/jobs/" + job.id + "/cancel"); } catch (e) { /* gone */ }
+  });
 
   // --- choosing: the puzzle page's taps ------------------------------------------------------
   function resetPick() {
@@ -288,6 +340,7 @@
   function listen() {
     const stream = new EventSource(api + "/events");
     stream.addEventListener("online", ev => { $("live").textContent = t("live"); $("live").className = "live on"; take(JSON.parse(ev.data)); });
+    stream.addEventListener("open", () => { $("live").textContent = t("live"); $("live").className = "live on"; });
     stream.addEventListener("error", () => { $("live").textContent = t("reconnecting…"); $("live").className = "live off"; });
   }
 
