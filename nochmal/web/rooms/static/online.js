@@ -97,8 +97,15 @@
     }
     const last = room.last;
     $("last-roll").textContent = last ? t("Roll %(roll)s (%(dice)s): %(moves)s", { roll: last.roll,
-      dice: NM.rollText(last.dice), moves: last.moves.map(m => nameOf(m.seat) + " " + (m.move === "pass" ? t("pass") : m.move) +
-        (m.by === "quiet" ? " " + t("(passed for a quiet seat)") : m.by === "bot" && !room.seats[m.seat].bot ? " " + t("(a bot stood in)") : "")).join(" · ") }) : "";
+      dice: NM.rollText(last.dice), moves: last.moves.map(moveText).join(" · ") }) : "";
+  }
+
+  // a move of the last roll as the table says it: who, what, and whether the server chose for them
+  function moveText(m) {
+    let text = nameOf(m.seat) + " " + (m.move === "pass" ? t("pass") : m.move);
+    if (m.by === "quiet") text += " " + t("(passed for a quiet seat)");
+    else if (m.by === "bot" && !room.seats[m.seat].bot) text += " " + t("(a bot stood in)");
+    return text;
   }
 
   function myState() { return seated() ? room.seats[mine.seat].state : null; }
