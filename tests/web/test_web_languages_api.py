@@ -239,3 +239,21 @@ def test_a_lost_mission_says_what_is_missing_in_the_request_language(client, mis
     unmet = next(o for o in german["objectives"] if not o["met"])
     assert german["missing"][0] == f"{unmet['description']}: {', '.join(unmet['missing'])}"
     assert german["text"].endswith("es fehlt: " + german["missing"][0])
+
+
+def test_a_downloaded_picture_follows_the_page_language(client):
+    """A game's SVG from a page is drawn in its language, the sheet named as the pages name it;
+    without a language it is the CLI's English picture."""
+    state = client.post("/api/games", json={"seats": ["human", "greedy"], "seed": 5}).json()
+    for _ in range(2):
+        client.post(f"/api/games/{state['id']}/move", json={"move": "pass"})
+    english = client.get(f"/api/games/{state['id']}/svg").text
+    german = client.get(f"/api/games/{state['id']}/svg", headers=DE).text
+    headings = lambda svg: re.findall(r'<text class="heading"[^>]*>([^<]*)<', svg)  # noqa: E731
+    assert headings(english)[1].startswith("Classic (black pad, base game) board · seed 5 · drawn ")
+    assert headings(english)[2] == "UNFINISHED: 2 rolls played"
+    assert headings(german)[:3] == ["Noch mal! Spiel gegeneinander", headings(german)[1], "NICHT BEENDET: Stand nach 2 Würfen"]
+    assert headings(german)[1].startswith("klassisch (schwarzer Block) · Startwert 5 · gezeichnet am ")
+    assert ">du: bisher " in german and ">you:" not in german and " points<" not in german
+    width = int(re.search(r'<svg [^>]*width="(\d+)"', german).group(1))
+    assert width > int(re.search(r'<svg [^>]*width="(\d+)"', english).group(1))  # the longer German line fits

@@ -217,7 +217,8 @@ def game_svg(game_id: str, store: Games, lang: Lang, download: bool = False):
     web = store.get(game_id)
     with web.lock:
         record, game = web.record(), web.game.clone()
-        text = record_svg(record, game, outcome=mission_outcome_line(record, game, web_mission, lang), lang=lang)
+        text = record_svg(record, game, outcome=mission_outcome_line(record, game, web_mission, lang), lang=lang,
+                          board_title=None if lang == DEFAULT else board_label(record.board.name, lang))
     headers = {"Content-Disposition": f'attachment; filename="nochmal-{web.session.seed}.svg"'} if download else {}
     return Response(text, media_type="image/svg+xml", headers=headers)
 

@@ -82,4 +82,5 @@ def record_picture(rec_id: str, store: Records, request: Request):
     record, final = store.state(rec_id)
     lang = request_language(request)
     outcome = mission_outcome_line(record, final, web_mission, lang)
-    return Response(record_svg(record, final, outcome=outcome, lang=lang), media_type="image/svg+xml")
+    title = None if lang == "en" else board_label(record.board.name, lang)  # the pages' name of the sheet
+    return Response(record_svg(record, final, outcome=outcome, lang=lang, board_title=title), media_type="image/svg+xml")
