@@ -161,11 +161,12 @@ window.EventSource = function (url, options) {
 
 # --- phones at the table (Playwright pages in one Chromium, a context each) ---------------------
 def phone(browser, width: int = 360, height: int = 780, code: str | None = None,
-          seat: tuple[int, str] | None = None, touch: bool = False):
+          seat: tuple[int, str] | None = None, touch: bool = False, locale: str = "en-GB"):
     """A new phone (its own context: its own storage) at ``width`` x ``height``; with ``seat``
     (seat, token), it holds that seat of room ``code`` as if it had sat down; ``touch``: a touch
-    screen (taps by ``page.tap``)."""
-    ctx = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, **NO_WORKER)
+    screen (taps by ``page.tap``); ``locale``: its language (the pages follow Accept-Language)."""
+    ctx = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, locale=locale,
+                              **NO_WORKER)
     if seat is not None:
         held = json.dumps({"seat": seat[0], "token": seat[1]})
         ctx.add_init_script(f"localStorage.setItem('nochmal-room-{code}', {json.dumps(held)})")
@@ -229,3 +230,15 @@ def seated_phones(server, browser, code: str, names, widths=None, touch: bool = 
 def close(*pages) -> None:
     for page in pages:
         page.context.close()
+
+
+def sse_events(lines):
+    """(event, id, data) per server-sent event of a stream's lines."""
+    fields = {}
+    for line in lines:
+        if line:
+            key, _, value = line.partition(":")
+            fields[key] = value.strip()
+        elif "event" in fields:
+            yield fields["event"], fields.get("id"), json.loads(fields.get("data", "null"))
+            fields = {}

@@ -14,7 +14,8 @@ from fastapi.responses import JSONResponse
 from markupsafe import Markup
 from starlette.requests import Request
 
-from nochmal.i18n import DOMAIN, LANGUAGE_NAMES, LANGUAGES, LOCALE_DIR, N_, known_language, negotiate, translate, translator
+from nochmal.i18n import (DOMAIN, LANGUAGE_NAMES, LANGUAGES, LOCALE_DIR, N_, TERMS, known_language, negotiate, translate,
+                          translator)
 from nochmal.web.errors import error_body
 
 COOKIE = "nochmal_lang"
@@ -111,13 +112,38 @@ def i18n_context(request: Request) -> dict:
             "_": gettext}
 
 
+# Python that sends sentences to the pages as data (a Message on the wire, said by the page:
+# the rooms' status, advice and notes, one event for phones of several languages; model.py: the
+# objectives' words) and the edition's words such a sentence may hold (nochmal.i18n TERMS but
+# the game's name): their messages travel with the scripts' (docs/rooms.md, Languages)
+WIRE_SOURCES = ("nochmal/web/rooms/", "missions/model.py")
+WIRE_TERMS = frozenset(word for key, word in TERMS.items() if key != "game")
+
+
+def _travels(message) -> bool:
+    return message.id in WIRE_TERMS or any(path.endswith(".js") or path.startswith(WIRE_SOURCES)
+                                           for path, _ in message.locations)
+
+
 @lru_cache(maxsize=None)
-def js_catalog(lang: str) -> dict[str, str]:
-    """The messages the scripts use (those extracted from a .js file) in ``lang``, from the
-    same .po catalog as the Python and the templates: one source of truth."""
+def _script_messages(lang: str) -> tuple[dict[str, str], dict[str, list[str]]]:
     if lang not in LANGUAGES:
         lang = "en"
     with open(LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po", "rb") as fh:
         catalog = read_po(fh)
-    return {m.id: m.string for m in catalog
-            if m.id and isinstance(m.id, str) and any(path.endswith(".js") for path, _ in m.locations)}
+    messages = {m.id: m.string for m in catalog if m.id and isinstance(m.id, str) and _travels(m)}
+    plurals = {m.id[0]: list(m.string) for m in catalog if m.id and isinstance(m.id, tuple) and _travels(m)}
+    return messages, plurals
+
+
+def js_catalog(lang: str) -> dict[str, str]:
+    """The messages the scripts use (those extracted from a .js file, and the sentences sent
+    as data, WIRE_SOURCES) in ``lang``, from the same .po catalog as the Python and the
+    templates: one source of truth."""
+    return _script_messages(lang)[0]
+
+
+def js_plurals(lang: str) -> dict[str, list[str]]:
+    """The plural messages of the same sources: singular -> ``lang``'s forms, in the
+    catalog's order (static/common.js ngettext picks one by Intl.PluralRules)."""
+    return _script_messages(lang)[1]

@@ -10,7 +10,6 @@ six; then the active player's pick is gone for the others, unless the active pla
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
 import httpx
@@ -26,7 +25,7 @@ from nochmal.modes import Mode
 from nochmal.move import Move
 from nochmal.position import Position
 from nochmal.sheet import Sheet
-from rooms_support import auth, make_app, new_room, put_cells, set_rolls, sit
+from rooms_support import auth, make_app, new_room, put_cells, set_rolls, sit, sse_events
 
 DICE = {"colours": ["y", "b", "x"], "numbers": ["3", "?", "5"]}
 
@@ -225,15 +224,3 @@ def test_every_phone_hears_the_advice_on_the_rooms_stream(server):
             advice = enter(api, code, tokens[1], 5).json()
             name, ident, data = next(e for e in events if e[0] == "dice")
     assert ident == str(advice["version"]) and data == advice
-
-
-def sse_events(lines):
-    """(event, id, data) per server-sent event of a stream's lines."""
-    fields = {}
-    for line in lines:
-        if line:
-            key, _, value = line.partition(":")
-            fields[key] = value.strip()
-        elif "event" in fields:
-            yield fields["event"], fields.get("id"), json.loads(fields.get("data", "null"))
-            fields = {}

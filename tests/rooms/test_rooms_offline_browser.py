@@ -122,3 +122,29 @@ def test_taps_made_offline_wait_then_land_and_merge(live):
     assert anna.js_errors == [] and ben.js_errors == []
     anna.context.close()
     ben.context.close()
+
+
+def test_a_reload_offline_draws_the_room_as_last_seen(live):
+    server, browser, api = live
+    code = new_room(api)
+    anna = _phone(browser, f"{server.url}/r/{code}", "Anna")
+    anna.click('#mine rect[data-cell="H1"]')
+    expect(anna.locator('#mine rect[data-cell="H1"]')).to_have_attribute("data-crossed", "1")
+    # the phone keeps the room as it draws it (a moment after a burst of events)
+    anna.wait_for_function(f"(localStorage.getItem('nochmal-room-last-{code}') || '').includes('\"H1\"')")
+    anna.context.set_offline(True)
+    anna.reload(wait_until="domcontentloaded")  # the page from the service worker, no stream
+    stale = anna.locator("#stale-note")
+    expect(stale).to_be_visible()
+    expect(stale).to_contain_text("Not live")
+    expect(anna.locator('#mine rect[data-cell="H1"]')).to_have_attribute("data-crossed", "1")
+    expect(anna.locator("#status .objectives li")).not_to_have_count(0)  # the team card too
+    anna.click('#mine rect[data-cell="H2"]')  # a tap waits on the phone, as before
+    expect(anna.locator("#offline-note")).to_have_text("Offline — 1 tap waiting")
+    _shot(anna, "offline-reload-stale")
+    anna.context.set_offline(False)
+    expect(stale).to_be_hidden()  # the stream brought the room: live again
+    expect(anna.locator('#mine rect[data-cell="H2"]')).to_have_attribute("data-crossed", "1")
+    assert _cells(api, code) == {"H1", "H2"}
+    assert anna.js_errors == [], anna.js_errors
+    anna.context.close()

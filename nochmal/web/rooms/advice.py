@@ -27,10 +27,12 @@ from nochmal.missions.model import Mission
 from nochmal.missions.split.figures import sheet_figures
 from nochmal.missions.split.instance import Split, units_target
 from nochmal.sheet import Sheet
-from nochmal.web.rooms.checks import and_list
+from nochmal.i18n import Message, say, say_n
+from nochmal.web.rooms.words import and_words, colour_word, wire
 
 MOST_AIMS = 4  # items named per player for a score target: a short list a player can keep in mind
 KINDS = ("column", "colour", "star", "cell")  # the split's item names start with one of these
+
 
 
 @dataclass(frozen=True)
@@ -45,27 +47,29 @@ class Aim:
     helps: str | None = None
     points: int | None = None  # a score target: the points the items add
 
-    def text(self) -> str:
+    def text(self) -> Message:
+        """The aim in words, as data for every phone's language (words.py)."""
         if not self.items:
-            nothing = "no column or colour fits in the rolls left" if self.points is not None else "your part is done"
-            return f"{self.name}: {nothing}"
-        what = items_text(self.items)
+            if self.points is not None:
+                return say("%(name)s: no column or colour fits in the rolls left", name=self.name)
+            return say("%(name)s: your part is done", name=self.name)
+        values = {"name": self.name, "what": items_text(self.items),
+                  "rolls": say_n("%(n)s roll", "%(n)s rolls", self.rolls)}
         if self.helps is not None:
-            return f"{self.name}: help {self.helps} with {what}, about {plural(self.rolls, 'roll')} (the first to finish it counts)"
+            return say("%(name)s: help %(helps)s with %(what)s, about %(rolls)s (the first to finish it counts)",
+                       helps=self.helps, **values)
         if self.points is not None:
-            return f"{self.name}: {what}, about {plural(self.points, 'point')} in {plural(self.rolls, 'roll')}"
-        return f"{self.name}: {what}, about {plural(self.rolls, 'roll')}"
+            return say("%(name)s: %(what)s, about %(points)s in %(rolls)s",
+                       points=say_n("%(n)s point", "%(n)s points", self.points), **values)
+        return say("%(name)s: %(what)s, about %(rolls)s", **values)
 
     def to_dict(self) -> dict:
+        text = self.text()
         return {"seat": self.seat, "name": self.name, "items": list(self.items), "rolls": self.rolls,
-                "helps": self.helps, "points": self.points, "text": self.text()}
+                "helps": self.helps, "points": self.points, "text": str(text), "said": wire(text)}
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
-def items_text(items) -> str:
+def items_text(items) -> Message:
     """``("column H", "column I", "colour green")`` as "columns H and I, colour green"."""
     groups: dict[str, list[str]] = {}
     for item in items:
@@ -74,8 +78,24 @@ def items_text(items) -> str:
     parts = []
     for kind in sorted(groups, key=lambda k: KINDS.index(k) if k in KINDS else len(KINDS)):
         names = groups[kind]
-        parts.append(f"{kind}{'s' if len(names) > 1 else ''} {and_list(names)}")
-    return ", ".join(parts)
+        if kind == "colour":
+            names = [colour_word(name) for name in names]
+        parts.append(kind_words(kind, names))
+    return Message("%(parts)s", {"parts": tuple(parts)})  # (no words of its own)
+
+
+def kind_words(kind: str, names: list) -> Message | str:
+    """"column H", "columns H and I" (a count's words in every language)."""
+    n, listed = len(names), and_words(names)
+    if kind == "column":
+        return say_n("column %(names)s", "columns %(names)s", n, names=listed)
+    if kind == "colour":
+        return say_n("colour %(names)s", "colours %(names)s", n, names=listed)
+    if kind == "star":
+        return say_n("star %(names)s", "stars %(names)s", n, names=listed)
+    if kind == "cell":
+        return say_n("cell %(names)s", "cells %(names)s", n, names=listed)
+    return " ".join([kind, *map(str, names)])  # (an item the split names otherwise: as it is)
 
 
 def split_advice(split: Split, labels: list[str]) -> list[Aim]:

@@ -123,12 +123,13 @@ def add_body_routes() -> None:
 add_body_routes()
 
 
-@router.get("/{code}/seats/{seat}/sheet.svg", summary="A seat's sheet drawn by nochmal/svg.py",
-            response_class=Response, responses=media("image/svg+xml"))
-async def seat_svg(code: str, seat: str, store: Store, rooms: RoomsService):
+@router.get("/{code}/seats/{seat}/sheet.svg", response_class=Response, responses=media("image/svg+xml"),
+            summary="A seat's sheet drawn by nochmal/svg.py, in the request's language")
+async def seat_svg(code: str, seat: str, request: Request, store: Store, rooms: RoomsService):
     room = await run_in_threadpool(store.room, checked_code(code))
     k = checked_seat(seat, room)
-    return Response(await run_in_threadpool(rooms.seat_svg, room, k), media_type="image/svg+xml")
+    drawn = await run_in_threadpool(rooms.seat_svg, room, k, request_language(request))
+    return Response(drawn, media_type="image/svg+xml")
 
 
 @router.get("/{code}/qr.svg", summary="The room's URL as a QR code",
@@ -144,7 +145,7 @@ async def qr(code: str, request: Request, store: Store):
 async def events(code: str, request: Request, store: Store, rooms: RoomsService):
     room = await run_in_threadpool(store.room, checked_code(code))
     last_seen = last_event_id(request)
-    sub = rooms.hub.subscribe(room.code, client_address(request))  # 429 past a limit
+    sub = rooms.hub.subscribe(room.code, client_address(request), request_language(request))  # 429 past a limit
     return EventStream(_stream(rooms, sub, last_seen, public_base_url(request), request),
                        lambda: rooms.hub.unsubscribe(sub))
 
@@ -199,9 +200,11 @@ async def _stream(rooms: Rooms, sub: Subscription, last_seen: int | None, base_u
     when the hub dropped it for falling behind (the reconnect then brings a snapshot)."""
     yield "retry: 300\n\n"
     room = await run_in_threadpool(rooms.store.room, sub.code)
+    sub.after = room.version  # the phone has this version now (a snapshot or its own): no event twice
     if last_seen is None or last_seen < room.version:
         doc = await run_in_threadpool(rooms.room_document, room, base_url)
-        doc["svgs"] = await run_in_threadpool(lambda: {str(k): rooms.seat_svg(room, k) for k in range(room.spec.players)})
+        doc["svgs"] = await run_in_threadpool(lambda: {str(k): rooms.seat_svg(room, k, sub.lang)
+                                                        for k in range(room.spec.players)})
         yield sse_message("sync", doc, room.version)
     loop = asyncio.get_running_loop()
     end = loop.time() + STREAM_SECONDS

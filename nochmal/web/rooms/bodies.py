@@ -8,9 +8,9 @@ which also reads imported rooms. Integers are strict: ``"2"`` is not a number of
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_serializer
 
 from nochmal.board import BUILTIN_BOARDS
 from nochmal.dice import COLOUR_FACES, NUMBER_FACES
@@ -230,6 +230,22 @@ class SeatSheet(BaseModel):
     later_colours: list[str]
 
 
+class Said(BaseModel):
+    """A sentence as data, for phones of several languages (words.py; docs/rooms.md,
+    Languages): the English msgid and its values (plain, or sentences themselves), said by
+    each page with its catalog (/api/i18n/LANG)."""
+
+    msgid: str
+    values: dict[str, Any] = Field(default_factory=dict)
+    plural: Optional[str] = Field(None, description="A count's words: the English plural, the form picked by `n`.")
+    n: Optional[int] = None
+
+    @model_serializer(mode="wrap")
+    def _as_sent(self, handler):
+        """As words.py sends it on the stream: no plural and n for a sentence without a count."""
+        return {k: v for k, v in handler(self).items() if v is not None or k not in ("plural", "n")}
+
+
 class SheetWarning(BaseModel):
     """A sheet no legal game gives, said on that sheet (docs/rooms.md, A mis-tap)."""
 
@@ -242,6 +258,8 @@ class SheetWarning(BaseModel):
     left_out: bool = Field(..., description="True: the team status leaves the sheet out; false: it counts it "
                            "without `cells`.")
     warning: str = Field(..., description='What the status counted: "Ben\'s sheet is counted without A1: ...".')
+    warning_said: Optional[Said] = Field(None, description="`warning` as data, for the page's language.")
+    problems_said: list[Said] = Field(default_factory=list, description="`problems` as data.")
     reasons: list[str] = Field(..., description="The check's own words (nochmal.impossible).")
 
 
@@ -255,6 +273,7 @@ class Aim(BaseModel):
     helps: Optional[str] = Field(None, description="The seat whose item this player races for.")
     points: Optional[int] = Field(None, description="A score target: the points the items add.")
     text: str = Field(..., description='"Anna: columns G, H and I, about 11 rolls".')
+    said: Optional[Said] = Field(None, description="`text` as data, for the page's language.")
 
 
 class RoomStatus(BaseModel):
@@ -278,6 +297,7 @@ class SheetSaved(BaseModel):
 
 class SheetTapped(SheetSaved):
     message: str = Field("", description='What the sheet already showed, if anything: "H4 was already crossed".')
+    message_said: Optional[Said] = Field(None, description="`message` as data, for the page's language.")
 
 
 class SeatFreed(BaseModel):
@@ -288,6 +308,7 @@ class SeatFreed(BaseModel):
 
 class SheetUndone(SheetSaved):
     undone: str = Field(..., description='What the undo took back, in words ("A1 uncrossed").')
+    undone_said: Optional[Said] = Field(None, description="`undone` as data, for the page's language.")
 
 
 class LastRoll(BaseModel):
@@ -312,6 +333,7 @@ class RollsSet(BaseModel):
     status: RoomStatus = Field(..., description="The room's status after the count (as in GET /api/rooms/ID).")
     message: str = Field("", description='What happened, in words: "Anna counted roll 5", "Anna already '
                          'counted roll 5", "Undid roll 5 (counted by Anna)".')
+    message_said: Optional[Said] = Field(None, description="`message` as data, for the page's language.")
     in_play: Optional[InPlay] = None
     won_on: Optional[int] = None
 
@@ -347,6 +369,9 @@ class RoomDocument(BaseModel):
     has_creator: bool = Field(False, description="False: a room made before rooms had creators; any seated phone "
                               "may free a seat or make a new link for it.")
     mission_name: Optional[str] = None
+    mission_names: Optional[dict[str, str]] = Field(None, description="The mission's name in each language (de, en, "
+                                                    "nl, fr, pl): each phone shows its own.")
+    board_labels: dict[str, str] = Field(default_factory=dict, description="The board's name in each language.")
     budget: Optional[int] = None
 
 
@@ -358,15 +383,18 @@ class AdvisedMove(BaseModel):
     active: bool = Field(..., description="The active player: picks first.")
     dice: RollFaces = Field(..., description="The dice this player may use.")
     dice_from: str = Field(..., description='"all six dice" or "what Ben leaves: green, red · 2, ?".')
+    dice_from_said: Optional[Said] = Field(None, description="`dice_from` as data, for the page's language.")
     move: str = Field(..., description='The move (nochmal.move notation): "b3 H4 H5 I5", "pass".')
     cells: list[str]
     text: str = Field(..., description='"Anna: blue 3 — cross H4, H5, I5", "Anna: pass".')
+    said: Optional[Said] = Field(None, description="`text` as data, for the page's language.")
 
 
 class RollAdvice(BaseModel):
     version: int = Field(..., description="The room's version of the entry (the event's id).")
     roll: int
     title: str = Field(..., description='"This roll (Roll 5, Ben rolls)".')
+    title_said: Optional[Said] = Field(None, description="`title` as data, for the page's language.")
     active: int = Field(..., description="The active player's seat.")
     dice: RollFaces
     seat: int = Field(..., description="The seat that entered the dice.")

@@ -13,8 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nochmal.board import COLUMN_LETTERS, Board
+from nochmal.i18n import Message, say, say_n
 from nochmal.impossible import MAX_JOKERS_PER_ROLL, impossible_sheet_reasons, rolls_needed
 from nochmal.sheet import Sheet
+from nochmal.web.rooms.words import and_words, wire
 
 
 @dataclass(frozen=True)
@@ -24,23 +26,35 @@ class SheetWarning:
     seat: int  # 0-based, as the room's seats; people see the name
     name: str
     cells: tuple[str, ...]  # the crosses that break it (reading order), marked on the drawing
-    problems: tuple[str, ...]  # plain words, one a problem
+    problems: tuple[Message, ...]  # plain words, one a problem (said by each phone: words.py)
     left_out: bool  # True: the team status leaves the sheet out; False: it counts it without ``cells``
     reasons: tuple[str, ...]  # the check's own words (nochmal.impossible), for the API
 
-    def text(self, counted: bool = True) -> str:
+    def text(self, counted: bool = True) -> Message:
         """The line the status shows: what the team status counted, and why; ``counted``
         False where no team status counts the sheet (a competitive room scores it as it is)."""
+        why = Message("%(problems)s", {"problems": _semicolons(self.problems)})  # (no words of its own)
         if not counted:
-            what = "cannot come from a legal game"
-        else:
-            what = "is left out" if self.left_out else f"is counted without {and_list(self.cells)}"
-        return f"{self.name}'s sheet {what}: {'; '.join(self.problems)}."
+            return say("%(name)s's sheet cannot come from a legal game: %(why)s.", name=self.name, why=why)
+        if self.left_out:
+            return say("%(name)s's sheet is left out: %(why)s.", name=self.name, why=why)
+        return say("%(name)s's sheet is counted without %(cells)s: %(why)s.", name=self.name,
+                   cells=and_words(self.cells), why=why)
 
     def to_dict(self, counted: bool = True) -> dict:
+        warning = self.text(counted)
         return {"seat": self.seat, "sheet": self.seat + 1, "file": self.name, "name": self.name,
-                "cells": list(self.cells), "problems": list(self.problems), "left_out": self.left_out,
-                "warning": self.text(counted), "reasons": list(self.reasons)}
+                "cells": list(self.cells), "problems": [str(p) for p in self.problems],
+                "problems_said": wire(self.problems), "left_out": self.left_out,
+                "warning": str(warning), "warning_said": wire(warning), "reasons": list(self.reasons)}
+
+
+def _semicolons(problems) -> Message:
+    """Problems one after another with "; " between them, as the English line has them."""
+    problems = list(problems)
+    if len(problems) == 1:
+        return problems[0]
+    return Message("%(first)s; %(rest)s", {"first": problems[0], "rest": _semicolons(problems[1:])})
 
 
 def and_list(words) -> str:
@@ -64,27 +78,31 @@ def check_sheet(sheet: Sheet, seat: int, name: str, rolls: int | None) -> SheetW
     start = COLUMN_LETTERS[board.start_column]
     for part in need.unanchored:
         cells = board.cells_of(part)
-        verb = "is" if len(cells) == 1 else "are"
-        problems.append(f"{and_list(cells)} {verb} not connected to column {start}")
+        problems.append(say_n("%(cells)s is not connected to column %(start)s",
+                              "%(cells)s are not connected to column %(start)s", len(cells),
+                              cells=and_words(cells), start=start))
     rest = without_cells(sheet, bad)
     left_out = bool(impossible_sheet_reasons(rest, rolls))
     if left_out:
-        problems.extend(_other_problems(rest, rolls) or [r for r in reasons if "not connected" not in r])
+        problems.extend(_other_problems(rest, rolls) or [Message(r) for r in reasons if "not connected" not in r])
     return SheetWarning(seat, name, tuple(board.cells_of(bad)), tuple(problems), left_out, tuple(reasons))
 
 
-def _other_problems(sheet: Sheet, rolls: int | None) -> list[str]:
+def _other_problems(sheet: Sheet, rolls: int | None) -> list[Message]:
     """The problems beyond unconnected crosses, in a player's words (empty: none of these)."""
     out = []
     crossed = sheet.crossed.bit_count()
     if rolls is not None:
         need = rolls_needed(sheet.board, sheet.crossed)
         if need.lower > rolls:
-            out.append(f"{crossed} crosses take at least {need.lower} rolls, and this is roll {rolls}")
+            out.append(say("%(crossed)s crosses take at least %(need)s rolls, and this is roll %(rolls)s",
+                           crossed=crossed, need=need.lower, rolls=rolls))
         if sheet.jokers_used > MAX_JOKERS_PER_ROLL * rolls:
-            out.append(f"{sheet.jokers_used} jokers used by roll {rolls} (at most {MAX_JOKERS_PER_ROLL} a roll)")
+            out.append(say("%(jokers)s jokers used by roll %(rolls)s (at most %(most)s a roll)",
+                           jokers=sheet.jokers_used, rolls=rolls, most=MAX_JOKERS_PER_ROLL))
     if sheet.jokers_used > MAX_JOKERS_PER_ROLL * crossed:
-        out.append(f"{sheet.jokers_used} jokers used for {crossed} crosses (at most {MAX_JOKERS_PER_ROLL} a cross)")
+        out.append(say("%(jokers)s jokers used for %(crossed)s crosses (at most %(most)s a cross)",
+                       jokers=sheet.jokers_used, crossed=crossed, most=MAX_JOKERS_PER_ROLL))
     return out
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
-from nochmal.board import COLOUR_NAMES
+from nochmal.i18n import TERMS, Message, say
 from nochmal.dice import Roll
 from nochmal.errors import NochmalError, RollError
 from nochmal.game import Game
@@ -33,6 +33,7 @@ from nochmal.web.rooms.rolls import budget_of, in_play_document
 from nochmal.web.rooms.service import RoomsService
 from nochmal.web.rooms.status import room_sheets, seat_label
 from nochmal.web.rooms.store import Room, RoomStore
+from nochmal.web.rooms.words import wire
 
 
 def roll_game(room: Room, roll: Roll) -> Game:
@@ -45,7 +46,8 @@ def roll_game(room: Room, roll: Roll) -> Game:
     try:
         game = Game.from_position(position)
     except NochmalError as exc:
-        raise WebError(f"the sheets give no position to advise from: {exc}", "roll", 409) from None
+        raise WebError(say("the sheets give no position to advise from: %(why)s", why=exc.message), "roll",
+                       409) from None
     game.apply_roll(roll)  # RollError: the wrong number of dice for this game
     return game
 
@@ -87,41 +89,49 @@ def advise(room: Room, roll: Roll) -> list[dict]:
         dice = game.available_dice()
         move = agent.choose(game.clone())
         game.apply_move(move)  # the engine's check: an advice is always a legal move
+        source = dice_from(seat_label(room, active), k == active or free, dice, roll)
+        words = move_words(seat_label(room, k), move)
         out.append({"seat": k, "name": seat_label(room, k), "active": k == active, "dice": dice.to_json(),
-                    "dice_from": dice_from(seat_label(room, active), k == active or free, dice, roll),
-                    "move": str(move), "cells": list(move.cells), "text": move_words(seat_label(room, k), move)})
+                    "dice_from": str(source), "dice_from_said": wire(source), "move": str(move),
+                    "cells": list(move.cells), "text": str(words), "said": wire(words)})
     return out
 
 
-def dice_from(active_name: str, all_dice: bool, dice: Roll, roll: Roll) -> str:
+def dice_from(active_name: str, all_dice: bool, dice: Roll, roll: Roll) -> Message:
     """Which dice a player picks from, in words: all of them (the active player; everyone in
     rolls 1-3), or what the active player leaves (all of them again when that is a pass)."""
-    every = "all six dice" if len(roll.colours) == 3 else "all the dice"
+    six = len(roll.colours) == 3
     if all_dice:
-        return every
+        return say("all six dice") if six else say("all the dice")
     if dice == roll:
-        return f"{every} ({active_name} passes)"
-    return f"what {active_name} leaves: {faces_words(dice)}"
+        if six:
+            return say("all six dice (%(name)s passes)", name=active_name)
+        return say("all the dice (%(name)s passes)", name=active_name)
+    return say("what %(name)s leaves: %(dice)s", name=active_name, dice=faces_words(dice))
 
 
-def faces_words(dice: Roll) -> str:
+def faces_words(dice: Roll) -> Message:
     """Dice as a player reads them off the table: "yellow, blue, joker · 3, 5, ?"."""
-    colours = [COLOUR_NAMES.get(f, "joker") for f in dice.colours]
-    return ", ".join(colours) + " · " + ", ".join(dice.numbers)
+    colours = tuple(say(TERMS[f]) if f in TERMS else say(TERMS["joker"]) for f in dice.colours)
+    return say("%(colours)s · %(numbers)s", colours=colours, numbers=", ".join(dice.numbers))
 
 
-def move_words(name: str, move: Move) -> str:
+def move_words(name: str, move: Move) -> Message:
     """"Anna: blue 3 — cross H4, H5, I5", "Anna: pass"; a joker said as what it stands for."""
     if move.is_pass:
-        return f"{name}: pass"
-    jokers = [what for what, used in (("colour joker", move.colour_joker), ("number joker", move.number_joker))
-              if used]
-    joker_words = " (both jokers)" if len(jokers) == 2 else f" ({jokers[0]})" if jokers else ""
-    return f"{name}: {COLOUR_NAMES[move.colour]} {move.count}{joker_words} — cross {', '.join(move.cells)}"
+        return say("%(name)s: pass", name=name)
+    values = {"name": name, "colour": say(TERMS[move.colour]), "count": move.count, "cells": tuple(move.cells)}
+    if move.colour_joker and move.number_joker:
+        return say("%(name)s: %(colour)s %(count)s (both jokers) — cross %(cells)s", **values)
+    if move.colour_joker:
+        return say("%(name)s: %(colour)s %(count)s (colour joker) — cross %(cells)s", **values)
+    if move.number_joker:
+        return say("%(name)s: %(colour)s %(count)s (number joker) — cross %(cells)s", **values)
+    return say("%(name)s: %(colour)s %(count)s — cross %(cells)s", **values)
 
 
-def advice_title(roll: int, active_name: str) -> str:
-    return f"This roll (Roll {roll}, {active_name} rolls)"
+def advice_title(roll: int, active_name: str) -> Message:
+    return say("This roll (Roll %(roll)s, %(name)s rolls)", roll=roll, name=active_name)
 
 
 def kept_dice(store: RoomStore, room: Room) -> dict | None:
@@ -143,18 +153,22 @@ def enter_dice(rooms, code: str, token: str | None, raw: bytes) -> dict:
     body = checked_body(raw, bodies.DiceBody)
     play = in_play_document(room)
     if room.won_on is not None:
-        raise WebError(f"the mission was won on roll {room.won_on}: no roll to advise (reopen the game first)",
-                       "roll", 409)
+        raise WebError(say("the mission was won on roll %(roll)s: no roll to advise (reopen the game first)",
+                           roll=room.won_on), "roll", 409)
     if play["roll"] != body["roll"]:
-        now = f"roll {play['roll']} is in play" if play["roll"] else "the last roll is counted"
-        raise WebError(f"{now}, not roll {body['roll']}: these dice are for another roll", "roll", 409)
+        if play["roll"]:
+            raise WebError(say("roll %(now)s is in play, not roll %(roll)s: these dice are for another roll",
+                               now=play["roll"], roll=body["roll"]), "roll", 409)
+        raise WebError(say("the last roll is counted, not roll %(roll)s: these dice are for another roll",
+                           roll=body["roll"]), "roll", 409)
     try:
         roll = Roll.from_json(body["dice"])
         roll_game(room, roll)  # the dice fit the game, the sheets make a position: said here, not in the child
     except RollError as exc:
-        raise WebError(f"dice: {exc}", "dice", 422) from None
+        raise WebError(say("dice: %(why)s", why=exc.message), "dice", 422) from None
     moves = rooms.worker.run(advise, room, roll)  # the engine's work off the server process (status.py)
-    entry = {"title": advice_title(body["roll"], play["name"]), "active": play["seat"], "dice": roll.to_json(),
+    title = advice_title(body["roll"], play["name"])
+    entry = {"title": str(title), "title_said": wire(title), "active": play["seat"], "dice": roll.to_json(),
              "seat": k, "entered_by": seat_label(room, k), "moves": moves}
     version = store.enter_dice(code, k, body["roll"], entry)
     out = {"version": version, "roll": body["roll"], **entry}

@@ -49,7 +49,9 @@ class Subscription:
     code: str
     client: str
     queue: asyncio.Queue
+    lang: str = "en"  # the phone's language: the words drawn into its sheets (docs/rooms.md, Languages)
     dropped: bool = False
+    after: int = -1  # the version its snapshot showed (api.py): events up to it are not sent again
     ended: asyncio.Event = field(default_factory=asyncio.Event)  # set when dropped or closed
     released: bool = False
 
@@ -65,13 +67,14 @@ class Hub:
         self._open = 0
         self._lock = threading.Lock()
 
-    def subscribe(self, code: str, client: str) -> Subscription:
-        """A new stream of room ``code`` for address ``client``; 429 when a limit is reached.
-        Call on the event loop; every subscription must be released (``unsubscribe``)."""
+    def subscribe(self, code: str, client: str, lang: str = "en") -> Subscription:
+        """A new stream of room ``code`` for address ``client`` in language ``lang``; 429 when a
+        limit is reached. Call on the event loop; every subscription must be released
+        (``unsubscribe``)."""
         self.loop = asyncio.get_running_loop()
         with self._lock:
             self._check_room_for(code, client)
-            sub = Subscription(code, client, asyncio.Queue(maxsize=self.queue_size))
+            sub = Subscription(code, client, asyncio.Queue(maxsize=self.queue_size), lang)
             self._rooms.setdefault(code, set()).add(sub)
             self._open_rooms[code] += 1
             self._open_clients[client] += 1
@@ -116,6 +119,11 @@ class Hub:
         with self._lock:
             return len(self._rooms.get(code, ()))
 
+    def languages(self, code: str) -> set[str]:
+        """The languages of the room's streams that receive events (none: an empty set)."""
+        with self._lock:
+            return {sub.lang for sub in self._rooms.get(code, ())}
+
     def open_streams(self, code: str | None = None, client: str | None = None) -> int:
         """Open streams (dropped ones count until they close): of a room, of an address, or all."""
         with self._lock:
@@ -125,20 +133,24 @@ class Hub:
                 return self._open_clients[client]
             return self._open
 
-    def publish(self, code: str, event: str, data: dict, event_id: int | None = None) -> None:
-        """Send to every stream of the room (from any thread)."""
+    def publish(self, code: str, event: str, data: dict, event_id: int | None = None,
+                by_language: dict[str, dict] | None = None) -> None:
+        """Send to every stream of the room (from any thread); ``by_language``: a stream whose
+        language it holds gets that data instead (a sheet drawn in its words), each written
+        once."""
         loop = self.loop
         if loop is None or loop.is_closed():
             return
+        messages = {lang: sse_message(event, value, event_id) for lang, value in (by_language or {}).items()}
         message = sse_message(event, data, event_id)
         with self._lock:
             subs = list(self._rooms.get(code, ()))
         for sub in subs:
-            loop.call_soon_threadsafe(self._offer, sub, message)
+            loop.call_soon_threadsafe(self._offer, sub, messages.get(sub.lang, message), event_id)
 
-    def _offer(self, sub: Subscription, message: str) -> None:
+    def _offer(self, sub: Subscription, message: str, event_id: int | None = None) -> None:
         """On the loop: queue the message, or drop a stream that stopped reading."""
-        if sub.dropped:
+        if sub.dropped or (event_id is not None and event_id <= sub.after):
             return
         try:
             sub.queue.put_nowait(message)

@@ -10,8 +10,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescape
 
+from nochmal.board import BUILTIN_BOARDS
 from nochmal.web.errors import WebError
-from nochmal.web.language import i18n_context
+from nochmal.web.language import board_label, i18n_context
 from nochmal.web.rooms.service import Store
 from nochmal.web.rooms.model import shipped_mission, shipped_mission_ids, valid_code
 
@@ -42,7 +43,7 @@ TEMPLATES = _templates()
 @router.get("/rooms", response_class=HTMLResponse)
 async def rooms_page(request: Request):
     missions = [shipped_mission(mid) for mid in shipped_mission_ids()]
-    return _render("rooms_index.html", request, missions=missions)
+    return _render("rooms_index.html", request, missions=missions, boards=BUILTIN_BOARDS, board_label=board_label)
 
 
 @router.get("/r/{code}", response_class=HTMLResponse)

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.sheet import Sheet
+from nochmal.i18n import Message, say
 from nochmal.web.errors import WebError
+from nochmal.web.rooms.words import and_words, colour_word, wire
 
 OVERRIDES = ("first", "later")  # a seat's hand-set value; "auto" (None) follows the rolls
 
@@ -31,9 +33,9 @@ def is_colour(item: str) -> bool:
     return item in COLOUR_NAMES.values()
 
 
-def item_label(item: str) -> str:
-    """``column H`` or ``green``: as a message names it."""
-    return item if is_colour(item) else f"column {item}"
+def item_words(item: str) -> Message:
+    """``column H`` or ``green``: as a message names it, in any language (words.py)."""
+    return colour_word(item) if is_colour(item) else say("column %(letter)s", letter=item)
 
 
 def later_items(board: Board, later_columns: int, later_colours: int) -> set[str]:
@@ -49,8 +51,9 @@ def race_item(text: str, board: Board) -> str:
     name = COLOUR_NAMES.get(text.lower(), text.lower())
     if name in COLOUR_NAMES.values():
         return name
-    raise WebError(f"item must be a column letter (A..{COLUMN_LETTERS[board.cols - 1]}) or a colour "
-                   f"({', '.join(COLOUR_NAMES.values())}), not {text[:12]!r}", "item", 422)
+    raise WebError(say("item must be a column letter (A..%(last)s) or a colour (%(colours)s), not %(text)s",
+                       last=COLUMN_LETTERS[board.cols - 1], colours=", ".join(COLOUR_NAMES.values()),
+                       text=repr(text[:12])), "item", 422)
 
 
 def scored_later(marks) -> dict[int, set[str]]:
@@ -126,9 +129,10 @@ def race_document(marks, sheets: list[Sheet], labels: list[str], rolls_used: int
             race[what][item] = {"first": first, "later": later, "rolls": rolls.get(item, {}),
                                 "by_hand": by_hand.get(item, {})}
         if later and not first:
-            names = ", ".join(labels[k] for k in later)
-            problems.append(f"{item_label(item)}: {names} scored the later value but nobody scored it first")
-    return {"race": race, "race_problems": problems, "end": end_document(marks, sheets, labels, rolls_used)}
+            problems.append(say("%(item)s: %(names)s scored the later value but nobody scored it first",
+                                item=item_words(item), names=tuple(labels[k] for k in later)))
+    return {"race": race, "race_problems": [str(p) for p in problems], "race_problems_said": wire(problems),
+            "end": end_document(marks, sheets, labels, rolls_used)}
 
 
 def end_document(marks, sheets: list[Sheet], labels: list[str], rolls_used: int) -> dict | None:
@@ -138,23 +142,39 @@ def end_document(marks, sheets: list[Sheet], labels: list[str], rolls_used: int)
     end = game_end(marks)
     if end is None:
         return None
-    who = " and ".join(labels[k] for k in end.seats)
+    who = and_words([labels[k] for k in end.seats])
     final = rolls_used >= end.roll
-    doc = {"roll": end.roll, "seats": list(end.seats), "final": final, "winners": [], "record": None,
-           "record_note": "The dice were rolled at the table, so the room does not know them and cannot make a "
-                          "record for nochmal replay; download the final sheets instead."}
+    doc = {"roll": end.roll, "seats": list(end.seats), "final": final, "winners": [], "record": None}
+    said = {"record_note": say("The dice were rolled at the table, so the room does not know them and cannot make "
+                               "a record for nochmal replay; download the final sheets instead.")}
     if not final:
-        doc["title"] = f"Last roll: {who} completed a second colour on roll {end.roll}"
-        doc["text"] = (f"{who} completed a second colour on roll {end.roll}: that is the last roll. Everyone "
-                       f"finishes crossing it, then count it to see the final scores.")
-        return doc
+        said["title"] = say("Last roll: %(who)s completed a second colour on roll %(roll)s", who=who, roll=end.roll)
+        said["text"] = say("%(who)s completed a second colour on roll %(roll)s: that is the last roll. Everyone "
+                           "finishes crossing it, then count it to see the final scores.", who=who, roll=end.roll)
+        return _with_words(doc, said)
     won = winners(sheets)
     doc["winners"] = won
-    names = " and ".join(labels[k] for k in won)
-    score = sheets[won[0]].score()
-    tied = [k for k, s in enumerate(sheets) if s.score() == score and k not in won]
-    why = (f" ({', '.join(labels[k] for k in tied)} as many points, fewer unused jokers)" if tied else "")
-    verb = "share the win" if len(won) > 1 else "wins"
-    doc["title"] = f"Game over after roll {end.roll}: {names} {verb} with {score} points"
-    doc["text"] = f"Game over after roll {end.roll} ({who} completed a second colour). {names} {verb} with {score} points{why}."
+    values = {"roll": end.roll, "who": who, "names": and_words([labels[k] for k in won]),
+              "score": sheets[won[0]].score()}
+    tied = [k for k, s in enumerate(sheets) if s.score() == values["score"] and k not in won]
+    if len(won) > 1:
+        said["title"] = say("Game over after roll %(roll)s: %(names)s share the win with %(score)s points", **values)
+        said["text"] = say("Game over after roll %(roll)s (%(who)s completed a second colour). %(names)s share the "
+                           "win with %(score)s points.", **values)
+    elif tied:
+        said["title"] = say("Game over after roll %(roll)s: %(names)s wins with %(score)s points", **values)
+        said["text"] = say("Game over after roll %(roll)s (%(who)s completed a second colour). %(names)s wins with "
+                           "%(score)s points (%(tied)s as many points, fewer unused jokers).",
+                           tied=tuple(labels[k] for k in tied), **values)
+    else:
+        said["title"] = say("Game over after roll %(roll)s: %(names)s wins with %(score)s points", **values)
+        said["text"] = say("Game over after roll %(roll)s (%(who)s completed a second colour). %(names)s wins with "
+                           "%(score)s points.", **values)
+    return _with_words(doc, said)
+
+
+def _with_words(doc: dict, said: dict) -> dict:
+    """The end's sentences in English for API clients and as data for the pages (words.py)."""
+    for key, message in said.items():
+        doc[key], doc[key + "_said"] = str(message), wire(message)
     return doc

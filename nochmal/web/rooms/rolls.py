@@ -9,6 +9,7 @@ the roll in play and its active player; a roll is counted by its number, so a se
 
 from __future__ import annotations
 
+from nochmal.i18n import Message, say
 from nochmal.web.rooms.model import RoomMode, shipped_mission
 from nochmal.web.rooms.race import game_end
 from nochmal.web.rooms.status import seat_label
@@ -50,13 +51,18 @@ def in_play_document(room: Room) -> dict:
             "seat": active, "name": seat_name(room, active), "last": last}
 
 
-def roll_message(room: Room, step: RollStep, undo: bool) -> str:
-    """What a roll counted or taken back did, in words with the seats' names."""
+def roll_message(room: Room, step: RollStep, undo: bool) -> Message:
+    """What a roll counted or taken back did, in words with the seats' names (a Message:
+    every phone says it in its language, words.py)."""
     who = seat_name(room, step.counter)
     if undo:
         if not step.changed:
-            return f"Roll {step.roll} is not counted (already taken back)"
-        return f"Undid roll {step.roll}" + (f" (counted by {who})" if who else "")
+            return say("Roll %(roll)s is not counted (already taken back)", roll=step.roll)
+        if who:
+            return say("Undid roll %(roll)s (counted by %(name)s)", roll=step.roll, name=who)
+        return say("Undid roll %(roll)s", roll=step.roll)
     if not step.changed:
-        return f"{who} already counted roll {step.roll}" if who else f"Roll {step.roll} was already counted"
-    return f"{who} counted roll {step.roll}"
+        if who:
+            return say("%(name)s already counted roll %(roll)s", name=who, roll=step.roll)
+        return say("Roll %(roll)s was already counted", roll=step.roll)
+    return say("%(name)s counted roll %(roll)s", name=who, roll=step.roll)

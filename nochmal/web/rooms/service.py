@@ -10,17 +10,21 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from nochmal.i18n import LANGUAGES, Message, said, say
 from nochmal.svg import sheets_svg
 from nochmal.web.errors import WebError
+from nochmal.web.language import board_label
 from nochmal.web.limits import RateLimit, env_days
 from nochmal.web.rooms import bodies
-from nochmal.web.rooms.hub import Hub, StreamLimits
+from nochmal.web.rooms.fanout import shared_hub
+from nochmal.web.rooms.hub import StreamLimits
 from nochmal.web.rooms.model import RoomMode, SheetState, board_of, parse_roll_request, parse_sheet_edit, shipped_mission
 from nochmal.web.rooms.race import completed_items, is_colour, later_items, race_item
 from nochmal.web.rooms.request import checked_body, checked_code, checked_seat, handover_url, qr_svg, room_url
 from nochmal.web.rooms.rolls import in_play_document, roll_message
 from nochmal.web.rooms.status import StatusWorker, claimed_by_others, quick_status, rolls_in_play, room_sheets, seat_label
 from nochmal.web.rooms.store import Room, RoomStore, SheetTap
+from nochmal.web.rooms.words import wire
 
 
 @dataclass
@@ -29,6 +33,7 @@ class RoomSettings:
     expire_days: float = field(default_factory=lambda: env_days("NOCHMAL_ROOMS_EXPIRE_DAYS", 30.0))  # rooms untouched this long are deleted
     split_seconds: float = 3.0  # CP-SAT time limit of a team split
     streams: StreamLimits = field(default_factory=StreamLimits)  # live streams open at once (hub.py)
+    database: str | None = None  # a postgresql:// URL: live updates shared with the other servers (fanout.py)
 
 
 class Rooms:
@@ -37,9 +42,11 @@ class Rooms:
     def __init__(self, data_dir: str | Path, settings: RoomSettings | None = None):
         self.settings = settings or RoomSettings()
         self.store = RoomStore(data_dir)
-        self.hub = Hub(self.settings.streams)
+        self.hub, guard = shared_hub(self.settings.database, self.settings.streams)
+        if guard is not None:
+            self.hub.redraw = self.redraw
         self.rate = RateLimit(self.settings.rooms_per_minute, "new rooms")
-        self.worker = StatusWorker(self.store.room, self._publish_status, self.settings.split_seconds)
+        self.worker = StatusWorker(self.store.room, self._publish_status, self.settings.split_seconds, guard=guard)
         self.store.expire(self.settings.expire_days * 86400)
         self._last_expiry = time.monotonic()
 
@@ -70,6 +77,7 @@ class Rooms:
             status = quick_status(room)
             self.worker.request(room)
         out = {"id": room.code, "url": room_url(base_url, room.code), "mode": spec.mode, "board": spec.board,
+               "board_labels": {lang: board_label(spec.board, lang) for lang in LANGUAGES},
                "players": spec.players, "mission": spec.mission, "difficulty": spec.difficulty,
                "rolls_used": room.rolls_used, "version": room.version,
                "expires": room.touched + self.settings.expire_days * 86400, "seats": seats, "status": status,
@@ -77,25 +85,35 @@ class Rooms:
         if spec.mode is RoomMode.MISSION:
             mission = shipped_mission(spec.mission)
             out["mission_name"] = mission.name
+            out["mission_names"] = {lang: mission.name_in(lang) for lang in LANGUAGES}  # each phone its own
             out["budget"] = mission.budget(spec.players, spec.difficulty)
         return out
 
-    def seat_svg(self, room: Room, k: int) -> str:
+    def seat_svg(self, room: Room, k: int, lang: str = "en") -> str:
+        """Seat k's sheet drawn in ``lang``'s words (a phone's language: docs/rooms.md, Languages)."""
         sheet = room_sheets(room)[k]
         seat = room.seat(k)
         cols, colours = claimed_by_others(room, k)
-        title = seat.name if seat else f"seat {k + 1} (free)"
-        svg = sheets_svg([(title, sheet)], cols, colours)
+        title = seat.name if seat else said(say("seat %(n)s (free)", n=k + 1), lang)
+        svg = sheets_svg([(title, sheet)], cols, colours, lang=lang)
         return svg[svg.index("<svg"):]
 
+    def redraw(self, code: str, data: dict, lang: str) -> dict:
+        """A sheet event made on another server, its sheets drawn in ``lang`` (fanout.py)."""
+        room = self.store.room(code)
+        return {**data, "svgs": {j: self.seat_svg(room, int(j), lang) for j in data.get("svgs", {})}}
+
     def publish_sheet(self, room: Room, k: int, redraw_all: bool, doc: dict | None = None) -> None:
+        """The edit to every phone, its sheets drawn once per language the room's phones speak."""
         doc = doc or self.room_document(room, "")
         data = {"version": room.version, "seat": k, "sheet": doc["seats"][k], "status": doc["status"],
-                "in_play": doc["in_play"], "won_on": doc["won_on"],
-                "svgs": {str(j): self.seat_svg(room, j) for j in (range(room.spec.players) if redraw_all else [k])}}
+                "in_play": doc["in_play"], "won_on": doc["won_on"]}
         if redraw_all:  # the race: other seats' first/later values follow from this edit too
             data["seats"] = doc["seats"]
-        self.hub.publish(room.code, "sheet", data, room.version)
+        drawn = range(room.spec.players) if redraw_all else [k]
+        words = {lang: {**data, "svgs": {str(j): self.seat_svg(room, j, lang) for j in drawn}}
+                 for lang in self.hub.languages(room.code) | {"en"}}
+        self.hub.publish(room.code, "sheet", words["en"], room.version, by_language=words)
 
     def edit_sheet(self, code: str, seat: str, token: str | None, raw: bytes, base_url: str) -> dict:
         """PUT .../seats/{seat}/sheet in one thread hop: the token, then the body, the commit,
@@ -140,8 +158,9 @@ class Rooms:
         name, version = self.store.free_seat(code, k, by)
         room = self.store.room(code)
         self.publish_sheet(room, k, False)
-        self.hub.publish(code, "seat", {"version": version, "seat": k, "text": f"{by} freed {name}'s seat: this phone "
-                                        "no longer holds it; any phone may sit in it and gets its sheet."}, version)
+        note = say("%(by)s freed %(name)s's seat: this phone no longer holds it; any phone may sit in it and gets "
+                   "its sheet.", by=by, name=name)
+        self.hub.publish(code, "seat", {"version": version, "seat": k, "text": str(note), "said": wire(note)}, version)
         return {"version": version, "seat": k, "name": name}
 
     def handover(self, code: str, seat: str, token: str | None, base_url: str) -> dict:
@@ -154,8 +173,10 @@ class Rooms:
         by = seat_label(room, k) if own else self.store.keeper(code, token)
         secret, version = self.store.start_handover(code, k, by, reissue=not own)
         if version is not None:
-            self.hub.publish(code, "seat", {"version": version, "seat": k, "text": f"{by} made a new link for "
-                                            f"{seat_label(room, k)}'s seat: this phone no longer holds it."}, version)
+            note = say("%(by)s made a new link for %(name)s's seat: this phone no longer holds it.", by=by,
+                       name=seat_label(room, k))
+            self.hub.publish(code, "seat", {"version": version, "seat": k, "text": str(note), "said": wire(note)},
+                             version)
         url = handover_url(base_url, code, k, secret)
         return {"seat": k, "url": url, "handover": secret, "qr_svg": qr_svg(url)}
 
@@ -171,10 +192,10 @@ class Rooms:
                 doc = self.room_document(room, base_url)
         return room, doc
 
-    def publish_rolls(self, room: Room, doc: dict, message: str) -> None:
+    def publish_rolls(self, room: Room, doc: dict, message: Message | None) -> None:
         self.hub.publish(room.code, "rolls", {"version": room.version, "rolls_used": room.rolls_used,
                                               "status": doc["status"], "in_play": doc["in_play"], "won_on": doc["won_on"],
-                                              "message": message}, room.version)
+                                              **message_fields(message)}, room.version)
 
     def count_rolls(self, code: str, token: str | None, raw: bytes, base_url: str) -> dict:
         """PUT .../rolls: a roll counted or taken back by its number (a repeat changes nothing
@@ -184,7 +205,7 @@ class Rooms:
         ask = parse_roll_request(checked_body(raw, bodies.RollsBody))
         if ask.kind == "rolls_used":
             self.store.set_rolls(code, k, ask.value)
-            changed, message = True, ""
+            changed, message = True, None
         else:
             step = self.store.step_roll(code, k, ask.value, ask.kind == "undo")
             changed, message = step.changed, roll_message(self.store.room(code), step, ask.kind == "undo")
@@ -192,7 +213,7 @@ class Rooms:
         if changed:
             self.publish_rolls(room, doc, message)
         return {"version": room.version, "rolls_used": room.rolls_used, "status": doc["status"],
-                "message": message, "in_play": doc["in_play"], "won_on": doc["won_on"]}
+                **message_fields(message), "in_play": doc["in_play"], "won_on": doc["won_on"]}
 
     def override_race(self, code: str, seat: str, token: str | None, raw: bytes, base_url: str) -> dict:
         """PUT .../seats/{seat}/race: the seat's own first / later for an item it completed."""
@@ -201,7 +222,7 @@ class Rooms:
         self.store.check_token(code, k, token)
         body = checked_body(raw, bodies.RaceBody)
         if room.spec.mode is not RoomMode.COMPETITIVE:
-            raise WebError("a mission has no race: every column and colour scores its first value", "item", 422)
+            raise WebError(say("a mission has no race: every column and colour scores its first value"), "item", 422)
         item = race_item(body["item"], board_of(room.spec))
         self.store.set_race_override(code, k, item, None if body["value"] == "auto" else body["value"])
         room = self.store.room(code)
@@ -217,12 +238,16 @@ class Rooms:
         k = self.store.seat_of_token(code, token)
         seen = checked_body(raw, bodies.ReopenBody)["won_on"]
         if room.won_on != seen:
-            now = f"the room's win is on roll {room.won_on}" if room.won_on else "the room is not won"
-            raise WebError(f"{now}, not roll {seen}: reload and look again", "won_on", 409)
+            if room.won_on:
+                raise WebError(say("the room's win is on roll %(won)s, not roll %(seen)s: reload and look again",
+                                   won=room.won_on, seen=seen), "won_on", 409)
+            raise WebError(say("the room is not won, not roll %(seen)s: reload and look again", seen=seen),
+                           "won_on", 409)
         self.store.reopen(code, k)
         room = self.store.room(code)
         doc = self.room_document(room, base_url)
-        self.publish_rolls(room, doc, f"{seat_label(room, k)} reopened the game (it was won on roll {seen})")
+        self.publish_rolls(room, doc, say("%(name)s reopened the game (it was won on roll %(roll)s)",
+                                          name=seat_label(room, k), roll=seen))
         return {"version": room.version, "won_on": room.won_on}
 
     def undo_sheet(self, code: str, seat: str, token: str | None, raw: bytes, base_url: str) -> dict:
@@ -235,23 +260,32 @@ class Rooms:
         room = self.store.room(code)
         doc = self.room_document(room, base_url)
         self.publish_sheet(room, k, room.spec.mode is RoomMode.COMPETITIVE, doc)
+        undone = undo_words(board_of(room.spec), before, after)
         return {"version": version, "sheet_version": sheet_version, "seat": doc["seats"][k], "status": doc["status"],
-                "undone": undo_words(board_of(room.spec), before, after)}
+                "undone": str(undone), "undone_said": wire(undone)}
 
 
-def undo_words(board, before: SheetState, after: SheetState) -> str:
+def message_fields(message: Message | None) -> dict:
+    """A note for every phone: ``message`` in English (API clients read it), ``message_said``
+    for each page to say in its language (words.py); none: both empty."""
+    return {"message": str(message) if message is not None else "", "message_said": wire(message)}
+
+
+def undo_words(board, before: SheetState, after: SheetState) -> Message:
     """What an undo took back, as a player says it: "A1 uncrossed", "H4 crossed again"."""
     parts = []
     gone, back = before.crossed & ~after.crossed, after.crossed & ~before.crossed
     if gone:
-        parts.append(" ".join(board.cells_of(gone)) + " uncrossed")
+        parts.append(say("%(cells)s uncrossed", cells=" ".join(board.cells_of(gone))))
     if back:
-        parts.append(" ".join(board.cells_of(back)) + " crossed again")
+        parts.append(say("%(cells)s crossed again", cells=" ".join(board.cells_of(back))))
     if before.jokers_used != after.jokers_used:
-        parts.append(f"jokers used {before.jokers_used} → {after.jokers_used}")
+        parts.append(say("jokers used %(before)s → %(after)s", before=before.jokers_used, after=after.jokers_used))
     if (before.later_columns, before.later_colours) != (after.later_columns, after.later_colours):
-        parts.append("first/later as before")
-    return ", ".join(parts) or "nothing changed"
+        parts.append(say("first/later as before"))
+    if not parts:
+        return say("nothing changed")
+    return parts[0] if len(parts) == 1 else Message("%(parts)s", {"parts": tuple(parts)})  # (no words of its own)
 
 
 def parse_tap(body: dict, board) -> SheetTap:

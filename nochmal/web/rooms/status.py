@@ -20,12 +20,14 @@ from typing import Callable
 
 from nochmal.missions.coop import mission_status
 from nochmal.missions.split import SPLIT_SECONDS, status_document, team_plan
+from nochmal.i18n import Message, say
 from nochmal.sheet import Sheet
 from nochmal.web.rooms.advice import score_advice, split_advice
 from nochmal.web.rooms.checks import SheetWarning, check_sheet, counted_sheet
 from nochmal.web.rooms.model import RoomMode, board_of, shipped_mission
 from nochmal.web.rooms.race import race_document
 from nochmal.web.rooms.store import Room
+from nochmal.web.rooms.words import wire
 
 log = logging.getLogger(__name__)
 QUIET_SECONDS = 0.25  # a room's full status waits until its edits pause this long
@@ -93,7 +95,9 @@ def _mission_status(room: Room, full: bool, time_limit: float = SPLIT_SECONDS) -
     doc = status_document(st, labels, plan)
     doc["impossible"] = [w.to_dict() for w in warnings if w is not None]
     for objective, done in zip(doc["objectives"], st.objectives):
-        objective["missing"] = [named_missing(part, labels) for part in done.missing_parts]
+        missing = [named_missing(part, labels) for part in done.missing_parts]
+        objective["missing"], objective["missing_said"] = [str(m) for m in missing], wire(missing)
+        objective["description_said"] = wire(done.objective.description(room.spec.players))  # each phone's words
     if plan is not None:
         aims = split_advice(plan.split, labels) if plan.split.instance.has_cells else \
             score_advice(mission, sheets, labels, st.rolls_left)
@@ -103,13 +107,19 @@ def _mission_status(room: Room, full: bool, time_limit: float = SPLIT_SECONDS) -
     return doc
 
 
-def named_missing(part: tuple[int | None, str, str], labels: list[str]) -> str:
+def named_missing(part: tuple[int | None, str, str], labels: list[str]) -> Message | str:
     """An objective's missing line with the seat's name where the CLI numbers its files
     (missions/objectives.py's missing_parts): "Anna: G, H, I", "Ben (closest): G, H"."""
     sheet, role, rest = part
     if sheet is None:
         return rest
-    return f"{labels[sheet]}{f' ({role})' if role else ''}: {rest}"
+    if role == "closest":
+        return say("%(name)s (closest): %(rest)s", name=labels[sheet], rest=rest)
+    if role == "best":
+        return say("%(name)s (best): %(rest)s", name=labels[sheet], rest=rest)
+    if role:
+        return f"{labels[sheet]} ({role}): {rest}"
+    return f"{labels[sheet]}: {rest}"
 
 
 def competitive_status(room: Room) -> dict:
@@ -186,8 +196,9 @@ class StatusWorker:
     changed, newest state only, caches them by state and hands each to ``publish``."""
 
     def __init__(self, load_room: Callable[[str], Room], publish: Callable[[str, dict], None],
-                 time_limit: float = SPLIT_SECONDS, cache_size: int = 512):
+                 time_limit: float = SPLIT_SECONDS, cache_size: int = 512, guard=None):
         self._load = load_room
+        self.guard = guard  # several servers (fanout.py StatusGuard): one computes a room at a time
         self._publish = publish
         self.time_limit = time_limit
         self._cache: OrderedDict = OrderedDict()
@@ -294,6 +305,21 @@ class StatusWorker:
             self._cv.notify()
         self._end_child()
 
+    def _work_out(self, room: Room, shared: dict | None = None) -> None:
+        """The room's full status cached and published; ``shared``: the one another server
+        published for this version (cached here, not sent again)."""
+        status = self.cached(room) or shared
+        if status is None:
+            start = time.perf_counter()
+            status = self._compute(room) if room.spec.mode is RoomMode.MISSION else full_status(room)
+            self.timings.append(time.perf_counter() - start)
+        with self._cv:
+            self._cache[state_key(room)] = status
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        if status is not shared:
+            self._publish(room.code, {"version": room.version, "status": status})
+
     def _run(self) -> None:
         while True:
             with self._cv:
@@ -312,16 +338,15 @@ class StatusWorker:
                     return
             try:
                 room = self._load(code)
-                status = self.cached(room)
-                if status is None:
-                    start = time.perf_counter()
-                    status = self._compute(room) if room.spec.mode is RoomMode.MISSION else full_status(room)
-                    self.timings.append(time.perf_counter() - start)
-                    with self._cv:
-                        self._cache[state_key(room)] = status
-                        while len(self._cache) > self.cache_size:
-                            self._cache.popitem(last=False)
-                self._publish(code, {"version": room.version, "status": status})
+                if self.guard is None:
+                    self._work_out(room)
+                elif self.guard.hold(code):
+                    try:
+                        self._work_out(room, self.guard.published(code, room.version))
+                    finally:
+                        self.guard.release(code)
+                else:  # another server computes this room now: look again when it may be done
+                    self.request(room)
             except RuntimeError as exc:  # (BrokenProcessPool is one too)
                 if self._stop or "after shutdown" in str(exc):  # exiting: the pool or its child is gone
                     return

@@ -1,17 +1,8 @@
-"""Rooms, seats and every edit in SQLite (one file in the data folder).
-
-Durability: WAL journal (``SYNCHRONOUS`` in store_schema.py), and every write is its own transaction,
-committed before the request that made it is answered; so a server killed at any moment
-(SIGKILL) keeps every edit it acknowledged. One write connection behind a lock (SQLite
-serialises writers anyway); each thread reads through its own connection, so reads never
-wait for a commit. Seat tokens and handover secrets are stored
-only as SHA-256 hashes. Crossed cells are stored as hex text (105 bits do not fit an
-SQLite integer). Nothing a client sends becomes a path: the database file name is fixed.
-
-A damaged database is the server's problem, not a client's: at start-up (a garbage or
-truncated file, a folder in its place) it is one NochmalError line naming the file and what
-to do, and the file is left as it is; while serving, a failed read or write is logged and
-answered as a 5xx JSON body with the reason (docs/security.md).
+"""Rooms, seats and every edit, on either database (store_db.py: SQLite in the data folder, or
+PostgreSQL): every method is one transaction, committed before the request that made it is
+answered, so a server killed at any moment keeps every edit it acknowledged. Seat tokens and
+handover secrets are stored only as SHA-256 hashes. Crossed cells are stored as hex text
+(105 bits fit neither database's integer). The tables: store_schema.py.
 """
 
 from __future__ import annotations
@@ -19,19 +10,17 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-import sqlite3
-import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
-from nochmal.errors import StorageError
+from nochmal.i18n import say, say_n
 from nochmal.web.errors import WebError
 from nochmal.web.rooms.model import MAX_SEATS, RoomSpec, SheetState, new_code, new_secret, secret_hash
 from nochmal.web.rooms.records import RaceMark, RollStep, Room, Seat, SheetTap, TapDone
+from nochmal.web.rooms.store_db import Database, open_database
 from nochmal.web.rooms.store_dice import RollDice
 from nochmal.web.rooms.store_race import RaceAndRolls
-from nochmal.web.rooms.store_schema import DB_NAME, _database_path, _open_checked, _start_problem
+from nochmal.web.rooms.store_schema import DB_NAME, PART, STEPS
 from nochmal.web.rooms.store_sheets import SheetEdits
 
 __all__ = ["RaceMark", "RollStep", "Room", "RoomStore", "Seat", "SheetTap", "TapDone"]
@@ -40,82 +29,26 @@ log = logging.getLogger(__name__)
 
 class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's dice (store_dice.py)
     """All room data; every method is one transaction. The sheets' edits are in
-    store_sheets.py, the rolls and the race in store_race.py, the file's tables in store_schema.py."""
+    store_sheets.py, the rolls and the race in store_race.py, the tables in store_schema.py."""
 
-    def __init__(self, data_dir: str | Path | None):
-        """``data_dir`` None: an in-memory database (the app without a data folder; tests).
-        A database that cannot be used is a StorageError naming the file (nothing written)."""
-        if data_dir is None:
-            self.path = None
-            target = ":memory:"
-        else:
-            self.path = target = _database_path(Path(data_dir))
-        self._lock = threading.Lock()
-        self._target = target
-        try:
-            self._db = _open_checked(target)
-        except sqlite3.Error as exc:
-            raise StorageError(f"{target}: {_start_problem(exc)}") from None
-        self._readers = threading.local()  # WAL: readers never wait for the writer
-
-    def _reader(self) -> sqlite3.Connection:
-        """This thread's read connection (the writer's own one for an in-memory database)."""
-        if self.path is None:
-            return self._db
-        conn = getattr(self._readers, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self._target, check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA query_only=ON")
-            self._readers.conn = conn
-        return conn
+    def __init__(self, data_dir: str | Path | None = None, database: Database | None = None):
+        """On ``database``, else on the SQLite file in ``data_dir`` (None: in memory, the app
+        without a data folder; tests); its tables migrated to this version. A database that
+        cannot be used is a StorageError naming it (nothing written)."""
+        self.db = database if database is not None else open_database(data_dir, None, DB_NAME)
+        self.path = getattr(self.db, "path", None)  # the SQLite file, if it is one
+        self.db.migrate(PART, STEPS)
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self.db.close()
 
-    @contextmanager
     def _tx(self):
-        """``with store._tx() as db``: the lock, BEGIN IMMEDIATE, COMMIT (or ROLLBACK on error)."""
-        with self._failures(), self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        """``with store._tx() as db``: a write transaction (store_db.py Database.tx)."""
+        return self.db.tx()
 
-    @contextmanager
     def _read(self):
-        """A read: this thread's own connection in WAL mode, one snapshot for all its reads;
-        the shared one (locked) in memory."""
-        with self._failures():
-            if self.path is None:
-                with self._lock:
-                    yield self._db
-                return
-            conn = self._reader()
-            conn.execute("BEGIN")
-            try:
-                yield conn
-            finally:
-                if conn.in_transaction:
-                    conn.execute("COMMIT")
-
-    @contextmanager
-    def _failures(self):
-        """A database that fails while serving (damaged on disk, the disk full, locked for
-        long) is logged and answered 500 (503 while locked) with the reason: not a request's
-        fault, and no traceback page."""
-        try:
-            yield
-        except sqlite3.DatabaseError as exc:
-            log.error("rooms database %s failed: %s", self._target, exc)
-            busy = isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
-            raise WebError(f"the rooms' database failed ({exc}); " +
-                           ("try again in a moment" if busy else f"the server's operator should check {DB_NAME}"),
-                           None, 503 if busy else 500) from None
+        """``with store._read() as db``: one snapshot for all its reads."""
+        return self.db.read()
 
     # --- reading ---------------------------------------------------------------------------
     def room(self, code: str) -> Room:
@@ -123,8 +56,7 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
         with self._read() as db:
             return self._room(code, db)
 
-    def _room(self, code: str, db: sqlite3.Connection | None = None) -> Room:
-        db = db or self._db
+    def _room(self, code: str, db) -> Room:
         row = db.execute("SELECT spec, rolls_used, version, created, touched, won_on, creator_hash IS NOT NULL, "
                          "creator_seat FROM rooms WHERE code = ?", (code,)).fetchone()
         if row is None:
@@ -170,7 +102,7 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
         one; the room then knows the creator's seat, and a used link names it."""
         token = new_secret()
         with self._tx() as db:
-            room = self._room(code)
+            room = self._room(code, db)
             limit = min(room.spec.players, MAX_SEATS)
             seat = self._seat_to_take({s.seat: s for s in room.seats if not s.free}, limit, seat)
             if room.seat(seat) is None:
@@ -190,13 +122,16 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
         if seat is None:
             free = [k for k in range(limit) if k not in held]
             if not free:
-                raise WebError(f"the room is full ({limit} seat(s)); ask a player to hand a seat over, "
-                               "or the room's creator to free one", None, 409)
+                raise WebError(say_n("the room is full (%(n)s seat); ask a player to hand a seat over, or the room's "
+                                     "creator to free one", "the room is full (%(n)s seats); ask a player to hand a "
+                                     "seat over, or the room's creator to free one", limit), None, 409)
             return free[0]
         if not 0 <= seat < limit:
             raise WebError(f"there is no seat {seat + 1} in this room (seats 1 to {limit})", "seat", 404)
         if seat in held:
-            raise WebError(f"seat {seat + 1} is taken by {held[seat].name}; pick a free seat", "seat", 409)
+            raise WebError(say("seat %(seat)s is taken by %(name)s; pick a free seat", seat=seat + 1,
+                               name=held[seat].name),
+                           "seat", 409)
         return seat
 
     @staticmethod
@@ -214,14 +149,14 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
             room = self._room(code, db)
             if room.has_creator:
                 if not self._is_creator(db, code, token):
-                    raise WebError("only the phone that made the room can free a seat or make a new link for it",
+                    raise WebError(say("only the phone that made the room can free a seat or make a new link for it"),
                                    "authorization", 403)
                 seat = room.seat(room.creator_seat) if room.creator_seat is not None else None
                 return seat.name if seat is not None else "the room's creator"
             row = db.execute("SELECT name FROM seats WHERE code = ? AND token_hash = ? AND free = 0",
                              (code, secret_hash(token))).fetchone()
         if row is None:
-            raise WebError("only a phone holding a seat of this room can free a seat or make a new link for it",
+            raise WebError(say("only a phone holding a seat of this room can free a seat or make a new link for it"),
                            "authorization", 403)
         return row[0]
 
@@ -239,7 +174,7 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
         with self._tx() as db:
             row = db.execute("SELECT name, free FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone()
             if row is None or row[1]:
-                raise WebError(f"seat {seat + 1} is already free", "seat", 409)
+                raise WebError(say("seat %(seat)s is already free", seat=seat + 1), "seat", 409)
             db.execute("UPDATE seats SET free = 1, token_hash = ?, handover_hash = NULL WHERE code = ? AND seat = ?",
                        (secret_hash(new_secret()), code, seat))
             return row[0], self._bump(db, code, seat, "free", {"by": by})
@@ -254,8 +189,8 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
         if row is None:
             raise WebError(f"seat {seat + 1} is not taken in this room", "seat", 404)
         if not secrets_equal(row[0], secret_hash(token)):
-            raise WebError(f"this phone no longer holds {row[1]}'s seat (seat {seat + 1}): it was handed over, "
-                           "freed or given a new link", "authorization", 403)
+            raise WebError(say("this phone no longer holds %(name)s's seat (seat %(seat)s): it was handed over, freed or "
+                               "given a new link", name=row[1], seat=seat + 1), "authorization", 403)
 
     def seat_of_token(self, code: str, token: str | None) -> int:
         """The seat a token holds in this room (401/403 otherwise)."""
@@ -285,8 +220,8 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
             args = (secret_hash(secret), by) + ((secret_hash(new_secret()),) if reissue else ())
             if db.execute(f"UPDATE seats SET {sets} WHERE code = ? AND seat = ? AND free = 0",
                           (*args, code, seat)).rowcount == 0:
-                raise WebError(f"seat {seat + 1} is free: a phone takes it by sitting down, no link needed",
-                               "seat", 409)
+                raise WebError(say("seat %(seat)s is free: a phone takes it by sitting down, no link needed",
+                                   seat=seat + 1), "seat", 409)
             version = self._bump(db, code, seat, "reissue", {"by": by}) if reissue else None
         return secret, version
 

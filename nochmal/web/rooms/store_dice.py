@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from nochmal.i18n import say
 from nochmal.web.errors import WebError
 
 DICE_KIND = "dice"  # the kind of the log entry that keeps a roll's dice and advice
@@ -23,8 +24,8 @@ class RollDice:
             if used is None:
                 raise WebError("no room with this code (wrong code, or the room expired)", "id", 404)
             if used[0] != roll - 1:
-                raise WebError(f"roll {used[0] + 1} is in play, not roll {roll}: these dice are for another roll",
-                               "roll", 409)
+                raise WebError(say("roll %(now)s is in play, not roll %(roll)s: these dice are for another roll",
+                                   now=used[0] + 1, roll=roll), "roll", 409)
             return self._bump(db, code, seat, DICE_KIND, {"roll": roll, **entry})
 
     def last_dice(self, code: str) -> tuple[int, dict] | None:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 
+from nochmal.i18n import say
 from nochmal.web.errors import WebError
 from nochmal.web.rooms.model import RoomMode, RoomSpec, SheetState, board_of
-from nochmal.web.rooms.race import completed_items, item_label, later_items, later_masks, scored_later
+from nochmal.web.rooms.race import completed_items, item_words, later_items, later_masks, scored_later
 from nochmal.web.rooms.records import RaceMark, RollStep
 
 
@@ -61,7 +62,7 @@ class RaceAndRolls:
         with self._tx() as db:
             row = db.execute("SELECT 1 FROM race WHERE code = ? AND seat = ? AND item = ?", (code, seat, item)).fetchone()
             if row is None:
-                raise WebError(f"{item_label(item)} is not complete on this sheet", "item", 409)
+                raise WebError(say("%(item)s is not complete on this sheet", item=item_words(item)), "item", 409)
             db.execute("UPDATE race SET override = ? WHERE code = ? AND seat = ? AND item = ?", (value, code, seat, item))
             spec_text = db.execute("SELECT spec FROM rooms WHERE code = ?", (code,)).fetchone()[0]
             self._derive_later(db, code, board_of(RoomSpec(**json.loads(spec_text))))
@@ -79,14 +80,17 @@ class RaceAndRolls:
                 version = db.execute("SELECT version FROM rooms WHERE code = ?", (code,)).fetchone()[0]
                 return RollStep(version, used, roll, False, counter)
             if undo and used > roll:
-                raise WebError(f"roll {used} was counted after roll {roll}: take that back first", "undo", 409)
+                raise WebError(say("roll %(used)s was counted after roll %(roll)s: take that back first", used=used, roll=roll),
+                               "undo", 409)
             if not undo and used < roll - 1:
-                raise WebError(f"roll {used + 1} is being played, not roll {roll}: count that first", "roll", 409)
+                raise WebError(say("roll %(now)s is being played, not roll %(roll)s: count that first", now=used + 1,
+                                   roll=roll), "roll", 409)
             db.execute("UPDATE rooms SET rolls_used = ? WHERE code = ?", (target, code))
             if undo:
                 db.execute("DELETE FROM counted_rolls WHERE code = ? AND roll >= ?", (code, roll))
             else:
-                db.execute("INSERT OR REPLACE INTO counted_rolls (code, roll, seat) VALUES (?, ?, ?)", (code, roll, seat))
+                db.execute("INSERT INTO counted_rolls (code, roll, seat) VALUES (?, ?, ?) "
+                           "ON CONFLICT (code, roll) DO UPDATE SET seat = excluded.seat", (code, roll, seat))
                 counter = seat
             version = self._bump(db, code, seat, "rolls", {"rolls_used": target, "undo" if undo else "roll": roll})
         return RollStep(version, target, roll, True, counter)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from nochmal.i18n import say, say_n
 from nochmal.web.errors import WebError
 from nochmal.web.rooms.model import SheetState
 from nochmal.web.rooms.records import SheetTap, TapDone
@@ -25,8 +26,9 @@ class SheetEdits:
             if row is None:
                 raise WebError(f"seat {seat + 1} is not taken in this room", "seat", 404)
             if seen_version is not None and seen_version != row[0]:
-                raise WebError(f"{row[1]}'s sheet changed on another phone (sheet version {row[0]}, yours was made "
-                               f"on version {seen_version}): read it again before replacing it", "version", 409)
+                raise WebError(say("%(name)s's sheet changed on another phone (sheet version %(now)s, yours was made on "
+                                   "version %(seen)s): read it again before replacing it", name=row[1], now=row[0],
+                                   seen=seen_version), "version", 409)
             sheet_version = row[0] + 1
             db.execute("UPDATE seats SET crossed = ?, jokers_used = ?, later_columns = ?, later_colours = ?, "
                        "sheet_version = ? WHERE code = ? AND seat = ?",
@@ -55,8 +57,9 @@ class SheetEdits:
             _refuse_conflict(board, row[5], now.crossed, tap, _states_since(db, code, seat, seen_version))
             jokers = now.jokers_used + tap.jokers
             if not 0 <= jokers <= board.jokers:
-                raise WebError(f"{row[5]} has no joker crossed off to take back" if jokers < 0 else
-                               f"{row[5]} has crossed off all {board.jokers} jokers", "jokers", 409)
+                raise WebError(say("%(name)s has no joker crossed off to take back", name=row[5]) if jokers < 0 else
+                               say("%(name)s has crossed off all %(jokers)s jokers", name=row[5], jokers=board.jokers),
+                               "jokers", 409)
             after = SheetState((now.crossed | tap.cross) & ~tap.uncross, jokers, now.later_columns, now.later_colours)
             already = _already_words(board, now.crossed, tap)
             if after == now:
@@ -86,11 +89,11 @@ class SheetEdits:
             if row is None:
                 raise WebError(f"seat {seat + 1} is not taken in this room", "seat", 404)
             if seen_version != row[4]:
-                raise WebError("this sheet changed on another phone meanwhile: look at it again, then undo",
+                raise WebError(say("this sheet changed on another phone meanwhile: look at it again, then undo"),
                                "version", 409)
             found = _before_last_edit(db, code, seat)
             if found is None:
-                raise WebError("nothing to undo on this sheet", "undo", 409)
+                raise WebError(say("nothing to undo on this sheet"), "undo", 409)
             undone, before = found
             sheet_version = row[4] + 1
             db.execute("UPDATE seats SET crossed = ?, jokers_used = ?, later_columns = ?, later_colours = ?, "
@@ -125,11 +128,14 @@ def _refuse_conflict(board, name: str, crossed: int, tap: SheetTap, since: list[
     redone = tap.uncross & crossed & ever_clear   # the other phone uncrossed it, then crossed it again
     if undone or redone:
         cells = board.cells_of(undone or redone)
-        what, again = ("uncrossed", "cross") if undone else ("crossed again", "uncross")
-        field = "cross" if undone else "uncross"
-        raise WebError(f"{name}'s sheet: {', '.join(cells)} {'was' if len(cells) == 1 else 'were'} just {what} on "
-                       f"another phone; tap {'it' if len(cells) == 1 else 'them'} again to {again} "
-                       f"{'it' if len(cells) == 1 else 'them'}", field, 409)
+        values = {"name": name, "cells": tuple(cells)}
+        if undone:
+            raise WebError(say_n("%(name)s's sheet: %(cells)s was just uncrossed on another phone; tap it again to "
+                                 "cross it", "%(name)s's sheet: %(cells)s were just uncrossed on another phone; tap "
+                                 "them again to cross them", len(cells), **values), "cross", 409)
+        raise WebError(say_n("%(name)s's sheet: %(cells)s was just crossed again on another phone; tap it again to "
+                             "uncross it", "%(name)s's sheet: %(cells)s were just crossed again on another phone; "
+                             "tap them again to uncross them", len(cells), **values), "uncross", 409)
 
 
 def _already_words(board, crossed: int, tap: SheetTap) -> str:

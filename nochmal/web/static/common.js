@@ -8,15 +8,44 @@ const NM = {};
 // none; "%(name)s" takes values[name]. A page that draws text at load awaits NM.i18nReady first.
 NM.lang = document.documentElement.lang || "en";
 NM.catalog = {};
+NM.plurals = {};  // singular -> the language's plural forms (the catalog's order)
 NM.i18nReady = fetch("/api/i18n/" + encodeURIComponent(NM.lang))
   .then(r => (r.ok ? r.json() : { messages: {} }))
-  .then(data => { NM.catalog = data.messages || {}; })
+  .then(data => { NM.catalog = data.messages || {}; NM.plurals = data.plurals || {}; })
   .catch(() => {});
-function t(message, values) {
-  const text = NM.catalog[message] || message;
+function fill(text, values) {
   return values ? text.replace(/%\((\w+)\)s/g, (all, name) => (name in values ? String(values[name]) : all)) : text;
 }
+function t(message, values) {
+  return fill(NM.catalog[message] || message, values);
+}
 NM.t = t;
+// ngettext("%(n)s roll", "%(n)s rolls", n): the form for n (values.n is n; pybabel extracts it by
+// its default keywords). The catalogs' forms follow CLDR's categories in this order (one, few,
+// many, other) for our five languages, so Intl.PluralRules picks the form.
+const PLURAL_ORDER = ["zero", "one", "two", "few", "many", "other"];
+function ngettext(singular, plural, n, values) {
+  const forms = NM.plurals[singular];
+  let text = n === 1 ? singular : plural;
+  if (forms && forms.length) {
+    const rules = new Intl.PluralRules(NM.lang);
+    const kinds = PLURAL_ORDER.filter(k => rules.resolvedOptions().pluralCategories.includes(k));
+    text = forms[Math.min(kinds.indexOf(rules.select(n)), forms.length - 1)] || text;
+  }
+  return fill(text, Object.assign({ n }, values || {}));
+}
+NM.ngettext = ngettext;
+// A sentence the server sends as data (nochmal.i18n Message on the wire: {msgid, values,
+// plural, n}, its values plain or Messages themselves) said in the page's language; a plain
+// text (a player's name) as it is; a list joined with ", ".
+NM.said = function said(m) {
+  if (m === null || m === undefined) return "";
+  if (Array.isArray(m)) return m.map(said).join(", ");
+  if (typeof m !== "object") return String(m);
+  const values = {};
+  for (const [k, v] of Object.entries(m.values || {})) values[k] = said(v);
+  return m.plural ? ngettext(m.msgid, m.plural, m.n, values) : t(m.msgid, values);
+};
 
 // Numbers and dates in the page's language (docs/web.md "Languages").
 NM.number = (value, digits) => new Intl.NumberFormat(NM.lang, { maximumFractionDigits: digits || 0 }).format(value);

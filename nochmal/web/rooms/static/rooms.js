@@ -24,6 +24,14 @@
   function esc(text) {
     return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
   }
+  // a sentence the server sent as data beside its English (``key`` and ``key_said``, or the name
+  // given): said in this page's language (common.js NM.said, nochmal/web/rooms/words.py)
+  function said(doc, key, saidKey) {
+    const data = doc[saidKey || key + "_said"];
+    return data ? NM.said(data) : (doc[key] || "");
+  }
+  function difficultyWord(d) { return { easy: t("easy"), normal: t("normal"), hard: t("hard") }[d] || d; }
+
   // the token of the phone that made the room (rooms_index.js keeps it): it frees a seat or makes
   // a new link for it; a room made before rooms had creators lets any seated phone (docs/rooms.md, seats)
   const creatorKey = "nochmal-room-creator-" + code;
@@ -50,15 +58,16 @@
     const data = await res.json().catch(() => ({}));
     // claimed: the room version of this claim, so that its own "handover" event is not taken for a later one
     if (res.ok) saveSeat({ seat: data.seat, token: data.seat_token, claimed: data.version });
-    else seatNote = data.error || "This hand-over link did not work; ask for a new one.";
+    else seatNote = data.error || t("This hand-over link did not work; ask for a new one.");
   }
 
   // --- live stream -------------------------------------------------------------------------
   function connect() {
     const es = new EventSource(api + "/events");
-    es.addEventListener("open", () => { $("live").textContent = "live"; $("live").className = "live on"; });
+    es.addEventListener("open", () => { $("live").textContent = t("live"); $("live").className = "live on"; });
     es.addEventListener("error", () => {
-      $("live").textContent = "reconnecting…"; $("live").className = "live off";
+      $("live").textContent = t("reconnecting…"); $("live").className = "live off";
+      if (!room) showLast();  // offline (a reload from the service worker): the room as this phone last saw it
       // a refused stream (e.g. 429: too many open from this address) is not retried by the browser:
       // show the room as it stands and try the stream again a little later
       if (es.readyState === EventSource.CLOSED) { if (!room) refresh(); setTimeout(connect, 3000); }
@@ -68,6 +77,7 @@
       svgs = doc.svgs || {};
       delete doc.svgs;
       room = doc;
+      stale = 0;
       if (me && !(room.seats[me.seat] && room.seats[me.seat].taken)) saveSeat(null);
       renderAll();
       root.dispatchEvent(new CustomEvent("room-sync", { detail: room }));  // rooms_dice.js loads this roll's dice
@@ -91,7 +101,7 @@
       const counted = d.rolls_used > room.rolls_used;
       if (counted) holdPlus();  // another phone just counted: a tap meant for the same roll must not count the next
       applyRolls(d);
-      rollNote(d.message, d.rolls_used);  // "Anna counted roll 5", on every phone
+      rollNote(said(d, "message"), d.rolls_used);  // "Anna counted roll 5", on every phone, each in its language
     });
     es.addEventListener("status", (e) => {
       const d = JSON.parse(e.data);
@@ -110,8 +120,8 @@
       if (!me || me.seat !== d.seat || (me.claimed || 0) >= d.version) return;
       const stored = loadSeat();  // this browser claimed it in another tab: take that token
       if (stored && stored.seat === d.seat && (stored.claimed || 0) >= d.version) { me = stored; return; }
-      const name = room.seats[d.seat] ? room.seats[d.seat].name : "seat " + (d.seat + 1);
-      seatNote = "Your seat (" + name + ") was handed over to another browser; this one no longer holds it.";
+      const name = room.seats[d.seat] ? room.seats[d.seat].name : t("seat %(n)s", { n: d.seat + 1 });
+      seatNote = t("Your seat (%(name)s) was handed over to another browser; this one no longer holds it.", { name });
       saveSeat(null);
       renderAll();
     });
@@ -119,7 +129,7 @@
       const d = JSON.parse(e.data);
       if (!room) return;
       if (!me || me.seat !== d.seat || (me.claimed || 0) >= d.version) return;
-      seatNote = d.text;
+      seatNote = said(d, "text", "said");
       saveSeat(null);
       refresh();
     });
@@ -130,11 +140,12 @@
   function renderAll() {
     if (!room) return;
     const mission = room.mode === "mission";
-    $("room-title").textContent = mission ? room.mission_name : "Competitive game";
-    $("status-title").textContent = mission ? "Team" : "Scores";
-    $("room-sub").textContent = mission
-      ? room.difficulty + " · " + room.players + " player(s) · " + room.board + " board"
-      : room.board + " board · " + room.players + " player(s)";
+    $("room-title").textContent = mission ? ((room.mission_names || {})[NM.lang] || room.mission_name) : t("Competitive game");
+    $("status-title").textContent = mission ? t("Team") : t("Scores");
+    const players = ngettext("%(n)s player", "%(n)s players", room.players);
+    const board = (room.board_labels || {})[NM.lang] || room.board;
+    $("room-sub").textContent = mission ? [difficultyWord(room.difficulty), players, board].join(" · ")
+      : [board, players].join(" · ");
     $("share-link").href = room.url; $("share-link").textContent = room.url;
     // a loopback link cannot be opened by another phone: say how to get one that can
     $("share-local").hidden = !/^https?:\/\/(localhost|127\.[0-9.]+|\[::1\])(:|\/)/.test(room.url);
@@ -144,8 +155,8 @@
     $("seat-form").hidden = !free;
     if (seated) seatNote = "";
     if (!seated && (seatNote || !free)) {
-      $("join-error").textContent = [seatNote, free ? "" : "Every seat is taken; a player can hand a seat over to " +
-        "you, or the room's creator can free one."].filter(Boolean).join(" ");
+      $("join-error").textContent = [seatNote, free ? "" : t("Every seat is taken; a player can hand a seat over to " +
+        "you, or the room's creator can free one.")].filter(Boolean).join(" ");
     }
     if (!seated) renderSeatPick();
     renderKeeper();
@@ -158,12 +169,40 @@
     renderStatus();
     renderWarnings();
     renderPaths();
+    renderStale();
+  }
+
+  // --- the last state on the phone (docs/rooms.md, Offline): a reload without the network draws
+  // the room as this phone last saw it, marked as not live, until the stream brings the room again
+  const lastKey = "nochmal-room-last-" + code;
+  let stale = 0;        // when the room drawn was kept (ms), while it is not live; 0: live
+  let keeping = null;
+  function renderStale() {
+    $("stale-note").hidden = !stale;
+    root.classList.toggle("stale", !!stale);
+    if (stale) {
+      $("stale-note").textContent = t("Not live: the room as this phone last saw it at %(time)s.",
+        { time: new Date(stale).toLocaleTimeString(NM.lang, { hour: "2-digit", minute: "2-digit" }) });
+      return;
+    }
+    if (!keeping) keeping = setTimeout(() => {  // (once for a burst of events)
+      keeping = null;
+      try { localStorage.setItem(lastKey, JSON.stringify({ at: Date.now(), room, svgs })); } catch (e) { /* full, private */ }
+    }, 500);
+  }
+  function showLast() {
+    let kept = null;
+    try { kept = JSON.parse(localStorage.getItem(lastKey)); } catch (e) { kept = null; }
+    if (!kept || !kept.room) return;
+    room = kept.room; svgs = kept.svgs || {}; stale = kept.at || 1;
+    renderAll();
   }
 
   // --- seats: pick one, the creator frees one or makes a new link (docs/rooms.md, seats) --------
   function seatWords(s, k) {
     const crosses = s.cells.length;
-    return "Seat " + (k + 1) + " — " + (s.name ? s.name + "'s sheet (" + crosses + " crossed), no phone holds it" : "empty");
+    return t("Seat %(n)s", { n: k + 1 }) + " — " + (s.name ? ngettext("%(name)s's sheet (%(n)s crossed), no phone holds it",
+      "%(name)s's sheet (%(n)s crossed), no phone holds it", crosses, { name: s.name }) : t("empty"));
   }
 
   function renderSeatPick() {
@@ -171,7 +210,7 @@
     const picked = box.querySelector("input:checked");
     const keep = picked ? Number(picked.value) : null;
     const free = room.seats.map((s, k) => [s, k]).filter(([s]) => !s.taken);
-    let html = "<legend>Your seat</legend>";
+    let html = "<legend>" + esc(t("Your seat")) + "</legend>";
     free.forEach(([s, k], i) => {
       const on = keep === null ? i === 0 : keep === k;
       html += '<label><input type="radio" name="seat" value="' + k + '"' + (on ? " checked" : "") +
@@ -193,13 +232,13 @@
     $("keeper").hidden = !token;
     if (!token) return;
     $("keeper-note").textContent = room.has_creator
-      ? "You made this room: for a lost phone, make a new link for its seat (the old phone stops at once), or free the seat so that any phone can sit in it; its sheet stays."
-      : "This room was made before rooms had a creator: any seated phone may make a new link for a seat or free it.";
+      ? t("You made this room: for a lost phone, make a new link for its seat (the old phone stops at once), or free the seat so that any phone can sit in it; its sheet stays.")
+      : t("This room was made before rooms had a creator: any seated phone may make a new link for a seat or free it.");
     const open = {};
     $("keeper-seats").querySelectorAll(".link-box[data-seat]").forEach((el) => { open[el.dataset.seat] = el.outerHTML; });
-    $("keeper-seats").innerHTML = room.seats.map((s, k) => '<li data-seat="' + k + '"><span>' + esc("Seat " + (k + 1) + " — " +
-      (s.taken ? s.name : s.name ? s.name + " (free)" : "free")) + "</span>" + (s.taken ? ' <button type="button" class="reissue" data-seat="' +
-      k + '">New link</button> <button type="button" class="free-seat" data-seat="' + k + '">Free</button>' : "") +
+    $("keeper-seats").innerHTML = room.seats.map((s, k) => '<li data-seat="' + k + '"><span>' + esc(t("Seat %(n)s", { n: k + 1 }) + " — " +
+      (s.taken ? s.name : s.name ? t("%(name)s (free)", { name: s.name }) : t("free"))) + "</span>" + (s.taken ? ' <button type="button" class="reissue" data-seat="' +
+      k + '">' + esc(t("New link")) + '</button> <button type="button" class="free-seat" data-seat="' + k + '">' + esc(t("Free")) + "</button>" : "") +
       (open[k] || "") + "</li>").join("");
   }
 
@@ -211,25 +250,25 @@
     const headers = { "Content-Type": "application/json", "Authorization": "Bearer " + keeperToken() };
     const row = btn.closest("li");
     if (btn.classList.contains("free-seat")) {
-      if (!confirm("Free " + name + "'s seat? The phone holding it stops; the sheet stays for whoever sits in seat " + (k + 1) + ".")) return;
+      if (!confirm(t("Free %(name)s's seat? The phone holding it stops; the sheet stays for whoever sits in seat %(n)s.", { name, n: k + 1 }))) return;
       const res = await fetch(api + "/seats/" + k, { method: "DELETE", headers });
       const data = await res.json().catch(() => ({}));
-      $("keeper-note").textContent = res.ok ? name + "'s seat is free: any phone can sit in it and gets the sheet." : data.error;
+      $("keeper-note").textContent = res.ok ? t("%(name)s's seat is free: any phone can sit in it and gets the sheet.", { name }) : data.error;
       await refresh();
       return;
     }
     const res = await fetch(api + "/seats/" + k + "/handover", { method: "POST", headers });
     const data = await res.json().catch(() => ({}));
     row.querySelectorAll(".link-box").forEach((el) => el.remove());
-    row.insertAdjacentHTML("beforeend", res.ok ? linkBox(data, "Open on " + name + "'s new phone (works once):") :
-      '<p class="error">' + esc(data.error || "refused") + "</p>");
+    row.insertAdjacentHTML("beforeend", res.ok ? linkBox(data, t("Open on %(name)s's new phone (works once):", { name })) :
+      '<p class="error">' + esc(data.error || t("refused")) + "</p>");
   });
 
   // a hand-over link: its QR code, the phone's share sheet (or copy), and the link itself
   function linkBox(data, intro) {
-    const how = navigator.share ? "Share…" : "Copy link";
+    const how = navigator.share ? t("Share…") : t("Copy link");
     return '<div class="link-box" data-seat="' + data.seat + '"><p>' + esc(intro) + '</p><div class="qr">' + data.qr_svg +
-      '</div><p><button type="button" class="share-link" data-url="' + esc(data.url) + '">' + how + "</button> " +
+      '</div><p><button type="button" class="share-link" data-url="' + esc(data.url) + '">' + esc(how) + "</button> " +
       '<span class="copied fine" aria-live="polite"></span></p><p class="fine"><a href="' + esc(data.url) + '">' + esc(data.url) + "</a></p></div>";
   }
 
@@ -239,27 +278,27 @@
     const url = btn.dataset.url;
     const said = btn.parentElement.querySelector(".copied");
     if (navigator.share) {
-      try { await navigator.share({ title: "Your seat in room " + code, url }); } catch (e) { /* the player closed the sheet */ }
+      try { await navigator.share({ title: t("Your seat in room %(code)s", { code }), url }); } catch (e) { /* the player closed the sheet */ }
       return;
     }
     try {
       await navigator.clipboard.writeText(url);
-      said.textContent = "Copied: paste it into a message to the other phone.";
+      said.textContent = t("Copied: paste it into a message to the other phone.");
     } catch (e) {
-      said.textContent = "Press and hold the link below to copy it.";
+      said.textContent = t("Press and hold the link below to copy it.");
     }
   });
 
   function renderMine() {
     const seat = room.seats[me.seat];
-    $("mine-title").textContent = "Your sheet — " + seat.name;
+    $("mine-title").textContent = t("Your sheet — %(name)s", { name: seat.name });
     $("mine").innerHTML = svgs[me.seat] || "";
     $("mine").querySelector("svg") && $("mine").querySelector("svg").setAttribute("data-seat-sheet", me.seat);
     NM.sheetKeys($("mine"));  // Tab, arrows and Space on the sheet (nochmal/web/static/common.js)
     NM.keyCells($("mine"));
     $("jokers-used").textContent = seat.jokers_used;
     $("path-mine").hidden = room.mode !== "mission" || !hasSplit();
-    $("path-mine").textContent = pathsShown[me.seat] ? "Hide my path" : "Show my path";
+    $("path-mine").textContent = pathsShown[me.seat] ? t("Hide my path") : t("Show my path");
     renderClaims(seat);
   }
 
@@ -267,18 +306,20 @@
   function renderRolls(seated) {
     const play = room.in_play || {};
     const mission = room.mode === "mission";
-    $("in-play").textContent = room.won_on ? "The mission is won: no roll left to count" :
-      play.roll ? "Roll " + play.roll + " — " + play.name + " rolls" :
-      mission ? "All " + room.budget + " rolls are used" : "The game is over";
+    $("in-play").textContent = room.won_on ? t("The mission is won: no roll left to count") :
+      play.roll ? t("Roll %(roll)s — %(name)s rolls", { roll: play.roll, name: play.name }) :
+      mission ? ngettext("All %(n)s rolls are used", "All %(n)s rolls are used", room.budget) : t("The game is over");
     $("rolls-used").textContent = room.rolls_used;
     if (noteRolls !== null && noteRolls !== room.rolls_used) rollNote("", null);
-    $("rolls-left").textContent = mission ? "of " + room.budget + " · " + Math.max(0, room.budget - room.rolls_used) + " left" : "";
+    $("rolls-left").textContent = mission ? t("of %(budget)s · %(left)s left", { budget: room.budget,
+      left: Math.max(0, room.budget - room.rolls_used) }) : "";
     // a phone without a seat counts nothing; a won mission has no roll left to count (docs/rooms.md, the win)
     $("rolls-plus").hidden = !seated || !play.roll || !!room.won_on;
-    $("rolls-plus").textContent = "Roll " + play.roll + " done";
+    $("rolls-plus").textContent = t("Roll %(roll)s done", { roll: play.roll });
     const last = play.last;
     $("rolls-minus").hidden = !seated || !last;
-    $("rolls-minus").textContent = last ? "Undo roll " + last.roll + (last.counted_by ? " (counted by " + last.counted_by + ")" : "") : "Undo";
+    $("rolls-minus").textContent = !last ? t("Undo") : last.counted_by
+      ? t("Undo roll %(roll)s (counted by %(name)s)", { roll: last.roll, name: last.counted_by }) : t("Undo roll %(roll)s", { roll: last.roll });
     $("rolls-plus").disabled = Date.now() < plusHeldUntil;
   }
 
@@ -318,13 +359,13 @@
       const body = undo ? { undo: room.rolls_used } : { roll: room.rolls_used + 1 };
       const res = await fetch(api + "/rolls", { method: "PUT", headers: authHeaders(), body: JSON.stringify(body) });
       const data = await res.json().catch(() => ({}));
-      rollNote(res.ok ? data.message : (data.error || "refused (" + res.status + ")"), res.ok ? data.rolls_used : null);
+      rollNote(res.ok ? said(data, "message") : (data.error || t("refused (%(status)s)", { status: res.status })), res.ok ? data.rolls_used : null);
       if (res.ok) applyRolls(data); else if (res.status === 409) await refresh();
     }).catch(() => {
       // the request never reached the room (no connection): nothing was counted; the queue stays
       // usable, so the next press tries again
-      rollNote(undo ? "Not undone: no connection. Tap again when the phone is back online."
-                    : "Not counted: no connection. Tap again when the phone is back online.");
+      rollNote(undo ? t("Not undone: no connection. Tap again when the phone is back online.")
+                    : t("Not counted: no connection. Tap again when the phone is back online."));
     });
     return rolling;
   }
@@ -332,7 +373,7 @@
   // --- the win and the end: a banner on top of every phone (docs/rooms.md, the win) -----------
   function renderBanner(seated) {
     const end = room.mode === "competitive" && room.status && room.status.end;
-    const text = room.won_on ? "Won on roll " + room.won_on + "!" : end ? end.title : "";
+    const text = room.won_on ? t("Won on roll %(roll)s!", { roll: room.won_on }) : end ? said(end, "title") : "";
     $("banner").hidden = !text;
     $("banner").className = "banner" + (end && !end.final ? " last" : "");
     $("banner-text").textContent = text;
@@ -340,8 +381,9 @@
   }
 
   // --- the race: first / later from the rolls of the completions, set by hand if need be ------
-  const COLOUR_NAMES = ["yellow", "green", "blue", "red", "orange"];
-  function itemLabel(item) { return COLOUR_NAMES.includes(item) ? item : "column " + item; }
+  // a colour's English name (the race's key) -> its face, as the edition says it (common.js NM.colourName)
+  const COLOUR_FACES = { yellow: "y", green: "g", blue: "b", red: "r", orange: "o" };
+  function itemLabel(item) { return item in COLOUR_FACES ? NM.colourName(COLOUR_FACES[item]) : t("column %(letter)s", { letter: item }); }
 
   // per seat: [{item, roll, first, byHand}] of every column and colour it completed
   function raceOf(k) {
@@ -357,19 +399,21 @@
     }
     return out;
   }
-  function raceText(m) { return itemLabel(m.item) + " " + (m.first ? "first" : "later") + (m.roll ? " (roll " + m.roll + ")" : ""); }
+  function raceText(m) {
+    return itemLabel(m.item) + " " + (m.first ? t("first") : t("later")) + (m.roll ? " " + t("(roll %(roll)s)", { roll: m.roll }) : "");
+  }
 
   function renderClaims(seat) {
     const box = $("claims");
     const marks = room.mode === "competitive" ? raceOf(me.seat) : [];
     box.hidden = !marks.length;
     if (!marks.length) { box.innerHTML = ""; return; }
-    let html = "<p>First or later follows from the roll each sheet completed it on; set it by hand if the room got it wrong.</p>";
+    let html = "<p>" + esc(t("First or later follows from the roll each sheet completed it on; set it by hand if the room got it wrong.")) + "</p>";
     for (const m of marks) {
-      const opt = (value, label) => '<option value="' + value + '"' + ((m.byHand || "auto") === value ? " selected" : "") + ">" + label + "</option>";
+      const opt = (value, label) => '<option value="' + value + '"' + ((m.byHand || "auto") === value ? " selected" : "") + ">" + esc(label) + "</option>";
       html += '<label class="claim" data-item="' + esc(m.item) + '"><span>' + esc(raceText(m)) + '</span><select data-item="' +
-        esc(m.item) + '" aria-label="' + esc(itemLabel(m.item)) + ' first or later">' + opt("auto", "as the rolls say") +
-        opt("first", "first") + opt("later", "later") + "</select></label>";
+        esc(m.item) + '" aria-label="' + esc(t("%(item)s first or later", { item: itemLabel(m.item) })) + '">' + opt("auto", t("as the rolls say")) +
+        opt("first", t("first")) + opt("later", t("later")) + "</select></label>";
     }
     box.innerHTML = html;
   }
@@ -392,13 +436,13 @@
     room.seats.forEach((s, k) => {
       if (me && k === me.seat && s.taken) return;
       html += '<section class="card other" data-seat="' + k + '"><h3>' +
-        esc(s.name || "seat " + (k + 1) + " (free)") + ' <span class="score">' + s.score + ' pts</span></h3>' +
+        esc(s.name || t("seat %(n)s (free)", { n: k + 1 })) + ' <span class="score">' + esc(ngettext("%(n)s pt", "%(n)s pts", s.score)) + "</span></h3>" +
         '<div class="sheet-warning" data-seat="' + k + '" hidden></div>' +
         // a freed seat keeps its sheet on the table until a phone sits in it (docs/rooms.md, seats)
-        (s.name && !s.taken ? '<p class="waiting">no phone holds this seat: a phone that sits in it gets the sheet</p>' : "") +
-        (s.name ? '<div class="sheet small">' + (svgs[k] || "") + "</div>" : '<p class="waiting">waiting for a player to sit down</p>') +
+        (s.name && !s.taken ? '<p class="waiting">' + esc(t("no phone holds this seat: a phone that sits in it gets the sheet")) + "</p>" : "") +
+        (s.name ? '<div class="sheet small">' + (svgs[k] || "") + "</div>" : '<p class="waiting">' + esc(t("waiting for a player to sit down")) + "</p>") +
         (room.mode === "mission" && s.taken && hasSplit() ? '<button type="button" class="path-btn" data-seat="' + k + '">' +
-          (pathsShown[k] ? "Hide path" : "Show path") + "</button>" : "") + "</section>";
+          esc(pathsShown[k] ? t("Hide path") : t("Show path")) + "</button>" : "") + "</section>";
     });
     box.innerHTML = html;
   }
@@ -442,10 +486,12 @@
       if (!box) return;
       box.hidden = !w;
       if (!w) { box.innerHTML = ""; return; }
-      box.innerHTML = "<p>" + esc((mine ? "Your sheet" : w.name + "'s sheet") + " cannot come from a legal game: " +
-        w.problems.join("; ") + ".") + "</p>" + (room.mode !== "mission" ? "" : '<p class="fine">' + esc(w.left_out ?
-        "The team status leaves it out for now." : "The team status counts it without " + w.cells.join(", ") + ".") + "</p>") +
-        (mine ? '<button type="button" class="undo-tap primary">Undo my last tap</button>' : "");
+      const problems = (w.problems_said && w.problems_said.length ? w.problems_said.map(NM.said) : w.problems).join("; ");
+      box.innerHTML = "<p>" + esc(mine ? t("Your sheet cannot come from a legal game: %(problems)s.", { problems })
+        : t("%(name)s's sheet cannot come from a legal game: %(problems)s.", { name: w.name, problems })) + "</p>" +
+        (room.mode !== "mission" ? "" : '<p class="fine">' + esc(w.left_out ? t("The team status leaves it out for now.")
+          : t("The team status counts it without %(cells)s.", { cells: w.cells.join(", ") })) + "</p>") +
+        (mine ? '<button type="button" class="undo-tap primary">' + esc(t("Undo my last tap")) + "</button>" : "");
       const svg = sheetSvgOf(k);
       for (const cell of w.cells) {
         const rect = svg && svg.querySelector('rect[data-cell="' + cell + '"]');
@@ -460,43 +506,47 @@
     if (!st) { box.innerHTML = ""; return; }
     if (st.mode === "competitive") { box.innerHTML = competitiveHtml(st); return; }
     let html = "";
-    const stateText = { "won": "Won!", "lost": "Lost", "in progress": "In progress" };
+    const stateText = { "won": t("Won!"), "lost": t("Lost"), "in progress": t("In progress") };
     html += '<p class="state state-' + String(st.state).replace(" ", "-") + '" id="mission-state">' +
-      esc(stateText[st.state] || st.state) + " · " + st.rolls_used + " of " + st.budget +
-      " rolls used, " + st.rolls_left + " left</p>";
+      esc((stateText[st.state] || st.state) + " · " + ngettext("%(used)s of %(n)s roll used, %(left)s left",
+        "%(used)s of %(n)s rolls used, %(left)s left", st.budget, { used: st.rolls_used, left: st.rolls_left })) + "</p>";
     html += countedNotes(st);
     const team = st.team;
     if (st.lost_reasons && st.lost_reasons.length) {
-      html += '<p class="flag lost" id="lost-reasons">' + st.lost_reasons.map(esc).join("<br>") + "</p>";
+      html += '<p class="flag lost" id="lost-reasons">' + (st.lost_reasons_said || st.lost_reasons).map((r) => esc(NM.said(r))).join("<br>") + "</p>";
     }
     html += '<ul class="objectives">';
     for (const o of st.objectives || []) {
       html += '<li class="' + (o.met ? "met" : "open") + '"><span class="mark">' + (o.met ? "✓" : "○") + "</span> " +
-        esc(o.description) + ' <span class="progress">' + (o.kind === "score" ? "now " + o.progress + " points, " + o.total +
-        " needed" : o.progress + " of " + o.total) + "</span>" +
-        (o.missing && o.missing.length ? '<div class="missing">missing: ' + esc(o.missing.join(", ")) + "</div>" : "") + "</li>";
+        esc(NM.said(o.description_said || o.description)) + ' <span class="progress">' + esc(o.kind === "score"
+          ? t("now %(points)s points, %(total)s needed", { points: o.progress, total: o.total })
+          : t("%(done)s of %(total)s", { done: o.progress, total: o.total })) + "</span>" +
+        (o.missing && o.missing.length ? '<div class="missing">' + esc(t("missing: %(items)s",
+          { items: (o.missing_said || o.missing).map(NM.said).join(", ") })) + "</div>" : "") + "</li>";
     }
     html += "</ul>";
     if (team) html += adviceHtml(st, team);
-    else if (!st.complete) html += '<p class="fine" id="computing">working out who should do what…</p>';
+    else if (!st.complete) html += '<p class="fine" id="computing">' + esc(t("working out who should do what…")) + "</p>";
     box.innerHTML = html;
   }
 
   // who should do what, as a player says it (advice.py); the split's technical words stay in the API
   function adviceHtml(st, team) {
     const split = team.split;
-    let html = "<h3>Who should do what</h3>";
+    let html = "<h3>" + esc(t("Who should do what")) + "</h3>";
     if (hasSplit()) {
-      html += '<p class="split-total" id="split-total">' + (split.rolls_upper === 0 ? "Nothing left to do." :
-        "The team needs " + (split.exact ? "about " + split.rolls_upper : split.rolls_lower + " to " + split.rolls_upper) +
-        " more rolls; the slowest player decides.") + "</p>";
+      html += '<p class="split-total" id="split-total">' + esc(split.rolls_upper === 0 ? t("Nothing left to do.") : split.exact
+        ? ngettext("The team needs about %(n)s more roll; the slowest player decides.",
+          "The team needs about %(n)s more rolls; the slowest player decides.", split.rolls_upper)
+        : ngettext("The team needs %(lower)s to %(n)s more roll; the slowest player decides.",
+          "The team needs %(lower)s to %(n)s more rolls; the slowest player decides.", split.rolls_upper, { lower: split.rolls_lower })) + "</p>";
     } else {
       for (const b of team.score_bounds || []) {
-        html += '<p class="split-total score-bound" id="split-total">Every column, colour and star counts: the team can ' +
-          "still reach at most " + b.best_reachable + " points (" + b.target + " needed).</p>";
+        html += '<p class="split-total score-bound" id="split-total">' + esc(t("Every column, colour and star counts: the team can " +
+          "still reach at most %(best)s points (%(target)s needed).", { best: b.best_reachable, target: b.target })) + "</p>";
       }
     }
-    html += '<ul class="advice">' + (st.advice || []).map((a) => '<li data-seat="' + a.seat + '">' + esc(a.text) +
+    html += '<ul class="advice">' + (st.advice || []).map((a) => '<li data-seat="' + a.seat + '">' + esc(said(a, "text", "said")) +
       "</li>").join("") + "</ul>";
     return html;
   }
@@ -504,27 +554,29 @@
   // what the status counted of a sheet no legal game gives ("Ben's sheet is counted without A1: ...")
   function countedNotes(st) {
     return (st.impossible || []).map((w) => '<p class="note counted-note" data-seat="' + w.seat + '">' +
-      esc(w.warning) + "</p>").join("");
+      esc(said(w, "warning")) + "</p>").join("");
   }
 
   function competitiveHtml(st) {
-    let html = st.end ? '<div class="end" id="end"><p><strong>' + esc(st.end.text) + "</strong></p>" + (st.end.final ?
-      '<p class="fine">' + esc(st.end.record_note) + ' <a href="' + api + '/export">Download the final sheets</a></p>' : "") +
-      "</div>" : "";
-    html += '<table class="scores"><thead><tr><th>player</th><th>score</th></tr></thead><tbody>';
+    let html = st.end ? '<div class="end" id="end"><p><strong>' + esc(said(st.end, "text")) + "</strong></p>" + (st.end.final ?
+      '<p class="fine">' + esc(said(st.end, "record_note")) + ' <a href="' + api + '/export">' + esc(t("Download the final sheets")) +
+      "</a></p>" : "") + "</div>" : "";
+    html += '<table class="scores"><thead><tr><th>' + esc(t("player")) + "</th><th>" + esc(t("score")) + "</th></tr></thead><tbody>";
     for (const s of st.scores) html += "<tr><td>" + esc(s.name) + "</td><td>" + s.score + "</td></tr>";
     html += "</tbody></table>";
     html += countedNotes(st);
     const rows = [];
     for (const what of ["columns", "colours"]) {
       for (const [item, r] of Object.entries(st.race[what])) {
-        const when = (ks) => ks.map((k) => esc(st.scores[k].name) + ((r.rolls || {})[String(k)] ? " (roll " + r.rolls[String(k)] + ")" : "")).join(", ");
+        const when = (ks) => ks.map((k) => esc(st.scores[k].name) + ((r.rolls || {})[String(k)]
+          ? " " + esc(t("(roll %(roll)s)", { roll: r.rolls[String(k)] })) : "")).join(", ");
         rows.push("<tr><td>" + esc(itemLabel(item)) + "</td><td>" + when(r.first) + "</td><td>" + when(r.later) + "</td></tr>");
       }
     }
-    html += "<h3>The race</h3>" + (rows.length ? '<table class="race"><thead><tr><th></th><th>first</th><th>later</th></tr></thead><tbody>' +
-      rows.join("") + "</tbody></table>" : "<p>Nobody has completed a column or colour yet.</p>");
-    for (const p of st.race_problems || []) html += '<p class="flag">' + esc(p) + "</p>";
+    html += "<h3>" + esc(t("The race")) + "</h3>" + (rows.length ? '<table class="race"><thead><tr><th></th><th>' + esc(t("first")) +
+      "</th><th>" + esc(t("later")) + "</th></tr></thead><tbody>" + rows.join("") + "</tbody></table>"
+      : "<p>" + esc(t("Nobody has completed a column or colour yet.")) + "</p>");
+    for (const p of st.race_problems_said || st.race_problems || []) html += '<p class="flag">' + esc(NM.said(p)) + "</p>";
     return html;
   }
 
@@ -590,12 +642,12 @@
         await refresh();
       } else if (res.status === 401 || res.status === 403) {
         // (the edit box is hidden once the seat is gone: say it where it stays visible)
-        const why = data.error || "this phone no longer holds the seat";
+        const why = data.error || t("this phone no longer holds the seat");
         seatNote = why.charAt(0).toUpperCase() + why.slice(1) + ".";
         saveSeat(null);
         renderAll();
       } else {
-        $("edit-error").textContent = data.error || ("edit refused (" + res.status + ")");
+        $("edit-error").textContent = data.error || t("edit refused (%(status)s)", { status: res.status });
       }
     });
     return sending;
@@ -605,6 +657,7 @@
     const res = await fetch(api);
     if (!res.ok) return;
     room = await res.json();
+    stale = 0;
     for (let k = 0; k < room.players; k++) {
       svgs[k] = (await (await fetch(api + "/seats/" + k + "/sheet.svg")).text()).replace(/^<\?xml[^>]*>\s*/, "");
     }
@@ -628,8 +681,8 @@
     const res = await fetch(api + "/seats/" + me.seat + "/undo", { method: "POST", headers: authHeaders(),
       body: JSON.stringify({ version: room.seats[me.seat].sheet_version }) });
     const data = await res.json().catch(() => ({}));
-    $("edit-error").textContent = res.ok ? "" : (data.error || "undo refused (" + res.status + ")");
-    $("undo-note").textContent = res.ok ? "Undone: " + data.undone : "";
+    $("edit-error").textContent = res.ok ? "" : (data.error || t("undo refused (%(status)s)", { status: res.status }));
+    $("undo-note").textContent = res.ok ? t("Undone: %(what)s", { what: said(data, "undone") }) : "";
     if (res.ok && data.version > room.version) { room.seats[me.seat] = data.seat; room.status = data.status; }
     if (!res.ok) await refresh();
   });
@@ -641,17 +694,17 @@
     const res = await fetch(api + "/seats/" + me.seat + "/race", { method: "PUT", headers: authHeaders(),
       body: JSON.stringify({ item: sel.dataset.item, value: sel.value }) });
     const data = await res.json().catch(() => ({}));
-    $("edit-error").textContent = res.ok ? "" : (data.error || "refused (" + res.status + ")");
+    $("edit-error").textContent = res.ok ? "" : (data.error || t("refused (%(status)s)", { status: res.status }));
     if (res.ok && data.version > room.version) { room.seats[me.seat] = data.seat; room.status = data.status; renderAll(); }
   });
 
   $("rolls-plus").addEventListener("click", () => stepRoll(false));
   $("rolls-minus").addEventListener("click", () => stepRoll(true));
   $("reopen").addEventListener("click", async () => {
-    if (!room.won_on || !confirm("Reopen the game? The room forgets that it was won on roll " + room.won_on + ".")) return;
+    if (!room.won_on || !confirm(t("Reopen the game? The room forgets that it was won on roll %(roll)s.", { roll: room.won_on }))) return;
     const res = await fetch(api + "/reopen", { method: "POST", headers: authHeaders(), body: JSON.stringify({ won_on: room.won_on }) });
     const data = await res.json().catch(() => ({}));
-    if (!res.ok) { rollNote(data.error || "refused", null); await refresh(); return; }
+    if (!res.ok) { rollNote(data.error || t("refused"), null); await refresh(); return; }
     if (data.version > room.version) { room.version = data.version; room.won_on = data.won_on; renderAll(); }
   });
 
@@ -669,8 +722,8 @@
     const data = await res.json().catch(() => ({}));
     const box = $("handover-link");
     box.hidden = false;
-    box.innerHTML = res.ok ? linkBox(data, "Scan this on the other phone, or send it the link (it works once; this " +
-      "phone then loses the seat):") : '<p class="error">' + esc(data.error || "refused") + "</p>";
+    box.innerHTML = res.ok ? linkBox(data, t("Scan this on the other phone, or send it the link (it works once; this " +
+      "phone then loses the seat):")) : '<p class="error">' + esc(data.error || t("refused")) + "</p>";
   });
 
   $("rename").addEventListener("click", () => {
@@ -684,7 +737,7 @@
     const res = await fetch(api + "/seats/" + me.seat + "/name", { method: "PUT", headers: authHeaders(),
       body: JSON.stringify({ name: $("rename-name").value }) });
     const data = await res.json().catch(() => ({}));
-    $("edit-error").textContent = res.ok ? "" : (data.error || "rename refused (" + res.status + ")");
+    $("edit-error").textContent = res.ok ? "" : (data.error || t("rename refused (%(status)s)", { status: res.status }));
     if (res.ok) { $("rename-form").hidden = true; await refresh(); }
   });
 
@@ -704,11 +757,12 @@
     if (creatorToken()) headers.Authorization = "Bearer " + creatorToken();  // the room learns its creator's seat
     const res = await fetch(api + "/seats", { method: "POST", headers, body: JSON.stringify(body) });
     const data = await res.json().catch(() => ({}));
-    if (res.status !== 201) { $("join-error").textContent = data.error || "could not take a seat"; await refresh(); return; }
+    if (res.status !== 201) { $("join-error").textContent = data.error || t("could not take a seat"); await refresh(); return; }
     saveSeat({ seat: data.seat, token: data.seat_token });
     $("join-error").textContent = "";
     await refresh();
   });
 
-  claimFromHash().then(connect);
+  // the page's catalog first: everything it draws is in the page's language (docs/web.md "Languages")
+  NM.i18nReady.then(claimFromHash).then(connect);
 })();

@@ -9,7 +9,7 @@
   if (!root || !box) return;
   const api = "/api/rooms/" + root.dataset.code;
   const storeKey = "nochmal-room-" + root.dataset.code;  // the seat rooms.js keeps for this room
-  const COLOURS = [["y", "yellow"], ["g", "green"], ["b", "blue"], ["r", "red"], ["o", "orange"], ["x", "colour joker"]];
+  const COLOURS = ["y", "g", "b", "r", "o", "x"];  // the colour dice's faces; x: the joker
   const NUMBERS = ["1", "2", "3", "4", "5", "?"];
   const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -23,6 +23,9 @@
   function esc(text) {
     return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
   }
+  // a sentence sent as data (nochmal/web/rooms/words.py) in this page's language; an advice kept
+  // from before the rooms spoke languages has only its English
+  function said(data, english) { return data ? NM.said(data) : english; }
   function mySeat() {
     try { return JSON.parse(localStorage.getItem(storeKey)) || null; } catch (e) { return null; }
   }
@@ -34,7 +37,8 @@
   function playing() { return room && room.in_play && !room.won_on ? room.in_play.roll : null; }
 
   async function load() {
-    const res = await fetch(api + "/dice");
+    let res;
+    try { res = await fetch(api + "/dice"); } catch (e) { return; }  // offline: the advice comes with the stream
     if (!res.ok) return;
     const data = await res.json();
     perKind = data.dice_per_kind;
@@ -55,14 +59,16 @@
     return "die number" + (face === "?" ? " joker" : "");
   }
   function dieLabel(kind, face) {
-    return kind === "colour" ? COLOURS.find(([f]) => f === face)[1] : face === "?" ? "number joker" : face;
+    // the words the play page's dice have (common.js NM.dieButton, NM.colourName)
+    if (kind === "colour") return face === "x" ? t("colour joker") : NM.colourName(face);
+    return face === "?" ? t("number joker") : face;
   }
   function dieText(kind, face) { return kind === "colour" ? (face === "x" ? "?" : "") : face; }
 
   // one die as a small chip; ``remove`` ("colour:0"): a picked die, tapped to take it out again
   function dieHtml(kind, face, remove) {
     const label = esc(dieLabel(kind, face));
-    const how = remove ? ' role="button" tabindex="0" data-remove="' + remove + '" aria-label="take out ' + label + '"'
+    const how = remove ? ' role="button" tabindex="0" data-remove="' + remove + '" aria-label="' + esc(t("take out %(die)s", { die: dieLabel(kind, face) })) + '"'
       : ' role="img" aria-label="' + label + '"';
     return '<span class="' + dieClass(kind, face) + ' chip"' + how + ">" + esc(dieText(kind, face)) + "</span>";
   }
@@ -80,14 +86,14 @@
     if (box.hidden) { box.innerHTML = ""; shown = ""; mark(); return; }
     let html = "";
     if (advice) {
-      html += '<h2 id="dice-title">' + esc(advice.title) + "</h2>" +
-        '<p class="dice-entered">' + diceHtml(advice.dice) + ' <span class="fine">entered by ' + esc(advice.entered_by) +
+      html += '<h2 id="dice-title">' + esc(said(advice.title_said, advice.title)) + "</h2>" +
+        '<p class="dice-entered">' + diceHtml(advice.dice) + ' <span class="fine">' + esc(t("entered by %(name)s", { name: advice.entered_by })) +
         "</span></p><ul class=\"advice-moves\" id=\"advice-moves\">" + advice.moves.map((m) =>
-          '<li data-seat="' + m.seat + '"><span class="advice-text">' + esc(m.text) + "</span>" +
-          (m.active ? "" : ' <span class="fine dice-from">(' + esc(m.dice_from) + ")</span>") + "</li>").join("") + "</ul>";
-      if (me && !editing) html += '<button type="button" id="dice-change">Other dice</button>';
+          '<li data-seat="' + m.seat + '"><span class="advice-text">' + esc(said(m.said, m.text)) + "</span>" +
+          (m.active ? "" : ' <span class="fine dice-from">(' + esc(said(m.dice_from_said, m.dice_from)) + ")</span>") + "</li>").join("") + "</ul>";
+      if (me && !editing) html += '<button type="button" id="dice-change">' + esc(t("Other dice")) + "</button>";
     } else {
-      html += '<h2 id="dice-title">Roll ' + roll + ": the dice</h2>";
+      html += '<h2 id="dice-title">' + esc(t("Roll %(roll)s: the dice", { roll })) + "</h2>";
     }
     if (me && (!advice || editing)) html += entryHtml();
     if (html !== shown) { box.innerHTML = html; shown = html; }  // unchanged: kept (focus, what a reader said)
@@ -96,23 +102,23 @@
 
   function entryHtml() {
     const full = (list) => list.length >= perKind;
-    let html = '<p class="fine">Tap the colours and the numbers rolled; every phone then shows each player\'s move.</p>' +
-      pickRow("colour", COLOURS.map(([f]) => f), full(picked.colours)) + pickRow("number", NUMBERS, full(picked.numbers));
+    let html = '<p class="fine">' + esc(t("Tap the colours and the numbers rolled; every phone then shows each player's move.")) + "</p>" +
+      pickRow("colour", COLOURS, full(picked.colours)) + pickRow("number", NUMBERS, full(picked.numbers));
     const slots = (list, kind) => list.map((f, i) => dieHtml(kind, f, kind + ":" + i)).join("") +
       '<span class="die chip empty"></span>'.repeat(perKind - list.length);
     const ready = full(picked.colours) && full(picked.numbers);
     html += '<div class="dice-chosen"><span class="dice-row" id="dice-chosen">' + slots(picked.colours, "colour") +
       '<span class="dice-gap"></span>' + slots(picked.numbers, "number") + "</span>" +
-      '<button type="button" class="primary" id="dice-send"' + (ready ? "" : " disabled") + ">Advise</button>" +
-      (picked.colours.length || picked.numbers.length ? '<button type="button" id="dice-clear">Clear</button>' : "") +
-      (editing ? '<button type="button" id="dice-cancel">Cancel</button>' : "") + "</div>" +
+      '<button type="button" class="primary" id="dice-send"' + (ready ? "" : " disabled") + ">" + esc(t("Advise")) + "</button>" +
+      (picked.colours.length || picked.numbers.length ? '<button type="button" id="dice-clear">' + esc(t("Clear")) + "</button>" : "") +
+      (editing ? '<button type="button" id="dice-cancel">' + esc(t("Cancel")) + "</button>" : "") + "</div>" +
       '<p class="error" id="dice-error" role="alert"></p>';
     return html;
   }
 
   // the six faces of one kind of die, as buttons (disabled once that kind's dice are all picked)
   function pickRow(kind, faces, full) {
-    return '<div class="dice-pick" role="group" aria-label="' + kind + ' dice">' + faces.map((f) =>
+    return '<div class="dice-pick" role="group" aria-label="' + esc(kind === "colour" ? t("colour dice") : t("number dice")) + '">' + faces.map((f) =>
       '<button type="button" class="pick ' + dieClass(kind, f) + '" data-' + kind + '="' + f + '" aria-label="' +
       esc(dieLabel(kind, f)) + '"' + (full ? " disabled" : "") + ">" + esc(dieText(kind, f)) + "</button>").join("") + "</div>";
   }
@@ -147,14 +153,14 @@
     const body = { roll: picked.roll, dice: { colours: picked.colours, numbers: picked.numbers } };
     const btn = document.getElementById("dice-send");
     btn.disabled = true;
-    btn.textContent = "Working it out…";
+    btn.textContent = t("Working it out…");
     const res = await fetch(api + "/dice", { method: "PUT", body: JSON.stringify(body),
       headers: { "Content-Type": "application/json", "Authorization": "Bearer " + me.token } });
     const data = await res.json().catch(() => ({}));
     if (res.ok) { picked = { roll: picked.roll, colours: [], numbers: [] }; show(data); return; }
     shown = "";
     render();
-    document.getElementById("dice-error").textContent = data.error || "refused (" + res.status + ")";
+    document.getElementById("dice-error").textContent = data.error || t("refused (%(status)s)", { status: res.status });
   }
 
   box.addEventListener("click", (ev) => {

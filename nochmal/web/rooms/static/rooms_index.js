@@ -39,7 +39,7 @@
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
     });
     const data = await res.json().catch(() => ({}));
-    if (res.status !== 201) { error.textContent = data.error || ("could not create the room (" + res.status + ")"); return; }
+    if (res.status !== 201) { error.textContent = data.error || t("could not create the room (%(status)s)", { status: res.status }); return; }
     // this phone made the room: its creator token frees a seat or makes a new link for a lost phone
     try { localStorage.setItem("nochmal-room-creator-" + data.id, data.creator_token); } catch (e) { /* private mode */ }
     window.location.href = "/r/" + data.id;
@@ -55,14 +55,16 @@
     err.textContent = "";
     box.hidden = true;
     const file = document.getElementById("import-file").files[0];
-    if (!file) { err.textContent = "choose an exported room file first"; return; }
+    if (!file) { err.textContent = t("choose an exported room file first"); return; }
     const type = file.name.toLowerCase().endsWith(".json") ? "application/json" : "application/zip";
     const res = await fetch("/api/rooms/import", { method: "POST", headers: { "Content-Type": type }, body: await file.arrayBuffer() });
     const data = await res.json().catch(() => ({}));
-    if (res.status !== 201) { err.textContent = data.error || ("could not import the room (" + res.status + ")"); return; }
+    if (res.status !== 201) { err.textContent = data.error || t("could not import the room (%(status)s)", { status: res.status }); return; }
     try { localStorage.setItem("nochmal-room-creator-" + data.id, data.creator_token); } catch (e) { /* private mode */ }
-    let html = '<p>Room <a id="import-room" href="' + esc(data.url) + '">' + esc(data.id) + "</a> is ready. " +
-      "Send each player their seat's link (each works once and gives that browser the seat):</p><ul class=\"import-links\">";
+    // (the message is markup: the room's link in it, its code escaped)
+    let html = "<p>" + t("Room %(link)s is ready. Send each player their seat's link (each works once and gives that " +
+      "browser the seat):", { link: '<a id="import-room" href="' + esc(data.url) + '">' + esc(data.id) + "</a>" }) +
+      '</p><ul class="import-links">';
     for (const s of data.seats) {
       html += '<li><span class="seat-name">' + esc(s.name) + '</span> <a class="handover" data-seat="' + s.seat + '" href="' +
         esc(s.handover_url) + '">' + esc(s.handover_url) + "</a></li>";

@@ -93,7 +93,7 @@
         const lost = res.status === 401 || res.status === 403;  // the seat is no longer this phone's
         save(lost ? [] : load().filter((e) => e.id !== entry.id));
         // a refusal (a real conflict: "H4 was just uncrossed on another phone; tap it again ...") is said
-        if (!res.ok && $("edit-error")) $("edit-error").textContent = data.error || ("edit refused (" + res.status + ")");
+        if (!res.ok && $("edit-error")) $("edit-error").textContent = data.error || t("edit refused (%(status)s)", { status: res.status });
         render();
       }
     })().finally(() => { flushing = null; inFlight = null; render(); });

@@ -1,0 +1,92 @@
+"""One room, phones in two languages (docs/rooms.md, Languages): the room's events are the same
+data for every phone, its sentences as msgids and values that each page says with the catalog
+it loads (GET /api/i18n/LANG); the sheet drawings come in each phone's own words; the English
+text stays beside the data for API clients. The expected sentences are written out here."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+
+from rooms_support import auth, new_room, put_cells, sit, sse_events
+
+STREAM_S = 300  # a hang guard, not a pace
+
+
+def page_says(data, catalog: dict):
+    """What static/common.js NM.said makes of a sentence sent as data, with the page's catalog
+    (its plural forms picked as Intl.PluralRules does for de, en and pl's whole numbers)."""
+    if isinstance(data, list):
+        return ", ".join(page_says(item, catalog) for item in data)
+    if not isinstance(data, dict):
+        return str(data)
+    values = {k: page_says(v, catalog) for k, v in data.get("values", {}).items()}
+    if data.get("plural"):
+        n, forms = data["n"], catalog["plurals"][data["msgid"]]
+        few = catalog["lang"] == "pl" and n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14)
+        text = forms[0 if n == 1 else 1 if few or len(forms) == 2 else 2]
+    elif not re.search(r"[^\W\d_]", re.sub(r"%\(\w+\)s", "", data["msgid"])):
+        text = data["msgid"]  # no words of its own ("%(parts)s"): t() gives it as it is
+    else:
+        text = catalog["messages"][data["msgid"]]  # (a KeyError: the page's catalog lacks it)
+    return re.sub(r"%\((\w+)\)s", lambda m: values.get(m.group(1), "n" in data and str(data["n"])), text)
+
+
+def test_one_room_speaks_to_each_phone_in_its_language(server):
+    code = new_room(server.api, mission="lockstep", difficulty="normal", players=2)
+    anna, ben = sit(server.api, code, "Anna"), sit(server.api, code, "Ben")
+    put_cells(server.api, code, *anna, ["H1", "H2", "H3"])
+    catalogs = {lang: server.api.get(f"/api/i18n/{lang}").json() for lang in ("de", "pl")}
+    phones = {lang: httpx.Client(base_url=server.url, timeout=STREAM_S, headers={"Accept-Language": accept})
+              for lang, accept in (("de", "de-DE,de;q=0.9"), ("pl", "pl-PL,pl;q=0.9"))}
+    try:
+        with phones["de"].stream("GET", f"/api/rooms/{code}/events") as de_stream, \
+                phones["pl"].stream("GET", f"/api/rooms/{code}/events") as pl_stream:
+            streams = {"de": sse_events(de_stream.iter_lines()), "pl": sse_events(pl_stream.iter_lines())}
+            sync = {lang: next(events) for lang, events in streams.items()}
+            assert all(event == "sync" for event, _, _ in sync.values())
+            # the drawings in each phone's words (the cells' names for screen readers too)
+            assert 'aria-label="H1 ' in sync["de"][2]["svgs"]["0"]
+            assert re.search(r'aria-label="H4 blau, frei"', sync["de"][2]["svgs"]["0"])
+            assert re.search(r'aria-label="H4 niebieski, wolne"', sync["pl"][2]["svgs"]["0"])
+            assert sync["de"][2]["mission_names"]["de"] and sync["de"][2]["board_labels"]["pl"]
+
+            # Anna counts roll 1: one event, English for API clients, each page's words from the data
+            assert server.api.put(f"/api/rooms/{code}/rolls", json={"roll": 1}, headers=auth(anna[1])).status_code == 200
+            rolls = {lang: next(d for e, _, d in events if e == "rolls") for lang, events in streams.items()}
+            assert rolls["de"] == rolls["pl"] and rolls["de"]["message"] == "Anna counted roll 1"
+            assert page_says(rolls["de"]["message_said"], catalogs["de"]) == "Anna hat Wurf 1 gezählt"
+            assert page_says(rolls["pl"]["message_said"], catalogs["pl"]) == "Anna policzył(a) rzut 1"
+
+            # Ben taps H4: each phone's drawing of his sheet in its own words
+            tapped = server.api.patch(f"/api/rooms/{code}/seats/{ben[0]}/sheet", headers=auth(ben[1]),
+                                      json={"cross": ["H4"], "version": 0})
+            assert tapped.status_code == 200, tapped.text
+            sheet = {lang: next(d for e, _, d in events if e == "sheet") for lang, events in streams.items()}
+            assert 'aria-label="H4 blau, angekreuzt"' in sheet["de"]["svgs"]["1"]
+            assert 'aria-label="H4 niebieski, skreślone"' in sheet["pl"]["svgs"]["1"]
+            assert sheet["de"]["status"] == sheet["pl"]["status"]  # the status: the same data for both
+
+            # the team's status and advice, said in German and in Polish from the same data
+            status = next(d for e, _, d in streams["de"] if e == "status" and d["status"].get("advice"))["status"]
+            texts = {lang: [page_says(a["said"], catalogs[lang]) for a in status["advice"]] for lang in catalogs}
+            assert [a["text"] for a in status["advice"]][0].startswith("Anna: ")
+            assert all("etwa" in t or "erledigt" in t for t in texts["de"]), texts
+            assert all("około" in t or "zrobiona" in t for t in texts["pl"]), texts
+            objective = status["objectives"][0]
+            assert page_says(objective["description_said"], catalogs["de"]) != objective["description"]
+    finally:
+        for client in phones.values():
+            client.close()
+
+
+def test_a_refused_count_in_each_phones_language(server):
+    code = new_room(server.api, mission="lockstep", difficulty="normal", players=2)
+    anna = sit(server.api, code, "Anna")
+    for accept, error in (("de-DE", "Wurf 1 wird gerade gespielt, nicht Wurf 3: zähle den zuerst"),
+                          ("pl-PL", "trwa rzut 1, nie rzut 3: najpierw policz tamten"),
+                          ("en-GB", "roll 1 is being played, not roll 3: count that first")):
+        res = server.api.put(f"/api/rooms/{code}/rolls", json={"roll": 3},
+                             headers={**auth(anna[1]), "Accept-Language": accept})
+        assert res.status_code == 409 and res.json() == {"error": error, "field": "roll"}

@@ -1,0 +1,82 @@
+"""The rooms in German and Polish in Chromium (docs/rooms.md, Languages): a de-DE phone and a
+pl-PL phone at one mission table each see the room in their own language — the roll in play,
+a roll counted by the other phone, this roll's advice, the team's advice, a refused tap and
+the sheet drawings — with no English phrase of the English catalog left (tests/languages_support.py),
+and the rooms' index likewise. Screenshots (360 px, and 1280 px of the room) go to
+artifacts/rooms/ (git-ignored)."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from nochmal.i18n import said, say
+from languages_support import LOCALES, english_left
+from rooms_support import close, new_room, phone, put_cells, set_rolls, shot, sit
+
+STATUS_MS = 120_000  # hang guards, not a pace: the first advice and split start the server's child processes
+
+
+def room_phone(browser, server, code: str, seat: tuple[int, str], lang: str):
+    page = phone(browser, 360, 780, code, seat, locale=LOCALES[lang])
+    page.goto(f"{server.url}/r/{code}")
+    page.wait_for_selector("#live.on")
+    return page
+
+
+def test_two_phones_of_one_room_each_in_its_language(server, browser):
+    code = new_room(server.api, mission="lockstep", difficulty="normal", players=2)
+    anna, ben = sit(server.api, code, "Anna"), sit(server.api, code, "Ben")
+    put_cells(server.api, code, *anna, ["H1", "H2", "H3", "H4"])
+    set_rolls(server.api, code, anna[1], 4)  # roll 5: Anna rolls
+    de, pl = room_phone(browser, server, code, anna, "de"), room_phone(browser, server, code, ben, "pl")
+    try:
+        for page, lang in ((de, "de"), (pl, "pl")):
+            assert page.evaluate("document.documentElement.lang") == lang
+            expect(page.locator("#in-play")).to_have_text(said(say("Roll %(roll)s — %(name)s rolls", roll=5,
+                                                                   name="Anna"), lang))
+        # the German phone enters the dice: both phones show every player's move in their words
+        for die in ('[data-colour="b"]', '[data-colour="y"]', '[data-colour="x"]',
+                    '[data-number="3"]', '[data-number="5"]', '[data-number="?"]'):
+            de.click(f"#dice-box button{die}")
+        de.click("#dice-send")
+        for page, lang in ((de, "de"), (pl, "pl")):
+            expect(page.locator("#dice-title")).to_have_text(
+                said(say("This roll (Roll %(roll)s, %(name)s rolls)", roll=5, name="Anna"), lang), timeout=STATUS_MS)
+            expect(page.locator("#advice-moves li")).to_have_count(2)
+            expect(page.locator(".advice li")).to_have_count(2, timeout=STATUS_MS)  # the team's advice
+        # a refused tap (no joker to take back) on the Polish phone, said in Polish
+        pl.click("#joker-minus")
+        expect(pl.locator("#edit-error")).to_have_text(said(say("%(name)s has no joker crossed off to take back",
+                                                                name="Ben"), "pl"))
+        for page, lang in ((de, "de"), (pl, "pl")):
+            assert english_left(page) == [], (lang, english_left(page))
+        shot(de, "room-lang-de-advice", also_1280=True)
+        shot(pl, "room-lang-pl-advice")
+
+        # the Polish phone counts the roll: the German phone hears who counted it, in German
+        pl.click("#rolls-plus")
+        expect(de.locator("#roll-note")).to_have_text(said(say("%(name)s counted roll %(roll)s", name="Ben", roll=5),
+                                                           "de"))
+        expect(pl.locator("#rolls-minus")).to_have_text(
+            said(say("Undo roll %(roll)s (counted by %(name)s)", roll=5, name="Ben"), "pl"))
+        expect(de.locator(".advice li")).to_have_count(2, timeout=STATUS_MS)
+        for page, lang in ((de, "de"), (pl, "pl")):
+            assert english_left(page) == [], (lang, english_left(page))
+        assert not de.js_errors and not pl.js_errors, de.js_errors + pl.js_errors
+    finally:
+        close(de, pl)
+
+
+def test_the_rooms_index_in_german_and_polish(server, browser):
+    for lang in ("de", "pl"):
+        page = phone(browser, 360, 780, locale=LOCALES[lang])
+        try:
+            page.goto(f"{server.url}/rooms")
+            assert page.evaluate("document.documentElement.lang") == lang
+            assert english_left(page) == [], (lang, english_left(page))
+            page.check("input[name=mode][value=competitive]")  # the board names, and a room's count of players
+            assert english_left(page) == [], (lang, english_left(page))
+            assert page.evaluate("document.documentElement.scrollWidth") <= 360  # the long board names fit
+            shot(page, f"rooms-index-lang-{lang}")
+        finally:
+            close(page)
