@@ -155,8 +155,11 @@ class OnlineRooms:
                     del table.offered_at[k]
             for k in offered:
                 table.offered_at.setdefault(k, now)
-            if publish:
-                self.hub.publish(table.code, "online", self._document(table), table.version)
+            if publish:  # the sheets are drawn as at the roll's start: redrawn only when that changes
+                drawn = (table.game.rolls_done, table.game.is_terminal(), tuple(sorted(table.names.items())))
+                doc = self._document(table) if drawn != table.drawn else table.document(None, now)
+                table.drawn = drawn
+                self.hub.publish(table.code, "online", doc, table.version)
         with self.changed:
             self.changed.notify_all()
 

@@ -39,6 +39,7 @@ class OnlineTable:
         self.pending: dict[int, Move] = {}  # choices of the roll in play not yet applied
         self.by: dict[tuple[int, int], str] = {}  # (roll, seat) -> who chose: seat, quiet, bot
         self.offered_at: dict[int, float] = {}  # seat -> when it was offered this roll's dice
+        self.drawn: tuple | None = None  # what the sheets last sent on the stream were drawn for
         setup = self.setup
         mission = shipped_mission(setup.mission) if setup.mode is RoomMode.MISSION else None
         self.session = TableSession(board_of(setup), self.seat_specs(), self.seed, mission=mission,
