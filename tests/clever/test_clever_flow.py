@@ -131,6 +131,8 @@ def test_a_bonus_chain_resolved_in_the_players_order():
     game = CleverGame(1)
     game.sheets[0] = Sheet(yellow=((), (1, 1), ()), blue=1)  # blue (row 1, column 1) crossed
     game.pending[0] = ("?yellow", "?pink")
+    with pytest.raises(IllegalActionError, match="seat 1 first enters or forfeits \\?yellow, \\?pink"):
+        act(game, "pass")
     # both pending bonuses are open, in either order
     assert {m.bonus for m in game.legal_moves()} == {"?yellow", "?pink"}
     act(game, "bonus ?yellow 3 yellow:mid")  # the middle row's third field: "?" for blue
@@ -148,6 +150,11 @@ def test_a_bonus_chain_resolved_in_the_players_order():
 
 
 def test_the_end_of_the_reroll_track_gives_its_question_unless_switched_off():
+    game = CleverGame(1)
+    game.sheets[0] = Sheet(unlocked=(5, 0, 0), blue=1 << 7)
+    game.pending[0] = ("?blue",)
+    act(game, "bonus ?blue 1 blue:1")  # the 6th slot: nothing at the end yet
+    assert game.sheets[0].unlocked == (6, 0, 0) and game.pending[0] == ()
     for rules, want in ((CleverRules(), ("?pink",)), (CleverRules(reroll_track_bonus=False), ())):
         game = CleverGame(1, rules)
         game.sheets[0] = Sheet(unlocked=(6, 0, 0), blue=1 << 7)  # diagonal (2, 2) crossed
