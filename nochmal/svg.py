@@ -76,6 +76,16 @@ def drawing_words(lang: str = "en") -> dict[str, str]:
     return words
 
 
+@lru_cache(maxsize=None)
+def _cell_shapes(lang: str) -> dict:
+    """Per (star, crossed) a cell's words for its aria-label, the colour's word filled in and
+    escaped once: only the cell's name (letters and digits) is left to fill."""
+    words = drawing_words(lang)
+    return {(star, crossed, colour): escape(words[("star" if star else "cell") + (" crossed" if crossed else "")]
+                                            % {"cell": "%(cell)s", "colour": words[colour]}, {'"': "&quot;"})
+            for star in (False, True) for crossed in (0, 1) for colour in COLOURS}
+
+
 def _star(cx: float, cy: float, r: float) -> str:
     pts = []
     for k in range(10):
@@ -141,7 +151,8 @@ class SheetPicture:
     unfinished: bool = False
 
 
-def _sheet_svg(pic: SheetPicture, seat: int, top: float, width: float, words: dict[str, str]) -> list[str]:
+def _sheet_svg(pic: SheetPicture, seat: int, top: float, width: float, lang: str) -> list[str]:
+    words, shapes = drawing_words(lang), _cell_shapes(lang)
     sheet = pic.sheet
     b = sheet.board
     left = MARGIN + LABEL
@@ -170,7 +181,7 @@ def _sheet_svg(pic: SheetPicture, seat: int, top: float, width: float, words: di
             star = b.is_star(bit)
             name = f"{COLUMN_LETTERS[c]}{r + 1}"
             out.append(f'<rect class="cell" data-cell="{name}" data-colour="{colour}" '
-                       f'data-crossed="{crossed}" data-star="{int(star)}" aria-label="{_cell_words(name, colour, star, crossed, words)}" '
+                       f'data-crossed="{crossed}" data-star="{int(star)}" aria-label="{_cell_words(name, colour, bool(star), crossed, shapes)}" '
                        f'x="{x}" y="{y}" width="{CELL}" '
                        f'height="{CELL}" fill="{FILL[colour]}" stroke="#222" stroke-width="0.8"/>')
             if star:
@@ -218,12 +229,11 @@ def _score_text(sheet: Sheet, y: float, words: dict[str, str]) -> str:
 
 def cell_words(name: str, colour: str, star: bool, crossed: int, lang: str = "en") -> str:
     """A cell as a screen reader says it: 'H4 blue, star, crossed' (docs/web.md, phones)."""
-    return _cell_words(name, colour, star, crossed, drawing_words(lang))
+    return _cell_words(name, colour, star, crossed, _cell_shapes(lang))
 
 
-def _cell_words(name: str, colour: str, star: bool, crossed: int, words: dict[str, str]) -> str:
-    shape = words[("star" if star else "cell") + (" crossed" if crossed else "")]
-    return escape(shape % {"cell": name, "colour": words[colour]}, {'"': "&quot;"})
+def _cell_words(name: str, colour: str, star: bool, crossed: int, shapes: dict) -> str:
+    return shapes[star, crossed, colour] % {"cell": name}
 
 
 def pictures_svg(pictures: list[SheetPicture], heading: list[str] | None = None, lang: str = "en") -> str:
@@ -246,7 +256,7 @@ def pictures_svg(pictures: list[SheetPicture], heading: list[str] | None = None,
     if heading:
         top += 6
     for seat, pic in enumerate(pictures):
-        parts.extend(_sheet_svg(pic, seat, top, width, drawing_words(lang)))
+        parts.extend(_sheet_svg(pic, seat, top, width, lang))
         top += sheet_height(pic.sheet)
     height = top + MARGIN - SHEET_GAP
     title = f"<title>{escape(' · '.join(heading) if heading else pictures[0].title)}</title>\n"
