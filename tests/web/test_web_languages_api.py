@@ -15,7 +15,7 @@ from nochmal.board import load_board
 from nochmal.dice import Roll
 from nochmal.errors import IllegalMoveError
 from nochmal.game import Game
-from nochmal.i18n import LANGUAGES, LOCALE_DIR, Message, rating, said, say
+from nochmal.i18n import LANGUAGES, LOCALE_DIR, Message, rating, said, say, translate
 from nochmal.missions import builtin_missions
 from nochmal.missions.model import Objective
 from nochmal.modes import Mode
@@ -257,3 +257,17 @@ def test_a_downloaded_picture_follows_the_page_language(client):
     assert ">du: bisher " in german and ">you:" not in german and " points<" not in german
     width = int(re.search(r'<svg [^>]*width="(\d+)"', german).group(1))
     assert width > int(re.search(r'<svg [^>]*width="(\d+)"', english).group(1))  # the longer German line fits
+
+
+def test_a_stopped_job_says_why_in_the_request_language(client):
+    """A job keeps why it stopped as a Message (nochmal/web/jobs.py), said when a page polls it."""
+    from nochmal.web.jobs import TIMED_OUT, Job, stop_text
+
+    job = Job("t" * 16, "solve", {}, 4.0, stop_reason=TIMED_OUT)
+    job.error = stop_text(job)
+    assert job.to_json()["error"] == "stopped: over the time cap of 4 s"
+    polish = job.to_json("pl")["error"]
+    assert polish == translate("stopped: over the time cap of %(cap)s s", "pl") % {"cap": "4"} != job.to_json()["error"]
+    refused = client.get("/api/jobs/" + "x" * 16, headers=DE)
+    assert refused.status_code == 404 and refused.json() == {
+        "error": translate("no job %(id)s (jobs are kept in memory only)", "de") % {"id": repr("x" * 16)}, "field": "job"}
