@@ -121,10 +121,19 @@ def test_three_phones_play_to_the_end(served, browser, tmp_path):
 
 def test_two_phones_and_a_bot_teammate_end_a_mission(served, browser):
     server = served
-    code = server.api.post(API, json={"mission": "lockstep", "difficulty": "easy",
-                                      "seats": ["human", "human", "greedy"]}).json()["id"]
-    url = f"{server.url}/o/{code}"
     anna, ben = phone(browser), phone(browser)
+    # Anna makes the room on the new game's page: the mission, its difficulty, two people and a bot
+    anna.goto(f"{server.url}/o")
+    anna.check("input[name=mode][value=mission]")
+    anna.select_option("#mission", "lockstep")
+    anna.select_option("#difficulty", "easy")
+    anna.click("#seat-more")
+    anna.select_option("#seat-specs li:nth-child(3) select", "greedy")
+    shot(anna, "online-new", also_1280=True)
+    anna.click("#online-form button[type=submit]")
+    anna.wait_for_url("**/o/*")
+    code = anna.url.rsplit("/", 1)[1]
+    url = f"{server.url}/o/{code}"
     sit_on_page(anna, url, "Anna")
     sit_on_page(ben, url, "Ben")
     seats = [seat_of_page(p, code) for p in (anna, ben)]
