@@ -1,0 +1,154 @@
+"""Two `nochmal serve` processes on one PostgreSQL database (docs/rooms.md, Several servers):
+an edit made through one reaches the live streams of the other, ids in order, no event twice
+or missing after a reconnect; a status is computed by one process at a time; SIGKILL of one
+server loses no acknowledged edit and its phones go on with the other.
+
+The oracle of a stream is the servers' own answers: each acknowledged tap names the room
+version it made, and the stream must carry exactly those ids, in order."""
+
+from __future__ import annotations
+
+import threading
+
+import httpx
+import pytest
+
+from rooms_support import auth, crash
+from servers_support import Stream, shared_servers
+
+CELLS = [f"{c}{r}" for c in "HGIJFKE" for r in range(1, 8)]
+
+
+@pytest.fixture(scope="module")
+def two(tmp_path_factory, postgres_url):
+    with shared_servers(tmp_path_factory.mktemp("shared"), postgres_url) as (urls, procs):
+        yield urls
+
+
+def room_with_seats(url: str, players: int = 2, **spec) -> tuple[str, list[str]]:
+    body = {"players": players, **(spec or {"mission": "lockstep", "difficulty": "normal"})}
+    code = httpx.post(url + "/api/rooms", json=body).json()["id"]
+    tokens = [httpx.post(f"{url}/api/rooms/{code}/seats", json={"name": f"P{k}"}).json()["seat_token"]
+              for k in range(players)]
+    return code, tokens
+
+
+def tap(url: str, code: str, seat: int, token: str, cell: str, sheet_version: int) -> dict:
+    res = httpx.patch(f"{url}/api/rooms/{code}/seats/{seat}/sheet", json={"cross": [cell], "version": sheet_version},
+                      headers=auth(token), timeout=30)
+    assert res.status_code == 200, res.text
+    return res.json()
+
+
+def sheets(stream: Stream) -> list[int]:
+    return [event_id for event, event_id, _ in stream.events if event == "sheet"]
+
+
+def test_an_edit_through_one_server_reaches_the_others_streams_in_order(two):
+    a, b = two
+    code, tokens = room_with_seats(a)
+    on_a = Stream(a, code)
+    assert on_a.wait_for(lambda events: any(e == "sync" for e, _, _ in events))
+    start = on_a.events[0][1]
+    acked, version_of = [], {0: 0, 1: 0}  # the rooms' versions answered; each seat's sheet version
+    for k in range(4):  # seat 1 through B, seat 0 through A: both servers' events, one order
+        url, seat = (b, 1) if k % 2 == 0 else (a, 0)
+        answer = tap(url, code, seat, tokens[seat], CELLS[k], version_of[seat])
+        version_of[seat] = answer["sheet_version"]
+        acked.append(answer["version"])
+    assert on_a.wait_for(lambda events: acked[-1] in sheets(on_a))
+    assert sheets(on_a) == acked  # every acknowledged tap once, in the order made
+    assert all(v > start for v in acked)
+    # a mission's full status is computed once (one server) and reaches this stream too
+    assert on_a.wait_for(lambda events: any(e == "status" and d["version"] == acked[-1] for e, _, d in events))
+    on_a.close()
+
+    # the phone reconnects to the OTHER server with the last id it had, edits went on meanwhile
+    last = on_a.ids()[-1]
+    later = [tap(b, code, 1, tokens[1], CELLS[10 + k], version_of[1] + k)["version"] for k in range(2)]
+    on_b = Stream(b, code, last_id=last)
+    assert on_b.wait_for(lambda events: bool(events))
+    event, snapshot, doc = on_b.events[0]
+    assert (event, snapshot) == ("sync", later[-1])  # behind: a snapshot with both edits
+    assert set(CELLS[10:12]) <= set(doc["seats"][1]["cells"])
+    more = tap(a, code, 0, tokens[0], CELLS[20], version_of[0])["version"]
+    assert on_b.wait_for(lambda events: more in sheets(on_b))
+    ids = on_b.ids()
+    assert ids == sorted(set(ids)) and ids[0] == later[-1] and ids[-1] == more  # no repeat, no gap
+    on_b.close()
+
+
+def test_one_status_computation_per_room_at_a_time(postgres_url):
+    from nochmal.web.rooms.fanout import SharedHub, StatusGuard
+    from nochmal.web.rooms.hub import StreamLimits
+
+    first, second = StatusGuard(postgres_url), StatusGuard(postgres_url)  # two processes' workers
+    assert first.hold("ABCDEF")
+    assert not second.hold("ABCDEF")  # busy in the other process
+    assert second.hold("GHJKLM")  # another room is not
+    first.release("ABCDEF")
+    assert second.hold("ABCDEF")
+    second.release("ABCDEF")
+    hub = SharedHub(postgres_url, StreamLimits())
+    hub.publish("ABCDEF", "status", {"version": 7, "status": {"state": "open"}})
+    done = threading.Event()
+
+    def published() -> bool:
+        return second.published("ABCDEF", 7) == {"state": "open"}
+
+    for _ in range(600):  # the writer thread commits it shortly (a hang guard, not a pace)
+        if published():
+            break
+        done.wait(0.05)
+    assert published()
+    assert second.published("ABCDEF", 8) is None  # another version: to be computed
+    hub.stop()
+
+
+@pytest.mark.slow
+def test_sigkill_of_one_server_loses_no_acknowledged_edit(tmp_path, postgres_cluster):
+    database = postgres_cluster.new_database()
+    with shared_servers(tmp_path / "data", database) as (urls, procs):
+        a, b = urls
+        code, tokens = room_with_seats(a, players=4, mode="competitive")
+        phone = Stream(a, code)  # a phone on server A
+        assert phone.wait_for(lambda events: bool(events))
+        acked = [-1] * 4
+        stop = threading.Event()
+
+        def writer(seat: int) -> None:
+            sheet_version = 0
+            with httpx.Client(timeout=10) as http:
+                for k, cell in enumerate(CELLS):
+                    if stop.is_set():
+                        return
+                    try:
+                        res = http.patch(f"{a}/api/rooms/{code}/seats/{seat}/sheet", headers=auth(tokens[seat]),
+                                         json={"cross": [cell], "version": sheet_version})
+                    except httpx.HTTPError:
+                        return  # A died mid-request: not acknowledged
+                    if res.status_code != 200:
+                        return
+                    sheet_version = res.json()["sheet_version"]
+                    acked[seat] = k
+
+        threads = [threading.Thread(target=writer, args=(s,)) for s in range(4)]
+        for t in threads:
+            t.start()
+        assert phone.wait_for(lambda events: len(sheets(phone)) >= 8)
+        crash(procs[0])
+        stop.set()
+        for t in threads:
+            t.join(30)
+        assert phone.done.wait(30)  # A's stream ended with A
+        last = phone.ids()[-1]
+        # the page's reconnect, to the other address: behind, it gets the snapshot
+        room = httpx.get(f"{b}/api/rooms/{code}").json()
+        again = Stream(b, code, last_id=last)
+        if last < room["version"]:  # behind (edits acknowledged after A's last event): the snapshot
+            assert again.wait_for(lambda events: bool(events))
+            assert again.events[0][:2] == ("sync", room["version"])
+        for seat in range(4):
+            crossed = set(room["seats"][seat]["cells"])
+            assert set(CELLS[: acked[seat] + 1]) <= crossed, (seat, acked[seat])
+        again.close()

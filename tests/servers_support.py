@@ -1,0 +1,106 @@
+"""Several `nochmal serve` processes on one PostgreSQL database (docs/rooms.md, Several
+servers): the processes, and a room's live stream read in a thread. Used by
+tests/rooms/test_rooms_servers*.py and benchmarks/bench_rooms.py --servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from contextlib import contextmanager
+
+import httpx
+
+from rooms_support import free_port, stop, wait_up
+
+SERVE = (
+    "import sys, uvicorn\n"
+    "from nochmal.web.app import create_app\n"
+    "from nochmal.web.rooms import RoomSettings\n"
+    "from nochmal.web.rooms.hub import StreamLimits\n"
+    "limits = StreamLimits(per_client=10_000, total=10_000)\n"
+    "settings = RoomSettings(rooms_per_minute=10_000, streams=limits, database=sys.argv[3])\n"
+    "app = create_app(sys.argv[1], room_settings=settings)\n"
+    "uvicorn.run(app, host='127.0.0.1', port=int(sys.argv[2]), log_level='warning')\n"
+)
+
+
+def shared_server(data_dir, port: int, database: str) -> subprocess.Popen:
+    """A server process whose rooms' live updates go through ``database`` (without the
+    room-creation rate limit and the per-address stream cap: every phone is 127.0.0.1)."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    return subprocess.Popen([sys.executable, "-c", SERVE, str(data_dir), str(port), database], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+@contextmanager
+def shared_servers(data_dir, database: str, count: int = 2):
+    """``count`` servers on one data folder and database, up; their URLs and processes."""
+    ports = [free_port() for _ in range(count)]
+    procs = [shared_server(data_dir, port, database) for port in ports]
+    try:
+        urls = [f"http://127.0.0.1:{port}" for port in ports]
+        for url in urls:
+            wait_up(url)
+        yield urls, procs
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                stop(proc)
+
+
+class Stream:
+    """A room's live stream read in a thread: ``events`` is every (event, id, data) so far,
+    ``seen`` is set on each one. ``last_id``: sent as Last-Event-ID (a reconnect)."""
+
+    def __init__(self, url: str, code: str, last_id: int | None = None):
+        self.events: list[tuple[str, int | None, dict]] = []
+        self.seen = threading.Condition()
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+        self._close = threading.Event()
+        headers = {"Last-Event-ID": str(last_id)} if last_id is not None else {}
+        self._thread = threading.Thread(target=self._read, args=(f"{url}/api/rooms/{code}/events", headers),
+                                        daemon=True)
+        self._thread.start()
+
+    def _read(self, url: str, headers: dict) -> None:
+        fields: dict = {}
+        try:
+            with httpx.stream("GET", url, headers=headers, timeout=httpx.Timeout(60, connect=10)) as res:
+                for line in res.iter_lines():
+                    if self._close.is_set():
+                        return
+                    if line:
+                        key, _, value = line.partition(":")
+                        fields[key] = value.strip()
+                        continue
+                    if "event" in fields:
+                        event_id = int(fields["id"]) if "id" in fields else None
+                        with self.seen:
+                            self.events.append((fields["event"], event_id, json.loads(fields.get("data", "null"))))
+                            self.seen.notify_all()
+                    fields = {}
+        except BaseException as exc:  # the server died: the test decides what that means
+            self.error = exc
+        finally:
+            self.done.set()
+            with self.seen:
+                self.seen.notify_all()
+
+    def wait_for(self, predicate, seconds: float = 60) -> bool:
+        """Until ``predicate(events)`` holds (``seconds``: a hang guard, not a pace)."""
+        with self.seen:
+            return self.seen.wait_for(lambda: predicate(self.events) or self.done.is_set(), seconds) and \
+                predicate(self.events)
+
+    def ids(self) -> list[int]:
+        return [event_id for _, event_id, _ in self.events if event_id is not None]
+
+    def close(self) -> None:
+        self._close.set()
+
+
+__all__ = ["Stream", "free_port", "shared_server", "shared_servers"]
