@@ -25,6 +25,7 @@ from nochmal.clever.dice import DICE
 from nochmal.clever.errors import InvalidActionError
 from nochmal.clever.sheet import Place
 from nochmal.clever.sheetdata import QUESTIONS, SheetFacts
+from nochmal.fileio import is_decimal
 
 KINDS = ("take", "extra", "bonus", "forfeit", "reroll", "pass", "done")
 MAX_TEXT = 80
@@ -80,7 +81,7 @@ class Action:
         elif words[1] not in DICE:
             raise InvalidActionError(f"bad action {text!r}: the die is one of {', '.join(DICE)}")
         who = {"bonus": words[1]} if kind == "bonus" else {"die": words[1]}
-        if len(words) != 4 or not words[2].isdigit() or not 1 <= int(words[2]) <= 6:
+        if len(words) != 4 or not is_decimal(words[2]) or not 1 <= int(words[2]) <= 6:
             raise InvalidActionError(f"bad action {text!r}: expected '{kind} {words[1]} NUMBER PLACE' (NUMBER 1-6)")
         return cls(kind, number=int(words[2]), place=Place.parse(words[3], facts), **who)
 

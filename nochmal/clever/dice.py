@@ -15,6 +15,7 @@ from itertools import product
 
 from nochmal.clever.errors import InvalidActionError
 from nochmal.errors import SeedError
+from nochmal.fileio import is_decimal
 from nochmal.rules import MAX_SEED
 
 DICE = ("white", "yellow", "blue", "grey", "green", "pink")
@@ -48,7 +49,7 @@ class Throw:
         faces = []
         for word in text.split():
             die, eq, value = word.partition("=")
-            if not eq or not value.isdigit():
+            if not eq or not is_decimal(value) or len(value) > 2:
                 raise InvalidActionError(f"bad throw {text!r}: expected DIE=NUMBER words (white=3 blue=6)")
             faces.append((die, int(value)))
         return cls(tuple(faces))

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from nochmal.clever.errors import InvalidActionError
 from nochmal.clever.options import CleverRules
 from nochmal.clever.sheetdata import ACTIONS, AREAS, MAX_DIE, SheetFacts, clever4ever
+from nochmal.fileio import is_decimal
 
 YELLOW_ROWS = ("top", "mid", "bottom")  # ascending, minus, plus
 GREEN_HALVES = ("low", "up")
@@ -49,11 +50,11 @@ class Place:
             return cls("green", GREEN_HALVES.index(spot))
         if area == "pink" and not spot:
             return cls("pink", 0)
-        if area == "blue" and spot.isdigit() and 1 <= int(spot) <= MAX_DIE:
+        if area == "blue" and is_decimal(spot) and 1 <= int(spot) <= MAX_DIE:
             return cls("blue", int(spot) - 1)
         if area == "grey":
             r, _, c = spot.partition(",")
-            if r.isdigit() and c.isdigit():
+            if is_decimal(r) and is_decimal(c):
                 cell = (int(r) - 1, int(c) - 1)
                 for seg in (facts or clever4ever()).segments:
                     if cell in seg.cells:

@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from nochmal.clever.errors import SheetDataError
-from nochmal.fileio import load_toml_text, read_text_file
+from nochmal.fileio import is_decimal, load_toml_text, read_text_file
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "clever4ever.toml"
 
@@ -240,7 +240,7 @@ def parse_sheet(data: dict, source: str = "<data>") -> SheetFacts:
     circles_raw = rd.get("pink.circle_points", dict, {})
     circles = {}
     for k, v in circles_raw.items():
-        if not (k.isdigit() and 1 <= int(k) <= MAX_DIE and isinstance(v, int)):
+        if not (is_decimal(k) and len(k) < 3 and 1 <= int(k) <= MAX_DIE and isinstance(v, int)):
             rd.bad(f"pink.circle_points.{k}", "expected number = points, the number 1-6")
         else:
             circles[int(k)] = v

@@ -18,6 +18,7 @@ from nochmal.clever.game import MAX_PLAYERS, PICKS, CleverGame
 from nochmal.clever.options import CleverRules
 from nochmal.clever.sheet import Sheet, blue_bit
 from nochmal.clever.sheetdata import ACTIONS, MAX_DIE, QUESTIONS, SheetFacts, clever4ever
+from nochmal.fileio import load_json_text
 from nochmal.game import TERMINAL
 
 FORMAT = "clever4ever-state"
@@ -183,8 +184,4 @@ def from_state(data, facts: SheetFacts | None = None) -> CleverGame:
 
 
 def read_state_text(text: str, facts: SheetFacts | None = None) -> CleverGame:
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        raise CleverStateError("state: not JSON") from None
-    return from_state(data, facts)
+    return from_state(load_json_text(text, lambda why: CleverStateError(f"state: not JSON: {why}")), facts)

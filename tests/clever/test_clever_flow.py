@@ -373,3 +373,11 @@ def test_no_fallback_to_the_fields_in_solo():
     act(game, "take pink 6 pink")  # every other die is lower: the active turn ends
     throw(game, white=6, yellow=1, blue=1, grey=1, green=5, pink=6)  # tray: yellow, blue, grey
     assert [m.text() for m in game.legal_moves()] == ["pass"]  # white and pink would fit pink
+
+
+def test_digits_that_are_not_ascii_are_bad_notation():
+    for text in ("take yellow ² yellow:top", "take blue 3 blue:³", "bonus ?grey 2 grey:¹,1"):
+        with pytest.raises(InvalidActionError):
+            Action.parse(text)
+    with pytest.raises(InvalidActionError):
+        Throw.parse("white=" + "9" * 5000)
