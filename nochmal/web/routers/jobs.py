@@ -93,21 +93,22 @@ def start_analyse(body: AnalyseJob, games: Games, records: Records, jobs: Jobs):
         with web.lock:
             record, final = web.record(), web.game.clone()
     if record.mode is Mode.COOP:
-        raise WebError("the analysis needs a solo or competitive record; a co-op record is analysed by "
-                       "`nochmal analyse` (the team's fewest rolls)", "record_id")
+        raise WebError(say("the analysis needs a solo or competitive record; a co-op record is analysed by "
+                           "`nochmal analyse` (the team's fewest rolls)"), "record_id")
     seats = len(record.players)
     if record.mode is Mode.COMPETITIVE and body.seat is None:
-        raise WebError(f"seat: a competitive record is analysed one seat at a time (1..{seats})", "seat")
+        raise WebError(say("seat: a competitive record is analysed one seat at a time (1..%(seats)s)", seats=seats), "seat")
     if body.seat is not None and body.seat > seats:
-        raise WebError(f"seat: the record has seats 1..{seats}, not {body.seat}", "seat")
+        raise WebError(say("seat: the record has seats 1..%(seats)s, not %(seat)s", seats=seats, seat=body.seat), "seat")
     if not final.is_terminal():
         raise WebError(say("the analysis needs a finished game"), "record_id")
     # one solve per roll, each with the asked time (the planner needs about 2 s a solve to
     # keep its hinted plan on a loaded machine); the job's cap covers them all, up to a limit
     cap = max(jobs.time_cap, len(record.rolls) * body.time_limit)
     if cap > ANALYSE_CAP:
-        raise WebError(f"{len(record.rolls)} solves of {body.time_limit:g} s exceed the limit of {ANALYSE_CAP:g} s; "
-                       "ask for less time per solve", "time_limit")
+        raise WebError(say("%(solves)s solves of %(each)s s exceed the limit of %(limit)s s; ask for less time per solve",
+                           solves=len(record.rolls), each=format(body.time_limit, "g"), limit=format(ANALYSE_CAP, "g")),
+                       "time_limit")
     seat = body.seat - 1 if record.mode is Mode.COMPETITIVE else None  # 0-based, as solver/race.py counts
     job = jobs.submit("analyse", {"record": record.to_json(), "time_limit": body.time_limit, "seat": seat},
                       time_cap=cap)

@@ -10,6 +10,7 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from nochmal.missions.coop import mission_outcome_line
+from nochmal.i18n import say
 from nochmal.seats import seat_name
 from nochmal.svg import SheetPicture, pictures_svg, record_svg, sheet_title
 from nochmal.web import responses
@@ -47,7 +48,7 @@ async def upload_record(request: Request, store: Records, rate: UploadRate, caps
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise WebError(f"file: not a UTF-8 text file (byte {exc.start})", "file", 422) from None
+        raise WebError(say("file: not a UTF-8 text file (byte %(byte)s)", byte=exc.start), "file", 422) from None
     _, item = await run_in_threadpool(store.add, text, client)  # the replay never holds up the event loop
     return _summary(item.summary, request)
 
