@@ -196,9 +196,8 @@ class StatusWorker:
     changed, newest state only, caches them by state and hands each to ``publish``."""
 
     def __init__(self, load_room: Callable[[str], Room], publish: Callable[[str, dict], None],
-                 time_limit: float = SPLIT_SECONDS, cache_size: int = 512, guard=None):
+                 time_limit: float = SPLIT_SECONDS, cache_size: int = 512):
         self._load = load_room
-        self.guard = guard  # several servers (fanout.py StatusGuard): one computes a room at a time
         self._publish = publish
         self.time_limit = time_limit
         self._cache: OrderedDict = OrderedDict()
@@ -305,21 +304,6 @@ class StatusWorker:
             self._cv.notify()
         self._end_child()
 
-    def _work_out(self, room: Room, shared: dict | None = None) -> None:
-        """The room's full status cached and published; ``shared``: the one another server
-        published for this version (cached here, not sent again)."""
-        status = self.cached(room) or shared
-        if status is None:
-            start = time.perf_counter()
-            status = self._compute(room) if room.spec.mode is RoomMode.MISSION else full_status(room)
-            self.timings.append(time.perf_counter() - start)
-        with self._cv:
-            self._cache[state_key(room)] = status
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-        if status is not shared:
-            self._publish(room.code, {"version": room.version, "status": status})
-
     def _run(self) -> None:
         while True:
             with self._cv:
@@ -338,15 +322,16 @@ class StatusWorker:
                     return
             try:
                 room = self._load(code)
-                if self.guard is None:
-                    self._work_out(room)
-                elif self.guard.hold(code):
-                    try:
-                        self._work_out(room, self.guard.published(code, room.version))
-                    finally:
-                        self.guard.release(code)
-                else:  # another server computes this room now: look again when it may be done
-                    self.request(room)
+                status = self.cached(room)
+                if status is None:
+                    start = time.perf_counter()
+                    status = self._compute(room) if room.spec.mode is RoomMode.MISSION else full_status(room)
+                    self.timings.append(time.perf_counter() - start)
+                    with self._cv:
+                        self._cache[state_key(room)] = status
+                        while len(self._cache) > self.cache_size:
+                            self._cache.popitem(last=False)
+                self._publish(code, {"version": room.version, "status": status})
             except RuntimeError as exc:  # (BrokenProcessPool is one too)
                 if self._stop or "after shutdown" in str(exc):  # exiting: the pool or its child is gone
                     return
