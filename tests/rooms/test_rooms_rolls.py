@@ -191,8 +191,8 @@ def test_the_win_survives_a_restart(data_dir):
 
 
 def test_an_older_data_folder_gains_the_new_columns(data_dir):
-    """A rooms.sqlite3 written before the win was recorded (no won_on column) opens, keeps its
-    room and records a win."""
+    """A rooms.sqlite3 written before the win was recorded (no won_on column) and before the
+    schema was versioned (no schema_version table) opens, keeps its room and records a win."""
     from fastapi.testclient import TestClient
 
     client = TestClient(make_app(data_dir))
@@ -203,6 +203,7 @@ def test_an_older_data_folder_gains_the_new_columns(data_dir):
     db.execute("ALTER TABLE rooms DROP COLUMN won_on")
     db.execute("DROP TABLE counted_rolls")
     db.execute("DROP TABLE race")
+    db.execute("DROP TABLE schema_version")
     db.commit()
     db.close()
     client = TestClient(make_app(data_dir))

@@ -1,41 +1,38 @@
-"""Online rooms in SQLite: the set-up, the seed and its commitment, the seats' token hashes
-and every acknowledged move (docs/rooms.md, online games). Nothing else is stored: the game
-is rebuilt by replaying the seed's rolls and the moves through the engine (online_table.py).
+"""Online rooms in the rooms' database (store_db.py: SQLite or PostgreSQL): the set-up, the
+seed and its commitment, the seats' token hashes and every acknowledged move (docs/rooms.md,
+online games). Nothing else is stored: the game is rebuilt by replaying the seed's rolls and the moves through the engine (online_table.py).
 
-Its own file beside the rooms' (``online.sqlite3``), with the same durability: WAL, every
-write one transaction committed before the request is answered (store_schema.py), so a
-server killed at any moment keeps every move it acknowledged.
+On SQLite its own file beside the rooms' (``online.sqlite3``); on PostgreSQL the rooms'
+database. The same durability: every write one transaction committed before the request is
+answered, so a server killed at any moment keeps every move it acknowledged.
 """
 
 from __future__ import annotations
 
 import hmac
 import json
-import sqlite3
-import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from nochmal.errors import StorageError
 from nochmal.web.errors import WebError
 from nochmal.web.rooms.model import new_code, new_secret, secret_hash
 from nochmal.web.rooms.online_model import OnlineSetup, commitment
-from nochmal.web.rooms.store_schema import SYNCHRONOUS, _quick_check
+from nochmal.web.rooms.store_db import Database, Duplicate, open_database
 
-DB_NAME = "online.sqlite3"
+DB_NAME = "online.sqlite3"  # the SQLite file in the data folder
+PART = "online"  # its name in schema_version (store_db.py)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS online_rooms (
     code TEXT PRIMARY KEY,
     setup TEXT NOT NULL,
-    seed INTEGER NOT NULL,
+    seed BIGINT NOT NULL,
     commitment TEXT NOT NULL,
     creator_hash TEXT NOT NULL,
     version INTEGER NOT NULL DEFAULT 0,
     started INTEGER NOT NULL DEFAULT 0,
-    created REAL NOT NULL,
-    touched REAL NOT NULL
+    created DOUBLE PRECISION NOT NULL,
+    touched DOUBLE PRECISION NOT NULL
 );
 CREATE TABLE IF NOT EXISTS online_seats (
     code TEXT NOT NULL REFERENCES online_rooms(code) ON DELETE CASCADE,
@@ -52,7 +49,7 @@ CREATE TABLE IF NOT EXISTS online_moves (
     seat INTEGER NOT NULL,
     move TEXT NOT NULL,
     by TEXT NOT NULL,
-    at REAL NOT NULL,
+    at DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (code, n),
     UNIQUE (code, roll, seat)
 );
@@ -82,45 +79,24 @@ class OnlineRecord:
     moves: tuple[KeptMove, ...]
 
 
+def _tables(schema) -> None:
+    schema.script(_SCHEMA)
+
+
+STEPS = (_tables,)  # a new table or column: a new step at the end (store_db.py)
+
+
 class OnlineStore:
-    def __init__(self, data_dir: str | Path | None):
-        if data_dir is None:
-            target = ":memory:"
-        else:
-            folder = Path(data_dir)
-            folder.mkdir(parents=True, exist_ok=True)
-            target = str(folder / DB_NAME)
-            if Path(target).exists():
-                try:
-                    _quick_check(sqlite3.connect(Path(target).resolve().as_uri() + "?mode=ro", uri=True))
-                except sqlite3.Error as exc:
-                    raise StorageError(f"{target}: not a usable online rooms database ({exc}); move it away "
-                                       "to start with no online rooms, or restore a backup") from None
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(f"PRAGMA synchronous={SYNCHRONOUS}")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(_SCHEMA)
+    def __init__(self, data_dir: str | Path | None = None, database: Database | None = None):
+        """On ``database``, else on its SQLite file in ``data_dir`` (None: in memory)."""
+        self.db = database if database is not None else open_database(data_dir, None, DB_NAME)
+        self.db.migrate(PART, STEPS)
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self.db.close()
 
-    @contextmanager
     def _tx(self):
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    yield self._db
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
-            except sqlite3.DatabaseError as exc:
-                raise WebError(f"the online rooms' database failed ({exc}); the server's operator should check "
-                               f"{DB_NAME}", None, 500) from None
+        return self.db.tx()
 
     # --- reading ---------------------------------------------------------------------------
     def load(self, code: str) -> OnlineRecord:
@@ -195,7 +171,7 @@ class OnlineStore:
             try:
                 db.execute("INSERT INTO online_moves (code, n, roll, seat, move, by, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                            (code, n, move.roll, move.seat, move.move, move.by, time.time()))
-            except sqlite3.IntegrityError:
+            except Duplicate:
                 raise WebError(f"seat {move.seat + 1} has already chosen in roll {move.roll + 1}", "move", 409) from None
             return self._bump(db, code)
 

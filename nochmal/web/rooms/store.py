@@ -1,17 +1,8 @@
-"""Rooms, seats and every edit in SQLite (one file in the data folder).
-
-Durability: WAL journal (``SYNCHRONOUS`` in store_schema.py), and every write is its own transaction,
-committed before the request that made it is answered; so a server killed at any moment
-(SIGKILL) keeps every edit it acknowledged. One write connection behind a lock (SQLite
-serialises writers anyway); each thread reads through its own connection, so reads never
-wait for a commit. Seat tokens and handover secrets are stored
-only as SHA-256 hashes. Crossed cells are stored as hex text (105 bits do not fit an
-SQLite integer). Nothing a client sends becomes a path: the database file name is fixed.
-
-A damaged database is the server's problem, not a client's: at start-up (a garbage or
-truncated file, a folder in its place) it is one NochmalError line naming the file and what
-to do, and the file is left as it is; while serving, a failed read or write is logged and
-answered as a 5xx JSON body with the reason (docs/security.md).
+"""Rooms, seats and every edit, on either database (store_db.py: SQLite in the data folder, or
+PostgreSQL): every method is one transaction, committed before the request that made it is
+answered, so a server killed at any moment keeps every edit it acknowledged. Seat tokens and
+handover secrets are stored only as SHA-256 hashes. Crossed cells are stored as hex text
+(105 bits fit neither database's integer). The tables: store_schema.py.
 """
 
 from __future__ import annotations
@@ -19,20 +10,17 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-import sqlite3
-import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
-from nochmal.errors import StorageError
 from nochmal.i18n import say, say_n
 from nochmal.web.errors import WebError
 from nochmal.web.rooms.model import MAX_SEATS, RoomSpec, SheetState, new_code, new_secret, secret_hash
 from nochmal.web.rooms.records import RaceMark, RollStep, Room, Seat, SheetTap, TapDone
+from nochmal.web.rooms.store_db import Database, open_database
 from nochmal.web.rooms.store_dice import RollDice
 from nochmal.web.rooms.store_race import RaceAndRolls
-from nochmal.web.rooms.store_schema import DB_NAME, _database_path, _open_checked, _start_problem
+from nochmal.web.rooms.store_schema import DB_NAME, PART, STEPS
 from nochmal.web.rooms.store_sheets import SheetEdits
 
 __all__ = ["RaceMark", "RollStep", "Room", "RoomStore", "Seat", "SheetTap", "TapDone"]
@@ -41,82 +29,26 @@ log = logging.getLogger(__name__)
 
 class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's dice (store_dice.py)
     """All room data; every method is one transaction. The sheets' edits are in
-    store_sheets.py, the rolls and the race in store_race.py, the file's tables in store_schema.py."""
+    store_sheets.py, the rolls and the race in store_race.py, the tables in store_schema.py."""
 
-    def __init__(self, data_dir: str | Path | None):
-        """``data_dir`` None: an in-memory database (the app without a data folder; tests).
-        A database that cannot be used is a StorageError naming the file (nothing written)."""
-        if data_dir is None:
-            self.path = None
-            target = ":memory:"
-        else:
-            self.path = target = _database_path(Path(data_dir))
-        self._lock = threading.Lock()
-        self._target = target
-        try:
-            self._db = _open_checked(target)
-        except sqlite3.Error as exc:
-            raise StorageError(f"{target}: {_start_problem(exc)}") from None
-        self._readers = threading.local()  # WAL: readers never wait for the writer
-
-    def _reader(self) -> sqlite3.Connection:
-        """This thread's read connection (the writer's own one for an in-memory database)."""
-        if self.path is None:
-            return self._db
-        conn = getattr(self._readers, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self._target, check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA query_only=ON")
-            self._readers.conn = conn
-        return conn
+    def __init__(self, data_dir: str | Path | None = None, database: Database | None = None):
+        """On ``database``, else on the SQLite file in ``data_dir`` (None: in memory, the app
+        without a data folder; tests); its tables migrated to this version. A database that
+        cannot be used is a StorageError naming it (nothing written)."""
+        self.db = database if database is not None else open_database(data_dir, None, DB_NAME)
+        self.path = getattr(self.db, "path", None)  # the SQLite file, if it is one
+        self.db.migrate(PART, STEPS)
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self.db.close()
 
-    @contextmanager
     def _tx(self):
-        """``with store._tx() as db``: the lock, BEGIN IMMEDIATE, COMMIT (or ROLLBACK on error)."""
-        with self._failures(), self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        """``with store._tx() as db``: a write transaction (store_db.py Database.tx)."""
+        return self.db.tx()
 
-    @contextmanager
     def _read(self):
-        """A read: this thread's own connection in WAL mode, one snapshot for all its reads;
-        the shared one (locked) in memory."""
-        with self._failures():
-            if self.path is None:
-                with self._lock:
-                    yield self._db
-                return
-            conn = self._reader()
-            conn.execute("BEGIN")
-            try:
-                yield conn
-            finally:
-                if conn.in_transaction:
-                    conn.execute("COMMIT")
-
-    @contextmanager
-    def _failures(self):
-        """A database that fails while serving (damaged on disk, the disk full, locked for
-        long) is logged and answered 500 (503 while locked) with the reason: not a request's
-        fault, and no traceback page."""
-        try:
-            yield
-        except sqlite3.DatabaseError as exc:
-            log.error("rooms database %s failed: %s", self._target, exc)
-            busy = isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
-            raise WebError(f"the rooms' database failed ({exc}); " +
-                           ("try again in a moment" if busy else f"the server's operator should check {DB_NAME}"),
-                           None, 503 if busy else 500) from None
+        """``with store._read() as db``: one snapshot for all its reads."""
+        return self.db.read()
 
     # --- reading ---------------------------------------------------------------------------
     def room(self, code: str) -> Room:
@@ -124,8 +56,7 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
         with self._read() as db:
             return self._room(code, db)
 
-    def _room(self, code: str, db: sqlite3.Connection | None = None) -> Room:
-        db = db or self._db
+    def _room(self, code: str, db) -> Room:
         row = db.execute("SELECT spec, rolls_used, version, created, touched, won_on, creator_hash IS NOT NULL, "
                          "creator_seat FROM rooms WHERE code = ?", (code,)).fetchone()
         if row is None:
@@ -171,7 +102,7 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
         one; the room then knows the creator's seat, and a used link names it."""
         token = new_secret()
         with self._tx() as db:
-            room = self._room(code)
+            room = self._room(code, db)
             limit = min(room.spec.players, MAX_SEATS)
             seat = self._seat_to_take({s.seat: s for s in room.seats if not s.free}, limit, seat)
             if room.seat(seat) is None:

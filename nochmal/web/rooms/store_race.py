@@ -89,7 +89,8 @@ class RaceAndRolls:
             if undo:
                 db.execute("DELETE FROM counted_rolls WHERE code = ? AND roll >= ?", (code, roll))
             else:
-                db.execute("INSERT OR REPLACE INTO counted_rolls (code, roll, seat) VALUES (?, ?, ?)", (code, roll, seat))
+                db.execute("INSERT INTO counted_rolls (code, roll, seat) VALUES (?, ?, ?) "
+                           "ON CONFLICT (code, roll) DO UPDATE SET seat = excluded.seat", (code, roll, seat))
                 counter = seat
             version = self._bump(db, code, seat, "rolls", {"rolls_used": target, "undo" if undo else "roll": roll})
         return RollStep(version, target, roll, True, counter)

@@ -1,30 +1,24 @@
-"""The rooms' SQLite file: its tables, the columns added since the first release (an older
-file gains them on start), and opening it: a damaged file is one StorageError line naming it
-and what to do, the file left as it is (docs/security.md)."""
+"""The rooms' tables, as migration steps both databases run (store_db.py): step 1 the tables
+of the first release, step 2 the columns added since (a file made before versioning gains
+only what it lacks). A new column or table is a new step at the end, never an edit of an old
+one (a database remembers how many steps it has had: ``schema_version``).
+
+The SQL is the part SQLite and PostgreSQL share: DOUBLE PRECISION and INTEGER, TEXT keys,
+crossed cells as hex text (105 bits fit neither database's integer)."""
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
+DB_NAME = "rooms.sqlite3"  # the SQLite file in the data folder
+PART = "rooms"  # its name in schema_version
 
-from nochmal.errors import StorageError
-
-DB_NAME = "rooms.sqlite3"
-FIX_HINT = "move it away to start with no rooms, or restore a backup"
-# WAL with synchronous=NORMAL: a commit has reached the operating system before it returns,
-# so it survives the server process dying at any moment (SIGKILL, a crash); only a power cut
-# or an OS crash can lose the last commits. FULL would also fsync every commit: measured
-# 9 ms a commit on this machine idle and far more under load (benchmarks/RESULTS.md).
-SYNCHRONOUS = "NORMAL"
-
-_SCHEMA = """
+_TABLES = """
 CREATE TABLE IF NOT EXISTS rooms (
     code TEXT PRIMARY KEY,
     spec TEXT NOT NULL,
     rolls_used INTEGER NOT NULL DEFAULT 0,
     version INTEGER NOT NULL DEFAULT 0,
-    created REAL NOT NULL,
-    touched REAL NOT NULL
+    created DOUBLE PRECISION NOT NULL,
+    touched DOUBLE PRECISION NOT NULL
 );
 CREATE TABLE IF NOT EXISTS seats (
     code TEXT NOT NULL REFERENCES rooms(code) ON DELETE CASCADE,
@@ -47,7 +41,7 @@ CREATE TABLE IF NOT EXISTS edits (
     seat INTEGER,
     kind TEXT NOT NULL,
     payload TEXT NOT NULL,
-    at REAL NOT NULL,
+    at DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (code, version)
 );
 CREATE INDEX IF NOT EXISTS rooms_touched ON rooms(touched);
@@ -69,7 +63,7 @@ CREATE TABLE IF NOT EXISTS race (
     PRIMARY KEY (code, seat, item)
 );
 """
-# columns added to a table after its first release: an older rooms.sqlite3 gains them on start
+# columns added to a table after its first release (migration step 2)
 _ADDED_COLUMNS = (("rooms", "won_on", "INTEGER"),
                   # seats a table can get back (docs/rooms.md, seats): the creator's token (hashed; a
                   # room made before has none), the seat the creator's phone sat in, a seat no phone
@@ -79,57 +73,13 @@ _ADDED_COLUMNS = (("rooms", "won_on", "INTEGER"),
                   ("seats", "handover_used", "TEXT"))
 
 
-def _database_path(folder: Path) -> Path:
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise StorageError(f"{folder}: cannot make the data folder ({exc.strerror or exc})") from None
-    path = folder / DB_NAME
-    if path.is_dir():
-        raise StorageError(f"{path}: a folder, not the rooms database; {FIX_HINT}")
-    return path
+def _first_tables(schema) -> None:
+    schema.script(_TABLES)
 
 
-def _open_checked(target) -> sqlite3.Connection:
-    """The write connection, once SQLite's quick check found an existing file whole (a
-    damaged page may otherwise be met only when a room on it is read, long after the start).
-    The check runs on a read-only connection, so a damaged file is never written to; WAL
-    mode and the tables are set up after it."""
-    if target != ":memory:" and Path(target).exists():
-        _quick_check(sqlite3.connect(Path(target).resolve().as_uri() + "?mode=ro", uri=True))
-    db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
-    try:
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute(f"PRAGMA synchronous={SYNCHRONOUS}")
-        db.execute("PRAGMA foreign_keys=ON")
-        db.executescript(_SCHEMA)
-        _add_columns(db)
-    except BaseException:
-        db.close()
-        raise
-    return db
-
-
-def _add_columns(db: sqlite3.Connection) -> None:
-    """An older rooms.sqlite3 gains the columns added since (_ADDED_COLUMNS), its rooms kept."""
+def _added_columns(schema) -> None:
     for table, column, kind in _ADDED_COLUMNS:
-        have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-        if column not in have:
-            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+        schema.add_column(table, column, kind)
 
 
-def _quick_check(db: sqlite3.Connection) -> None:
-    try:
-        found = [row[0] for row in db.execute("PRAGMA quick_check")]
-    finally:
-        db.close()
-    if found != ["ok"]:
-        lines = [line for text in found for line in str(text).splitlines() if not line.startswith("***")]
-        raise sqlite3.DatabaseError("damaged: " + "; ".join(lines[:3]))
-
-
-def _start_problem(exc: sqlite3.Error) -> str:
-    """Why the rooms' database cannot be opened, and what to do: one line."""
-    if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-        return f"the rooms database is in use by another process ({exc}); stop the other server on this data folder"
-    return f"not a usable rooms database ({exc}); {FIX_HINT}"
+STEPS = (_first_tables, _added_columns)

@@ -1,0 +1,134 @@
+"""The one storage interface of the rooms and the online games (docs/rooms.md, storage): a
+``Database`` gives write transactions, consistent reads and versioned migrations; the stores
+(store.py, online_store.py) write their SQL once, in the part SQLite and PostgreSQL share
+(``?`` placeholders, ``INSERT ... ON CONFLICT``, ``RETURNING``), and run on either database:
+
+- SQLite (store_sqlite.py): a file in the data folder, the embedded default;
+- PostgreSQL (store_pg.py): ``nochmal serve --database postgresql://...``, one database for
+  several server processes (docs/deploy.md).
+
+Every write transaction is serialised with every other write to the same database and
+committed before the request that made it is answered; so a room's version (the event id of
+its live stream, hub.py) grows by one per edit in commit order, without gaps or repeats.
+
+Schema: each store is a ``part`` with a list of migration steps; ``schema_version`` keeps the
+steps a database has had, and opening it runs the missing ones (each one idempotent, so a
+file made before versioning, which has no row there, gains only what it lacks)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlsplit, urlunsplit
+
+from nochmal.errors import StorageError
+
+
+class Duplicate(Exception):
+    """An insert met a row with the same key (either database's integrity error)."""
+
+
+class Cursor(Protocol):
+    rowcount: int
+
+    def fetchone(self) -> tuple | None: ...
+    def fetchall(self) -> list[tuple]: ...
+    def __iter__(self) -> Iterator[tuple]: ...
+
+
+class Connection(Protocol):
+    """What a store's SQL runs on inside a transaction: ``?`` placeholders on both databases."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor: ...
+
+
+class Schema(Protocol):
+    """What a migration step may do: run DDL both databases read, add a column if missing."""
+
+    def script(self, sql: str) -> None: ...
+    def add_column(self, table: str, column: str, kind: str) -> None: ...
+
+
+Step = Callable[[Schema], None]
+
+
+class Database(Protocol):
+    """A rooms database; ``name`` says which in errors and logs (a file, or a URL without its
+    password)."""
+
+    name: str
+
+    def tx(self) -> AbstractContextManager[Connection]:
+        """A write transaction: serialised with every other write, committed on leaving
+        (rolled back on an exception); a failure of the database is a WebError 500/503."""
+
+    def read(self) -> AbstractContextManager[Connection]:
+        """A read: one snapshot for all its statements, never waiting for a writer."""
+
+    def migrate(self, part: str, steps: Sequence[Step]) -> None:
+        """The steps of ``part`` the database lacks, in one transaction with its new version;
+        a StorageError when the database is of a newer version than ``steps`` knows."""
+
+    def close(self) -> None: ...
+
+
+SCHEMA_VERSION = """
+CREATE TABLE IF NOT EXISTS schema_version (
+    part TEXT PRIMARY KEY,
+    version INTEGER NOT NULL
+)"""
+
+
+def run_steps(conn: Connection, schema: Schema, name: str, part: str, steps: Sequence[Step]) -> None:
+    """The shared half of ``Database.migrate``: read ``part``'s version, run the missing steps,
+    write the new version; inside the caller's transaction."""
+    schema.script(SCHEMA_VERSION)
+    row = conn.execute("SELECT version FROM schema_version WHERE part = ?", (part,)).fetchone()
+    have = row[0] if row else 0
+    if have > len(steps):
+        raise StorageError(f"{name}: its {part} tables are of schema version {have}, this nochmal knows "
+                           f"{len(steps)}; run a newer nochmal on it")
+    for step in steps[have:]:
+        step(schema)
+    if have < len(steps):
+        conn.execute("INSERT INTO schema_version (part, version) VALUES (?, ?) "
+                     "ON CONFLICT (part) DO UPDATE SET version = excluded.version", (part, len(steps)))
+
+
+def schema_version(database: Database, part: str) -> int:
+    """The schema version ``part`` has in ``database`` (0: none yet)."""
+    with database.read() as conn:
+        row = conn.execute("SELECT version FROM schema_version WHERE part = ?", (part,)).fetchone()
+    return row[0] if row else 0
+
+
+def is_database_url(text: str | None) -> bool:
+    return bool(text) and urlsplit(text).scheme in ("postgresql", "postgres")
+
+
+def redacted(url: str) -> str:
+    """``url`` without its password (for messages and logs)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def open_database(data_dir: str | Path | None, url: str | None, file_name: str) -> Database:
+    """The database a store runs on: PostgreSQL at ``url`` if given, else the SQLite file
+    ``file_name`` in ``data_dir`` (in memory when ``data_dir`` is None). A URL of another kind
+    is a StorageError naming ``--database``; psycopg is imported only here, when asked."""
+    if url:
+        if not is_database_url(url):
+            raise StorageError(f"--database {redacted(url)}: not a PostgreSQL URL "
+                               "(postgresql://USER:PASSWORD@HOST:PORT/DATABASE; leave it out for SQLite in --data)")
+        from nochmal.web.rooms.store_pg import PostgresDatabase
+
+        return PostgresDatabase(url)
+    from nochmal.web.rooms.store_sqlite import SqliteDatabase
+
+    return SqliteDatabase(None if data_dir is None else Path(data_dir), file_name)
