@@ -98,9 +98,14 @@ def _child(kind: str, params: dict, out, work: bool = False) -> None:
             def on_solve(roll: int, plan) -> None:
                 done.append(roll)
                 out.put(("progress", {"solves_done": len(done), "solves_total": total,
-                                      "best": plan.total, "bound": plan.bound}))
+                                      "best": getattr(plan, "total", None), "bound": getattr(plan, "bound", None)}))
 
-            if params.get("seat") is None:
+            if record.needs_mission:  # the team's fewest rolls to win, roll by roll (nochmal analyse on it)
+                from nochmal.solver.analyse import analyse_coop
+
+                result = analyse_coop(record, time_limit=params["time_limit"], workers=params.get("workers", 2),
+                                      on_solve=on_solve)
+            elif params.get("seat") is None:
                 result = analyse(record, time_limit=params["time_limit"], workers=params.get("workers", 2),
                                  on_solve=on_solve)
             else:  # one seat of a competitive record (nochmal analyse --seat N)

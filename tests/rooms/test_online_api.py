@@ -203,3 +203,21 @@ def test_the_end_analyses_a_seat_as_a_stoppable_job(client):
     client.post(f"/api/jobs/{started['id']}/cancel")
     assert job_done(client, started["id"])["state"] == "cancelled"
     assert client.post(f"{API}/{code}/analyse", json={"seat": 7}).status_code == 422
+
+
+@pytest.mark.slow  # one team planner solve a roll: some 20 s
+def test_a_missions_end_analyses_the_team(client):
+    code = new_online(client, mission="lockstep", difficulty="easy", seats=["human"])["id"]
+    (token,) = sit_all(client, code, ["Anna"])
+    end = play_out(client, code, {0: token})
+    res = client.post(f"{API}/{code}/analyse", json={"seat": 0, "time_limit": 0.1})
+    assert res.status_code == 202, res.text
+    done = job_done(client, res.json()["id"])
+    assert done["state"] == "done", done
+    team = done["result"]
+    assert team["mission"] == "lockstep" and team["players"] == 1
+    assert len(team["rolls"]) == end["outcome"]["rolls_used"]
+    # the team can never need more rolls than it took: a won game bounds the fewest found
+    if end["outcome"]["won"]:
+        assert team["fewest"] <= end["outcome"]["won_on"]
+    assert team["fewest_low"] <= team["fewest"]

@@ -147,6 +147,14 @@ def test_two_phones_and_a_bot_teammate_end_a_mission(served, browser):
         page.wait_for_selector("#end:not([hidden])")
         assert end["outcome"]["text"] in page.text_content("#final")
         assert page.js_errors == []
-    shot(ben, "online-mission-end")
+    # the team's analysis: one job with its progress, stopped (its result in words: test_online_api.py)
+    ben.select_option("#analyse-time", "0.2")
+    ben.click("#analyse")
+    ben.wait_for_function("() => /: [^0]\\d* of /.test((document.querySelector('#analysis-list li') || {}).textContent || '')",
+                          timeout=300_000)
+    shot(ben, "online-mission-end", also_1280=True)
+    ben.click("#analyse-stop")
+    ben.wait_for_selector('#analysis-list li[data-state="cancelled"]', timeout=120_000)
+    assert len(ben.locator("#analysis-list li").all()) == 1, "a mission has one analysis: the team's"
     for page in (anna, ben):
         page.context.close()

@@ -108,7 +108,7 @@ async def record(code: str, request: Request):
 
 
 @router.post("/{code}/analyse", status_code=202, openapi_extra=json_body(bodies.AnalyseBody),
-             summary="After the end: a seat's analysis as a job of the app's (poll GET /api/jobs/ID, stop with "
+             summary="After the end: a seat's analysis (a mission's: the team's fewest rolls) as a job of the app's (poll GET /api/jobs/ID, stop with "
                      "POST /api/jobs/ID/cancel)", responses=documented(Job, 202))
 async def analyse(code: str, request: Request):
     online = online_of(request)
@@ -116,7 +116,7 @@ async def analyse(code: str, request: Request):
     record = await run_in_threadpool(online.analysable, code, body["seat"])
     jobs = request.app.state.jobs
     cap = min(ANALYSE_CAP, max(jobs.time_cap, len(record["rolls"]) * body["time_limit"]))
-    seat = body["seat"] if record["mode"] == "competitive" else None  # one seat: a solo game
+    seat = body["seat"] if record["mode"] == "competitive" else None  # a mission: the team's; one seat: solo
     job = jobs.submit("analyse", {"record": record, "time_limit": body["time_limit"], "seat": seat}, time_cap=cap)
     return JSONResponse(job.to_json(request_language(request)), status_code=202)
 

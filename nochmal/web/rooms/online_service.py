@@ -136,11 +136,8 @@ class OnlineRooms:
             return table.record().to_json()
 
     def analysable(self, code: str, seat: int) -> dict:
-        """The record a seat's analysis reads: a finished competitive (or one seat's solo) game's."""
+        """The record an analysis reads: a finished game's (a mission's is the team's, any seat)."""
         record = self.record(code)
-        if record["mode"] == "coop":
-            raise WebError("the analysis of a seat reads a competitive game; a mission's team analysis is "
-                           "`nochmal analyse` on the record", "seat", 409)
         if seat >= len(record["players"]):
             raise WebError(f"seat: the game has seats 0..{len(record['players']) - 1}", "seat", 422)
         return record

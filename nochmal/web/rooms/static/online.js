@@ -172,7 +172,11 @@
     $("seed-line").textContent = t("The seed was %(seed)s (SHA-256 %(hash)s).", { seed: room.seed_text, hash: room.commitment });
     $("dl-record").href = api + "/record";
     $("dl-record").setAttribute("download", "online-" + code + ".json");
-    $("analysis").hidden = !!room.mission;
+    $("analysis").hidden = false;
+    $("analyse").textContent = room.mission ? t("Analyse the team's play") : t("Analyse every seat");
+    $("analysis-note").textContent = room.mission
+      ? t("Roll by roll, the fewest rolls in which the team could have won from there (the team planner).")
+      : t("Per seat, the best score the planner finds with the dice that seat could use and the others' moves as they were.");
   }
 
   // --- the end's analysis: a job of the app's per seat (nochmal/web/jobs.py), polled, stoppable --
@@ -181,7 +185,7 @@
     $("analyse").disabled = true;
     $("analyse-stop").hidden = false;
     jobs = {};
-    for (const s of room.seats) {
+    for (const s of (room.mission ? room.seats.slice(0, 1) : room.seats)) {  // a mission: one job, the team's
       try { jobs[s.seat] = await NM.api("POST", api + "/analyse", { seat: s.seat, time_limit: Number($("analyse-time").value) }); }
       catch (e) { jobs[s.seat] = { done: true, state: "failed", error: e.message }; }
     }
@@ -211,14 +215,26 @@
       if (job.state === "queued") text = t("queued");
       else if (!job.done) text = t("analysing: %(n)s of %(total)s solves", { n: p.solves_done || 0, total: p.solves_total || "…" });
       else if (job.state !== "done") text = t("analysis %(state)s", { state: NM.jobState(job.state) }) + (job.error ? ": " + job.error : "");
+      else if (room.mission) text = teamText(job.result);
       else {
         const a = job.result;
         text = t("actual %(score)s", { score: a.actual_score }) + " · " + (a.optimum_proven
           ? t("best possible %(best)s (proven)", { best: a.optimum }) : t("best found %(best)s", { best: a.optimum }));
       }
-      li.textContent = nameOf(Number(seat)) + ": " + text;
+      li.textContent = (room.mission ? t("The team") : nameOf(Number(seat))) + ": " + text;
       list.appendChild(li);
     }
+  }
+
+  // a mission's analysis (solver/analyse.py analyse_coop) in words: the earliest win from the
+  // start, and the rolls whose moves cost the team rolls
+  function teamText(a) {
+    let text = a.fewest <= a.budget ? t("the team could have won on roll %(n)s", { n: a.fewest }) +
+      (a.fewest === a.fewest_low ? " " + t("(proven)") : " " + t("(no earlier win proven before roll %(n)s)", { n: a.fewest_low }))
+      : t("no win within the budget was found");
+    const costly = a.rolls.filter(r => r.lost > 0).map(r => ngettext("roll %(roll)s cost %(n)s roll", "roll %(roll)s cost %(n)s rolls", r.lost, { roll: r.roll, n: r.lost }));
+    if (costly.length) text += " · " + costly.join(", ");
+    return text;
   }
 
   $("analyse").addEventListener("click", analyse);
