@@ -2,7 +2,7 @@
 pl-PL phone at one mission table each see the room in their own language — the roll in play,
 a roll counted by the other phone, this roll's advice, the team's advice, a refused tap and
 the sheet drawings — with no English phrase of the English catalog left (tests/languages_support.py),
-and the rooms' index likewise. Screenshots (360 px, and 1280 px of the room) go to
+and the rooms' index and a competitive room (scores, the race) likewise. Screenshots (360 px, and 1280 px of the room) go to
 artifacts/rooms/ (git-ignored)."""
 
 from __future__ import annotations
@@ -80,3 +80,20 @@ def test_the_rooms_index_in_german_and_polish(server, browser):
             shot(page, f"rooms-index-lang-{lang}")
         finally:
             close(page)
+
+
+def test_a_competitive_room_in_german(server, browser):
+    # the scores, the race (first and later, the rolls), a sheet no legal game gives: all in German
+    code = new_room(server.api, mode="competitive", board="classic", players=2)
+    anna, ben = sit(server.api, code, "Anna"), sit(server.api, code, "Ben")
+    set_rolls(server.api, code, anna[1], 3)
+    put_cells(server.api, code, *anna, [f"H{r}" for r in range(1, 8)])
+    put_cells(server.api, code, *ben, [f"H{r}" for r in range(1, 8)] + ["A1"])
+    page = room_phone(browser, server, code, anna, "de")
+    try:
+        expect(page.locator("table.race")).to_contain_text(said(say("column %(letter)s", letter="H"), "de"))
+        expect(page.locator(".counted-note")).to_have_count(2)
+        assert english_left(page) == [], english_left(page)
+        assert not page.js_errors, page.js_errors
+    finally:
+        close(page)
