@@ -40,6 +40,8 @@ _STATE = ("sheets", "pending", "round", "active", "stage", "phase", "actor", "va
 
 
 class CleverGame:
+    """One game of 1-4 seats (see the module doc); every rule applied here is in docs/clever.md."""
+
     def __init__(self, players: int = 1, rules: CleverRules = DEFAULT_OPTIONS, facts: SheetFacts | None = None):
         if type(players) is not int or not 1 <= players <= MAX_PLAYERS:
             raise SetupError(f"Clever 4ever has 1-{MAX_PLAYERS} players, not {players!r}")
@@ -221,6 +223,7 @@ class CleverGame:
             raise IllegalActionError(f"'{action.text(self.facts)}' is not legal here")
 
     def apply_move(self, action: Action) -> None:
+        """Apply a legal action of the deciding seat (IllegalActionError otherwise)."""
         self.check_move(action)
         seat = self.current_player()
         self._save()

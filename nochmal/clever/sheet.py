@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from nochmal.clever.errors import InvalidActionError
+from nochmal.clever.errors import IllegalActionError, InvalidActionError
 from nochmal.clever.options import CleverRules
 from nochmal.clever.sheetdata import ACTIONS, AREAS, MAX_DIE, SheetFacts, clever4ever
 from nochmal.fileio import is_decimal
@@ -122,8 +122,8 @@ def places(facts: SheetFacts, rules: CleverRules, sheet: Sheet, area: str, value
     if area == "pink":
         return [Place("pink")] if len(sheet.pink) < facts.pink_fields else []
     if area == "blue":
-        raise ValueError("blue takes a row and a column: see blue_free")
-    raise ValueError(f"no area {area!r}")
+        raise IllegalActionError("a blue entry takes a row and a column (blue_free), not one number")
+    raise InvalidActionError(f"no area {area!r}")
 
 
 def blue_free(sheet: Sheet, row: int, col: int) -> bool:
@@ -178,7 +178,7 @@ def enter(facts: SheetFacts, rules: CleverRules, sheet: Sheet, place: Place, val
                 if not rules.pink_three_chains:
                     break
         return replace(sheet, pink=pink), got
-    raise ValueError(f"no area {area!r}")
+    raise InvalidActionError(f"no area {area!r}")
 
 
 def is_area(name: str) -> bool:
