@@ -149,6 +149,29 @@ async def play(url: str, n_rooms: int, rolls: int, pause: tuple[float, float], s
             "sent": len(sent), "ends": len(ends), "elapsed": elapsed, "client_cpu": time.process_time() - cpu}
 
 
+def _client_process(job: tuple) -> dict:
+    return asyncio.run(play(*job))
+
+
+def run_clients(url: str, args) -> dict:
+    """The phones, spread over ``--client-procs`` processes (one Python process parsing 200
+    streams would be the bottleneck itself, as in bench_rooms.py)."""
+    import multiprocessing
+
+    n = max(1, min(args.client_procs, args.rooms))
+    shares = [args.rooms // n + (1 if i < args.rooms % n else 0) for i in range(n)]
+    jobs = [(url, share, args.rolls, (args.pause_min, args.pause_max), args.seed + i, args.limit)
+            for i, share in enumerate(shares)]
+    with multiprocessing.get_context("spawn").Pool(n) as pool:
+        parts = pool.map(_client_process, jobs)
+    out = {key: [x for p in parts for x in p[key]] for key in ("moves", "next_roll", "trips", "errors")}
+    for key in ("missing", "sent", "ends"):
+        out[key] = sum(p[key] for p in parts)
+    out["elapsed"] = max(p["elapsed"] for p in parts)
+    out["client_cpu"] = sum(p["client_cpu"] for p in parts)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rooms", type=int, default=50, help="rooms of 4 phones each (default 50)")
@@ -157,12 +180,14 @@ def main() -> None:
     parser.add_argument("--pause-max", type=float, default=3.0, help="longest pause before a phone's move, s")
     parser.add_argument("--limit", type=float, default=300.0, help="time limit of the run, seconds")
     parser.add_argument("--pin", action="store_true", help="the server (and its children) on core 0")
+    parser.add_argument("--client-procs", type=int, default=4, help="processes the phones run in (default 4)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     print(f"load: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (1/5/15 min), {os.cpu_count()} cores, "
           f"python {sys.version.split()[0]}")
     print(f"{args.rooms} online rooms x 4 phones, {args.rolls} rolls each, moves {args.pause_min:g}-{args.pause_max:g} s "
-          f"after the offer, loopback{', server pinned to core 0' if args.pin else ''}")
+          f"after the offer, loopback{', server pinned to core 0' if args.pin else ''}, phones in {args.client_procs} "
+          "process(es)")
     data = Path(tempfile.mkdtemp(prefix="bench-online-"))
     port = free_port()
     proc = start_server(data, port)
@@ -171,8 +196,7 @@ def main() -> None:
             os.sched_setaffinity(proc.pid, {0})
         wait_up(f"http://127.0.0.1:{port}")
         cpu = process_cpu(proc.pid)
-        r = asyncio.run(play(f"http://127.0.0.1:{port}", args.rooms, args.rolls,
-                             (args.pause_min, args.pause_max), args.seed, args.limit))
+        r = run_clients(f"http://127.0.0.1:{port}", args)
         cpu = process_cpu(proc.pid) - cpu
     finally:
         stop_server(proc)

@@ -72,6 +72,12 @@ def test_three_phones_play_to_the_end(served, browser, tmp_path):
     ben.wait_for_selector('#sheets .sheet-box[data-seat="0"][data-state="chosen"]')
     ben.reload()
     wait_state(ben, "choosing")
+    # his seat link brings the seat to another browser too (the way back in)
+    other = phone(browser)
+    other.goto(ben.get_attribute("#seat-link", "href"))
+    wait_state(other, "choosing")
+    assert seat_of_page(other, code) == seats[1]
+    other.context.close()
     choose_on_page(ben, offered_move(server, code, seats[1][1], 1))
     wait_state(ben, "chosen")
     # Cleo stays quiet: once the room's clock is past the setting, the server passes for her

@@ -60,6 +60,7 @@
     $("commitment").textContent = t("The dice come from a seed the server drew; its SHA-256: %(hash)s",
       { hash: room.commitment });
     drawJoin();
+    drawSeatLink();
     drawRoll();
     drawDice();
     drawSheets();
@@ -81,6 +82,15 @@
       label.append(t("seat %(n)s", { n: s.seat + 1 }));
       pickBox.appendChild(label);
     });
+  }
+
+  // the way back in: the seat's own link, which a reload keeps anyway (localStorage)
+  function drawSeatLink() {
+    $("seat-link-box").hidden = !seated();
+    if (!seated()) return;
+    const link = window.location.origin + "/o/" + code + "#seat=" + mine.seat + "&token=" + encodeURIComponent(mine.token);
+    $("seat-link").href = link;
+    $("seat-link").textContent = link;
   }
 
   function drawRoll() {
