@@ -122,7 +122,11 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
     dice_sent: dict[tuple[str, int], float] = {}  # (room, version) -> send time: dice entered
     taps, put_server, get_server, dice_answers, dice_server, errors = [], [], [], [], [], []
     limits = httpx.Limits(max_connections=400, max_keepalive_connections=400)
-    async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as http:
+    urls = url.split(",")  # --servers: phone c of room i on server (i + c) mod N, a room on all of them
+    https = [httpx.AsyncClient(base_url=u, timeout=30, limits=limits) for u in urls[1:]]
+    async with httpx.AsyncClient(base_url=urls[0], timeout=30, limits=limits) as http:
+        https.insert(0, http)
+        on = {}  # (room, client) -> its server's index
         rooms = []
         for _ in range(n_rooms):
             code = (await http.post("/api/rooms", json={"mission": "lockstep", "difficulty": "normal",
@@ -133,6 +137,8 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
             await http.put(f"/api/rooms/{code}/rolls", json={"rolls_used": ROLL_IN_PLAY - 1},
                            headers={"Authorization": f"Bearer {tokens[0]}"})
             rooms.append((code, tokens))
+            for c in range(4):
+                on[(code, c)] = (len(rooms) + c) % len(urls)
         for code, _ in rooms:  # warm-up: the status child started and every room's status computed once
             end = time.monotonic() + 120
             while time.monotonic() < end:
@@ -152,6 +158,7 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
             nonlocal connected
             last = None
             first = True
+            http = https[on[(code, client)]]
             while True:
                 headers = {"Last-Event-ID": str(last)} if last is not None else {}
                 try:
@@ -164,11 +171,14 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
                                 continue
                             event, ident = fields.get("event"), fields.get("id")
                             fields = {}
+                            if event == "resync":  # as the page: a new stream, from a snapshot
+                                last = None
+                                break
                             if ident is None or not ident.isdigit():
                                 continue
                             version, now = int(ident), time.perf_counter()
                             if event == "sync":
-                                for v in range((last or 0) + 1, version + 1):
+                                for v in range(1, version + 1):  # (a snapshot after a resync: earlier ones too)
                                     received.setdefault((code, v, client), now)
                                 if first:
                                     first = False
@@ -185,6 +195,7 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
         async def tap(code: str, tokens: list[str], client: int) -> None:
             """A player crossing one cell more each time: the tap the room page sends (PATCH)."""
             await ready.wait()
+            http = https[on[(code, client)]]
             seen = 0  # the seat's sheet version the phone shows (a real conflict is refused)
             for k in range(edits):
                 await asyncio.sleep(rng.uniform(*pause))
@@ -251,7 +262,9 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
         for task in listeners:
             task.cancel()
         await asyncio.gather(*listeners, return_exceptions=True)
-    delays, missing = [], 0
+        for other in https[1:]:
+            await other.aclose()
+    delays, cross, missing = [], [], 0
     for (code, version), (start, sender) in sent.items():
         for client in range(4):
             if client == sender:
@@ -261,6 +274,8 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
                 missing += 1
             else:
                 delays.append((arrival - start) * 1000)
+                if on[(code, client)] != on[(code, sender)]:  # made through one server, seen on another
+                    cross.append(delays[-1])
     advice, dice_missing = [], 0  # per entry: until EVERY phone of the room has the advice event
     for (code, version), start in dice_sent.items():
         arrivals = [received.get((code, version, client)) for client in range(4)]
@@ -268,7 +283,7 @@ async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: in
             dice_missing += 1
         else:
             advice.append((max(arrivals) - start) * 1000)
-    return {"delays": delays, "missing": missing, "taps": taps, "put_server": put_server,
+    return {"delays": delays, "cross": cross, "missing": missing, "taps": taps, "put_server": put_server,
             "get_server": get_server, "edits": len(sent), "elapsed": elapsed, "errors": errors,
             "advice": advice, "dice_answers": dice_answers, "dice_server": dice_server,
             "dice": len(dice_sent), "dice_missing": dice_missing, "client_cpu": time.process_time() - cpu_start}
@@ -473,6 +488,8 @@ def main() -> None:
     parser.add_argument("--compare", nargs=2, metavar=("OLD", "NEW"),
                         help="only compare two --answers files (e.g. of an old and a new tree) and exit")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--servers", type=int, default=1, help="part 1: server processes (more than 1: --database)")
+    parser.add_argument("--database", help="part 1 with --servers: a postgresql:// URL the servers share")
     args = parser.parse_args()
     if args.compare:
         compare_answers(*args.compare)
@@ -510,7 +527,7 @@ def run_clients(url: str, args) -> dict:
             for i, share in enumerate(shares)]
     with multiprocessing.get_context("spawn").Pool(n) as pool:
         parts = pool.map(_client_process, jobs)
-    out = {key: [] for key in ("delays", "taps", "put_server", "get_server", "errors", "advice", "dice_answers",
+    out = {key: [] for key in ("delays", "cross", "taps", "put_server", "get_server", "errors", "advice", "dice_answers",
                                "dice_server")}
     for part in parts:
         for key in out:
@@ -527,21 +544,31 @@ def load_part(args) -> None:
           f"({args.pause_min:g}-{args.pause_max:g} s apart) and {args.dice} dice entries per room (twice as far "
           f"apart), loopback, clients in {args.client_procs} process(es)")
     data = Path(tempfile.mkdtemp(prefix="bench-rooms-"))
-    port = free_port()
-    proc = start_server(data, port)
+    ports = [free_port() for _ in range(args.servers)]
+    if args.servers == 1:
+        procs = [start_server(data, ports[0])]
+    else:  # one data folder and one database, the live updates through it (docs/rooms.md, Several servers)
+        from servers_support import shared_server
+
+        procs = [shared_server(data, port, args.database) for port in ports]
     try:
-        wait_up(f"http://127.0.0.1:{port}")
-        server_cpu = process_cpu(proc.pid)
-        r = run_clients(f"http://127.0.0.1:{port}", args)
-        server_cpu = process_cpu(proc.pid) - server_cpu
+        for port in ports:
+            wait_up(f"http://127.0.0.1:{port}")
+        server_cpu = sum(process_cpu(proc.pid) for proc in procs)
+        r = run_clients(",".join(f"http://127.0.0.1:{port}" for port in ports), args)
+        server_cpu = sum(process_cpu(proc.pid) for proc in procs) - server_cpu
         client_cpu = r["client_cpu"]
     finally:
-        stop_server(proc)
+        for proc in procs:
+            stop_server(proc)
     print(f"  {r['edits']} edits acknowledged in {r['elapsed']:.1f} s; deliveries to the other 3 clients missing: "
           f"{r['missing']}; client errors: {len(r['errors'])} {sorted(set(r['errors']))}")
     print(f"  CPU seconds: server {server_cpu:.1f} ({server_cpu / max(1, r['edits']) * 1000:.1f} ms per edit, "
           f"with its status child not counted), the {4 * args.rooms} clients {client_cpu:.1f}")
     print(f"  tap -> other phones:   {summary(r['delays'])}")
+    if args.servers > 1:
+        print(f"  ... on another server: {summary(r['cross'])}")
+        print(f"  taps acknowledged per second: {r['edits'] / r['elapsed']:.1f}")
     print(f"  tap round trip:        {summary(r['taps'])}")
     print(f"  PATCH sheet server time: {summary(r['put_server'])}")
     print(f"  GET room server time:  {summary(r['get_server'])}")

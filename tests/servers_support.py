@@ -4,6 +4,7 @@ tests/rooms/test_rooms_servers*.py and benchmarks/bench_rooms.py --servers."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -103,4 +104,59 @@ class Stream:
         self._close.set()
 
 
-__all__ = ["Stream", "free_port", "shared_server", "shared_servers"]
+class FailoverProxy:
+    """A tiny TCP proxy in a thread, what a reverse proxy in front of several servers does
+    (docs/rooms.md, Several servers): each new connection goes to the first of ``upstreams``
+    (ports) that accepts it, so when one server dies its phones' next requests and
+    reconnects reach the other. ``url``: where phones connect."""
+
+    def __init__(self, upstreams: list[int]):
+        self.upstreams = upstreams
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.loop = asyncio.new_event_loop()
+        started = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(started,), daemon=True)
+        self._thread.start()
+        started.wait(30)
+
+    def _run(self, started: threading.Event) -> None:
+        asyncio.set_event_loop(self.loop)
+        server = self.loop.run_until_complete(asyncio.start_server(self._pass, "127.0.0.1", self.port))
+        started.set()
+        self.loop.run_forever()
+        server.close()
+
+    async def _pass(self, reader, writer) -> None:
+        for port in self.upstreams:
+            try:
+                up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
+                break
+            except OSError:  # that server is down: the next one
+                continue
+        else:
+            writer.close()
+            return
+
+        async def pipe(src, dst) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                dst.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(10)
+
+
+def port_of(url: str) -> int:
+    return int(url.rsplit(":", 1)[1])
+
+
+__all__ = ["FailoverProxy", "Stream", "free_port", "port_of", "shared_server", "shared_servers"]

@@ -200,6 +200,7 @@ async def _stream(rooms: Rooms, sub: Subscription, last_seen: int | None, base_u
     when the hub dropped it for falling behind (the reconnect then brings a snapshot)."""
     yield "retry: 300\n\n"
     room = await run_in_threadpool(rooms.store.room, sub.code)
+    sub.after = room.version  # the phone has this version now (a snapshot or its own): no event twice
     if last_seen is None or last_seen < room.version:
         doc = await run_in_threadpool(rooms.room_document, room, base_url)
         doc["svgs"] = await run_in_threadpool(lambda: {str(k): rooms.seat_svg(room, k, sub.lang)

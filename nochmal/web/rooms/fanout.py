@@ -32,7 +32,7 @@ from nochmal.web.rooms.hub import QUEUE_SIZE, Hub, StreamLimits
 
 log = logging.getLogger(__name__)
 CHANNEL = "nochmal_rooms"
-GRACE = 0.3  # seconds an event waits for an earlier one still being written by another server
+GRACE = 1.0  # seconds an event waits for an earlier one still being written by another server
 KEEP_SECONDS = 600  # events older than this are deleted (a phone behind by more gets a snapshot)
 SCHEMA_LOCK = 4_015_001  # advisory lock of the table's creation (two servers starting at once)
 _SCHEMA = """
@@ -99,8 +99,8 @@ class SharedHub(Hub):
         """Queued for the database (from any thread, the event loop too): every server sends
         it to its streams when the database tells it (this one too)."""
         langs = {lang: value for lang, value in (by_language or {}).items() if value is not data}
-        self._out.put((code, event, event_id, json.dumps({"data": data, "langs": langs}, separators=(",", ":")),
-                       time.monotonic()))
+        stored = {"data": data, "langs": langs, "drawn": by_language is not None}  # drawn: per language
+        self._out.put((code, event, event_id, json.dumps(stored, separators=(",", ":")), time.monotonic()))
 
     def stop(self) -> None:
         self._stop.set()
@@ -201,10 +201,9 @@ class SharedHub(Hub):
 
     def _send(self, code: str, event: str, event_id: int | None, stored: dict) -> None:
         data, langs = stored["data"], stored["langs"]
-        if langs:
-            for lang in self.languages(code) - set(langs) - {"en"}:
-                if self.redraw is not None:  # a language no phone of the editing server speaks
-                    langs[lang] = self.redraw(code, data, lang)
+        if stored.get("drawn") and self.redraw is not None:
+            for lang in self.languages(code) - set(langs) - {"en"}:  # no phone of the editing server spoke it
+                langs[lang] = self.redraw(code, data, lang)
         Hub.publish(self, code, event, data, event_id, langs or None)
 
     def _resync(self, code: str) -> None:

@@ -51,6 +51,7 @@ class Subscription:
     queue: asyncio.Queue
     lang: str = "en"  # the phone's language: the words drawn into its sheets (docs/rooms.md, Languages)
     dropped: bool = False
+    after: int = -1  # the version its snapshot showed (api.py): events up to it are not sent again
     ended: asyncio.Event = field(default_factory=asyncio.Event)  # set when dropped or closed
     released: bool = False
 
@@ -145,11 +146,11 @@ class Hub:
         with self._lock:
             subs = list(self._rooms.get(code, ()))
         for sub in subs:
-            loop.call_soon_threadsafe(self._offer, sub, messages.get(sub.lang, message))
+            loop.call_soon_threadsafe(self._offer, sub, messages.get(sub.lang, message), event_id)
 
-    def _offer(self, sub: Subscription, message: str) -> None:
+    def _offer(self, sub: Subscription, message: str, event_id: int | None = None) -> None:
         """On the loop: queue the message, or drop a stream that stopped reading."""
-        if sub.dropped:
+        if sub.dropped or (event_id is not None and event_id <= sub.after):
             return
         try:
             sub.queue.put_nowait(message)

@@ -16,7 +16,8 @@ from nochmal.web.errors import WebError
 from nochmal.web.language import board_label
 from nochmal.web.limits import RateLimit, env_days
 from nochmal.web.rooms import bodies
-from nochmal.web.rooms.hub import Hub, StreamLimits
+from nochmal.web.rooms.fanout import shared_hub
+from nochmal.web.rooms.hub import StreamLimits
 from nochmal.web.rooms.model import RoomMode, SheetState, board_of, parse_roll_request, parse_sheet_edit, shipped_mission
 from nochmal.web.rooms.race import completed_items, is_colour, later_items, race_item
 from nochmal.web.rooms.request import checked_body, checked_code, checked_seat, handover_url, qr_svg, room_url
@@ -32,6 +33,7 @@ class RoomSettings:
     expire_days: float = field(default_factory=lambda: env_days("NOCHMAL_ROOMS_EXPIRE_DAYS", 30.0))  # rooms untouched this long are deleted
     split_seconds: float = 3.0  # CP-SAT time limit of a team split
     streams: StreamLimits = field(default_factory=StreamLimits)  # live streams open at once (hub.py)
+    database: str | None = None  # a postgresql:// URL: live updates shared with the other servers (fanout.py)
 
 
 class Rooms:
@@ -40,9 +42,11 @@ class Rooms:
     def __init__(self, data_dir: str | Path, settings: RoomSettings | None = None):
         self.settings = settings or RoomSettings()
         self.store = RoomStore(data_dir)
-        self.hub = Hub(self.settings.streams)
+        self.hub, guard = shared_hub(self.settings.database, self.settings.streams)
+        if guard is not None:
+            self.hub.redraw = self.redraw
         self.rate = RateLimit(self.settings.rooms_per_minute, "new rooms")
-        self.worker = StatusWorker(self.store.room, self._publish_status, self.settings.split_seconds)
+        self.worker = StatusWorker(self.store.room, self._publish_status, self.settings.split_seconds, guard=guard)
         self.store.expire(self.settings.expire_days * 86400)
         self._last_expiry = time.monotonic()
 
@@ -93,6 +97,11 @@ class Rooms:
         title = seat.name if seat else said(say("seat %(n)s (free)", n=k + 1), lang)
         svg = sheets_svg([(title, sheet)], cols, colours, lang=lang)
         return svg[svg.index("<svg"):]
+
+    def redraw(self, code: str, data: dict, lang: str) -> dict:
+        """A sheet event made on another server, its sheets drawn in ``lang`` (fanout.py)."""
+        room = self.store.room(code)
+        return {**data, "svgs": {j: self.seat_svg(room, int(j), lang) for j in data.get("svgs", {})}}
 
     def publish_sheet(self, room: Room, k: int, redraw_all: bool, doc: dict | None = None) -> None:
         """The edit to every phone, its sheets drawn once per language the room's phones speak."""

@@ -27,15 +27,16 @@ from nochmal.web.rooms.checks import SheetWarning, check_sheet, counted_sheet
 from nochmal.web.rooms.model import RoomMode, board_of, shipped_mission
 from nochmal.web.rooms.race import race_document
 from nochmal.web.rooms.store import Room
-from nochmal.web.rooms.words import wire
+from nochmal.web.rooms.words import SeatLabel, wire
 
 log = logging.getLogger(__name__)
 QUIET_SECONDS = 0.25  # a room's full status waits until its edits pause this long
 
 
 def seat_label(room: Room, k: int) -> str:
+    """The seat's player's name, or a free seat's label (said in each phone's words: words.py)."""
     seat = room.seat(k)
-    return seat.name if seat is not None else f"seat {k + 1} (free)"
+    return seat.name if seat is not None else SeatLabel(k)
 
 
 def rolls_in_play(room: Room) -> int:
@@ -119,7 +120,7 @@ def named_missing(part: tuple[int | None, str, str], labels: list[str]) -> Messa
         return say("%(name)s (best): %(rest)s", name=labels[sheet], rest=rest)
     if role:
         return f"{labels[sheet]} ({role}): {rest}"
-    return f"{labels[sheet]}: {rest}"
+    return Message("%(name)s: %(rest)s", {"name": labels[sheet], "rest": rest})  # (no words of its own)
 
 
 def competitive_status(room: Room) -> dict:
@@ -196,8 +197,9 @@ class StatusWorker:
     changed, newest state only, caches them by state and hands each to ``publish``."""
 
     def __init__(self, load_room: Callable[[str], Room], publish: Callable[[str, dict], None],
-                 time_limit: float = SPLIT_SECONDS, cache_size: int = 512):
+                 time_limit: float = SPLIT_SECONDS, cache_size: int = 512, guard=None):
         self._load = load_room
+        self.guard = guard  # several servers (fanout.py StatusGuard): one computes a room at a time
         self._publish = publish
         self.time_limit = time_limit
         self._cache: OrderedDict = OrderedDict()
@@ -304,6 +306,21 @@ class StatusWorker:
             self._cv.notify()
         self._end_child()
 
+    def _work_out(self, room: Room, shared: dict | None = None) -> None:
+        """The room's full status cached and published; ``shared``: the one another server
+        published for this version (cached here, not sent again)."""
+        status = self.cached(room) or shared
+        if status is None:
+            start = time.perf_counter()
+            status = self._compute(room) if room.spec.mode is RoomMode.MISSION else full_status(room)
+            self.timings.append(time.perf_counter() - start)
+        with self._cv:
+            self._cache[state_key(room)] = status
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        if status is not shared:
+            self._publish(room.code, {"version": room.version, "status": status})
+
     def _run(self) -> None:
         while True:
             with self._cv:
@@ -322,16 +339,15 @@ class StatusWorker:
                     return
             try:
                 room = self._load(code)
-                status = self.cached(room)
-                if status is None:
-                    start = time.perf_counter()
-                    status = self._compute(room) if room.spec.mode is RoomMode.MISSION else full_status(room)
-                    self.timings.append(time.perf_counter() - start)
-                    with self._cv:
-                        self._cache[state_key(room)] = status
-                        while len(self._cache) > self.cache_size:
-                            self._cache.popitem(last=False)
-                self._publish(code, {"version": room.version, "status": status})
+                if self.guard is None:
+                    self._work_out(room)
+                elif self.guard.hold(code):
+                    try:
+                        self._work_out(room, self.guard.published(code, room.version))
+                    finally:
+                        self.guard.release(code)
+                else:  # another server computes this room now: look again when it may be done
+                    self.request(room)
             except RuntimeError as exc:  # (BrokenProcessPool is one too)
                 if self._stop or "after shutdown" in str(exc):  # exiting: the pool or its child is gone
                     return
