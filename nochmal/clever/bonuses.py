@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from nochmal.clever.options import CleverRules
-from nochmal.clever.sheet import Place, Sheet, blue_free, places
+from nochmal.clever.sheet import Place, Sheet, blue_bit, blue_free, places
 from nochmal.clever.sheetdata import ACTIONS, AREAS, MAX_DIE, SheetFacts
 
 
@@ -49,3 +49,24 @@ def question_entries(facts: SheetFacts, rules: CleverRules, sheet: Sheet, kind: 
         else:
             out.extend((v, p) for v in range(1, MAX_DIE + 1) for p in places(facts, rules, sheet, area, v))
     return out
+
+
+def triggered(facts: SheetFacts, sheet: Sheet, rounds_started: int) -> list[str]:
+    """Every bonus the sheet's entries and the round bonuses so far have given, in no
+    particular order: what its foxes and unlocked slots must match (a state's check)."""
+    got = [b for r, row in enumerate(sheet.yellow) for b in facts.yellow_bonuses[r][:len(row)] if b]
+    for r, bonus in enumerate(facts.blue_row_bonuses):
+        if bonus and sum(1 for c in range(MAX_DIE) if sheet.blue & blue_bit(r, c)) >= 2:
+            got.append(bonus)
+    if facts.blue_diagonal_bonus and sum(1 for i in range(MAX_DIE) if sheet.blue & blue_bit(i, i)) >= 2:
+        got.append(facts.blue_diagonal_bonus)
+    crossed = [s for s in facts.segments if sheet.grey >> s.index & 1]
+    got += [b for s in crossed for b in s.bonuses]
+    for shade in {s.shade for s in facts.segments}:
+        if all(sheet.grey >> s.index & 1 for s in facts.segments if s.shade == shade):
+            got.append("fox")
+    got += [b for b in facts.green_bonuses[:len(sheet.green[0])] if b]
+    got += [facts.pink_bonuses[i] for i, v in enumerate(sheet.pink)
+            if facts.pink_bonuses[i] and v in facts.pink_bonus_numbers]
+    got += [b for b in facts.round_bonuses[:rounds_started] if b]
+    return got

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 
+from nochmal.clever.bonuses import triggered
 from nochmal.clever.dice import DICE
 from nochmal.clever.errors import CleverStateError
 from nochmal.clever.game import MAX_PLAYERS, PICKS, CleverGame
@@ -130,6 +131,18 @@ def _check_grey(facts: SheetFacts, grey: int, key: str) -> None:
         raise CleverStateError(f"state: {key}.grey: the crossed segments do not grow from a start segment")
 
 
+def _check_tracks(facts: SheetFacts, sheet: Sheet, rounds_started: int, key: str) -> None:
+    """Foxes and unlocked slots are what the sheet's entries and the rounds have given."""
+    got = triggered(facts, sheet, rounds_started)
+    if sheet.foxes != got.count("fox"):
+        raise CleverStateError(f"state: {key}.foxes: the sheet has earned {got.count('fox')}, not {sheet.foxes}")
+    for i, action in enumerate(ACTIONS):
+        want = min(got.count(action), facts.track_slots[action])
+        if sheet.unlocked[i] != want:
+            raise CleverStateError(f"state: {key}.unlocked.{action}: the sheet has earned {want}, "
+                                   f"not {sheet.unlocked[i]}")
+
+
 def from_state(data, facts: SheetFacts | None = None) -> CleverGame:
     """The game in state ``data`` (to_state's form), without history (pop has nothing)."""
     facts = facts or clever4ever()
@@ -176,6 +189,8 @@ def from_state(data, facts: SheetFacts | None = None) -> CleverGame:
     if not (isinstance(sheets, list) and len(sheets) == n and isinstance(pending, list) and len(pending) == n):
         raise CleverStateError(f"state: sheets and pending must have one entry per seat ({n})")
     game.sheets = [read_sheet(facts, rules, s, f"sheets[{i + 1}]") for i, s in enumerate(sheets)]
+    for i, sheet in enumerate(game.sheets):
+        _check_tracks(facts, sheet, game.round, f"sheets[{i + 1}]")
     for i, p in enumerate(pending):
         if not isinstance(p, list) or not all(k in QUESTIONS for k in p):
             raise CleverStateError(f"state: pending[{i + 1}] must list \"?\" bonuses ({', '.join(QUESTIONS)})")

@@ -54,11 +54,14 @@ def state_of_a_game():
     (lambda d: d["dice"].update(white=[3, "table"]), "dice.white"),
     (lambda d: d.update(options={"rounds_2": 0}), "rounds_2"),
     (lambda d: d.update(round=7), "round must be"),
+    (lambda d: d["sheets"][0].update(foxes=d["sheets"][0]["foxes"] + 1), r"sheets\[1\].foxes: the sheet has earned"),
+    (lambda d: d["sheets"][1]["unlocked"].update(reroll=d["sheets"][1]["unlocked"]["reroll"] + 1)
+     or d["sheets"][1]["used"].update(reroll=0), r"sheets\[2\].unlocked.reroll: the sheet has earned"),
 ])
 def test_broken_states_are_refused_naming_the_key(edit, message):
     data = state_of_a_game()
     data["phase"], data["stage"], data["actor"] = "active", "active", 0
-    data["to_throw"], data["round"] = ["white", "yellow", "blue", "grey", "green", "pink"], 2
+    data["to_throw"] = ["white", "yellow", "blue", "grey", "green", "pink"]  # the last round's first throw
     data["dice"] = {d: [0, "pool"] for d in data["dice"]}
     from_state(json.loads(json.dumps(data)))  # the base state is fine
     edit(data)
