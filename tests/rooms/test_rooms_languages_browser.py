@@ -24,16 +24,17 @@ def room_phone(browser, server, code: str, seat: tuple[int, str], lang: str):
 
 
 def test_two_phones_of_one_room_each_in_its_language(server, browser):
-    code = new_room(server.api, mission="lockstep", difficulty="normal", players=2)
+    # three seats, the third free: its label, its advice and its missing line in each language too
+    code = new_room(server.api, mission="lockstep", difficulty="normal", players=3)
     anna, ben = sit(server.api, code, "Anna"), sit(server.api, code, "Ben")
     put_cells(server.api, code, *anna, ["H1", "H2", "H3", "H4"])
-    set_rolls(server.api, code, anna[1], 4)  # roll 5: Anna rolls
+    set_rolls(server.api, code, anna[1], 4)  # roll 5: Ben rolls (roll 6: the free seat)
     de, pl = room_phone(browser, server, code, anna, "de"), room_phone(browser, server, code, ben, "pl")
     try:
         for page, lang in ((de, "de"), (pl, "pl")):
             assert page.evaluate("document.documentElement.lang") == lang
             expect(page.locator("#in-play")).to_have_text(said(say("Roll %(roll)s — %(name)s rolls", roll=5,
-                                                                   name="Anna"), lang))
+                                                                   name="Ben"), lang))
         # the German phone enters the dice: both phones show every player's move in their words
         for die in ('[data-colour="b"]', '[data-colour="y"]', '[data-colour="x"]',
                     '[data-number="3"]', '[data-number="5"]', '[data-number="?"]'):
@@ -41,9 +42,10 @@ def test_two_phones_of_one_room_each_in_its_language(server, browser):
         de.click("#dice-send")
         for page, lang in ((de, "de"), (pl, "pl")):
             expect(page.locator("#dice-title")).to_have_text(
-                said(say("This roll (Roll %(roll)s, %(name)s rolls)", roll=5, name="Anna"), lang), timeout=STATUS_MS)
-            expect(page.locator("#advice-moves li")).to_have_count(2)
-            expect(page.locator(".advice li")).to_have_count(2, timeout=STATUS_MS)  # the team's advice
+                said(say("This roll (Roll %(roll)s, %(name)s rolls)", roll=5, name="Ben"), lang), timeout=STATUS_MS)
+            expect(page.locator("#advice-moves li")).to_have_count(3)
+            expect(page.locator(".advice li")).to_have_count(3, timeout=STATUS_MS)  # the team's advice
+            expect(page.locator('.advice li[data-seat="2"]')).to_contain_text(said(say("seat %(n)s (free)", n=3), lang))
         # a refused tap (no joker to take back) on the Polish phone, said in Polish
         pl.click("#joker-minus")
         expect(pl.locator("#edit-error")).to_have_text(said(say("%(name)s has no joker crossed off to take back",
@@ -59,7 +61,11 @@ def test_two_phones_of_one_room_each_in_its_language(server, browser):
                                                            "de"))
         expect(pl.locator("#rolls-minus")).to_have_text(
             said(say("Undo roll %(roll)s (counted by %(name)s)", roll=5, name="Ben"), "pl"))
-        expect(de.locator(".advice li")).to_have_count(2, timeout=STATUS_MS)
+        expect(de.locator(".advice li")).to_have_count(3, timeout=STATUS_MS)
+        for page, lang in ((de, "de"), (pl, "pl")):  # roll 6: the free seat's, named in each language
+            free = said(say("seat %(n)s (free)", n=3), lang)
+            expect(page.locator("#in-play")).to_have_text(said(say("Roll %(roll)s — %(name)s rolls", roll=6,
+                                                                   name=free), lang))
         for page, lang in ((de, "de"), (pl, "pl")):
             assert english_left(page) == [], (lang, english_left(page))
         assert not de.js_errors and not pl.js_errors, de.js_errors + pl.js_errors

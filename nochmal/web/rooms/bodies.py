@@ -230,6 +230,11 @@ class SeatSheet(BaseModel):
     later_colours: list[str]
 
 
+def _unset_left_out(data: dict, keys: tuple[str, ...]) -> dict:
+    """An answer as the stream sends it: ``keys`` only where they hold something."""
+    return {k: v for k, v in data.items() if v is not None or k not in keys}
+
+
 class Said(BaseModel):
     """A sentence as data, for phones of several languages (words.py; docs/rooms.md,
     Languages): the English msgid and its values (plain, or sentences themselves), said by
@@ -243,7 +248,7 @@ class Said(BaseModel):
     @model_serializer(mode="wrap")
     def _as_sent(self, handler):
         """As words.py sends it on the stream: no plural and n for a sentence without a count."""
-        return {k: v for k, v in handler(self).items() if v is not None or k not in ("plural", "n")}
+        return _unset_left_out(handler(self), ("plural", "n"))
 
 
 class SheetWarning(BaseModel):
@@ -324,7 +329,14 @@ class InPlay(BaseModel):
                                 "budget, a competitive game's end).")
     seat: int = Field(..., description="The active player's seat (0-based; people see the name).")
     name: str
+    name_said: Optional[Said] = Field(None, description="A free seat's label as data, for the page's language "
+                                      "(absent for a player's name).")
     last: Optional[LastRoll] = Field(..., description="The last counted roll (None before roll 1 is counted).")
+
+    @model_serializer(mode="wrap")
+    def _as_sent(self, handler):
+        """As rolls.py sends it: ``name_said`` only for a free seat."""
+        return _unset_left_out(handler(self), ("name_said",))
 
 
 class RollsSet(BaseModel):

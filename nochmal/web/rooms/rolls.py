@@ -14,6 +14,7 @@ from nochmal.web.rooms.model import RoomMode, shipped_mission
 from nochmal.web.rooms.race import game_end
 from nochmal.web.rooms.status import seat_label
 from nochmal.web.rooms.store import Room, RollStep
+from nochmal.web.rooms.words import SeatLabel, wire
 
 
 def seat_name(room: Room, k: int | None) -> str | None:
@@ -48,7 +49,12 @@ def in_play_document(room: Room) -> dict:
     last = ({"roll": room.rolls_used, "counted_by": seat_name(room, room.last_counter)}
             if room.rolls_used else None)
     return {"roll": None if budget is not None and playing > budget else playing,
-            "seat": active, "name": seat_name(room, active), "last": last}
+            "seat": active, "name": seat_name(room, active), "last": last, **free_label(seat_name(room, active))}
+
+
+def free_label(name: str) -> dict:
+    """A free seat's label as data beside its English (words.py); nothing for a player's name."""
+    return {"name_said": wire(name)} if isinstance(name, SeatLabel) else {}
 
 
 def roll_message(room: Room, step: RollStep, undo: bool) -> Message:

@@ -15,9 +15,24 @@ from nochmal.board import COLOUR_NAMES
 from nochmal.i18n import TERMS, Message, say
 
 
+class SeatLabel(str):
+    """A free seat's label where a name goes ("seat 2 (free)"): the English text wherever a
+    text is (JSON, the API, the CLI's files), its words as data where the page says a sentence."""
+
+    def __new__(cls, seat: int):
+        label = super().__new__(cls, f"seat {seat + 1} (free)")
+        label.seat, label.words = seat, say("seat %(n)s (free)", n=seat + 1)
+        return label
+
+    def __reduce__(self):  # (the status is worked out in a child process)
+        return SeatLabel, (self.seat,)
+
+
 def wire(value):
     """``value`` as JSON the page can say: a Message as its msgid and values, a list item
-    by item, anything else as it is."""
+    by item, a free seat's label as its words, anything else as it is."""
+    if isinstance(value, SeatLabel):
+        value = value.words
     if isinstance(value, Message):
         out = {"msgid": value.msgid, "values": {k: wire(v) for k, v in value.values.items()}}
         if value.plural is not None:

@@ -30,6 +30,11 @@
     const data = doc[saidKey || key + "_said"];
     return data ? NM.said(data) : (doc[key] || "");
   }
+  // a seat's name as the room shows it: its player's, or a free seat's label in this page's words
+  function seatName(k, name) {
+    const s = room.seats[k];
+    return s && !s.taken && !s.name ? t("seat %(n)s (free)", { n: k + 1 }) : name;
+  }
   function difficultyWord(d) { return { easy: t("easy"), normal: t("normal"), hard: t("hard") }[d] || d; }
 
   // the token of the phone that made the room (rooms_index.js keeps it): it frees a seat or makes
@@ -307,7 +312,7 @@
     const play = room.in_play || {};
     const mission = room.mode === "mission";
     $("in-play").textContent = room.won_on ? t("The mission is won: no roll left to count") :
-      play.roll ? t("Roll %(roll)s — %(name)s rolls", { roll: play.roll, name: play.name }) :
+      play.roll ? t("Roll %(roll)s — %(name)s rolls", { roll: play.roll, name: NM.said(play.name_said || play.name) }) :
       mission ? ngettext("All %(n)s rolls are used", "All %(n)s rolls are used", room.budget) : t("The game is over");
     $("rolls-used").textContent = room.rolls_used;
     if (noteRolls !== null && noteRolls !== room.rolls_used) rollNote("", null);
@@ -562,13 +567,13 @@
       '<p class="fine">' + esc(said(st.end, "record_note")) + ' <a href="' + api + '/export">' + esc(t("Download the final sheets")) +
       "</a></p>" : "") + "</div>" : "";
     html += '<table class="scores"><thead><tr><th>' + esc(t("player")) + "</th><th>" + esc(t("score")) + "</th></tr></thead><tbody>";
-    for (const s of st.scores) html += "<tr><td>" + esc(s.name) + "</td><td>" + s.score + "</td></tr>";
+    for (const s of st.scores) html += "<tr><td>" + esc(seatName(s.seat, s.name)) + "</td><td>" + s.score + "</td></tr>";
     html += "</tbody></table>";
     html += countedNotes(st);
     const rows = [];
     for (const what of ["columns", "colours"]) {
       for (const [item, r] of Object.entries(st.race[what])) {
-        const when = (ks) => ks.map((k) => esc(st.scores[k].name) + ((r.rolls || {})[String(k)]
+        const when = (ks) => ks.map((k) => esc(seatName(k, st.scores[k].name)) + ((r.rolls || {})[String(k)]
           ? " " + esc(t("(roll %(roll)s)", { roll: r.rolls[String(k)] })) : "")).join(", ");
         rows.push("<tr><td>" + esc(itemLabel(item)) + "</td><td>" + when(r.first) + "</td><td>" + when(r.later) + "</td></tr>");
       }
