@@ -63,7 +63,7 @@ def parse_setup(body: dict) -> OnlineSetup:
         if spec != HUMAN and spec not in bots:
             raise WebError(f"seats.{k}: {spec[:20]!r} is neither human nor a bot ({', '.join(bots)})",
                            f"seats.{k}", 422)
-    quiet = Quiet(**body.get("quiet", {}))
+    quiet = Quiet(**(body.get("quiet") or {}))
     if quiet.bot not in bots:
         raise WebError(f"quiet.bot: {quiet.bot[:20]!r} is not a bot ({', '.join(bots)})", "quiet.bot", 422)
     mode = body.get("mode") or (RoomMode.MISSION if body.get("mission") else RoomMode.COMPETITIVE)
@@ -74,7 +74,7 @@ def parse_setup(body: dict) -> OnlineSetup:
         if not 1 <= len(seats) <= MAX_COOP_PLAYERS:
             raise WebError(f"a mission has 1-{MAX_COOP_PLAYERS} seats, not {len(seats)}", "seats", 422)
         mission = shipped_mission(body["mission"])
-        if body.get("board", mission.board) != mission.board:
+        if (body.get("board") or mission.board) != mission.board:
             raise WebError(f"mission {mission.id} is played on the {mission.board} board", "board", 422)
         difficulty = body.get("difficulty") or "normal"
         if difficulty not in DIFFICULTIES:
