@@ -32,7 +32,7 @@ from nochmal.web.rooms.hub import QUEUE_SIZE, Hub, StreamLimits
 
 log = logging.getLogger(__name__)
 CHANNEL = "nochmal_rooms"
-GRACE = 1.0  # seconds an event waits for an earlier one still being written by another server
+GRACE = 0.25  # seconds an event waits for an earlier one still being written by another server (or never: a version no event describes)
 KEEP_SECONDS = 600  # events older than this are deleted (a phone behind by more gets a snapshot)
 SCHEMA_LOCK = 4_015_001  # advisory lock of the table's creation (two servers starting at once)
 _SCHEMA = """
