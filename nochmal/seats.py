@@ -12,6 +12,8 @@ code and the record's moves index them from 0. The name of seat ``p`` (0-based):
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from nochmal.errors import SeatNameError
 from nochmal.i18n import Message, say
 
@@ -41,6 +43,11 @@ def is_human(spec: str) -> bool:
 def seat_name(players: list[str], p: int, lang: str = "en") -> str:
     """The name people see for seat ``p`` (0-based) of a table of seat specs ``players``, a
     default name in ``lang`` (a player's own name is never translated)."""
+    return _seat_name(tuple(players), p, lang)
+
+
+@lru_cache(maxsize=4096)  # a game's log names a seat once a move: said once per table and language
+def _seat_name(players: tuple[str, ...], p: int, lang: str) -> str:
     name = seat_label(players, p)
     return name.in_language(lang) if isinstance(name, Message) else name
 

@@ -78,11 +78,11 @@ def drawing_words(lang: str = "en") -> dict[str, str]:
 
 @lru_cache(maxsize=None)
 def _cell_shapes(lang: str) -> dict:
-    """Per (star, crossed) a cell's words for its aria-label, the colour's word filled in and
-    escaped once: only the cell's name (letters and digits) is left to fill."""
+    """Per (star, crossed, colour) a cell's words for its aria-label, escaped once, as the text
+    before and after the cell's name (letters and digits: nothing to escape)."""
     words = drawing_words(lang)
-    return {(star, crossed, colour): escape(words[("star" if star else "cell") + (" crossed" if crossed else "")]
-                                            % {"cell": "%(cell)s", "colour": words[colour]}, {'"': "&quot;"})
+    return {(star, crossed, colour): tuple(escape(words[("star" if star else "cell") + (" crossed" if crossed else "")]
+                                                  % {"cell": "\0", "colour": words[colour]}, {'"': "&quot;"}).split("\0"))
             for star in (False, True) for crossed in (0, 1) for colour in COLOURS}
 
 
@@ -180,8 +180,9 @@ def _sheet_svg(pic: SheetPicture, seat: int, top: float, width: float, lang: str
             crossed = sheet.crossed >> bit & 1
             star = b.is_star(bit)
             name = f"{COLUMN_LETTERS[c]}{r + 1}"
+            before, after = shapes[star, crossed, colour]  # its words for screen readers: before + name + after
             out.append(f'<rect class="cell" data-cell="{name}" data-colour="{colour}" '
-                       f'data-crossed="{crossed}" data-star="{int(star)}" aria-label="{_cell_words(name, colour, bool(star), crossed, shapes)}" '
+                       f'data-crossed="{crossed}" data-star="{int(star)}" aria-label="{before}{name}{after}" '
                        f'x="{x}" y="{y}" width="{CELL}" '
                        f'height="{CELL}" fill="{FILL[colour]}" stroke="#222" stroke-width="0.8"/>')
             if star:
@@ -233,7 +234,8 @@ def cell_words(name: str, colour: str, star: bool, crossed: int, lang: str = "en
 
 
 def _cell_words(name: str, colour: str, star: bool, crossed: int, shapes: dict) -> str:
-    return shapes[star, crossed, colour] % {"cell": name}
+    before, after = shapes[star, crossed, colour]
+    return before + name + after
 
 
 def pictures_svg(pictures: list[SheetPicture], heading: list[str] | None = None, lang: str = "en") -> str:
