@@ -97,3 +97,21 @@ def test_a_refused_count_in_each_phones_language(server):
         res = server.api.put(f"/api/rooms/{code}/rolls", json={"roll": 3},
                              headers={**auth(anna[1]), "Accept-Language": accept})
         assert res.status_code == 409 and res.json() == {"error": error, "field": "roll"}
+
+
+def test_what_an_objective_misses_in_each_language(client):
+    # a colour objective misses colours, a score target points: the page says them in its words
+    catalogs = {lang: client.get(f"/api/i18n/{lang}").json() for lang in ("de", "pl")}
+    code = new_room(client, mission="colour-fan", difficulty="normal", players=2)
+    sit(client, code, "Anna")
+    objective = client.get(f"/api/rooms/{code}").json()["status"]["objectives"][0]
+    assert objective["missing"] == ["yellow", "green", "blue", "red", "orange"]
+    assert [page_says(m, catalogs["de"]) for m in objective["missing_said"]] == ["gelb", "grün", "blau", "rosa",
+                                                                                "orange"]
+    assert page_says(objective["description_said"], catalogs["pl"]).startswith("kolory żółty, zielony")
+    code = new_room(client, mission="team-target", difficulty="normal", players=2)
+    sit(client, code, "Anna")
+    objective = client.get(f"/api/rooms/{code}").json()["status"]["objectives"][0]
+    [missing] = objective["missing_said"]
+    assert page_says(missing, catalogs["de"]) != objective["missing"][0]
+    assert str(missing["values"]["n"]) in page_says(missing, catalogs["de"])

@@ -96,7 +96,7 @@ def _mission_status(room: Room, full: bool, time_limit: float = SPLIT_SECONDS) -
     doc = status_document(st, labels, plan)
     doc["impossible"] = [w.to_dict() for w in warnings if w is not None]
     for objective, done in zip(doc["objectives"], st.objectives):
-        missing = [named_missing(part, labels) for part in done.missing_parts]
+        missing = [named_missing(part, labels, line) for part, line in zip(done.missing_parts, done.said_missing)]
         objective["missing"], objective["missing_said"] = [str(m) for m in missing], wire(missing)
         objective["description_said"] = wire(done.objective.description(room.spec.players))  # each phone's words
     if plan is not None:
@@ -108,10 +108,14 @@ def _mission_status(room: Room, full: bool, time_limit: float = SPLIT_SECONDS) -
     return doc
 
 
-def named_missing(part: tuple[int | None, str, str], labels: list[str]) -> Message | str:
+def named_missing(part: tuple[int | None, str, str], labels: list[str], line=None) -> Message | str:
     """An objective's missing line with the seat's name where the CLI numbers its files
-    (missions/objectives.py's missing_parts): "Anna: G, H, I", "Ben (closest): G, H"."""
+    (missions/objectives.py's missing_parts): "Anna: G, H, I", "Ben (closest): G, H"; its
+    items in any language from ``line``, the same line as the objective's Message (a colour's
+    name, "2 more of: ...": the value ``rest`` of "sheet %(n)s: %(rest)s")."""
     sheet, role, rest = part
+    if isinstance(line, Message):
+        rest = line if sheet is None else line.values.get("rest", rest)
     if sheet is None:
         return rest
     if role == "closest":
