@@ -124,6 +124,12 @@ class _Reader:
         return tuple(self.bonus(f"{key}[{i + 1}]", v) for i, v in enumerate(values))
 
 
+def _is_cell(cell, rows: int, cols: int) -> bool:
+    """[row, column], 1-based whole numbers on a grid of rows x cols."""
+    return (isinstance(cell, list) and len(cell) == 2 and all(type(v) is int for v in cell)
+            and 1 <= cell[0] <= rows and 1 <= cell[1] <= cols)
+
+
 def _segments(shades: tuple[str, ...]) -> list[list[tuple[int, int]]]:
     """The largest edge-connected groups of one shade, in reading order of their first cell."""
     rows, cols = len(shades), len(shades[0])
@@ -147,6 +153,7 @@ def _segments(shades: tuple[str, ...]) -> list[list[tuple[int, int]]]:
 
 
 def _read_grey(rd: _Reader):
+    before = len(rd.problems)
     shades = tuple(rd.get("grey.shades", list, []))
     points = rd.ints("grey.column_points", low=0)
     if not shades or not all(isinstance(s, str) for s in shades):
@@ -158,13 +165,13 @@ def _read_grey(rd: _Reader):
             rd.bad(f"grey.shades[{i + 1}]", f"expected {width} cells, got {len(row)}")
         if set(row) - set(SHADES):
             rd.bad(f"grey.shades[{i + 1}]", f"shades are {', '.join(SHADES)}, got {row!r}")
-    if rd.problems:
+    if len(rd.problems) > before:
         return shades, points, (), frozenset(), ()
     bonus_at: dict[tuple[int, int], str] = {}
     for i, entry in enumerate(rd.get("grey.cell_bonuses", list, [])):
         key = f"grey.cell_bonuses[{i + 1}]"
         cell = entry.get("cell") if isinstance(entry, dict) else None
-        if not (isinstance(cell, list) and len(cell) == 2 and 1 <= cell[0] <= len(shades) and 1 <= cell[1] <= width):
+        if not _is_cell(cell, len(shades), width):
             rd.bad(key, f"cell must be [row 1-{len(shades)}, column 1-{width}], got {cell!r}")
             continue
         bonus = rd.bonus(f"{key}.bonus", entry.get("bonus"))
@@ -183,7 +190,7 @@ def _read_grey(rd: _Reader):
     segment_of = {cell: s.index for s in segments for cell in s.cells}
     starts = set()
     for i, cell in enumerate(rd.get("grey.start_cells", list, [])):
-        if not (isinstance(cell, list) and len(cell) == 2 and (cell[0] - 1, cell[1] - 1) in segment_of):
+        if not _is_cell(cell, len(shades), width):
             rd.bad(f"grey.start_cells[{i + 1}]", f"expected [row, column] on the grid, got {cell!r}")
             continue
         starts.add(segment_of[(cell[0] - 1, cell[1] - 1)])
@@ -204,8 +211,8 @@ def _read_ratings(rd: _Reader) -> tuple[tuple[int, str, str], ...]:
             rd.bad(key, "expected { min = N, en = \"...\", de = \"...\" }")
             continue
         out.append((entry["min"], entry["en"], entry["de"]))
-    if [low for low, _, _ in out] != sorted((low for low, _, _ in out), reverse=True):
-        rd.bad("solo.ratings", "expected the bands best first (falling min)")
+    if [low for low, _, _ in out] != sorted((low for low, _, _ in out), reverse=True) or not out:
+        rd.bad("solo.ratings", "expected the bands best first (falling min), at least one")
     return tuple(out)
 
 

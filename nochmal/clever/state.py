@@ -74,7 +74,7 @@ def _numbers(values, most: int, key: str) -> tuple[int, ...]:
 def _cells(values, key: str) -> list[tuple[int, int]]:
     if not isinstance(values, list) or not all(isinstance(c, list) and len(c) == 2 for c in values):
         raise CleverStateError(f"state: {key} must be a list of [row, column]")
-    return [(c[0], c[1]) for c in values]
+    return [(_int(c[0], 1, 99, f"{key} row"), _int(c[1], 1, 99, f"{key} column")) for c in values]
 
 
 def read_sheet(facts: SheetFacts, rules: CleverRules, data, key: str) -> Sheet:

@@ -14,6 +14,7 @@ import fuzz_cases
 from nochmal.clever import Action, CleverRecord, Throw, read_state_text, replay, state_text
 from nochmal.clever.sheetdata import DATA_FILE, parse_sheet
 from nochmal.clever.errors import SheetDataError
+from nochmal.errors import NochmalError
 from nochmal.fileio import load_toml_text
 
 
@@ -26,13 +27,15 @@ def read_sheet_data(text):
 
 
 GAME = clever_oracle.random_game(2, 9, 9, enter_bias=0.8)
+MIDDLE = []
+clever_oracle.random_game(3, 4, 4, lambda g: MIDDLE.append(g.clone()), 0.8)
 READERS = {"action": Action.parse, "throw": Throw.parse, "record": read_record, "state": read_state_text,
            "sheet data": read_sheet_data}
 SEEDS = {
     "action": ["take yellow 4 yellow:top", "bonus ?any 1 grey:1,1", "extra blue 3 blue:5", "forfeit ?pink", "pass"],
     "throw": ["white=3 yellow=5 blue=1 grey=2 green=6 pink=4", "blue=2 pink=6"],
     "record": [CleverRecord.from_game(GAME, ["a", "b"], 9).dumps()],
-    "state": [state_text(GAME), state_text(clever_oracle.random_game(1, 2, 3, lambda g: None))],
+    "state": [state_text(GAME), state_text(MIDDLE[len(MIDDLE) // 2]), state_text(MIDDLE[len(MIDDLE) // 3])],
     "sheet data": [DATA_FILE.read_text(encoding="utf-8")],
 }
 
@@ -63,3 +66,23 @@ def test_odd_values_in_every_field_are_refused_cleanly(name):
     for key in list(data):
         for value in fuzz_cases.ODD_VALUES:
             fuzz_cases.check(READERS[name], json.dumps({**data, key: value}))
+
+
+@settings(max_examples=150, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_a_mutated_state_that_reads_plays_on_without_a_traceback(seed):
+    rng = random.Random(seed)
+    try:
+        game = read_state_text(fuzz_cases.mutate(rng.choice(SEEDS["state"]), rng, "state"))
+    except NochmalError:
+        return
+    try:
+        for _ in range(20):
+            if game.is_terminal():
+                break
+            if game.is_chance_node():
+                game.apply_roll(game.seeded_throw(seed))
+            else:
+                game.apply_move(rng.choice(game.legal_moves()))
+    except NochmalError:
+        pass
