@@ -4,10 +4,10 @@ game), replay and rules pages; the switch in the header changes the language for
 illegal tap is refused in the page's language. Screenshots (360 px and 1280 px) go to
 tests/artifacts/ for people to look at.
 
-The oracle is the English catalog itself: every phrase of two words or more in its messages,
-and every one-word message, must be absent from the rendered text (``innerText``, the sheet
-drawings included) and the cells' names, except a short allow-list of words both languages
-write alike."""
+The oracle is the English catalog itself (tests/languages_support.py, shared with the rooms'
+test): every phrase of two words or more in its messages, and every one-word message, must be
+absent from the rendered text (``innerText``, the sheet drawings included) and the cells'
+names, except a short allow-list of words both languages write alike."""
 
 from __future__ import annotations
 
@@ -17,46 +17,13 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
-from nochmal.bots.registry import agent_names
 from nochmal.i18n import LOCALE_DIR
 
+from languages_support import LOCALES, PHRASES, english_left
 from webserver import NO_WORKER, LiveServer, chromium
 
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
-LOCALES = {"de": "de-DE", "pl": "pl-PL"}
 REFUSERS = ("nochmal/sheet.py", "nochmal/game.py", "nochmal/web/games.py")  # where a tap's refusals are said
-# words an English message shares with German or Polish text, names (the bots' too), notation
-ALLOWED = {"start", "normal", "auto", "joker", "jokers", "orange", "bot", "api", "json", "svg", "puzzle", "name",
-           "noch mal", "classic", "stop", "home", "mission", *agent_names()}  # home: the key; German "Mission"
-
-
-def english_phrases() -> set[str]:
-    """The English catalog's messages cut at placeholders and punctuation: the pieces of two
-    words or more, and the messages that are one word."""
-    with open(LOCALE_DIR / "en" / "LC_MESSAGES" / "nochmal.po", "rb") as fh:
-        catalog = read_po(fh)
-    phrases = set()
-    for message in catalog:
-        if not message.id or not isinstance(message.id, str):
-            continue
-        text = re.sub(r"<[^>]+>|%\(\w+\)s|\{\w+\}", "|", message.id)
-        for piece in re.split(r"[|:;,.()…!?—–·/]+", text):
-            piece = " ".join(piece.split()).lower()
-            words = piece.split(" ")
-            if piece and piece not in ALLOWED and (len(words) >= 2 or message.id.strip().lower() == piece):
-                phrases.add(piece)
-    return phrases
-
-
-PHRASES = english_phrases()
-
-
-def english_left(page) -> list[str]:
-    """The English phrases in the page's visible text (the sheet drawings' too) and in the
-    cells' names for screen readers."""
-    text = page.evaluate("""() => document.body.innerText + "\\n" +
-        [...document.querySelectorAll("rect.cell")].map(r => r.getAttribute("aria-label")).join("\\n")""").lower()
-    return sorted(p for p in PHRASES if re.search(r"(?<!\w)" + re.escape(p) + r"(?!\w)", text))
 
 
 def shot(page, name: str) -> None:
