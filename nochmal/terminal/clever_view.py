@@ -44,9 +44,12 @@ def draw_sheet(facts: SheetFacts, sheet: Sheet) -> list[str]:
     lines.append("PINK")
     lines.append(f"      {_cells(sheet.pink, facts.pink_fields)}")
     lines.append(f"  pts {_cells(facts.pink_points, facts.pink_fields)}")
-    tracks = ", ".join(f"{a} {sheet.left(a)} left ({sheet.unlocked[i]} of {facts.track_slots[a]} unlocked)"
+    tracks = ", ".join(f"{a} {sheet.left(a)} ({sheet.unlocked[i]}/{facts.track_slots[a]})"
                        for i, a in enumerate(ACTIONS))
-    lines.append(f"ACTIONS  {tracks}; foxes {sheet.foxes}")
+    lines.append(f"ACTIONS  left (unlocked/slots): {tracks}")
+    lines.append(f"FOXES    {sheet.foxes}")
+    lines.append("BONUSES  R re-roll, +1, P polish, F fox; ?y ?b ?g ?G ?p: a number in yellow, blue, grey,")
+    lines.append("         green, pink; ?*: in any area")
     points = area_points(facts, sheet)
     lines.append("POINTS   " + ", ".join(f"{a} {p}" for a, p in points.items())
                  + f"; foxes {sheet.foxes} x {min(points.values())}; total {score(facts, sheet)}")
