@@ -177,6 +177,14 @@ def phone(browser, width: int = 360, height: int = 780, code: str | None = None,
     return page
 
 
+def room_phone(browser, server, code: str, seat: tuple[int, str], locale: str = "en-GB"):
+    """A phone at 360 x 780 holding ``seat`` of room ``code``, the room's page open and live."""
+    page = phone(browser, 360, 780, code, seat, locale=locale)
+    page.goto(f"{server.url}/r/{code}")
+    page.wait_for_selector("#live.on")
+    return page
+
+
 def join(page, url: str, name: str) -> None:
     """Open the room link, take the seat the page picks, named ``name``; live once it returns."""
     page.goto(url)

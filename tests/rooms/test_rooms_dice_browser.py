@@ -7,16 +7,9 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from rooms_support import close, new_room, phone, put_cells, set_rolls, shot, sit
+from rooms_support import close, new_room, phone, put_cells, room_phone, set_rolls, shot, sit
 
 FIRST_ADVICE_MS = 120_000  # a hang guard, not a pace: the first advice starts the server's child process
-
-
-def room_phone(browser, server, code: str, seat: tuple[int, str]):
-    page = phone(browser, 360, 780, code, seat)
-    page.goto(f"{server.url}/r/{code}")
-    page.wait_for_selector("#live.on")
-    return page
 
 
 def test_one_phone_enters_the_dice_and_another_shows_the_advice(server, browser):

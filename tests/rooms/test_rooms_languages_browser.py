@@ -11,16 +11,9 @@ from playwright.sync_api import expect
 
 from nochmal.i18n import said, say
 from languages_support import LOCALES, english_left
-from rooms_support import close, new_room, phone, put_cells, set_rolls, shot, sit
+from rooms_support import close, new_room, phone, put_cells, room_phone, set_rolls, shot, sit
 
 STATUS_MS = 120_000  # hang guards, not a pace: the first advice and split start the server's child processes
-
-
-def room_phone(browser, server, code: str, seat: tuple[int, str], lang: str):
-    page = phone(browser, 360, 780, code, seat, locale=LOCALES[lang])
-    page.goto(f"{server.url}/r/{code}")
-    page.wait_for_selector("#live.on")
-    return page
 
 
 def test_two_phones_of_one_room_each_in_its_language(server, browser):
@@ -29,7 +22,8 @@ def test_two_phones_of_one_room_each_in_its_language(server, browser):
     anna, ben = sit(server.api, code, "Anna"), sit(server.api, code, "Ben")
     put_cells(server.api, code, *anna, ["H1", "H2", "H3", "H4"])
     set_rolls(server.api, code, anna[1], 4)  # roll 5: Ben rolls (roll 6: the free seat)
-    de, pl = room_phone(browser, server, code, anna, "de"), room_phone(browser, server, code, ben, "pl")
+    de, pl = (room_phone(browser, server, code, anna, LOCALES["de"]),
+              room_phone(browser, server, code, ben, LOCALES["pl"]))
     try:
         for page, lang in ((de, "de"), (pl, "pl")):
             assert page.evaluate("document.documentElement.lang") == lang
@@ -95,7 +89,7 @@ def test_a_competitive_room_in_german(server, browser):
     set_rolls(server.api, code, anna[1], 3)
     put_cells(server.api, code, *anna, [f"H{r}" for r in range(1, 8)])
     put_cells(server.api, code, *ben, [f"H{r}" for r in range(1, 8)] + ["A1"])
-    page = room_phone(browser, server, code, anna, "de")
+    page = room_phone(browser, server, code, anna, LOCALES["de"])
     try:
         expect(page.locator("table.race")).to_contain_text(said(say("column %(letter)s", letter="H"), "de"))
         expect(page.locator(".counted-note")).to_have_count(2)
