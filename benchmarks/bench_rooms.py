@@ -14,7 +14,10 @@ Prints figures, asserts nothing. Three parts, each bounded in count and time:
    taps' pauses apart): the time from sending it until EVERY phone of the room has the
    ``dice`` event with the advice (docs/rooms.md, this roll's advice). Also the round trips
    and the server times of the PATCH, the dice PUT and ``GET /api/rooms/{id}`` (the app's
-   ``Server-Timing`` header) under that load.
+   ``Server-Timing`` header) under that load. ``--servers N --database URL``: N server
+   processes on one PostgreSQL database (docs/rooms.md, Several servers), phone c of room i
+   on server (i + c) mod N; the taps seen on another server than the one they were made
+   through are summarised apart, and the taps acknowledged per second printed.
 2. **Room status**, in this process (what the server's status child runs): a 4-seat room
    of each shipped mission (``--missions``: some), after its empty room's status (untimed,
    as the server computes it at creation; it pays the imports too); after each single-seat
@@ -29,6 +32,7 @@ Prints figures, asserts nothing. Three parts, each bounded in count and time:
    same data folder; edits acknowledged vs edits found.
 
 Usage:  nice -n 10 python benchmarks/bench_rooms.py [--rooms 20] [--edits 12] [--dice 4] [--kill-after 2]
+        [--servers 2 --database postgresql://...]
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from rooms_support import free_port, stop, wait_up  # noqa: E402  (the tests' own: a port, up, stopped)
+from servers_support import shared_server  # noqa: E402  (a server process, on SQLite or a shared database)
 
 CELLS = [f"{c}{r}" for c in "HGIJFKE" for r in range(1, 8)]  # a growing sheet: column H first
 
@@ -70,18 +75,8 @@ def summary(values: list[float], unit: str = "ms") -> str:
 
 def start_server(data_dir: Path, port: int) -> subprocess.Popen:
     """The web app as `nochmal serve` builds it, without the room-creation rate limit and the
-    per-address stream cap (every simulated phone comes from 127.0.0.1)."""
-    code = (
-        "import sys, uvicorn\n"
-        "from nochmal.web.app import create_app\n"
-        "from nochmal.web.rooms import RoomSettings\n"
-        "from nochmal.web.rooms.hub import StreamLimits\n"
-        "limits = StreamLimits(per_client=10_000, total=10_000)\n"
-        "app = create_app(sys.argv[1], room_settings=RoomSettings(rooms_per_minute=10_000, streams=limits))\n"
-        "uvicorn.run(app, host='127.0.0.1', port=int(sys.argv[2]), log_level='warning')\n"
-    )
-    return subprocess.Popen([sys.executable, "-c", code, str(data_dir), str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    per-address stream cap (every simulated phone comes from 127.0.0.1): one server on SQLite."""
+    return shared_server(data_dir, port)
 
 
 def stop_server(proc: subprocess.Popen) -> None:
@@ -545,12 +540,9 @@ def load_part(args) -> None:
           f"apart), loopback, clients in {args.client_procs} process(es)")
     data = Path(tempfile.mkdtemp(prefix="bench-rooms-"))
     ports = [free_port() for _ in range(args.servers)]
-    if args.servers == 1:
-        procs = [start_server(data, ports[0])]
-    else:  # one data folder and one database, the live updates through it (docs/rooms.md, Several servers)
-        from servers_support import shared_server
-
-        procs = [shared_server(data, port, args.database) for port in ports]
+    # more than one: one data folder and one database, the live updates through it (docs/rooms.md, Several servers)
+    procs = [start_server(data, ports[0])] if args.servers == 1 else \
+        [shared_server(data, port, args.database) for port in ports]
     try:
         for port in ports:
             wait_up(f"http://127.0.0.1:{port}")

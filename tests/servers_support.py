@@ -5,16 +5,16 @@ tests/rooms/test_rooms_servers*.py and benchmarks/bench_rooms.py --servers."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 from contextlib import contextmanager
 
 import httpx
 
-from rooms_support import free_port, stop, wait_up
+from rooms_support import free_port, sse_events, stop, wait_up
 
 SERVE = (
     "import sys, uvicorn\n"
@@ -28,12 +28,14 @@ SERVE = (
 )
 
 
-def shared_server(data_dir, port: int, database: str) -> subprocess.Popen:
-    """A server process whose rooms' live updates go through ``database`` (without the
-    room-creation rate limit and the per-address stream cap: every phone is 127.0.0.1)."""
+def shared_server(data_dir, port: int, database: str = "") -> subprocess.Popen:
+    """A server process whose rooms live in ``database`` and whose live updates go through it
+    ("": SQLite in ``data_dir``, the hub in the process), without the room-creation rate limit
+    and the per-address stream cap (every phone is 127.0.0.1); its log in a temporary file."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
+    log = tempfile.NamedTemporaryFile(prefix=f"nochmal-server-{port}-", suffix=".log", delete=False)
     return subprocess.Popen([sys.executable, "-c", SERVE, str(data_dir), str(port), database], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL, stderr=log)
 
 
 @contextmanager
@@ -68,22 +70,14 @@ class Stream:
         self._thread.start()
 
     def _read(self, url: str, headers: dict) -> None:
-        fields: dict = {}
         try:
             with httpx.stream("GET", url, headers=headers, timeout=httpx.Timeout(60, connect=10)) as res:
-                for line in res.iter_lines():
+                for event, event_id, data in sse_events(res.iter_lines()):
                     if self._close.is_set():
                         return
-                    if line:
-                        key, _, value = line.partition(":")
-                        fields[key] = value.strip()
-                        continue
-                    if "event" in fields:
-                        event_id = int(fields["id"]) if "id" in fields else None
-                        with self.seen:
-                            self.events.append((fields["event"], event_id, json.loads(fields.get("data", "null"))))
-                            self.seen.notify_all()
-                    fields = {}
+                    with self.seen:
+                        self.events.append((event, int(event_id) if event_id is not None else None, data))
+                        self.seen.notify_all()
         except BaseException as exc:  # the server died: the test decides what that means
             self.error = exc
         finally:
