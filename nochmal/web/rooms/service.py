@@ -112,8 +112,10 @@ class Rooms:
             data["seats"] = doc["seats"]
         drawn = range(room.spec.players) if redraw_all else [k]
         words = {lang: {**data, "svgs": {str(j): self.seat_svg(room, j, lang) for j in drawn}}
-                 for lang in self.hub.languages(room.code) | {"en"}}
-        self.hub.publish(room.code, "sheet", words["en"], room.version, by_language=words)
+                 for lang in self.hub.languages(room.code) or {"en"}}
+        # (a phone of another language that connects meanwhile gets one of these; its snapshot is its own)
+        self.hub.publish(room.code, "sheet", words.get("en") or next(iter(words.values())), room.version,
+                         by_language=words)
 
     def edit_sheet(self, code: str, seat: str, token: str | None, raw: bytes, base_url: str) -> dict:
         """PUT .../seats/{seat}/sheet in one thread hop: the token, then the body, the commit,
