@@ -189,17 +189,22 @@ def test_a_mission_with_a_bot_teammate_and_a_restart(data_dir):
     assert record["players"] == ["human:Anna", "greedy"]
 
 
+def analysis(client, code: str, seat: int, seconds: float) -> dict:
+    """The result of the end's analysis job for ``seat`` (``seconds`` per solve), once done."""
+    res = client.post(f"{API}/{code}/analyse", json={"seat": seat, "time_limit": seconds})
+    assert res.status_code == 202, res.text
+    done = job_done(client, res.json()["id"])
+    assert done["state"] == "done", done
+    return done["result"]
+
+
 def test_the_end_analyses_a_seat_as_a_stoppable_job(client):
     code = new_online(client, mode="competitive", seats=["human", "greedy"])["id"]
     (token,) = sit_all(client, code, ["Anna"])
     res = client.post(f"{API}/{code}/analyse", json={"seat": 0, "time_limit": 0.05})
     assert res.status_code == 409, "no analysis before the end"
     end = play_out(client, code, {0: token})
-    res = client.post(f"{API}/{code}/analyse", json={"seat": 1, "time_limit": 0.05})
-    assert res.status_code == 202, res.text
-    done = job_done(client, res.json()["id"])
-    assert done["state"] == "done", done
-    result = done["result"]
+    result = analysis(client, code, 1, 0.05)
     assert result["seat"] == 2 and result["actual_score"] == end["scores"][1]
     assert result["optimum"] >= result["actual_score"]
     # a second analysis is stopped on request
@@ -214,11 +219,7 @@ def test_a_missions_end_analyses_the_team(client):
     code = new_online(client, mission="lockstep", difficulty="easy", seats=["human"])["id"]
     (token,) = sit_all(client, code, ["Anna"])
     end = play_out(client, code, {0: token})
-    res = client.post(f"{API}/{code}/analyse", json={"seat": 0, "time_limit": 0.1})
-    assert res.status_code == 202, res.text
-    done = job_done(client, res.json()["id"])
-    assert done["state"] == "done", done
-    team = done["result"]
+    team = analysis(client, code, 0, 0.1)
     assert team["mission"] == "lockstep" and team["players"] == 1
     assert len(team["rolls"]) == end["outcome"]["rolls_used"]
     # the team can never need more rolls than it took: a won game bounds the fewest found
