@@ -241,6 +241,11 @@ def test_a_lost_mission_says_what_is_missing_in_the_request_language(client, mis
     assert german["text"].endswith("es fehlt: " + german["missing"][0])
 
 
+def headings(svg: str) -> list[str]:
+    """The heading lines of a drawing of nochmal/svg.py."""
+    return re.findall(r'<text class="heading"[^>]*>([^<]*)<', svg)
+
+
 def test_a_downloaded_picture_follows_the_page_language(client):
     """A game's SVG from a page is drawn in its language, the sheet named as the pages name it;
     without a language it is the CLI's English picture."""
@@ -249,7 +254,6 @@ def test_a_downloaded_picture_follows_the_page_language(client):
         client.post(f"/api/games/{state['id']}/move", json={"move": "pass"})
     english = client.get(f"/api/games/{state['id']}/svg").text
     german = client.get(f"/api/games/{state['id']}/svg", headers=DE).text
-    headings = lambda svg: re.findall(r'<text class="heading"[^>]*>([^<]*)<', svg)  # noqa: E731
     assert headings(english)[1].startswith("Classic (black pad, base game) board · seed 5 · drawn ")
     assert headings(english)[2] == "UNFINISHED: 2 rolls played"
     assert headings(german)[:3] == ["Noch mal! Spiel gegeneinander", headings(german)[1], "NICHT BEENDET: Stand nach 2 Würfen"]
