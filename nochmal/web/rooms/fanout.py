@@ -113,7 +113,9 @@ class SharedHub(Hub):
             batch = [self._out.get()]
             while not self._out.empty() and len(batch) < 64:
                 batch.append(self._out.get_nowait())
-            if None in batch:
+            if None in batch:  # stopped
+                if db is not None:
+                    db.close()
                 return
             try:
                 db = db or connect(self.url)
@@ -246,6 +248,10 @@ class StatusGuard:
 
     def release(self, code: str) -> None:
         self._conn().execute("SELECT pg_advisory_unlock(%s)", (room_key("status", code),))
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
 
     def published(self, code: str, version: int) -> dict | None:
         """The status some server published for this version of the room, if any."""

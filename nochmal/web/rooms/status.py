@@ -309,6 +309,8 @@ class StatusWorker:
             self._stop = True
             self._cv.notify()
         self._end_child()
+        if self.guard is not None:  # its database connection (fanout.py)
+            self.guard.close()
 
     def _work_out(self, room: Room, shared: dict | None = None) -> None:
         """The room's full status cached and published; ``shared``: the one another server
