@@ -71,7 +71,9 @@ async def play(url: str, n_rooms: int, rolls: int, pause: tuple[float, float], s
                             elif not line and data:
                                 doc, now = json.loads(data), time.perf_counter()
                                 data = None
-                                arrived.setdefault((code, doc["version"], phone), now)
+                                # a snapshot after a reconnect brings every version up to its own
+                                for v in range((last or doc["version"] - 1) + 1, doc["version"] + 1):
+                                    arrived.setdefault((code, v, phone), now)
                                 if doc["roll"] is not None:
                                     roll_seen.setdefault((code, doc["roll"], phone), now)
                                 before = latest.get((code, phone))
