@@ -21,11 +21,38 @@ from webserver import NO_WORKER
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "rooms"
 
 
-def make_app(data_dir):
-    """The web app as `nochmal serve` builds it (create_app installs the rooms)."""
+def make_app(data_dir, database: str | None = None):
+    """The web app as `nochmal serve` builds it (create_app installs the rooms); ``database``
+    a postgresql:// URL as `nochmal serve --database` takes (None: SQLite in ``data_dir``)."""
     from nochmal.web.app import create_app
+    from nochmal.web.rooms import RoomSettings
 
-    return create_app(data_dir=data_dir)
+    return create_app(data_dir=data_dir, room_settings=RoomSettings(database=database) if database else None)
+
+
+def stored(client, sql: str, params=()) -> list[tuple]:
+    """Rows as the app's rooms database holds them (SQLite or PostgreSQL, its ``?`` SQL)."""
+    with client.app.state.rooms.store.db.read() as db:
+        return db.execute(sql, params).fetchall()
+
+
+def store_write(client, sql: str, params=()) -> None:
+    """A change made straight in the app's rooms database (a room as an older version left it)."""
+    with client.app.state.rooms.store.db.tx() as db:
+        db.execute(sql, params)
+
+
+def close_rooms(app) -> None:
+    """What the app's rooms hold open (their databases' connections, the live hub's threads, the
+    status worker's child) closed, as the server's shutdown would: a test that made the app ends it."""
+    rooms = app.state.rooms
+    rooms.worker.stop()
+    stop_hub = getattr(rooms.hub, "stop", None)  # the hub shared through PostgreSQL (fanout.py)
+    if stop_hub is not None:
+        stop_hub()
+    rooms.store.close()
+    app.state.online.stop()  # its driver thread ends before its database closes
+    app.state.online.store.close()
 
 
 def auth(token: str) -> dict:

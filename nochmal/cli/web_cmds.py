@@ -106,6 +106,11 @@ def serve(
                                             help="Read the client's address and scheme from X-Forwarded-For/-Proto "
                                                  "only on connections from this proxy (address or network); "
                                                  "repeatable. Without it those headers are ignored."),
+    database: Optional[str] = typer.Option(None, "--database", metavar="URL", envvar="NOCHMAL_DATABASE",
+                                           help="Keep the table rooms and online games in PostgreSQL at this URL "
+                                                "(postgresql://USER:PASSWORD@HOST:PORT/NAME; $NOCHMAL_DATABASE), "
+                                                "shared by several servers; default: SQLite in --data "
+                                                "(docs/deploy.md)."),
 ):
     """Start the web app: puzzles, play against bots, replays and analysis, and the JSON API.
 
@@ -116,11 +121,14 @@ def serve(
     Phones on the same wifi: nochmal serve --host 0.0.0.0 (then open the printed address on the phones)
 
     What others can do with the server, its limits, and a reverse proxy with TLS: docs/security.md
+
+    Several servers on one PostgreSQL database: nochmal serve --database postgresql://nochmal@db/nochmal (docs/deploy.md)
     """
     import uvicorn
 
     from nochmal.web.app import create_app
     from nochmal.web.hosts import Access, is_wildcard, machine_addresses
+    from nochmal.web.rooms import RoomSettings
 
     folder = data if data is not None else default_data_dir()
     try:
@@ -137,7 +145,8 @@ def serve(
     names = [host, *allow_host, *(machine_addresses() if is_wildcard(host) else ())]
     url = announced_url(host, port)
     try:
-        app = create_app(folder, access=Access.build(names, allow_origin), public_url=None if is_local(host) else url)
+        app = create_app(folder, access=Access.build(names, allow_origin), public_url=None if is_local(host) else url,
+                         room_settings=RoomSettings(database=database) if database else None)
     except BaseException:  # a damaged data folder: the bound port is given back before the error line
         sock.close()
         raise

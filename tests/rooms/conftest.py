@@ -1,10 +1,12 @@
-"""Fixtures of the rooms tests: a data folder and the app on it, as `nochmal serve` builds it;
-for the browser tests, one live server and one Chromium per module."""
+"""Fixtures of the rooms tests: a data folder and the app on it, as `nochmal serve` builds it,
+its rooms on either database (every test using ``client`` runs twice: SQLite in the data
+folder, and PostgreSQL, docs/rooms.md "Storage"); for the browser tests, one live server
+(SQLite) and one Chromium per module."""
 
 import pytest
 from fastapi.testclient import TestClient
 
-from rooms_support import ThreadServer, make_app
+from rooms_support import ThreadServer, close_rooms, make_app
 from webserver import chromium
 
 
@@ -13,9 +15,19 @@ def data_dir(tmp_path):
     return tmp_path / "data"
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request):
+    """The rooms' database of the test's app: None (SQLite in the data folder), or the URL of
+    the module's database on the tests' PostgreSQL server (tests/pg_support.py; rooms have
+    random codes, so the tests of a module share it)."""
+    return request.getfixturevalue("postgres_url") if request.param == "postgresql" else None
+
+
 @pytest.fixture()
-def client(data_dir):
-    return TestClient(make_app(data_dir))
+def client(data_dir, store_url):
+    app = make_app(data_dir, store_url)
+    yield TestClient(app)
+    close_rooms(app)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from nochmal.web.rooms.model import secret_hash
-from rooms_support import make_app, sit
+from rooms_support import make_app, sit, store_write, stored
 
 
 def auth(token):
@@ -44,11 +44,10 @@ def count_rolls(client, code, token, n):
 
 
 # --- the creator ---------------------------------------------------------------------------------
-def test_the_creator_token_is_stored_only_as_its_hash(client, data_dir):
+def test_the_creator_token_is_stored_only_as_its_hash(client):
     code, creator = created(client)
-    db = sqlite3.connect(data_dir / "rooms.sqlite3")
-    stored = db.execute("SELECT creator_hash FROM rooms WHERE code = ?", (code,)).fetchone()[0]
-    assert stored == secret_hash(creator) and creator not in stored
+    [(kept,)] = stored(client, "SELECT creator_hash FROM rooms WHERE code = ?", (code,))
+    assert kept == secret_hash(creator) and creator not in kept
     assert client.get(f"/api/rooms/{code}").json()["has_creator"] is True
 
 
@@ -149,13 +148,12 @@ def test_a_freed_seats_old_link_says_the_seat_was_freed(client):
                                        "here and its sheet comes with it.")
 
 
-def test_a_room_without_a_creator_lets_any_seated_phone_free_a_seat(client, data_dir):
+def test_a_room_without_a_creator_lets_any_seated_phone_free_a_seat(client):
     """A room made before rooms had creators: any seated phone may free or re-issue a seat."""
     code, creator = created(client)
     _, anna_token = sit(client, code, "Anna")
     _, ben_token = sit(client, code, "Ben")
-    sqlite3.connect(data_dir / "rooms.sqlite3", isolation_level=None).execute(
-        "UPDATE rooms SET creator_hash = NULL WHERE code = ?", (code,))
+    store_write(client, "UPDATE rooms SET creator_hash = NULL WHERE code = ?", (code,))
     assert client.get(f"/api/rooms/{code}").json()["has_creator"] is False
     assert client.delete(f"/api/rooms/{code}/seats/0", headers=auth("not-a-token")).status_code == 403
     assert client.delete(f"/api/rooms/{code}/seats/0").status_code == 401

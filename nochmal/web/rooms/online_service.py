@@ -42,8 +42,8 @@ def bot_choice(record: dict, seat: int, bot: str) -> str:
 
 class OnlineRooms:
     def __init__(self, data_dir: str | Path | None, hub, runner: Runner,
-                 clock: Callable[[], float] = time.monotonic):
-        self.store = OnlineStore(data_dir)
+                 clock: Callable[[], float] = time.monotonic, url: str | None = None):
+        self.store = OnlineStore(data_dir, url)
         self.hub = hub
         self.runner = runner
         self.clock = clock

@@ -18,7 +18,8 @@ from pathlib import Path
 from nochmal.web.errors import WebError
 from nochmal.web.rooms.model import new_code, new_secret, secret_hash
 from nochmal.web.rooms.online_model import OnlineSetup, commitment
-from nochmal.web.rooms.store_db import Database, Duplicate, open_database
+from nochmal.web.rooms.store_db import Database, Duplicate
+from nochmal.web.rooms.store_open import open_database
 
 DB_NAME = "online.sqlite3"  # the SQLite file in the data folder
 PART = "online"  # its name in schema_version (store_db.py)
@@ -87,9 +88,10 @@ STEPS = (_tables,)  # a new table or column: a new step at the end (store_db.py)
 
 
 class OnlineStore:
-    def __init__(self, data_dir: str | Path | None = None, database: Database | None = None):
-        """On ``database``, else on its SQLite file in ``data_dir`` (None: in memory)."""
-        self.db = database if database is not None else open_database(data_dir, None, DB_NAME)
+    def __init__(self, data_dir: str | Path | None = None, url: str | None = None, database: Database | None = None):
+        """On ``database``, else on PostgreSQL at ``url``, else on its SQLite file in ``data_dir``
+        (None: in memory)."""
+        self.db = database if database is not None else open_database(data_dir, url, DB_NAME)
         self.db.migrate(PART, STEPS)
 
     def close(self) -> None:
@@ -100,7 +102,7 @@ class OnlineStore:
 
     # --- reading ---------------------------------------------------------------------------
     def load(self, code: str) -> OnlineRecord:
-        with self._tx() as db:
+        with self.db.read() as db:
             row = db.execute("SELECT setup, seed, commitment, version, started FROM online_rooms WHERE code = ?",
                              (code,)).fetchone()
             if row is None:
@@ -116,7 +118,7 @@ class OnlineStore:
         if not token:
             return None
         digest = secret_hash(token)
-        with self._tx() as db:
+        with self.db.read() as db:
             for seat, held in db.execute("SELECT seat, token_hash FROM online_seats WHERE code = ?", (code,)):
                 if hmac.compare_digest(held, digest):
                     return seat

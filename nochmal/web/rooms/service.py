@@ -41,7 +41,7 @@ class Rooms:
 
     def __init__(self, data_dir: str | Path, settings: RoomSettings | None = None):
         self.settings = settings or RoomSettings()
-        self.store = RoomStore(data_dir)
+        self.store = RoomStore(data_dir, self.settings.database)  # SQLite in data_dir, or PostgreSQL
         self.hub, guard = shared_hub(self.settings.database, self.settings.streams)
         if guard is not None:
             self.hub.redraw = self.redraw

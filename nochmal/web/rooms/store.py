@@ -17,7 +17,8 @@ from nochmal.i18n import say, say_n
 from nochmal.web.errors import WebError
 from nochmal.web.rooms.model import MAX_SEATS, RoomSpec, SheetState, new_code, new_secret, secret_hash
 from nochmal.web.rooms.records import RaceMark, RollStep, Room, Seat, SheetTap, TapDone
-from nochmal.web.rooms.store_db import Database, open_database
+from nochmal.web.rooms.store_db import Database
+from nochmal.web.rooms.store_open import open_database
 from nochmal.web.rooms.store_dice import RollDice
 from nochmal.web.rooms.store_race import RaceAndRolls
 from nochmal.web.rooms.store_schema import DB_NAME, PART, STEPS
@@ -31,11 +32,11 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
     """All room data; every method is one transaction. The sheets' edits are in
     store_sheets.py, the rolls and the race in store_race.py, the tables in store_schema.py."""
 
-    def __init__(self, data_dir: str | Path | None = None, database: Database | None = None):
-        """On ``database``, else on the SQLite file in ``data_dir`` (None: in memory, the app
-        without a data folder; tests); its tables migrated to this version. A database that
-        cannot be used is a StorageError naming it (nothing written)."""
-        self.db = database if database is not None else open_database(data_dir, None, DB_NAME)
+    def __init__(self, data_dir: str | Path | None = None, url: str | None = None, database: Database | None = None):
+        """On ``database``, else on PostgreSQL at ``url``, else on the SQLite file in ``data_dir``
+        (None: in memory, the app without a data folder; tests); its tables migrated to this
+        version. A database that cannot be used is a StorageError naming it (nothing written)."""
+        self.db = database if database is not None else open_database(data_dir, url, DB_NAME)
         self.path = getattr(self.db, "path", None)  # the SQLite file, if it is one
         self.db.migrate(PART, STEPS)
 

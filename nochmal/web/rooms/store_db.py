@@ -17,11 +17,11 @@ file made before versioning, which has no row there, gains only what it lacks)."
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from nochmal.errors import StorageError
 
@@ -104,31 +104,29 @@ def schema_version(database: Database, part: str) -> int:
     return row[0] if row else 0
 
 
+def _split(url: str):
+    """``url``'s parts, or None when it cannot be read as a URL at all."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - a port that is no number raises here
+        return parts
+    except ValueError:
+        return None
+
+
 def is_database_url(text: str | None) -> bool:
-    return bool(text) and urlsplit(text).scheme in ("postgresql", "postgres")
+    parts = _split(text) if text else None
+    return parts is not None and parts.scheme in ("postgresql", "postgres")
 
 
 def redacted(url: str) -> str:
-    """``url`` without its password (for messages and logs)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
-
-
-def open_database(data_dir: str | Path | None, url: str | None, file_name: str) -> Database:
-    """The database a store runs on: PostgreSQL at ``url`` if given, else the SQLite file
-    ``file_name`` in ``data_dir`` (in memory when ``data_dir`` is None). A URL of another kind
-    is a StorageError naming ``--database``; psycopg is imported only here, when asked."""
-    if url:
-        if not is_database_url(url):
-            raise StorageError(f"--database {redacted(url)}: not a PostgreSQL URL "
-                               "(postgresql://USER:PASSWORD@HOST:PORT/DATABASE; leave it out for SQLite in --data)")
-        from nochmal.web.rooms.store_pg import PostgresDatabase
-
-        return PostgresDatabase(url)
-    from nochmal.web.rooms.store_sqlite import SqliteDatabase
-
-    return SqliteDatabase(None if data_dir is None else Path(data_dir), file_name)
+    """``url`` without its password (for messages and logs); all of it hidden past the
+    scheme when it cannot be read as a URL."""
+    parts = _split(url)
+    if parts is None:
+        return url.split("://", 1)[0] + "://..." if "://" in url else "..."
+    query = re.sub(r"(^|&)password=[^&]*", r"\1password=***", parts.query)
+    userinfo, at, hostport = parts.netloc.rpartition("@")
+    if ":" in userinfo:
+        userinfo = userinfo.split(":", 1)[0] + ":***"
+    return f"{parts.scheme}://{userinfo}{at}{hostport}{parts.path}" + (f"?{query}" if query else "")

@@ -83,6 +83,8 @@ class SqliteDatabase:
 
     def migrate(self, part: str, steps: Sequence[Step]) -> None:
         try:
+            if self._version(part) == len(steps):
+                return  # up to date: no write lock taken at start
             with self._lock:
                 self._db.execute("BEGIN IMMEDIATE")
                 try:
@@ -93,6 +95,13 @@ class SqliteDatabase:
                 self._db.execute("COMMIT")
         except sqlite3.Error as exc:
             raise StorageError(f"{self._target}: {_start_problem(exc)}") from None
+
+    def _version(self, part: str) -> int | None:
+        """``part``'s schema version as the file says, None without a ``schema_version`` table."""
+        if self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_version'").fetchone() is None:
+            return None
+        row = self._db.execute("SELECT version FROM schema_version WHERE part = ?", (part,)).fetchone()
+        return row[0] if row else 0
 
     def _reader(self) -> sqlite3.Connection:
         """This thread's read connection (the writer's own one for an in-memory database)."""

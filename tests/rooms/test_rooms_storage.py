@@ -1,0 +1,143 @@
+"""The rooms' two databases (docs/rooms.md "Storage", nochmal/web/rooms/store_db.py): versioned
+migrations on both, writes serialised across processes on PostgreSQL (no lost tap, room
+versions without gaps or repeats), and `nochmal serve --database` refusing a bad URL or an
+unreachable server in one line without the password. The rooms' API tests run on both
+databases through the ``client`` fixture (tests/rooms/conftest.py)."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+import psycopg
+import pytest
+from typer.testing import CliRunner
+
+from nochmal.board import load_board
+from nochmal.cli import app as cli_app
+from nochmal.errors import StorageError
+from nochmal.web.rooms.model import RoomSpec
+from nochmal.web.rooms.records import SheetTap
+from nochmal.web.rooms.store import RoomStore
+from nochmal.web.rooms.store_db import redacted, schema_version
+from nochmal.web.rooms.store_open import open_database
+from nochmal.web.rooms.store_schema import DB_NAME, PART, STEPS
+from rooms_support import close_rooms, free_port, make_app, new_room, sit
+
+SPEC = RoomSpec("competitive", "classic", 2)
+
+
+def raw(url: str, sql: str, params=()) -> list[tuple]:
+    """A statement on the database itself, past the store (an independent reader)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        cur = conn.execute(sql, params)
+        return cur.fetchall() if cur.description else []
+
+
+def test_an_older_postgresql_database_is_migrated_and_keeps_its_rooms(postgres_cluster):
+    url = postgres_cluster.new_database()
+    old = open_database(None, url, DB_NAME)
+    old.migrate(PART, STEPS[:1])  # as the first release left it: no creators, no free seats, no wins
+    old.close()
+    raw(url, "INSERT INTO rooms (code, spec, created, touched) VALUES (%s, %s, 0, 0)",
+        ("abcdefghjk", '{"mode": "competitive", "board": "classic", "players": 2}'))
+    raw(url, "INSERT INTO seats (code, seat, name, token_hash) VALUES ('abcdefghjk', 0, 'Anna', 'x')")
+    assert raw(url, "SELECT version FROM schema_version WHERE part = 'rooms'") == [(1,)]
+    store = RoomStore(url=url)
+    columns = {c for (c,) in raw(url, "SELECT column_name FROM information_schema.columns WHERE table_name = 'seats'")}
+    assert {"free", "handover_by", "handover_used"} <= columns
+    assert schema_version(store.db, PART) == len(STEPS) == 2
+    room = store.room("abcdefghjk")
+    assert room.seats[0].name == "Anna" and not room.seats[0].free and room.won_on is None
+    assert store.record_win("abcdefghjk", 7) is not None and store.room("abcdefghjk").won_on == 7
+    store.close()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_a_database_of_a_newer_version_is_refused_in_one_line(kind, tmp_path, postgres_cluster):
+    url = postgres_cluster.new_database() if kind == "postgresql" else None
+    RoomStore(tmp_path, url).close()
+    if url:
+        raw(url, "UPDATE schema_version SET version = 99 WHERE part = 'rooms'")
+    else:
+        with sqlite3.connect(tmp_path / DB_NAME) as db:
+            db.execute("UPDATE schema_version SET version = 99 WHERE part = 'rooms'")
+    with pytest.raises(StorageError, match="schema version 99, this nochmal knows 2") as caught:
+        RoomStore(tmp_path, url)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_sqlite_file_made_before_versioning_is_marked_with_its_version(tmp_path):
+    RoomStore(tmp_path).close()
+    with sqlite3.connect(tmp_path / DB_NAME) as db:
+        db.execute("DROP TABLE schema_version")
+    store = RoomStore(tmp_path)
+    assert schema_version(store.db, PART) == len(STEPS)
+    store.close()
+
+
+def test_taps_through_two_servers_at_once_lose_nothing_and_versions_never_repeat(postgres_cluster):
+    """Two stores (two pools: as two server processes) tap one seat from many threads at once:
+    every tap is on the sheet, and the room's versions (its stream's event ids) are 1, 2, ...
+    in the order of the log, none twice, none missing."""
+    url = postgres_cluster.new_database()
+    stores = [RoomStore(url=url), RoomStore(url=url)]
+    code = stores[0].create_room(SPEC)
+    seat, _, joined = stores[1].add_seat(code, "Anna")
+    board = load_board("classic")
+    cells = [f"{col}{row}" for col in "ABCDEFGH" for row in range(1, 8)][:40]
+    versions, errors = [], []
+
+    def tap(k: int) -> None:
+        try:
+            done = stores[k % 2].tap_sheet(code, seat, board, SheetTap(cross=board.mask_of([cells[k]])), 0)
+            versions.append(done.version)
+        except Exception as exc:  # noqa: BLE001 - the assertion below shows it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=tap, args=(k,)) for k in range(len(cells))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert sorted(versions) == list(range(joined + 1, joined + 1 + len(cells)))
+    room = stores[0].room(code)
+    assert set(board.cells_of(room.seats[0].state.crossed)) == set(cells)
+    logged = [v for (v,) in raw(url, "SELECT version FROM edits WHERE code = %s ORDER BY version", (code,))]
+    assert logged == list(range(1, room.version + 1))
+    for store in stores:
+        store.close()
+
+
+def test_the_api_on_postgresql_keeps_its_rooms_in_the_database(postgres_cluster, tmp_path):
+    """What the app acknowledges is in PostgreSQL, not in a SQLite file of the data folder."""
+    from fastapi.testclient import TestClient
+
+    url = postgres_cluster.new_database()
+    app = make_app(tmp_path / "data", url)
+    client = TestClient(app)
+    code = new_room(client)
+    sit(client, code, "Anna")
+    assert raw(url, "SELECT name FROM seats WHERE code = %s", (code,)) == [("Anna",)]
+    assert not (tmp_path / "data" / DB_NAME).exists()
+    close_rooms(app)
+
+
+def test_serve_with_a_bad_or_unreachable_database_is_one_line_without_the_password(tmp_path):
+    runner = CliRunner()
+    for url, says in (("mysql://anna:s3cret@db/rooms", "not a readable PostgreSQL URL"),
+                      ("postgresql://anna:s3cret@[db/rooms", "not a readable PostgreSQL URL"),
+                      ("postgresql://anna:s3cret@127.0.0.1:1/rooms", "cannot connect")):
+        res = runner.invoke(cli_app, ["serve", "--port", str(free_port()), "--data", str(tmp_path), "--database", url])
+        assert res.exit_code == 1, res.output
+        assert res.stderr.startswith("error: --database ") and says in res.stderr, res.stderr
+        assert len(res.stderr.strip().splitlines()) == 1 and "s3cret" not in res.output + res.stderr
+        assert "Traceback" not in res.output + res.stderr
+
+
+def test_redacted_hides_a_password_wherever_the_url_holds_it():
+    assert redacted("postgresql://anna:pw@db:5432/rooms?sslmode=require") == \
+        "postgresql://anna:***@db:5432/rooms?sslmode=require"
+    assert redacted("postgresql:///rooms?host=/run/pg&password=pw") == "postgresql:///rooms?host=/run/pg&password=***"
+    assert redacted("postgresql://anna@db/rooms") == "postgresql://anna@db/rooms"
