@@ -78,18 +78,21 @@ async def room(code: str, request: Request):
 @router.post("/{code}/seats/{seat}/tap", response_model=bodies.TapAnswer, openapi_extra=json_body(bodies.TapBody),
              summary="What a selection on the seat's sheet allows with a pick of dice (Bearer seat token)")
 async def tap(code: str, seat: str, request: Request):
+    online, k, body = await seat_request(request, code, seat, bodies.TapBody)
+    return await run_in_threadpool(online.tap, code, k, bearer(request), body)
+
+
+async def seat_request(request: Request, code: str, seat: str, model) -> tuple[OnlineRooms, int, dict]:
+    """A seat's request: the service, the seat (404 for none), then its body in ``model``'s shape."""
     online = online_of(request)
     k = await run_in_threadpool(seat_number, seat, online, code)
-    body = await read_checked(request, bodies.TapBody)
-    return await run_in_threadpool(online.tap, code, k, bearer(request), body)
+    return online, k, await read_checked(request, model)
 
 
 @router.post("/{code}/seats/{seat}/move", response_model=bodies.MoveKept, openapi_extra=json_body(bodies.MoveBody),
              summary="The seat's choice for the roll in play: a move or pass (Bearer seat token)")
 async def move(code: str, seat: str, request: Request):
-    online = online_of(request)
-    k = await run_in_threadpool(seat_number, seat, online, code)
-    body = await read_checked(request, bodies.MoveBody)
+    online, k, body = await seat_request(request, code, seat, bodies.MoveBody)
     return await run_in_threadpool(online.move, code, k, bearer(request), body["roll"], body["move"])
 
 
