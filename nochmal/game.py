@@ -29,7 +29,7 @@ from typing import Callable, NamedTuple
 
 from nochmal.board import COLOURS, Board
 from nochmal.choice import Choice
-from nochmal.dice import Roll, roll_classes
+from nochmal.dice import Roll, roll_classes, seeded_roll
 from nochmal.errors import IllegalMoveError, IllegalPositionError, NochmalError, OutOfTurnError, RollError, SetupError
 from nochmal.i18n import say
 from nochmal.verdicts import rating  # noqa: F401  (the solo verdicts: nochmal.game.rating as before)
@@ -157,6 +157,11 @@ class Game:
         if self.current_player() != CHANCE:
             raise OutOfTurnError(say("the dice are not to be rolled now"))
         return roll_classes(self.dice_per_kind)
+
+    def seeded_outcome(self, seed: int) -> Roll:
+        """The seed's roll at this chance node: the one seam a game loop needs for either game
+        (docs/clever.md "One state API")."""
+        return seeded_roll(seed, self.rolls_done, self.dice_per_kind)
 
     # --- decisions -------------------------------------------------------------------------
     def available_dice(self) -> Roll:

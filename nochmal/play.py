@@ -2,28 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from nochmal.agents import Agent
 from nochmal.board import Board
-from nochmal.dice import seeded_roll
 from nochmal.errors import SetupError
 from nochmal.game import Game, Mode
 from nochmal.record import GameRecord
 from nochmal.rules import DEFAULT_RULES, RuleSettings
 
+if TYPE_CHECKING:  # the shared state API; Clever 4ever's engine is not loaded for a Noch mal! game
+    from nochmal.clever.state_api import GameState
 
-def play_game(game: Game, agents: Sequence[Agent], seed: int) -> Game:
-    """Play ``game`` to the end: seeded rolls, each decision by that player's agent."""
+
+def play_game(game: GameState, agents: Sequence[Agent], seed: int,
+              visit: Callable[[GameState], None] | None = None) -> GameState:
+    """Play ``game`` (Noch mal! or Clever 4ever) to the end: the seed's outcome at every chance
+    node, each decision by that seat's agent; ``visit(game)`` after every step. The one game
+    loop of the bots, the harness and the batch runner (docs/clever.md "One state API")."""
     if len(agents) != game.n_players:
         raise SetupError(f"{len(agents)} agents for {game.n_players} players")
-    dice = game.dice_per_kind
     while not game.is_terminal():
         player = game.current_player()
         if player < 0:
-            game.apply_roll(seeded_roll(seed, game.rolls_done, dice))
+            game.apply_roll(game.seeded_outcome(seed))
         else:
             game.apply_move(agents[player].choose(game))
+        if visit:
+            visit(game)
     return game
 
 

@@ -116,6 +116,7 @@ def bots_bench(store: Store, ok_rows=None):
     bench = summarize(mode, settings["players"], (min(seeds, default=0), max(seeds, default=0)),
                       names, scores, wins, totals["decisions"], totals["seconds"], totals["games"],
                       totals["cpu_seconds"])
+    bench.game = settings.get("game", "nochmal")
     return bench, scores
 
 

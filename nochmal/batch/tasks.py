@@ -59,10 +59,11 @@ def bots_task(settings: dict, threads: int) -> dict:  # noqa: ARG001 (the bots u
     from nochmal.bots.harness import BenchMode, run_bench
 
     seed = settings["seed"]
+    game = settings.get("game", "nochmal")  # stores written before Clever 4ever have no game
     board = (parse_board_text(settings["board_toml"], settings["board"]) if "board_toml" in settings
-             else load_board(settings["board"]))
+             else None if game == "clever" else load_board(settings["board"]))
     bench = run_bench(board, settings["bots"], BenchMode(settings["mode"]), (seed, seed),
-                      settings["players"])
+                      settings["players"], game=game)
     per_bot = {}
     for fig in bench.bots:
         per_bot[fig.bot] = {

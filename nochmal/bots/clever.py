@@ -22,6 +22,7 @@ from nochmal.clever.scoring import area_points
 from nochmal.clever.sheet import Sheet, blue_bit
 from nochmal.clever.sheetdata import SheetFacts
 from nochmal.errors import BotError
+from nochmal.play import play_game
 
 # what an unused slot, a pending "?" and a fox are guessed to be worth (points)
 ACTION_WORTH = {"reroll": 3.0, "plus-one": 6.0, "polish": 2.0}
@@ -109,14 +110,5 @@ def clever_bot(name: str, seed: int = 0):
 
 
 def play(game: CleverGame, agents: list, seed: int, visit: Callable[[CleverGame], None] | None = None) -> CleverGame:
-    """Play ``game`` to its end: seeded throws at chance nodes, each seat's agent at its
-    decisions; ``visit(game)`` after every step."""
-    while not game.is_terminal():
-        seat = game.current_player()
-        if seat < 0:
-            game.apply_roll(game.seeded_throw(seed))
-        else:
-            game.apply_move(agents[seat].choose(game))
-        if visit:
-            visit(game)
-    return game
+    """Play ``game`` to its end with the one game loop of both games (nochmal/play.py)."""
+    return play_game(game, agents, seed, visit)

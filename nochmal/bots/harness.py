@@ -22,10 +22,10 @@ from typing import Callable, Sequence
 
 from nochmal.bots.registry import make_agent
 from nochmal.board import Board
-from nochmal.dice import seeded_roll
 from nochmal.errors import NochmalError, OptionError
 from nochmal.game import Game
 from nochmal.modes import Mode
+from nochmal.play import play_game
 from nochmal.rules import DEFAULT_RULES, MAX_SEED, RuleSettings
 
 _T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
@@ -106,6 +106,7 @@ class BenchResult:
     bots: list[BotFigures]
     paired: list[PairedDiff]
     per_seed: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    game: str = "nochmal"  # or "clever" (Clever 4ever)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -160,21 +161,37 @@ class _Timed:
         return move
 
 
-def _play(game: Game, agents: Sequence, seed: int) -> Game:
-    while not game.is_terminal():
-        p = game.current_player()
-        if p < 0:
-            game.apply_roll(seeded_roll(seed, game.rolls_done, game.dice_per_kind))
-        else:
-            game.apply_move(agents[p].choose(game))
-    return game
+GAMES = ("nochmal", "clever")  # the games the harness plays: Noch mal! and Clever 4ever
+
+
+def game_bots(game: str) -> tuple[list[str], Callable]:
+    """(the bot names, ``make(name, seed)``) of a game; an OptionError names an unknown game."""
+    if game == "clever":
+        from nochmal.bots.clever import CLEVER_BOTS, clever_bot
+
+        return list(CLEVER_BOTS), clever_bot
+    if game == "nochmal":
+        from nochmal.bots.registry import agent_names
+
+        return agent_names(), make_agent
+    raise OptionError(f"--game {game!r}: use {' or '.join(GAMES)}")
+
+
+def _new_game(game: str, board: Board, players: int, rules: RuleSettings, mode: BenchMode):
+    """A fresh game of either kind behind the shared state API (nochmal/clever/state_api.py)."""
+    if game == "clever":
+        from nochmal.clever import CleverGame
+
+        return CleverGame(players)
+    return Game(board, players, rules, mode.game_mode)
 
 
 def run_bench(board: Board, names: Sequence[str], mode: BenchMode | str, seeds: tuple[int, int], players: int = 2,
               rules: RuleSettings = DEFAULT_RULES,
-              progress: Callable[[int, int], None] | None = None) -> BenchResult:
+              progress: Callable[[int, int], None] | None = None, game: str = "nochmal") -> BenchResult:
     """Play the paired benchmark and summarise it (``progress(done, total)`` after each game);
-    ``mode`` may be the member's text (a stored campaign's settings)."""
+    ``mode`` may be the member's text (a stored campaign's settings). ``game``: "nochmal" or
+    "clever" (Clever 4ever: ``board`` and ``rules`` unused); both through one loop, play_game."""
     mode = BenchMode.parse(mode, "mode")
     first, last = seeds
     if first < 0 or last < first:
@@ -182,8 +199,9 @@ def run_bench(board: Board, names: Sequence[str], mode: BenchMode | str, seeds: 
     names = list(names)
     if not names:
         raise OptionError("no bots given")
+    _, make = game_bots(game)
     for n in set(names):
-        make_agent(n)  # unknown names fail here, before any game
+        make(n)  # unknown names fail here, before any game
     if mode is BenchMode.SOLO:
         players = 1
     else:
@@ -202,9 +220,9 @@ def run_bench(board: Board, names: Sequence[str], mode: BenchMode | str, seeds: 
     for seed in seed_list:
         if mode is BenchMode.SOLO:
             for n in distinct:
-                agent = _Timed(make_agent(n, seed), tally, n)
-                game = _play(Game(board, 1, rules, mode.game_mode), [agent], seed)
-                scores[n].append(float(game.scores()[0]))
+                agent = _Timed(make(n, seed), tally, n)
+                played = play_game(_new_game(game, board, 1, rules, mode), [agent], seed)
+                scores[n].append(float(played.scores()[0]))
                 games[n] += 1
                 done += 1
                 if progress:
@@ -214,12 +232,12 @@ def run_bench(board: Board, names: Sequence[str], mode: BenchMode | str, seeds: 
         sums = {n: [0.0, 0.0, 0] for n in distinct}
         for rot in range(players):
             seats = [lineup[(s + rot) % players] for s in range(players)]
-            agents = [_Timed(make_agent(n, seed * 10 + s), tally, n) for s, n in enumerate(seats)]
-            game = _play(Game(board, players, rules, mode.game_mode), agents, seed)
-            win = game.winners()
+            agents = [_Timed(make(n, seed * 10 + s), tally, n) for s, n in enumerate(seats)]
+            played = play_game(_new_game(game, board, players, rules, mode), agents, seed)
+            win = played.winners()
             for s, n in enumerate(seats):
                 acc = sums[n]
-                acc[0] += game.scores()[s]
+                acc[0] += played.scores()[s]
                 acc[1] += 1.0 / len(win) if s in win else 0.0
                 acc[2] += 1
                 games[n] += 1
@@ -233,7 +251,9 @@ def run_bench(board: Board, names: Sequence[str], mode: BenchMode | str, seeds: 
     decisions = {n: tally.get(n, [0, 0.0, 0.0])[0] for n in distinct}
     seconds = {n: tally.get(n, [0, 0.0, 0.0])[1] for n in distinct}
     cpu = {n: tally.get(n, [0, 0.0, 0.0])[2] for n in distinct}
-    return summarize(mode, players, (first, last), distinct, scores, wins, decisions, seconds, games, cpu)
+    result = summarize(mode, players, (first, last), distinct, scores, wins, decisions, seconds, games, cpu)
+    result.game = game
+    return result
 
 
 MAX_SEEDS = 1_000_000  # seeds in one --seeds range: a typo (1..1000000000) must not queue a billion tasks

@@ -104,6 +104,8 @@ class CleverGame:
     def seeded_throw(self, seed: int) -> Throw:
         return seeded_throw(seed, self.throw_key(), self.to_throw)
 
+    seeded_outcome = seeded_throw  # the shared state API's name (nochmal/clever/state_api.py)
+
     def chance_outcomes(self) -> tuple[tuple[Throw, float], ...]:
         if self.current_player() != CHANCE:
             raise OutOfTurnError("the dice are not to be thrown now")

@@ -26,6 +26,9 @@ class GameState(Protocol):
 
     def apply_roll(self, outcome: Any) -> None: ...
 
+    def seeded_outcome(self, seed: int) -> Any:
+        """At a chance node: the seed's outcome there (a Roll or a Throw), the same forever."""
+
     def legal_moves(self) -> list[Any]:
         """Every legal decision of the deciding seat."""
 

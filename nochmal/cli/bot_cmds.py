@@ -92,23 +92,27 @@ def _fmt(m: float | None, ci: float | None, pct: bool = False) -> str:
     return f"{m * k:.1f} ± {ci * k:.1f}{unit}"
 
 
-def bots_campaign(bots: str, mode: str, players: int, board: str) -> dict:
+def bots_campaign(bots: str, mode: str, players: int, board: str, game: str = "nochmal") -> dict:
     """The settings of a paired bot benchmark (`batch bots`, `bench bots`), checked. A board
     file travels as its TOML text (the workers may be other machines); the mode is stored
-    as its text (BenchMode's value), as in the stores already written."""
+    as its text (BenchMode's value), as in the stores already written. Clever 4ever
+    (``game="clever"``) has one sheet: no board."""
     names = [n.strip() for n in bots.split(",") if n.strip()]
-    from nochmal.bots.harness import BenchMode
-    from nochmal.bots.registry import agent_names  # the bots load numpy: imported on use
+    from nochmal.bots.harness import BenchMode, game_bots  # the bots load numpy: imported on use
 
-    unknown = [n for n in names if n not in agent_names()]
+    known, _ = game_bots(game)
+    unknown = [n for n in names if n not in known]
     if unknown or not names:
-        raise OptionError(f"--bots: unknown bot {unknown[0]!r}; known bots: {', '.join(agent_names())}" if unknown
+        raise OptionError(f"--bots: unknown bot {unknown[0]!r}; known bots: {', '.join(known)}" if unknown
                           else "--bots: no bot given")
     bench_mode = BenchMode.parse(mode)
     if bench_mode is BenchMode.TABLE and not 2 <= players <= 4:
         raise OptionError(f"--players {players}: a table has 2..4 players")
     if bench_mode is BenchMode.TABLE and len(names) > players:
         raise OptionError(f"--bots: {len(names)} bots do not fit a table of {players}")
+    if game == "clever":
+        return {"game": game, "board": "clever4ever", "bots": names, "mode": bench_mode.value,
+                "players": 1 if bench_mode is BenchMode.SOLO else players}
     from nochmal.board import BUILTIN_BOARDS
 
     b = board_arg(board)
@@ -128,6 +132,7 @@ def bench_bots(
     board: str = typer.Option("classic", "--board", "-b", help="Built-in board name or a board file."),
     workers: Optional[int] = typer.Option(None, "--workers", help="Worker processes (default: one per core)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+    game: str = typer.Option("nochmal", "--game", help="nochmal, or clever (Clever 4ever: bots random, greedy; no board)."),
 ):
     """Play bots on paired seeds (same dice for all) and report means, win rates and 95 % CIs.
 
@@ -135,6 +140,7 @@ def bench_bots(
     run or a Dask cluster use `nochmal batch bots --store FILE`.
 
     Example: nochmal bench bots --bots greedy,heuristic --mode table --players 2 --seeds 100000..100099
+    Clever 4ever: nochmal bench bots --game clever --bots random,greedy --seeds 1..20
     """
     import tempfile
 
@@ -144,7 +150,7 @@ def bench_bots(
     from nochmal.batch.tasks import bots_task
     from nochmal.bots.harness import parse_seed_range
 
-    campaign = bots_campaign(bots, mode, players, board)
+    campaign = bots_campaign(bots, mode, players, board, game)
     rng = parse_seed_range(seeds)
     check_workers(workers)
     tasks = SeedTasks(campaign, span=range(rng[0], rng[1] + 1))
@@ -167,14 +173,17 @@ def bench_bots(
     if as_json:
         emit_json(result.to_dict())
         return
-    print_bench(result, f"board {campaign['board']}, seeds {rng[0]}..{rng[1]} ({rng[1] - rng[0] + 1} seeds)")
+    board_of = "" if game == "clever" else f"board {campaign['board']}, "
+    print_bench(result, f"{board_of}seeds {rng[0]}..{rng[1]} ({rng[1] - rng[0] + 1} seeds)")
 
 
 def print_bench(result, where: str) -> None:
     """The benchmark's table and paired differences (also ``nochmal batch report`` of a bots store)."""
     from nochmal.bots.harness import BenchMode
 
-    what = "solo (2+2 dice, 30 rolls)" if result.mode is BenchMode.SOLO else f"table of {result.players}, seats rotated"
+    solo = "Clever 4ever solo (6 rounds)" if result.game == "clever" else "solo (2+2 dice, 30 rolls)"
+    table_of = "Clever 4ever table" if result.game == "clever" else "table"
+    what = solo if result.mode is BenchMode.SOLO else f"{table_of} of {result.players}, seats rotated"
     table = Table(title=f"{what}, {where}")
     for col in ("bot", "games", "mean score (95% CI)", "win rate (95% CI)", "s/decision", "CPU s/decision"):
         table.add_column(col)
