@@ -8,9 +8,11 @@ version it made, and the stream must carry exactly those ids, in order."""
 
 from __future__ import annotations
 
+import json
 import threading
 
 import httpx
+import psycopg
 import pytest
 
 from rooms_support import auth, crash
@@ -40,11 +42,20 @@ def tap(url: str, code: str, seat: int, token: str, cell: str, sheet_version: in
     return res.json()
 
 
+def until(check, tries: int = 600) -> bool:
+    """Ask ``check`` again until it holds (a hang guard of ``tries`` asks, a tenth of a second apart)."""
+    for _ in range(tries):
+        if check():
+            return True
+        threading.Event().wait(0.1)
+    return False
+
+
 def sheets(stream: Stream) -> list[int]:
     return [event_id for event, event_id, _ in stream.events if event == "sheet"]
 
 
-def test_an_edit_through_one_server_reaches_the_others_streams_in_order(two):
+def test_an_edit_through_one_server_reaches_the_others_streams_in_order(two, postgres_url):
     a, b = two
     code, tokens = room_with_seats(a)
     on_a = Stream(a, code)
@@ -59,9 +70,17 @@ def test_an_edit_through_one_server_reaches_the_others_streams_in_order(two):
     assert on_a.wait_for(lambda events: acked[-1] in sheets(on_a))
     assert sheets(on_a) == acked  # every acknowledged tap once, in the order made
     assert all(v > start for v in acked)
-    # a mission's full status is computed once (one server) and reaches this stream too
+    # a mission's full status is computed once (one server) and reaches this stream too, though
+    # both servers are asked for the room (each GET wants the status of this version)
+    assert httpx.get(f"{a}/api/rooms/{code}").status_code == httpx.get(f"{b}/api/rooms/{code}").status_code == 200
     assert on_a.wait_for(lambda events: any(e == "status" and d["version"] == acked[-1] for e, _, d in events))
     on_a.close()
+    for url in (a, b):  # both have it now: one computed it, the other took it from the database
+        assert until(lambda: httpx.get(f"{url}/api/rooms/{code}").json()["status"]["complete"])
+    with psycopg.connect(postgres_url) as db:  # every status published: each room version's once
+        versions = [json.loads(data)["data"]["version"] for (data,) in db.execute(
+            "SELECT data FROM room_events WHERE code = %s AND event = 'status'", (code,))]
+    assert acked[-1] in versions and len(versions) == len(set(versions)), versions
 
     # the phone reconnects to the OTHER server with the last id it had, edits went on meanwhile
     last = on_a.ids()[-1]
@@ -91,16 +110,7 @@ def test_one_status_computation_per_room_at_a_time(postgres_url):
     second.release("ABCDEF")
     hub = SharedHub(postgres_url, StreamLimits())
     hub.publish("ABCDEF", "status", {"version": 7, "status": {"state": "open"}})
-    done = threading.Event()
-
-    def published() -> bool:
-        return second.published("ABCDEF", 7) == {"state": "open"}
-
-    for _ in range(600):  # the writer thread commits it shortly (a hang guard, not a pace)
-        if published():
-            break
-        done.wait(0.05)
-    assert published()
+    assert until(lambda: second.published("ABCDEF", 7) == {"state": "open"})  # once the writer committed it
     assert second.published("ABCDEF", 8) is None  # another version: to be computed
     hub.stop()
 

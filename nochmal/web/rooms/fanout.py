@@ -117,6 +117,8 @@ class SharedHub(Hub):
                 if db is not None:
                     db.close()
                 return
+            written = [item for item in batch if isinstance(item, threading.Event)]  # flush() waits on these
+            batch = [item for item in batch if not isinstance(item, threading.Event)]
             try:
                 db = db or connect(self.url)
                 with db.transaction():  # the notifications go out when the rows are committed
@@ -130,6 +132,14 @@ class SharedHub(Hub):
                 db = None
                 self._resync_all()
                 time.sleep(0.5)
+            for done in written:
+                done.set()
+
+    def flush(self, timeout: float = 10.0) -> bool:
+        """Wait until what was published before is in the database (whether it is)."""
+        done = threading.Event()
+        self._out.put(done)
+        return done.wait(timeout)
 
     # --- in: the listener thread --------------------------------------------------------------
     def _listen(self) -> None:
@@ -224,7 +234,8 @@ def shared_hub(database: str | None, limits: StreamLimits) -> tuple[Hub, "Status
     through PostgreSQL for ``database`` a postgresql:// URL."""
     if not is_database_url(database):
         return Hub(limits), None
-    return SharedHub(database, limits), StatusGuard(database)
+    hub = SharedHub(database, limits)
+    return hub, StatusGuard(database, hub)
 
 
 class StatusGuard:
@@ -233,8 +244,9 @@ class StatusGuard:
     the same room version is taken instead of computing it again. Used by the worker's one
     thread (its own connection)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, hub: SharedHub | None = None) -> None:
         self.url = url
+        self.hub = hub  # its published statuses are written before the lock is let go
         self._db = None
 
     def _conn(self):
@@ -247,6 +259,8 @@ class StatusGuard:
         return bool(self._conn().execute("SELECT pg_try_advisory_lock(%s)", (room_key("status", code),)).fetchone()[0])
 
     def release(self, code: str) -> None:
+        if self.hub is not None:  # the next holder finds this one's status (published())
+            self.hub.flush()
         self._conn().execute("SELECT pg_advisory_unlock(%s)", (room_key("status", code),))
 
     def close(self) -> None:
