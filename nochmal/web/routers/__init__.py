@@ -10,8 +10,8 @@ missions are built-in names only; an uploaded record is read from the request bo
 from a path, and a record naming a mission file is refused (docs/security.md).
 """
 
-from nochmal.web.routers import engine, games, i18n, jobs, leaderboards, records
+from nochmal.web.routers import clever, engine, games, i18n, jobs, leaderboards, records
 
-ROUTERS = (engine.router, games.router, records.router, jobs.router, i18n.router, leaderboards.router)
+ROUTERS = (engine.router, games.router, records.router, jobs.router, i18n.router, leaderboards.router, clever.router)
 
 __all__ = ["ROUTERS"]
