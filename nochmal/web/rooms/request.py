@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from nochmal.fileio import is_decimal
+from nochmal.i18n import say
 from nochmal.web.errors import WebError, parse_json
 from nochmal.web.hosts import public_base_url
 from nochmal.web.rooms.model import need_object, valid_code
@@ -48,7 +49,7 @@ def bearer(request: Request) -> str | None:
 
 def checked_code(code: str) -> str:
     if not valid_code(code):
-        raise WebError("no room with this code (wrong code, or the room expired)", "id", 404)
+        raise WebError(say("no room with this code (wrong code, or the room expired)"), "id", 404)
     return code
 
 

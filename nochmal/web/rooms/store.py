@@ -13,7 +13,7 @@ import logging
 import time
 from pathlib import Path
 
-from nochmal.i18n import say, say_n
+from nochmal.i18n import Message, say, say_n
 from nochmal.web.errors import WebError
 from nochmal.web.rooms.model import MAX_SEATS, RoomSpec, SheetState, new_code, new_secret, secret_hash
 from nochmal.web.rooms.records import RaceMark, RollStep, Room, Seat, SheetTap, TapDone
@@ -61,7 +61,7 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
         row = db.execute("SELECT spec, rolls_used, version, created, touched, won_on, creator_hash IS NOT NULL, "
                          "creator_seat FROM rooms WHERE code = ?", (code,)).fetchone()
         if row is None:
-            raise WebError("no room with this code (wrong code, or the room expired)", "id", 404)
+            raise WebError(say("no room with this code (wrong code, or the room expired)"), "id", 404)
         seats = tuple(
             Seat(k, name, SheetState(int(crossed, 16), jokers, lcols, lcolours), sv, bool(free))
             for k, name, crossed, jokers, lcols, lcolours, sv, free in db.execute(
@@ -128,7 +128,8 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
                                      "seat over, or the room's creator to free one", limit), None, 409)
             return free[0]
         if not 0 <= seat < limit:
-            raise WebError(f"there is no seat {seat + 1} in this room (seats 1 to {limit})", "seat", 404)
+            raise WebError(say("there is no seat %(seat)s in this room (seats 1 to %(limit)s)", seat=seat + 1,
+                               limit=limit), "seat", 404)
         if seat in held:
             raise WebError(say("seat %(seat)s is taken by %(name)s; pick a free seat", seat=seat + 1,
                                name=held[seat].name),
@@ -188,10 +189,10 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
             self._room(code, db)
             row = db.execute("SELECT token_hash, name FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone()
         if row is None:
-            raise WebError(f"seat {seat + 1} is not taken in this room", "seat", 404)
+            raise WebError(say("seat %(seat)s is not taken in this room", seat=seat + 1), "seat", 404)
         if not secrets_equal(row[0], secret_hash(token)):
-            raise WebError(say("this phone no longer holds %(name)s's seat (seat %(seat)s): it was handed over, freed or "
-                               "given a new link", name=row[1], seat=seat + 1), "authorization", 403)
+            raise WebError(say("this phone no longer holds %(name)s's seat (seat %(seat)s): it was handed over, "
+                               "freed or given a new link", name=row[1], seat=seat + 1), "authorization", 403)
 
     def seat_of_token(self, code: str, token: str | None) -> int:
         """The seat a token holds in this room (401/403 otherwise)."""
@@ -234,7 +235,7 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
             row = db.execute("SELECT handover_hash, handover_used, handover_by, name, free FROM seats "
                              "WHERE code = ? AND seat = ?", (code, seat)).fetchone()
             if row is None:
-                raise WebError(f"seat {seat + 1} is not taken in this room", "seat", 404)
+                raise WebError(say("seat %(seat)s is not taken in this room", seat=seat + 1), "seat", 404)
             if row[4]:  # freed since the link was made (used or not): the seat waits for any phone
                 raise WebError(freed_link_reason(row[3]), "handover", 403)
             if not row[0] or not secrets_equal(row[0], secret_hash(secret)):
@@ -281,24 +282,26 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
                          (now, code))
         row = cur.fetchone()
         if row is None:
-            raise WebError("no room with this code (wrong code, or the room expired)", "id", 404)
+            raise WebError(say("no room with this code (wrong code, or the room expired)"), "id", 404)
         db.execute("INSERT INTO edits (code, version, seat, kind, payload, at) VALUES (?, ?, ?, ?, ?, ?)",
                    (code, row[0], seat, kind, json.dumps(payload), now))
         return row[0]
 
 
-def used_link_reason(used: bool, replaced: bool, by: str) -> str:
+def used_link_reason(used: bool, replaced: bool, by: str) -> Message:
     """Why a hand-over link no longer works, in plain words with whom to ask."""
     if used:
-        return f"This hand-over link was already used on another phone; ask {by} to make a new one."
+        return say("This hand-over link was already used on another phone; ask %(by)s to make a new one.", by=by)
     if replaced:
-        return f"This hand-over link was replaced by a newer one; ask {by} for the newest."
-    return f"This hand-over link no longer works (the seat was freed or handed over since); ask {by} for a new one."
+        return say("This hand-over link was replaced by a newer one; ask %(by)s for the newest.", by=by)
+    return say("This hand-over link no longer works (the seat was freed or handed over since); ask %(by)s for a "
+               "new one.", by=by)
 
 
-def freed_link_reason(name: str) -> str:
+def freed_link_reason(name: str) -> Message:
     """A hand-over link of a seat freed since: any phone may sit in it (docs/rooms.md, seats)."""
-    return f"This hand-over link no longer works: {name}'s seat was freed; sit down in it here and its sheet comes with it."
+    return say("This hand-over link no longer works: %(name)s's seat was freed; sit down in it here and its sheet "
+               "comes with it.", name=name)
 
 
 def secrets_equal(a: str, b: str) -> bool:

@@ -22,7 +22,7 @@ class RollDice:
         with self._tx() as db:
             used = db.execute("SELECT rolls_used FROM rooms WHERE code = ?", (code,)).fetchone()
             if used is None:
-                raise WebError("no room with this code (wrong code, or the room expired)", "id", 404)
+                raise WebError(say("no room with this code (wrong code, or the room expired)"), "id", 404)
             if used[0] != roll - 1:
                 raise WebError(say("roll %(now)s is in play, not roll %(roll)s: these dice are for another roll",
                                    now=used[0] + 1, roll=roll), "roll", 409)

@@ -24,7 +24,7 @@ class SheetEdits:
             row = db.execute("SELECT sheet_version, name FROM seats WHERE code = ? AND seat = ?",
                              (code, seat)).fetchone()
             if row is None:
-                raise WebError(f"seat {seat + 1} is not taken in this room", "seat", 404)
+                raise WebError(say("seat %(seat)s is not taken in this room", seat=seat + 1), "seat", 404)
             if seen_version is not None and seen_version != row[0]:
                 raise WebError(say("%(name)s's sheet changed on another phone (sheet version %(now)s, yours was made on "
                                    "version %(seen)s): read it again before replacing it", name=row[1], now=row[0],
@@ -52,7 +52,7 @@ class SheetEdits:
             row = db.execute("SELECT crossed, jokers_used, later_columns, later_colours, sheet_version, name "
                              "FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone()
             if row is None:
-                raise WebError(f"seat {seat + 1} is not taken in this room", "seat", 404)
+                raise WebError(say("seat %(seat)s is not taken in this room", seat=seat + 1), "seat", 404)
             now = SheetState(int(row[0], 16), row[1], row[2], row[3])
             _refuse_conflict(board, row[5], now.crossed, tap, _states_since(db, code, seat, seen_version))
             jokers = now.jokers_used + tap.jokers
@@ -87,7 +87,7 @@ class SheetEdits:
             row = db.execute("SELECT crossed, jokers_used, later_columns, later_colours, sheet_version FROM seats "
                              "WHERE code = ? AND seat = ?", (code, seat)).fetchone()
             if row is None:
-                raise WebError(f"seat {seat + 1} is not taken in this room", "seat", 404)
+                raise WebError(say("seat %(seat)s is not taken in this room", seat=seat + 1), "seat", 404)
             if seen_version != row[4]:
                 raise WebError(say("this sheet changed on another phone meanwhile: look at it again, then undo"),
                                "version", 409)
