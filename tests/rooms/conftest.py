@@ -15,7 +15,16 @@ def data_dir(tmp_path):
     return tmp_path / "data"
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+def pytest_generate_tests(metafunc):
+    """``store_url``: both databases, or SQLite alone for a test marked ``sqlite_only`` (its
+    weight is the planner's or the status' work, and other tests cover its storage calls on
+    PostgreSQL: the suite's time stays in check)."""
+    if "store_url" in metafunc.fixturenames:
+        both = metafunc.definition.get_closest_marker("sqlite_only") is None
+        metafunc.parametrize("store_url", ["sqlite", "postgresql"] if both else ["sqlite"], indirect=True)
+
+
+@pytest.fixture()
 def store_url(request):
     """The rooms' database of the test's app: None (SQLite in the data folder), or the URL of
     the module's database on the tests' PostgreSQL server (tests/pg_support.py; rooms have

@@ -198,6 +198,7 @@ def analysis(client, code: str, seat: int, seconds: float) -> dict:
     return done["result"]
 
 
+@pytest.mark.sqlite_only  # the planner's work; the end's storage: test_a_game_to_its_end_reveals_a_seed_that_checks
 def test_the_end_analyses_a_seat_as_a_stoppable_job(client):
     code = new_online(client, mode="competitive", seats=["human", "greedy"])["id"]
     (token,) = sit_all(client, code, ["Anna"])
@@ -215,6 +216,7 @@ def test_the_end_analyses_a_seat_as_a_stoppable_job(client):
 
 
 @pytest.mark.slow  # one team planner solve a roll: some 20 s
+@pytest.mark.sqlite_only  # the planner's work
 def test_a_missions_end_analyses_the_team(client):
     code = new_online(client, mission="lockstep", difficulty="easy", seats=["human"])["id"]
     (token,) = sit_all(client, code, ["Anna"])

@@ -216,6 +216,7 @@ def test_handover_moves_the_seat(client):
     assert client.post(f"/api/rooms/{code}/seats/0/claim", json={"handover": secret}).status_code == 403
 
 
+@pytest.mark.sqlite_only  # the status' and the CLI's work; export and import run on both in test_rooms_seats.py
 def test_status_matches_the_cli_on_the_exported_sheets(client, tmp_path):
     code = new_room(client, mission="lockstep", difficulty="easy", players=2)
     _, anna = sit(client, code, "Anna")

@@ -224,6 +224,7 @@ def wait_complete(client, code, seconds=120):
     raise AssertionError("the full status did not arrive")
 
 
+@pytest.mark.sqlite_only  # the status' work; sitting down is stored in test_rooms_seats.py on both
 @pytest.mark.parametrize("mission", ["lockstep", "colour-fan"])
 def test_a_seat_taken_is_named_in_the_status_at_once(client, mission):
     code = new_room(client, mission=mission, difficulty="normal", players=2)
