@@ -129,7 +129,9 @@ def test_two_phones_and_a_bot_teammate_end_a_mission(served, browser):
     server = served
     anna, ben = phone(browser), phone(browser)
     # Anna makes the room on the new game's page: the mission, its difficulty, two people and a bot
-    anna.goto(f"{server.url}/o")
+    anna.goto(f"{server.url}/rooms")
+    anna.click("#online-link")
+    anna.wait_for_url("**/o")
     anna.check("input[name=mode][value=mission]")
     anna.select_option("#mission", "lockstep")
     anna.select_option("#difficulty", "easy")
