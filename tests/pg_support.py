@@ -55,8 +55,9 @@ class PostgresCluster:
             pytest.fail(MISSING, pytrace=False)
         self.as_root = os.geteuid() == 0
         self.user = "postgres" if self.as_root else None
-        # short: a Unix socket's path is limited to ~100 bytes
-        self.folder = Path(tempfile.mkdtemp(prefix="nochmal-pg-"))
+        # in /tmp, not $TMPDIR: a Unix socket's path is limited to ~100 bytes, and the postgres
+        # user must reach the folder (a root's private $TMPDIR would hide it)
+        self.folder = Path(tempfile.mkdtemp(prefix="nochmal-pg-", dir="/tmp" if os.path.isdir("/tmp") else None))
         self.data = self.folder / "data"
         if self.as_root:
             shutil.chown(self.folder, user="postgres")

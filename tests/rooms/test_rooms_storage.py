@@ -141,3 +141,12 @@ def test_redacted_hides_a_password_wherever_the_url_holds_it():
         "postgresql://anna:***@db:5432/rooms?sslmode=require"
     assert redacted("postgresql:///rooms?host=/run/pg&password=pw") == "postgresql:///rooms?host=/run/pg&password=***"
     assert redacted("postgresql://anna@db/rooms") == "postgresql://anna@db/rooms"
+
+
+def test_a_missing_postgresql_fails_its_tests_with_the_command_to_install_it(monkeypatch):
+    """Tests that need the database never skip: without Debian's package they fail, saying what to run."""
+    import pg_support
+
+    monkeypatch.setattr(pg_support, "bin_dir", lambda: None)
+    with pytest.raises(pytest.fail.Exception, match=r"apt-get install -y postgresql"):
+        pg_support.PostgresCluster()
