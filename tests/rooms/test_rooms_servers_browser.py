@@ -41,6 +41,8 @@ def test_phones_on_two_servers_and_one_killed(two, browser):
     assert said == "H4 blau, angekreuzt", said  # drawn on B in German: no phone on A speaks it
     ben.click('#mine rect[data-cell="H3"]')  # made on B, seen on A
     crossed(anna, '.other[data-seat="1"]', "H3").wait_for()
+    said = anna.get_attribute('.other[data-seat="1"] [aria-label^="H3 "]', "aria-label")
+    assert said.endswith(", crossed"), said  # drawn on A in English: the German phone's server drew German
     ben.wait_for_selector(".advice li", timeout=60000)  # the team status, computed once, on both
     anna.wait_for_selector(".advice li", timeout=60000)
     assert "Anna" in ben.inner_text(".advice")

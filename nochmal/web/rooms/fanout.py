@@ -99,7 +99,8 @@ class SharedHub(Hub):
         """Queued for the database (from any thread, the event loop too): every server sends
         it to its streams when the database tells it (this one too)."""
         langs = {lang: value for lang, value in (by_language or {}).items() if value is not data}
-        stored = {"data": data, "langs": langs, "drawn": by_language is not None}  # drawn: per language
+        drawn = [lang for lang, value in (by_language or {}).items() if value is data]  # the language of data
+        stored = {"data": data, "langs": langs, "drawn": by_language is not None, "in": drawn[:1]}
         self._out.put((code, event, event_id, json.dumps(stored, separators=(",", ":")), time.monotonic()))
 
     def stop(self) -> None:
@@ -214,7 +215,7 @@ class SharedHub(Hub):
     def _send(self, code: str, event: str, event_id: int | None, stored: dict) -> None:
         data, langs = stored["data"], stored["langs"]
         if stored.get("drawn") and self.redraw is not None:
-            for lang in self.languages(code) - set(langs) - {"en"}:  # no phone of the editing server spoke it
+            for lang in self.languages(code) - set(langs) - set(stored["in"]):  # no phone on the editing server spoke it
                 langs[lang] = self.redraw(code, data, lang)
         Hub.publish(self, code, event, data, event_id, langs or None)
 
