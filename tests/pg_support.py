@@ -77,12 +77,20 @@ class PostgresCluster:
     def start(self) -> "PostgresCluster":
         self._run("initdb", "-D", str(self.data), "-U", self.superuser, "--auth=trust",
                   "--encoding=UTF8", "--locale=C", "--no-sync")
+        self.resume()
+        return self
+
+    def resume(self) -> None:
+        """The server (again) on the cluster's folder."""
         options = (f"-c listen_addresses='' -c unix_socket_directories='{self.folder}' "
                    "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
                    "-c max_connections=200")
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "server.log"),
                   "-o", options, "-w", "start")
-        return self
+
+    def halt(self) -> None:
+        """The server stopped, its commits kept (a fast shutdown: the clients' connections cut)."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
 
     def stop(self) -> None:
         try:

@@ -150,3 +150,25 @@ def test_a_missing_postgresql_fails_its_tests_with_the_command_to_install_it(mon
     monkeypatch.setattr(pg_support, "bin_dir", lambda: None)
     with pytest.raises(pytest.fail.Exception, match=r"apt-get install -y postgresql"):
         pg_support.PostgresCluster()
+
+
+def test_postgresql_gone_while_serving_is_a_503_with_the_reason_and_back_when_it_is():
+    """The database server stopping under a running app is the server's problem: a JSON 503
+    saying so (no traceback), logged; once it is back, the next request is served again
+    (a broken connection is dropped, a new one made)."""
+    from fastapi.testclient import TestClient
+
+    from pg_support import PostgresCluster
+
+    with PostgresCluster() as cluster:
+        url = cluster.new_database()
+        app = make_app(None, url)
+        client = TestClient(app, raise_server_exceptions=False)
+        code = new_room(client)
+        cluster.halt()
+        res = client.get(f"/api/rooms/{code}")
+        assert res.status_code == 503 and res.headers["content-type"].startswith("application/json"), res.text
+        assert "the rooms' database failed" in res.json()["error"] and "Traceback" not in res.text
+        cluster.resume()
+        assert client.get(f"/api/rooms/{code}").status_code == 200
+        close_rooms(app)
