@@ -228,3 +228,12 @@ def test_a_missions_end_analyses_the_team(client):
     if end["outcome"]["won"]:
         assert team["fewest"] <= end["outcome"]["won_on"]
     assert team["fewest_low"] <= team["fewest"]
+
+
+def test_rooms_untouched_for_the_expiry_are_deleted(client):
+    online = client.app.state.online
+    old = new_online(client)["id"]
+    online.expire_days = -1.0  # every room is older than that
+    online._last_expiry = float("-inf")
+    new_online(client)  # a room made: the expiry runs (at most hourly)
+    assert client.get(f"{API}/{old}").status_code == 404

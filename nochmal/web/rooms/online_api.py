@@ -159,7 +159,8 @@ async def _stream(online: OnlineRooms, sub, last_seen: int | None, request: Requ
 
 def install(app: FastAPI, data_dir, rooms) -> OnlineRooms:
     """The online rooms beside the table rooms: their hub, their worker child (``rooms``)."""
-    online = OnlineRooms(data_dir, rooms.hub, rooms.worker.run, url=rooms.settings.database)  # the rooms' database
+    online = OnlineRooms(data_dir, rooms.hub, rooms.worker.run, url=rooms.settings.database,  # the rooms' database
+                         stopping=lambda: not rooms.worker.alive, expire_days=rooms.settings.expire_days)
     app.state.online = online
     app.include_router(router)
     app.include_router(online_pages.router)

@@ -42,11 +42,15 @@ def bot_choice(record: dict, seat: int, bot: str) -> str:
 
 class OnlineRooms:
     def __init__(self, data_dir: str | Path | None, hub, runner: Runner,
-                 clock: Callable[[], float] = time.monotonic, url: str | None = None):
+                 clock: Callable[[], float] = time.monotonic, url: str | None = None,
+                 stopping: Callable[[], bool] = lambda: False, expire_days: float = 30.0):
         self.store = OnlineStore(data_dir, url)
         self.hub = hub
         self.runner = runner
         self.clock = clock
+        self._stopping = stopping  # the server is stopping (its worker child gone): the driver ends
+        self.expire_days = expire_days  # as the table rooms: a room untouched this long is deleted
+        self._last_expiry = float("-inf")
         self._tables: dict[str, OnlineTable] = {}
         self._lock = threading.Lock()
         self.changed = threading.Condition()  # notified after every change (the driver, tests)
@@ -75,9 +79,20 @@ class OnlineRooms:
     def create(self, setup: OnlineSetup) -> tuple[str, str, str]:
         """A new room: (code, creator token, commitment); the seed drawn now, kept secret."""
         creator = new_secret()
+        self._expire_now_and_then()
         code = self.store.create(setup, new_seed(), creator)
         table = self.table(code)
         return code, creator, table.commitment
+
+    def _expire_now_and_then(self) -> None:
+        """At most hourly, when a room is made: rooms untouched for ``expire_days`` are deleted,
+        and the games leave the memory (a stored one is rebuilt from the store when asked for)."""
+        if time.monotonic() - self._last_expiry < 3600:
+            return
+        self._last_expiry = time.monotonic()
+        if self.store.expire(self.expire_days * 86400):
+            with self._lock:
+                self._tables.clear()
 
     def sit(self, code: str, name: str, seat: int | None) -> dict:
         table = self.table(code)
@@ -200,10 +215,12 @@ class OnlineRooms:
                 except WebError:
                     pass  # the seat chose meanwhile, or the roll moved on: nothing to do
                 except BrokenExecutor:  # the worker child ended (the server stopping): the table waits
+                    if self._stopping():
+                        return
                     log.warning("online room %s: the worker child is gone; seat %d waits", table.code, seat + 1)
                     time.sleep(1.0)
                 except Exception:  # a bot that failed: logged, the table waits
-                    if self._stop:
+                    if self._stop or self._stopping():
                         return
                     log.exception("online room %s: seat %d could not be played", table.code, seat + 1)
                     time.sleep(1.0)
