@@ -12,6 +12,7 @@ from a path, and a record naming a mission file is refused (docs/security.md).
 
 from nochmal.web.routers import clever, engine, games, i18n, jobs, leaderboards, records
 
-ROUTERS = (engine.router, games.router, records.router, jobs.router, i18n.router, leaderboards.router, clever.router)
+ROUTERS = (engine.router, games.router, records.router, jobs.router, i18n.router, leaderboards.router, clever.router,
+           clever.page_router)
 
 __all__ = ["ROUTERS"]

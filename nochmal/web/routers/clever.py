@@ -13,21 +13,29 @@ from collections import OrderedDict
 from typing import Annotated, Optional
 
 from fastapi import APIRouter, Depends, Path as PathParam, Request
+from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from nochmal.clever import Action, CleverGame
 from nochmal.clever.actions import MAX_TEXT
 from nochmal.clever.state import to_state
+from nochmal.clever.scoring import area_points
 from nochmal.errors import NochmalError
+from nochmal.i18n import N_, translate
 from nochmal.rules import MAX_SEED
+from nochmal.web.clever_svg import sheet_svg, targets
 from nochmal.web.errors import WebError
+from nochmal.web.language import language
 from nochmal.web.responses import documented
 from nochmal.web.schemas import Body
 
 MAX_GAMES = 500  # games kept in memory; a new one past it drops the oldest
 
 router = APIRouter(prefix="/api/clever", tags=["clever"])
+page_router = APIRouter(include_in_schema=False)
+Lang = Annotated[str, Depends(language)]
+AREAS = {"yellow": N_("Yellow"), "blue": N_("Blue"), "grey": N_("Grey"), "green": N_("Green"), "pink": N_("Pink")}
 GameId = Annotated[str, PathParam(pattern=r"^[A-Za-z0-9_-]{16,32}$", description="The game's id.")]
 
 
@@ -88,6 +96,13 @@ class Die(BaseModel):
     where: str = Field(..., description="pool (in play), tray (the silver tray) or field.")
 
 
+class Choice(BaseModel):
+    action: str = Field(..., description="The action's text, as the action body takes it.")
+    die: Optional[str] = Field(..., description='The die it takes, or the "?" bonus it enters (none: reroll, pass, done, forfeit).')
+    number: Optional[int]
+    targets: list[str] = Field(..., description="The ids of the sheet's fields it fills (the SVG's elements).")
+
+
 class CleverView(BaseModel):
     id: str
     seed: int
@@ -101,31 +116,42 @@ class CleverView(BaseModel):
     pending: list[str] = Field(..., description='The "?" bonuses waiting to be entered.')
     legal: list[str] = Field(..., description="Every legal action, in the notation the action body takes.")
     state: dict = Field(..., description="The whole state (format clever4ever-state, docs/clever.md).")
+    choices: list[Choice] = Field(..., description="The legal actions with the die they use and the fields they fill.")
+    left: dict[str, int] = Field(..., description="Each action track's slots unlocked and not used: reroll, plus-one, polish.")
+    foxes: int
+    svg: str = Field(..., description="The sheet drawn as the pad is (SVG), its fields with the ids of ``targets``.")
 
 
-def _view(gid: str, seed: int, game: CleverGame) -> dict:
+def _view(gid: str, seed: int, game: CleverGame, lang: str = "en") -> dict:
     over = game.is_terminal()
+    moves = [] if over else game.legal_moves()
+    sheet = game.sheets[0]
+    labels = {area: translate(label, lang) for area, label in AREAS.items()}
     return {"id": gid, "seed": seed, "round": min(game.round, game.rounds), "rounds": game.rounds,
             "phase": game.phase, "over": over, "score": game.scores()[0], "rating": game.rating() if over else None,
             "dice": [{"die": d, "number": n, "where": w} for d, (n, w) in game.dice().items()],
             "pending": list(game.pending[0]),
-            "legal": [] if over else [a.text(game.facts) for a in game.legal_moves()],
-            "state": to_state(game)}
+            "legal": [a.text(game.facts) for a in moves],
+            "state": to_state(game),
+            "choices": [{"action": a.text(game.facts), "die": a.die or a.bonus, "number": a.number,
+                         "targets": targets(game, a)} for a in moves],
+            "left": {k: sheet.left(k) for k in ("reroll", "plus-one", "polish")}, "foxes": sheet.foxes,
+            "svg": sheet_svg(game.facts, sheet, area_points(game.facts, sheet), labels)}
 
 
 @router.post("/games", summary="Start a Clever 4ever solo game against a seed", response_model=CleverView)
-async def new_game(body: NewGame, store: Store):
+async def new_game(body: NewGame, store: Store, lang: Lang):
     gid, game = await run_in_threadpool(store.new, body.seed)
-    return await run_in_threadpool(_view, gid, body.seed, game)
+    return await run_in_threadpool(_view, gid, body.seed, game, lang)
 
 
 @router.get("/games/{game_id}", summary="A Clever 4ever game: dice, legal actions, state", response_model=CleverView)
-async def show_game(game_id: GameId, store: Store):
+async def show_game(game_id: GameId, store: Store, lang: Lang):
     seed, game = store.get(game_id)
-    return await run_in_threadpool(_view, game_id, seed, game)
+    return await run_in_threadpool(_view, game_id, seed, game, lang)
 
 
-def _play(store: CleverGames, gid: str, seed: int, game: CleverGame, text: str) -> dict:
+def _play(store: CleverGames, gid: str, seed: int, game: CleverGame, text: str, lang: str) -> dict:
     with store.lock:
         try:
             action = Action.parse(text, game.facts)
@@ -133,11 +159,17 @@ def _play(store: CleverGames, gid: str, seed: int, game: CleverGame, text: str) 
         except NochmalError as exc:
             raise WebError(str(exc), "action", 422) from None
         _advance(game, seed)
-    return _view(gid, seed, game)
+    return _view(gid, seed, game, lang)
 
 
 @router.post("/games/{game_id}/actions", summary="Play one action; the seed's dice are thrown after it",
              response_model=CleverView, responses=documented(CleverView))
-async def play(game_id: GameId, body: Play, store: Store):
+async def play(game_id: GameId, body: Play, store: Store, lang: Lang):
     seed, game = store.get(game_id)
-    return await run_in_threadpool(_play, store, game_id, seed, game, body.action)
+    return await run_in_threadpool(_play, store, game_id, seed, game, body.action, lang)
+
+
+@page_router.get("/clever", response_class=HTMLResponse)
+def clever_page(request: Request):
+    """The solo game's page (templates/clever.html, static/clever.js)."""
+    return request.app.state.templates.TemplateResponse(request, "clever.html", {})

@@ -1,0 +1,82 @@
+"""The /clever page in Chromium (docs/clever.md "The web page"): a solo game against a seed,
+played by taps. Tapping a die outlines exactly the fields its legal actions fill (the API's
+choices are the oracle's source, checked against a local CleverGame); tapping an outlined
+field plays that action (the game's state afterwards equals the local game's); pass and a
+listed action play too. Screenshots at 360 and 1280 px go to /tmp/shots/c2/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nochmal.clever import Action, CleverGame
+from nochmal.clever.state import to_state
+from nochmal.web.clever_svg import targets
+from webserver import NO_WORKER, LiveServer, chromium
+
+SHOTS = Path("/tmp/shots/c2")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """(the server's url, Chromium): one of each for the module."""
+    with LiveServer(tmp_path_factory.mktemp("clever-web")) as srv, chromium() as browser:
+        yield srv.url, browser
+
+
+def _state(page) -> dict:
+    gid = page.evaluate("new URLSearchParams(location.search).get('game')")
+    return page.evaluate(f"fetch('/api/clever/games/{gid}').then(r => r.json())")
+
+
+def _shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / name), full_page=True)
+
+
+def _wait_for_legal(page, local: CleverGame) -> None:
+    """Until the page shows the answer to its last action: its list of legal actions is the
+    local game's (the server has played the action by then)."""
+    want = [a.text(local.facts) for a in local.legal_moves()]
+    page.wait_for_function("want => JSON.stringify([...document.querySelectorAll('#clever-legal button')]"
+                           ".map(b => b.textContent)) === JSON.stringify(want)", arg=want)
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+def test_tap_a_die_then_a_field_plays_the_seeds_game(site, width):
+    url, browser = site
+    ctx = browser.new_context(viewport={"width": width, "height": 900}, **NO_WORKER)
+    page = ctx.new_page()
+    page.goto(f"{url}/clever")
+    page.fill("#clever-seed", "7")
+    page.click("#clever-new button[type=submit]")
+    page.wait_for_function("location.search.includes('game=') && document.querySelector('#clever-sheet svg')")
+    local = CleverGame(1)
+    local.apply_roll(local.seeded_outcome(7))
+    assert _state(page)["state"] == to_state(local)
+    _shot(page, f"clever-start-{width}.png")
+
+    move = next(a for a in local.legal_moves() if a.kind == "take" and a.die != "white")
+    page.click(f"#clever-pool button[data-die={move.die}]")
+    want = sorted({t for a in local.legal_moves() if a.die == move.die for t in targets(local, a)})
+    page.wait_for_function("document.querySelectorAll('#clever-sheet .field.legal').length > 0")
+    outlined = sorted(page.eval_on_selector_all("#clever-sheet .field.legal", "els => els.map(e => e.id)"))
+    assert outlined == want
+    _shot(page, f"clever-die-picked-{width}.png")
+
+    page.click(f"#{targets(local, move)[0]}")
+    local.apply_move(move)
+    while local.is_chance_node():
+        local.apply_roll(local.seeded_outcome(7))
+    _wait_for_legal(page, local)
+    assert _state(page)["state"] == to_state(local)
+
+    page.click("#clever-pass")  # the active player loses this throw
+    local.apply_move(Action("pass"))
+    while local.is_chance_node():
+        local.apply_roll(local.seeded_outcome(7))
+    _wait_for_legal(page, local)
+    assert _state(page)["state"] == to_state(local)
+    _shot(page, f"clever-played-{width}.png")
+    ctx.close()
