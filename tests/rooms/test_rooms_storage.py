@@ -155,7 +155,7 @@ def test_a_missing_postgresql_fails_its_tests_with_the_command_to_install_it(mon
 def test_postgresql_gone_while_serving_is_a_503_with_the_reason_and_back_when_it_is():
     """The database server stopping under a running app is the server's problem: a JSON 503
     saying so (no traceback), logged; once it is back, the next request is served again
-    (a broken connection is dropped, a new one made)."""
+    (the dead connections are dropped, a new one made)."""
     from fastapi.testclient import TestClient
 
     from pg_support import PostgresCluster
@@ -165,6 +165,9 @@ def test_postgresql_gone_while_serving_is_a_503_with_the_reason_and_back_when_it
         app = make_app(None, url)
         client = TestClient(app, raise_server_exceptions=False)
         code = new_room(client)
+        db = app.state.rooms.store.db
+        with db.read(), db.read(), db.read():  # three connections idle in the pool after: all die with the server
+            pass
         cluster.halt()
         res = client.get(f"/api/rooms/{code}")
         assert res.status_code == 503 and res.headers["content-type"].startswith("application/json"), res.text

@@ -129,6 +129,9 @@ class PostgresDatabase:
 
     def close(self) -> None:
         self._closed = True
+        self._drain()
+
+    def _drain(self) -> None:
         while True:
             try:
                 self._idle.get_nowait().close()
@@ -145,6 +148,8 @@ class PostgresDatabase:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             log.error("rooms database %s failed: %s", self.name, reason)
             lost = isinstance(exc, psycopg.OperationalError)
+            if lost:  # the server restarted or went away: the idle connections are dead as well
+                self._drain()
             raise WebError(f"the rooms' database failed ({reason}); " +
                            ("try again in a moment" if lost else "the server's operator should check it"),
                            None, 503 if lost else 500) from None
