@@ -98,6 +98,42 @@ class Stream:
         self._close.set()
 
 
+class Tappers:
+    """Seats tapping one cell more each time (``cells`` in order) through ``url`` as fast as
+    they are answered, a thread each, until :meth:`stop` or a request fails (the server died):
+    ``acked[seat]`` is the index of the last cell answered 200 (-1: none)."""
+
+    def __init__(self, url: str, code: str, tokens: list[str], cells: list[str]):
+        self.url, self.code, self.tokens, self.cells = url, code, tokens, cells
+        self.acked = [-1] * len(tokens)
+        self.stopped = threading.Event()
+        self.threads = [threading.Thread(target=self._tap, args=(seat,), daemon=True) for seat in range(len(tokens))]
+        for thread in self.threads:
+            thread.start()
+
+    def _answer(self, http: httpx.Client, seat: int, cell: str, sheet_version: int) -> dict | None:
+        try:
+            res = http.patch(f"{self.url}/api/rooms/{self.code}/seats/{seat}/sheet", json={"cross": [cell],
+                             "version": sheet_version}, headers={"Authorization": f"Bearer {self.tokens[seat]}"})
+        except httpx.HTTPError:  # the server died mid-request: not acknowledged
+            return None
+        return res.json() if res.status_code == 200 else None
+
+    def _tap(self, seat: int) -> None:
+        sheet_version = 0
+        with httpx.Client(timeout=10) as http:
+            for k, cell in enumerate(self.cells):
+                answer = None if self.stopped.is_set() else self._answer(http, seat, cell, sheet_version)
+                if answer is None:
+                    return
+                sheet_version, self.acked[seat] = answer["sheet_version"], k
+
+    def stop(self) -> None:
+        self.stopped.set()
+        for thread in self.threads:
+            thread.join(30)
+
+
 class FailoverProxy:
     """A tiny TCP proxy in a thread, what a reverse proxy in front of several servers does
     (docs/rooms.md, Several servers): each new connection goes to the first of ``upstreams``
@@ -153,4 +189,4 @@ def port_of(url: str) -> int:
     return int(url.rsplit(":", 1)[1])
 
 
-__all__ = ["FailoverProxy", "Stream", "free_port", "port_of", "shared_server", "shared_servers"]
+__all__ = ["FailoverProxy", "Stream", "Tappers", "free_port", "port_of", "shared_server", "shared_servers"]
