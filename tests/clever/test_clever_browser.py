@@ -55,6 +55,7 @@ def test_tap_a_die_then_a_field_plays_the_seeds_game(site, width):
     local = CleverGame(1)
     local.apply_roll(local.seeded_outcome(7))
     assert _state(page)["state"] == to_state(local)
+    assert page.text_content("#clever-status").startswith("Round 1/6 · Active turn · 0 · ")
     _shot(page, f"clever-start-{width}.png")
 
     move = next(a for a in local.legal_moves() if a.kind == "take" and a.die != "white")

@@ -33,12 +33,15 @@
     return b;
   }
 
+  // the phase's words in the page's language (templates/clever.html data-phase-*)
+  const phaseName = (phase) => root.dataset["phase" + phase[0].toUpperCase() + phase.slice(1)] || phase;
+
   function show(next) {
     if (picked && !next.choices.some((c) => c.die === picked)) picked = null;  // the die is gone
     view = next;
     history.replaceState(null, "", `/clever?game=${view.id}`);
     $("clever-status").textContent = view.over ? `${root.dataset.over}: ${view.score} · ${view.rating}`
-      : `${view.round}/${view.rounds} · ${view.phase} · ${view.score} · ${root.dataset.play}`;
+      : `${root.dataset.round} ${view.round}/${view.rounds} · ${phaseName(view.phase)} · ${view.score} · ${root.dataset.play}`;
     for (const where of ["pool", "tray", "field"]) $("clever-" + where).replaceChildren(
       ...view.dice.filter((d) => d.where === where).map((d) => dieButton(d.die, String(d.number), d.number)));
     const bonuses = [...new Set(view.choices.map((c) => c.die).filter((d) => d && d.startsWith("?")))];
