@@ -56,7 +56,9 @@ def shared_servers(data_dir, database: str, count: int = 2):
 
 class Stream:
     """A room's live stream read in a thread: ``events`` is every (event, id, data) so far,
-    ``seen`` is set on each one. ``last_id``: sent as Last-Event-ID (a reconnect)."""
+    ``seen`` is set on each one. ``last_id``: sent as Last-Event-ID (a reconnect). When the
+    server ends the stream (after api.py STREAM_SECONDS) it reconnects with the last id it
+    has, as the page does; a broken connection (the server died) ends it: ``done``."""
 
     def __init__(self, url: str, code: str, last_id: int | None = None):
         self.events: list[tuple[str, int | None, dict]] = []
@@ -64,20 +66,22 @@ class Stream:
         self.error: BaseException | None = None
         self.done = threading.Event()
         self._close = threading.Event()
-        headers = {"Last-Event-ID": str(last_id)} if last_id is not None else {}
-        self._thread = threading.Thread(target=self._read, args=(f"{url}/api/rooms/{code}/events", headers),
+        self._thread = threading.Thread(target=self._read, args=(f"{url}/api/rooms/{code}/events", last_id),
                                         daemon=True)
         self._thread.start()
 
-    def _read(self, url: str, headers: dict) -> None:
+    def _read(self, url: str, last_id: int | None) -> None:
         try:
-            with httpx.stream("GET", url, headers=headers, timeout=httpx.Timeout(60, connect=10)) as res:
-                for event, event_id, data in sse_events(res.iter_lines()):
-                    if self._close.is_set():
-                        return
-                    with self.seen:
-                        self.events.append((event, int(event_id) if event_id is not None else None, data))
-                        self.seen.notify_all()
+            while not self._close.is_set():
+                headers = {"Last-Event-ID": str(last_id)} if last_id is not None else {}
+                with httpx.stream("GET", url, headers=headers, timeout=httpx.Timeout(60, connect=10)) as res:
+                    for event, event_id, data in sse_events(res.iter_lines()):
+                        if self._close.is_set():
+                            return
+                        with self.seen:
+                            self.events.append((event, int(event_id) if event_id is not None else None, data))
+                            self.seen.notify_all()
+                        last_id = int(event_id) if event_id is not None else last_id
         except BaseException as exc:  # the server died: the test decides what that means
             self.error = exc
         finally:
