@@ -49,9 +49,11 @@ def test_tap_a_die_then_a_field_plays_the_seeds_game(site, width):
     ctx = browser.new_context(viewport={"width": width, "height": 900}, **NO_WORKER)
     page = ctx.new_page()
     page.goto(f"{url}/clever")
+    page.wait_for_function("location.search.includes('game=')")  # the page starts a game of seed 1
+    first = page.evaluate("location.search")
     page.fill("#clever-seed", "7")
     page.click("#clever-new button[type=submit]")
-    page.wait_for_function("location.search.includes('game=') && document.querySelector('#clever-sheet svg')")
+    page.wait_for_function("first => location.search !== first && document.querySelector('#clever-sheet svg')", arg=first)
     local = CleverGame(1)
     local.apply_roll(local.seeded_outcome(7))
     assert _state(page)["state"] == to_state(local)

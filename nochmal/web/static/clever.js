@@ -5,12 +5,14 @@
   const root = document.getElementById("clever");
   if (!root) return;
   const $ = (id) => document.getElementById(id);
-  let view = null, picked = null;
+  let view = null, picked = null, asked = 0;
 
   async function call(url, body) {
     const init = body ? {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)} : {};
+    const mine = ++asked;
     const answer = await fetch(url, init);
     const data = await answer.json();
+    if (mine !== asked) return null;  // a later request was made meanwhile: its answer is the one shown
     if (!answer.ok) { $("clever-message").textContent = data.error || answer.statusText; return null; }
     $("clever-message").textContent = "";
     return data;
