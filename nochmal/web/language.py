@@ -131,15 +131,20 @@ def _script_messages(lang: str) -> tuple[dict[str, str], dict[str, list[str]]]:
         lang = "en"
     with open(LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po", "rb") as fh:
         catalog = read_po(fh)
-    messages = {m.id: m.string for m in catalog if m.id and isinstance(m.id, str) and _travels(m)}
-    plurals = {m.id[0]: list(m.string) for m in catalog if m.id and isinstance(m.id, tuple) and _travels(m)}
+    # a message said as its English travels not: t() and ngettext() fall back to the English
+    # text (static/common.js), so the English catalog is nearly empty and every page is lighter
+    messages = {m.id: m.string for m in catalog
+                if m.id and isinstance(m.id, str) and _travels(m) and m.string != m.id}
+    plurals = {m.id[0]: list(m.string) for m in catalog
+               if m.id and isinstance(m.id, tuple) and _travels(m) and list(m.string) != list(m.id)}
     return messages, plurals
 
 
 def js_catalog(lang: str) -> dict[str, str]:
     """The messages the scripts use (those extracted from a .js file, and the sentences sent
     as data, WIRE_SOURCES) in ``lang``, from the same .po catalog as the Python and the
-    templates: one source of truth."""
+    templates: one source of truth. Those said as in English are left out (the scripts fall
+    back to the English text)."""
     return _script_messages(lang)[0]
 
 

@@ -21,7 +21,7 @@ class Catalog(BaseModel):
 
 
 @router.get("/i18n/{lang}", response_model=Catalog, summary="The scripts' messages in one language")
-def catalog(lang: str = PathParam(..., max_length=8)) -> Catalog:
+async def catalog(lang: str = PathParam(..., max_length=8)) -> Catalog:  # read once, cached: no thread needed
     if lang not in LANGUAGES:
         raise WebError(UNKNOWN_LANGUAGE, "lang", 404)
     return Catalog(lang=lang, messages=js_catalog(lang), plurals=js_plurals(lang))
