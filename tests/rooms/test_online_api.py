@@ -146,6 +146,10 @@ def test_taps_answer_as_the_puzzle_page(client, three):
     res = client.post(url, json={"colour": dice["colours"][0], "number": dice["numbers"][0], "cells": ["A1"]},
                       headers=auth(tokens[0]))
     assert res.status_code == 200 and res.json()["ok"] is False and res.json()["reason"]
+    # the engine's reason in the phone's language, as on the puzzle page
+    german = client.post(url, json={"colour": dice["colours"][0], "number": dice["numbers"][0], "cells": ["A1"]},
+                         headers={**auth(tokens[0]), "Accept-Language": "de-DE"}).json()["reason"]
+    assert german != res.json()["reason"] and "A1" in german
     res = client.post(url, json={"colour": dice["colours"][0], "number": dice["numbers"][0], "cells": []},
                       headers=auth(tokens[1]))
     assert res.status_code == 403

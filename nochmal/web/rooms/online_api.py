@@ -79,7 +79,7 @@ async def room(code: str, request: Request):
              summary="What a selection on the seat's sheet allows with a pick of dice (Bearer seat token)")
 async def tap(code: str, seat: str, request: Request):
     online, k, body = await seat_request(request, code, seat, bodies.TapBody)
-    return await run_in_threadpool(online.tap, code, k, bearer(request), body)
+    return await run_in_threadpool(online.tap, code, k, bearer(request), body, request_language(request))
 
 
 async def seat_request(request: Request, code: str, seat: str, model) -> tuple[OnlineRooms, int, dict]:

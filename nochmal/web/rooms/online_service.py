@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from nochmal.game import Game
+from nochmal.i18n import N_, say
 from nochmal.record import GameRecord
 from nochmal.web.errors import WebError
 from nochmal.web.games import tap_answer
@@ -38,6 +39,11 @@ def bot_choice(record: dict, seat: int, bot: str) -> str:
     session = TableSession.from_record(GameRecord.from_json(record, "online room"), "online room")
     session.seats[seat] = bot
     return str(session.bot_turn(seat))
+
+
+# a seat's state (OnlineTable.state_of) in a refusal's words
+SEAT_STATES = {"over": N_("the game is over"), "not started": N_("the game has not started"),
+               "chosen": N_("it has chosen"), "choosing": N_("it is choosing"), "waiting": N_("it waits for the active player")}
 
 
 class OnlineRooms:
@@ -117,14 +123,16 @@ class OnlineRooms:
             doc["svgs"] = {str(k): table.sheet_svg(k) for k in range(len(table.setup.seats))}
         return doc
 
-    def tap(self, code: str, seat: int, token: str | None, body: dict) -> dict:
+    def tap(self, code: str, seat: int, token: str | None, body: dict, lang: str = "en") -> dict:
+        """What the seat's selection allows, the engine's reason said in ``lang`` (the phone's)."""
         table = self.table(code)
         self.store.check_seat(code, seat, token)
         with table.lock:
             view = table.view(seat)
             if view is None:
-                raise WebError(f"seat {seat + 1} may not choose now ({table.state_of(seat)})", "cells", 409)
-            return tap_answer(view, body["colour"], body["number"], body.get("cells", []))
+                raise WebError(say("seat %(seat)s may not choose now (%(state)s)", seat=seat + 1,
+                                   state=say(SEAT_STATES[table.state_of(seat)])), "cells", 409)
+            return tap_answer(view, body["colour"], body["number"], body.get("cells", []), lang)
 
     def move(self, code: str, seat: int, token: str | None, roll: int, text: str) -> dict:
         self.store.check_seat(code, seat, token)
