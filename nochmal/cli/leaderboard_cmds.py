@@ -88,26 +88,37 @@ def submit(
         console.print(report(answer), markup=False, soft_wrap=True)
 
 
-def _store(data: Path):
+def _store(data: Optional[Path], database: Optional[str]):
+    """The server's leaderboards: its PostgreSQL database (--database, as nochmal serve got it)
+    or its data folder's SQLite file."""
     from nochmal.web.leaderboards import DB_NAME, open_store
 
+    if (data is None) == (database is None):
+        raise OptionError("give the server's --data folder or its --database URL (one of them)")
+    if database is not None:
+        return open_store(None, database)
     if not (data / DB_NAME).is_file():
         raise StorageError(f"--data {data}: no leaderboards here ({DB_NAME} is missing)")
     return open_store(data)
+
+
+DATA_HELP = "The data folder of nochmal serve (its leaderboards.sqlite3)."
+DATABASE_HELP = "Or the PostgreSQL URL nochmal serve got with --database."
 
 
 @group.command("list")
 @guarded
 def list_entries(
     seed: Optional[int] = typer.Argument(None, help="One puzzle seed (default: every seed)."),
-    data: Path = typer.Option(..., "--data", help="The data folder of nochmal serve."),
+    data: Optional[Path] = typer.Option(None, "--data", help=DATA_HELP),
+    database: Optional[str] = typer.Option(None, "--database", metavar="URL", envvar="NOCHMAL_DATABASE", help=DATABASE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the entries as JSON."),
 ):
     """List the entries of a data folder's leaderboards, best first per leaderboard (closed, then open).
 
     Example: nochmal leaderboard list 20261204 --data ~/.local/share/nochmal
     """
-    entries = _store(data).entries(seed)
+    entries = _store(data, database).entries(seed)
     if as_json:
         emit_json({"entries": [{"id": e.id, "seed": e.seed, "open": e.open, "name": e.name, "score": e.score,
                                 "jokers": e.jokers, "submitted": e.submitted} for e in entries]})
@@ -124,14 +135,15 @@ def list_entries(
 def remove(
     seed: int = typer.Argument(..., help="The puzzle seed."),
     name: str = typer.Argument(..., help="The entry's name (any case)."),
-    data: Path = typer.Option(..., "--data", help="The data folder of nochmal serve."),
+    data: Optional[Path] = typer.Option(None, "--data", help=DATA_HELP),
+    database: Optional[str] = typer.Option(None, "--database", metavar="URL", envvar="NOCHMAL_DATABASE", help=DATABASE_HELP),
     open_: Optional[bool] = typer.Option(None, "--open/--closed", help="Only the open or the closed leaderboard (default: both)."),
 ):
     """Remove a name's entry from a seed's leaderboard (moderation; a running server sees it at once).
 
     Example: nochmal leaderboard remove 20261204 'Rude Name' --data ~/.local/share/nochmal
     """
-    gone = _store(data).remove(seed, name, open_)
+    gone = _store(data, database).remove(seed, name, open_)
     if not gone:
         _fail(f"no entry named {name!r} on the leaderboard of seed {seed}")
     console.print(f"removed {gone} entr{'y' if gone == 1 else 'ies'} of {name!r} (seed {seed})", markup=False)

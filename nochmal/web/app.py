@@ -190,7 +190,8 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
     app.state.records = RecordStore(data_dir / "records" if data_dir else None, keep_days=keep_days)
     app.state.game_rate = RateLimit(games_per_minute, "new games")
     app.state.upload_rate = RateLimit(games_per_minute, "uploads")
-    app.state.leaderboards = open_store(data_dir)  # DATA/leaderboards.sqlite3 (docs/web.md "Leaderboards")
+    # DATA/leaderboards.sqlite3, or the rooms' PostgreSQL database (docs/web.md "Leaderboards")
+    app.state.leaderboards = open_store(data_dir, room_settings.database if room_settings else None)
     app.state.leaderboard_rate = RateLimit(LEADERBOARD_SUBMISSIONS, "leaderboard submissions")
     app.state.jobs = jobs
     app.state.body_caps = BodyCaps(max_body=max_body)

@@ -1,9 +1,10 @@
 """Puzzle leaderboards (docs/web.md "Leaderboards"): every entry is a game record the server
 replayed through the engine (``verified_entry``), so no score on a leaderboard can be typed in.
 
-The store is an interface of five calls (``LeaderboardStore``) with one implementation on
-SQLite in the data folder (``SqliteLeaderboards``, DATA/leaderboards.sqlite3); a PostgreSQL
-one would implement the same calls. A leaderboard is one puzzle seed, closed or open (a game
+The store is an interface of five calls (``LeaderboardStore``) with one implementation,
+``Leaderboards``, on the rooms' database interface (nochmal/web/rooms/store_db.py): the
+SQLite file DATA/leaderboards.sqlite3 by default, the rooms' PostgreSQL database when the
+server has one (``nochmal serve --database``, docs/deploy.md). A leaderboard is one puzzle seed, closed or open (a game
 that showed every roll is ranked apart); one entry per name on each, a better game replaces it.
 Ranking: higher score, then fewer jokers used, then the earlier submission.
 """
@@ -12,8 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import sqlite3
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,8 @@ from nochmal.record import GameRecord
 from nochmal.rules import RuleSettings
 from nochmal.seats import is_human, player_name
 from nochmal.web.errors import WebError
+from nochmal.web.rooms.store_db import Database
+from nochmal.web.rooms.store_open import open_database
 
 DB_NAME = "leaderboards.sqlite3"
 PUZZLE_BOARD = "classic"  # the puzzle's sheet (nochmal puzzle, /puzzle): the optima table's too
@@ -89,14 +90,15 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-_SCHEMA = """
+PART = "leaderboards"  # its schema's part in schema_version (store_db.py)
+# the steps of its schema (each idempotent: a file made before versioning gains only what it lacks)
+STEPS = (lambda schema: schema.script("""
 CREATE TABLE IF NOT EXISTS entries (
-    id TEXT PRIMARY KEY, seed INTEGER NOT NULL, open INTEGER NOT NULL, name TEXT NOT NULL,
+    id TEXT PRIMARY KEY, seed BIGINT NOT NULL, open INTEGER NOT NULL, name TEXT NOT NULL,
     name_key TEXT NOT NULL, score INTEGER NOT NULL, jokers INTEGER NOT NULL,
-    submitted REAL NOT NULL, record TEXT NOT NULL, token_hash TEXT NOT NULL,
+    submitted DOUBLE PRECISION NOT NULL, record TEXT NOT NULL, token_hash TEXT NOT NULL,
     UNIQUE (seed, open, name_key));
-CREATE INDEX IF NOT EXISTS ranked ON entries (seed, open, score DESC, jokers, submitted);
-"""
+CREATE INDEX IF NOT EXISTS ranked ON entries (seed, open, score DESC, jokers, submitted)"""),)
 _COLUMNS = "id, seed, open, name, score, jokers, submitted"
 
 
@@ -104,52 +106,42 @@ def _entry(row, record: str = "") -> Entry:
     return Entry(row[0], row[1], bool(row[2]), row[3], row[4], row[5], row[6], record)
 
 
-class SqliteLeaderboards:
-    """The leaderboards in one SQLite file (``path`` None: in memory, for a server without --data).
-    One connection behind a lock: the calls are short (an indexed page of a leaderboard)."""
+class Leaderboards:
+    """The leaderboards on a rooms database (SQLite or PostgreSQL: the same SQL). Each call is
+    one short transaction (an indexed page of a leaderboard)."""
 
-    def __init__(self, path: Path | None):
-        self.path = path
-        self.db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False, isolation_level=None)
-        self.lock = threading.Lock()
-        with self.lock:
-            if path is not None:
-                self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.executescript(_SCHEMA)
+    def __init__(self, database: Database):
+        self.db = database
+        database.migrate(PART, STEPS)
 
     def close(self) -> None:
-        with self.lock:
-            self.db.close()
+        self.db.close()
 
     def submit(self, entry: Entry, token: str | None) -> Outcome:
         key = name_key(entry.name)
-        with self.lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                old = self.db.execute(f"SELECT {_COLUMNS}, token_hash FROM entries WHERE seed=? AND open=? AND name_key=?",
-                                      (entry.seed, int(entry.open), key)).fetchone()
-                if old is not None and (token is None or _hash(token) != old[7]):
-                    raise WebError(say("the name %(name)s is taken on this leaderboard; choose another",
-                                       name=old[3]), "name", 409)
-                new_token = secrets.token_urlsafe(16) if old is None else None
-                better = old is None or entry.key() < _entry(old).key()
-                if better:
-                    if old is not None:
-                        self.db.execute("DELETE FROM entries WHERE id=?", (old[0],))
-                    self.db.execute("INSERT INTO entries VALUES (?,?,?,?,?,?,?,?,?,?)",
-                                    (entry.id, entry.seed, int(entry.open), entry.name, key, entry.score,
-                                     entry.jokers, entry.submitted, entry.record,
-                                     _hash(new_token) if new_token else old[7]))
-                kept = entry if better else _entry(old)
-                rank = self._rank(kept)
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
+        with self.db.tx() as conn:
+            old = conn.execute(f"SELECT {_COLUMNS}, token_hash FROM entries WHERE seed=? AND open=? AND name_key=?",
+                               (entry.seed, int(entry.open), key)).fetchone()
+            if old is not None and (token is None or _hash(token) != old[7]):
+                raise WebError(say("the name %(name)s is taken on this leaderboard; choose another",
+                                   name=old[3]), "name", 409)
+            new_token = secrets.token_urlsafe(16) if old is None else None
+            better = old is None or entry.key() < _entry(old).key()
+            if better:
+                if old is not None:
+                    conn.execute("DELETE FROM entries WHERE id=?", (old[0],))
+                conn.execute("INSERT INTO entries (id, seed, open, name, name_key, score, jokers, submitted, record, "
+                             "token_hash) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                             (entry.id, entry.seed, int(entry.open), entry.name, key, entry.score,
+                              entry.jokers, entry.submitted, entry.record,
+                              _hash(new_token) if new_token else old[7]))
+            kept = entry if better else _entry(old)
+            rank = self._rank(conn, kept)
         return Outcome(kept, rank, better, better and old is not None, new_token)
 
-    def _rank(self, e: Entry) -> int:
-        (ahead,) = self.db.execute(
+    @staticmethod
+    def _rank(conn, e: Entry) -> int:
+        (ahead,) = conn.execute(
             "SELECT COUNT(*) FROM entries WHERE seed=? AND open=? AND (score>? OR (score=? AND "
             "(jokers<? OR (jokers=? AND submitted<?))))",
             (e.seed, int(e.open), e.score, e.score, e.jokers, e.jokers, e.submitted)).fetchone()
@@ -157,17 +149,17 @@ class SqliteLeaderboards:
 
     def ranked(self, seed: int, open_: bool, limit: int, offset: int = 0) -> tuple[int, list[Entry]]:
         """How many entries the leaderboard holds, and ``limit`` of them from place ``offset + 1``."""
-        with self.lock:
-            (count,) = self.db.execute("SELECT COUNT(*) FROM entries WHERE seed=? AND open=?",
-                                       (seed, int(open_))).fetchone()
-            rows = self.db.execute(f"SELECT {_COLUMNS} FROM entries WHERE seed=? AND open=? "
-                                   "ORDER BY score DESC, jokers, submitted LIMIT ? OFFSET ?",
-                                   (seed, int(open_), limit, offset)).fetchall()
+        with self.db.read() as conn:
+            (count,) = conn.execute("SELECT COUNT(*) FROM entries WHERE seed=? AND open=?",
+                                    (seed, int(open_))).fetchone()
+            rows = conn.execute(f"SELECT {_COLUMNS} FROM entries WHERE seed=? AND open=? "
+                                "ORDER BY score DESC, jokers, submitted LIMIT ? OFFSET ?",
+                                (seed, int(open_), limit, offset)).fetchall()
         return count, [_entry(r) for r in rows]
 
     def entry(self, entry_id: str) -> Entry:
-        with self.lock:
-            row = self.db.execute(f"SELECT {_COLUMNS}, record FROM entries WHERE id=?", (entry_id,)).fetchone()
+        with self.db.read() as conn:
+            row = conn.execute(f"SELECT {_COLUMNS}, record FROM entries WHERE id=?", (entry_id,)).fetchone()
         if row is None:
             raise WebError(say("no leaderboard entry %(id)s", id=repr(entry_id)), "entry", 404)
         return _entry(row, row[7])
@@ -175,25 +167,23 @@ class SqliteLeaderboards:
     def entries(self, seed: int | None = None) -> list[Entry]:
         """Every entry (of one seed), by seed, closed before open, then ranked."""
         where, args = ("WHERE seed=?", (seed,)) if seed is not None else ("", ())
-        with self.lock:
-            rows = self.db.execute(f"SELECT {_COLUMNS} FROM entries {where} "
-                                   "ORDER BY seed, open, score DESC, jokers, submitted", args).fetchall()
+        with self.db.read() as conn:
+            rows = conn.execute(f"SELECT {_COLUMNS} FROM entries {where} "
+                                "ORDER BY seed, open, score DESC, jokers, submitted", args).fetchall()
         return [_entry(r) for r in rows]
 
     def remove(self, seed: int, name: str, open_: bool | None = None) -> int:
         """Delete the name's entry of the seed (both leaderboards unless ``open_`` says which); how many went."""
         key = name_key(name)
         which, args = ("", ()) if open_ is None else (" AND open=?", (int(open_),))
-        with self.lock:
-            return self.db.execute(f"DELETE FROM entries WHERE seed=? AND name_key=?{which}", (seed, key, *args)).rowcount
+        with self.db.tx() as conn:
+            return conn.execute(f"DELETE FROM entries WHERE seed=? AND name_key=?{which}", (seed, key, *args)).rowcount
 
 
-def open_store(data_dir: Path | None) -> SqliteLeaderboards:
-    """The leaderboards of a data folder (created when missing), or in memory without one."""
-    if data_dir is None:
-        return SqliteLeaderboards(None)
-    Path(data_dir).mkdir(parents=True, exist_ok=True)
-    return SqliteLeaderboards(Path(data_dir) / DB_NAME)
+def open_store(data_dir: Path | None, url: str | None = None) -> Leaderboards:
+    """The leaderboards of a server: on the PostgreSQL database at ``url`` (the rooms' one),
+    else in the data folder's SQLite file (created when missing), or in memory without one."""
+    return Leaderboards(open_database(data_dir, url, DB_NAME))
 
 
 # --- verification -------------------------------------------------------------------------------

@@ -11,13 +11,16 @@ import copy
 
 import pytest
 from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
 import nochmal as nm
+from nochmal.cli import app as cli
 from nochmal.dice import seeded_roll
 from nochmal.puzzles import known_optimum
 from nochmal.rules import RuleSettings
 from nochmal.web import create_app
 from nochmal.web.leaderboards import MAX_RECORD_BYTES, Entry, open_store
+from nochmal.web.rooms.service import RoomSettings
 
 from leaderboard_support import human_record
 
@@ -173,6 +176,24 @@ def test_the_store_survives_a_restart_and_removes_by_name(tmp_path, records):
     assert store.remove(SEED, "anna") == 1 and store.remove(SEED, "anna") == 0
     with TestClient(create_app(tmp_path)) as client:
         assert [e["name"] for e in client.get(f"/api/puzzles/{SEED}/leaderboard").json()["entries"]] == ["Ben"]
+
+
+def test_on_the_rooms_postgresql_database_two_servers_share_the_leaderboards(postgres_url, records):
+    """With nochmal serve --database the entries live in the rooms' PostgreSQL database: an entry
+    submitted through one server is ranked on the other's leaderboard, and the moderation
+    command on that database removes it."""
+    settings = RoomSettings(database=postgres_url)
+    with TestClient(create_app(None, room_settings=settings)) as one, \
+            TestClient(create_app(None, room_settings=settings)) as two:
+        submit(one, "Anna", records["greedy"]).raise_for_status()
+        submit(two, "Ben", records["random"]).raise_for_status()
+        for client in (one, two):
+            shown = client.get(f"/api/puzzles/{SEED}/leaderboard").json()["entries"]
+            assert sorted(e["name"] for e in shown) == ["Anna", "Ben"]
+            assert [e["score"] for e in shown] == sorted((e["score"] for e in shown), reverse=True)
+    res = CliRunner().invoke(cli, ["leaderboard", "remove", str(SEED), "ben", "--database", postgres_url])
+    assert res.exit_code == 0, res.output
+    assert [e.name for e in open_store(None, postgres_url).entries(SEED)] == ["Anna"]
 
 
 def test_ties_rank_by_fewer_jokers_then_the_earlier_game(tmp_path):
