@@ -179,6 +179,9 @@ def test_a_mission_with_a_bot_teammate_and_a_restart(data_dir):
     for roll in (1, 2):  # the bot chooses in rolls 1-2 beside the person (in the worker child)
         choose(client, code, 0, token)
         assert online.wait_for(lambda: table.game.rolls_done == roll, 120), "the bot did not choose"
+    # roll 3 is everybody's at once too: the bot chooses it straight away, then the room waits for
+    # Anna (read the room only then: the first server's bot must not move between it and the restart)
+    assert online.wait_for(lambda: table.chosen(1) is not None, 120), "the bot did not choose roll 3"
     doc = room(client, code, token)
     assert {m["seat"]: m["by"] for m in doc["last"]["moves"]} == {0: "seat", 1: "bot"}, doc["last"]
     # a server started again on the same folder continues exactly: same dice, same turn
