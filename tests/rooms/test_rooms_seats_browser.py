@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from rooms_support import KEEP_STREAMS, crossed, join, phone, shot as page_shot
+from nochmal.web.rooms.hub import sse_message
+from rooms_support import KEEP_STREAMS, close, crossed, join, new_room, phone, shot as page_shot, token_of
 
 
 def shot(page, name: str) -> None:
@@ -131,3 +132,41 @@ def test_two_tabs_on_one_seat_tapping_at_once_both_count(server, browser):
     second.click('#mine rect[data-cell="H5"]')  # the page shows the sheet as it is now: this tap counts
     expect(crossed(second, "#mine", "H5")).to_have_count(1)
     ctx.close()
+
+
+def test_a_snapshot_read_before_the_seat_was_taken_does_not_take_it_away(server, browser):
+    """A stream's first snapshot is read, then its sheets drawn: on a busy server a seat taken
+    meanwhile is answered first, and the page has drawn it (from a GET) when the older snapshot
+    arrives. The page keeps its seat, and its taps count."""
+    code = new_room(server.api, mode="competitive", players=2)
+    before = server.api.get(f"/api/rooms/{code}").json()  # the room as the late snapshot shows it
+    before["svgs"] = {str(k): server.api.get(f"/api/rooms/{code}/seats/{k}/sheet.svg").text for k in range(2)}
+    streams = []
+
+    def route(request_route):
+        streams.append(request_route)
+        if len(streams) == 1:  # refused: the page draws the room from a GET and tries again in 3 s
+            request_route.fulfill(status=429, content_type="application/json", body='{"error": "busy", "field": null}')
+        elif len(streams) > 2:
+            request_route.continue_()
+        # the second one is held: answered below from this thread, once the seat is taken
+
+    page = phone(browser)
+    page.route("**/events", route)
+    page.goto(f"{server.url}/r/{code}")
+    page.fill("#seat-name", "Anna")
+    page.click("#seat-form button[type=submit]")
+    page.wait_for_selector("#mine svg rect[data-cell]")
+    for _ in range(300):  # the route is served while this thread waits on the page (a hang guard: 30 s)
+        if len(streams) >= 2:
+            break
+        page.wait_for_timeout(100)
+    assert len(streams) >= 2, "the page did not try its stream again"
+    with page.expect_request(lambda request: request.url.endswith("/events")):  # the stream, tried again
+        streams[1].fulfill(status=200, content_type="text/event-stream",
+                           body="retry: 100\n\n" + sse_message("sync", before, before["version"]))
+    page.click('#mine rect[data-cell="H1"]')
+    expect(crossed(page, "#mine", "H1")).to_be_visible()
+    expect(page.locator("#seat-form")).to_be_hidden()
+    assert token_of(page, code), "the phone forgot its seat"
+    close(page)

@@ -79,11 +79,14 @@
     });
     es.addEventListener("sync", (e) => {
       const doc = JSON.parse(e.data);
+      // a snapshot read before this page's own later answer (a seat taken, a GET) arrives late
+      // on a busy server: the page keeps what it has; the events after the snapshot follow
+      if (room && doc.version < room.version) return;
       svgs = doc.svgs || {};
       delete doc.svgs;
       room = doc;
       stale = 0;
-      if (me && !(room.seats[me.seat] && room.seats[me.seat].taken)) saveSeat(null);
+      if (me && (me.claimed || 0) <= room.version && !(room.seats[me.seat] && room.seats[me.seat].taken)) saveSeat(null);
       renderAll();
       root.dispatchEvent(new CustomEvent("room-sync", { detail: room }));  // rooms_dice.js loads this roll's dice
     });
@@ -654,6 +657,9 @@
       } else {
         $("edit-error").textContent = data.error || t("edit refused (%(status)s)", { status: res.status });
       }
+    }).catch((err) => {
+      // a tap that failed in this page (not refused by the server) must not stop the taps after it
+      $("edit-error").textContent = t("edit refused (%(status)s)", { status: String(err) });
     });
     return sending;
   }
@@ -661,7 +667,9 @@
   async function refresh() {
     const res = await fetch(api);
     if (!res.ok) return;
-    room = await res.json();
+    const doc = await res.json();
+    if (room && doc.version < room.version) return;  // the stream brought a later state meanwhile
+    room = doc;
     stale = 0;
     for (let k = 0; k < room.players; k++) {
       svgs[k] = (await (await fetch(api + "/seats/" + k + "/sheet.svg")).text()).replace(/^<\?xml[^>]*>\s*/, "");
@@ -763,7 +771,8 @@
     const res = await fetch(api + "/seats", { method: "POST", headers, body: JSON.stringify(body) });
     const data = await res.json().catch(() => ({}));
     if (res.status !== 201) { $("join-error").textContent = data.error || t("could not take a seat"); await refresh(); return; }
-    saveSeat({ seat: data.seat, token: data.seat_token });
+    // claimed: the room version of this seat, so that a snapshot read before it does not take it away
+    saveSeat({ seat: data.seat, token: data.seat_token, claimed: data.version });
     $("join-error").textContent = "";
     await refresh();
   });
