@@ -16,13 +16,15 @@ if TYPE_CHECKING:  # the shared state API; Clever 4ever's engine is not loaded f
 
 
 def play_game(game: GameState, agents: Sequence[Agent], seed: int,
-              visit: Callable[[GameState], None] | None = None) -> GameState:
+              visit: Callable[[GameState], None] | None = None,
+              until: Callable[[GameState], bool] | None = None) -> GameState:
     """Play ``game`` (Noch mal! or Clever 4ever) to the end: the seed's outcome at every chance
     node, each decision by that seat's agent; ``visit(game)`` after every step. The one game
-    loop of the bots, the harness and the batch runner (docs/clever.md "One state API")."""
+    loop of the bots, the harness and the batch runner (docs/clever.md "One state API");
+    ``until(game)`` true stops it early (a search's rollout to its horizon)."""
     if len(agents) != game.n_players:
         raise SetupError(f"{len(agents)} agents for {game.n_players} players")
-    while not game.is_terminal():
+    while not game.is_terminal() and not (until and until(game)):
         player = game.current_player()
         if player < 0:
             game.apply_roll(game.seeded_outcome(seed))

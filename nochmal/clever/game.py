@@ -227,6 +227,14 @@ class CleverGame:
     def apply_move(self, action: Action) -> None:
         """Apply a legal action of the deciding seat (IllegalActionError otherwise)."""
         self.check_move(action)
+        self._apply_move(action)
+
+    def push_legal(self, action: Action) -> None:
+        """``push`` an action taken from this very state's ``legal_moves()``, without checking
+        it again (the search bots try every legal action: docs/clever.md "Bots")."""
+        self._apply_move(action)
+
+    def _apply_move(self, action: Action) -> None:
         seat = self.current_player()
         self._save()
         self.history.append((seat, action))
