@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 from nochmal.board import load_board
 from nochmal.errors import NochmalError, OptionError, quoted
 from nochmal.game import Game, Mode
-from nochmal.i18n import said, say
+from nochmal.i18n import Message, said, say, say_n
 from nochmal.missions.loader import load_mission
 from nochmal.missions.model import (DIFFICULTIES, IN_PROGRESS, LOST, WON, Mission, MissionError, block_slots,
                                     target_mask)
@@ -124,6 +124,7 @@ class MissionStatus:
     objectives: list[ObjectiveStatus]
     impossible: list[list[str]]  # per sheet: reasons no legal game gives it
     lost_reasons: list[str] = field(default_factory=list)  # why the mission can no longer be won
+    lost_said: list[Message] = field(default_factory=list)  # the same reasons, to be said in a language
 
     @property
     def rolls_left(self) -> int:
@@ -168,10 +169,11 @@ def mission_status(mission: Mission, difficulty: str, sheets: Sequence[Sheet], r
     statuses = [evaluate(o, list(sheets), with_crosses) for o in mission.objectives]
     won = all(s.met for s in statuses) and rolls_used <= budget
     lost = [] if won else lost_reasons(statuses, budget, rolls_used, list(sheets))
-    return MissionStatus(mission, difficulty, len(sheets), budget, rolls_used, statuses, impossible, lost)
+    return MissionStatus(mission, difficulty, len(sheets), budget, rolls_used, statuses, impossible,
+                         [str(m) for m in lost], lost)
 
 
-def lost_reasons(statuses: list[ObjectiveStatus], budget: int, rolls_used: int, sheets: list[Sheet]) -> list[str]:
+def lost_reasons(statuses: list[ObjectiveStatus], budget: int, rolls_used: int, sheets: list[Sheet]) -> list[Message]:
     """Why objectives not yet met can no longer be met (empty: the mission can still be won).
 
     The budget is spent; a jokers_left target is missed (jokers never come back); or a sheet
@@ -179,27 +181,30 @@ def lost_reasons(statuses: list[ObjectiveStatus], budget: int, rolls_used: int, 
     docs/rules.md §3), or its missing cells lie in more blocks than rolls left (one block per
     roll: missions.model.block_slots), where that sheet must do it (``each``) or where every
     sheet would have to (``any``). A ``team`` objective may be split over the sheets, so its
-    per-sheet figures prove nothing.
+    per-sheet figures prove nothing. Each reason is a Message (``str()`` its English line), so a
+    room's phones read it in their languages (docs/web.md "Languages").
     """
     players = len(sheets)
     rolls_left = max(0, budget - rolls_used)
     if rolls_left == 0:
-        return [f"the budget of {budget} rolls is spent"]
+        return [say("the budget of %(budget)s rolls is spent", budget=budget)]
     reasons = []
     most = MAX_COUNT * rolls_left
     for status in statuses:
         if status.met:
             continue
-        what = status.objective.describe(players)
+        what = status.objective.description(players)
         if status.objective.kind == "jokers_left":
-            reasons.append(f"{what}: jokers never come back ({', '.join(status.missing)})")
+            reasons.append(say("%(what)s: jokers never come back (%(missing)s)", what=what,
+                               missing=tuple(status.said_missing)))
             continue
         short = [(p, est.lower) for p, est in enumerate(status.crosses) if est is not None and est.lower > most]
         scope = status.objective.scope
         if short and (scope == "each" or scope == "any" and len(short) == len(status.crosses)):
-            needs = ", ".join(f"sheet {p + 1} needs at least {n}" for p, n in short)
-            reasons.append(f"{what}: {needs} more crosses, but {rolls_left} roll(s) left allow at most "
-                           f"{MAX_COUNT} x {rolls_left} = {most}")
+            needs = tuple(say("sheet %(sheet)s needs at least %(n)s", sheet=p + 1, n=n) for p, n in short)
+            reasons.append(say_n("%(what)s: %(needs)s more crosses, but %(n)s roll left allows at most %(per)s x %(n)s = %(most)s",
+                                 "%(what)s: %(needs)s more crosses, but %(n)s rolls left allow at most %(per)s x %(n)s = %(most)s",
+                                 rolls_left, what=what, needs=needs, per=MAX_COUNT, most=most))
             continue
         target = target_mask(status.objective, sheets[0].board) if scope in ("each", "any") else None
         if target is None:
@@ -207,9 +212,12 @@ def lost_reasons(statuses: list[ObjectiveStatus], budget: int, rolls_used: int, 
         slow = [(p, block_slots(s.board, target & ~s.crossed)) for p, s in enumerate(sheets)]
         slow = [(p, r) for p, r in slow if r > rolls_left]
         if slow and (scope == "each" or len(slow) == len(sheets)):
-            needs = ", ".join(f"sheet {p + 1} needs at least {r}" for p, r in slow)
-            reasons.append(f"{what}: {needs} more rolls (its missing cells lie in blocks of which each roll "
-                           f"crosses at most {MAX_COUNT} cells of one), but {rolls_left} roll(s) are left")
+            needs = tuple(say("sheet %(sheet)s needs at least %(n)s", sheet=p + 1, n=r) for p, r in slow)
+            reasons.append(say_n("%(what)s: %(needs)s more rolls (its missing cells lie in blocks of which each roll "
+                                 "crosses at most %(per)s cells of one), but %(n)s roll is left",
+                                 "%(what)s: %(needs)s more rolls (its missing cells lie in blocks of which each roll "
+                                 "crosses at most %(per)s cells of one), but %(n)s rolls are left",
+                                 rolls_left, what=what, needs=needs, per=MAX_COUNT))
     return reasons
 
 

@@ -127,6 +127,8 @@ class Message:
 def _value_in(value, lang: str) -> str:
     if isinstance(value, Message):
         return value.in_language(lang)
+    if isinstance(getattr(value, "words", None), Message):  # a text carrying its words (a free seat's label)
+        return value.words.in_language(lang)
     if isinstance(value, (list, tuple)):
         return ", ".join(_value_in(v, lang) for v in value)
     return str(value)

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from nochmal.errors import InvalidMoveError
+from nochmal.i18n import say
 
 COLOUR_JOKER = "x"  # the colour die's joker face (any colour, one joker mark)
 NUMBER_JOKER = "?"  # the number die's joker face (any count 1-5, one joker mark)
@@ -49,18 +50,17 @@ class Move:
         """Parse the notation; InvalidMoveError on malformed text (legality is not checked)."""
         tokens = text.replace(",", " ").split()
         if not tokens:
-            raise InvalidMoveError("empty move")
+            raise InvalidMoveError(say("empty move"))
         if len(tokens) == 1 and tokens[0].lower() == "pass":
             return PASS
         m = _HEAD.match(tokens[0].lower())
         if not m:
-            raise InvalidMoveError(
-                f"bad choice {tokens[0]!r}: expected colour and count like b4, xb4 (colour joker), "
-                "b?4 (number joker) or pass")
+            raise InvalidMoveError(say("bad choice %(choice)s: expected colour and count like b4, xb4 (colour joker), "
+                                       "b?4 (number joker) or pass", choice=repr(tokens[0])))
         xj, colour, qj, count = m.groups()
         cells = [parse_cell(tok) for tok in tokens[1:]]
         if len(set(cells)) != len(cells):
-            raise InvalidMoveError("a cell is named twice")
+            raise InvalidMoveError(say("a cell is named twice"))
         return cls(colour, int(count), tuple(sorted(cells, key=_cell_order)), bool(xj), bool(qj))
 
     @classmethod
@@ -86,7 +86,7 @@ def parse_cell(token: str) -> str:
     """
     cell = token.upper()
     if not _CELL.match(cell):
-        raise InvalidMoveError(f"bad cell name {token!r}: expected a column letter and row, like H4")
+        raise InvalidMoveError(say("bad cell name %(cell)s: expected a column letter and row, like H4", cell=repr(token)))
     return cell
 
 

@@ -18,6 +18,7 @@ from nochmal.dice import Roll, seeded_roll
 from nochmal.errors import NochmalError, RecordError, quoted
 from nochmal.fileio import atomic_write_text, load_json_text, read_text_file
 from nochmal.game import MAX_PLAYERS, MODES, Game, Mode
+from nochmal.i18n import Message, say, say_n
 from nochmal.move import Move
 from nochmal.rules import MAX_GAME_ROLLS, MAX_SEED, RuleSettings
 
@@ -205,31 +206,36 @@ class GameRecord:
             raise RecordError(f"{source}: {exc}") from None
         dice = game.dice_per_kind
         for t, (roll, moves) in enumerate(self.rolls, 1):
-            where = f"{source}: turn {t}"
+            where = say("%(source)s: turn %(turn)s", source=source, turn=t)  # (a verification's words: a page says them)
             if game.is_terminal():
-                raise RecordError(f"{where}: the game was already over")
+                raise RecordError(say("%(where)s: the game was already over", where=where))
             if self.seed is not None:
                 want = seeded_roll(self.seed, t - 1, dice)
                 if roll != want:
-                    raise RecordError(f"{where}: roll {roll.text()} is not roll {t} of seed {self.seed} ({want.text()})")
+                    raise RecordError(say("%(where)s: roll %(roll)s is not roll %(turn)s of seed %(seed)s (%(want)s)",
+                                          where=where, roll=roll.text(), turn=t, seed=self.seed, want=want.text()))
             try:
                 game.apply_roll(roll)
             except NochmalError as exc:
-                raise RecordError(f"{where}: {exc}") from None
+                raise RecordError(Message("%(where)s: %(reason)s", {"where": where, "reason": exc.message})) from None
             for player, move in moves:
                 if game.current_player() != player:
-                    now = game.current_player()
-                    to_decide = f"seat {now + 1}" if now >= 0 else "no seat"  # people see seats from 1 (docs/glossary.md)
-                    raise RecordError(f"{where}: seat {player + 1} moved but {to_decide} was to decide")
+                    now = game.current_player()  # people see seats from 1 (docs/glossary.md)
+                    to_decide = say("seat %(n)s", n=now + 1) if now >= 0 else say("no seat")
+                    raise RecordError(say("%(where)s: seat %(seat)s moved but %(who)s was to decide",
+                                          where=where, seat=player + 1, who=to_decide))
                 try:
                     game.apply_move(move)
                 except NochmalError as exc:
-                    raise RecordError(f"{where}, seat {player + 1}: illegal move '{move}': {exc}") from None
+                    raise RecordError(say("%(where)s, seat %(seat)s: illegal move '%(move)s': %(reason)s", where=where,
+                                          seat=player + 1, move=str(move), reason=exc.message)) from None
             if game.roll is not None and t == len(self.rolls) and self.result is None:
                 yield t, game  # an unfinished game may stop inside its last roll
                 return
             if game.roll is not None:
-                raise RecordError(f"{where}: {len(moves)} decision(s) recorded, the roll needs {game.n_players}")
+                raise RecordError(say_n("%(where)s: %(n)s decision recorded, the roll needs %(need)s",
+                                        "%(where)s: %(n)s decisions recorded, the roll needs %(need)s", len(moves),
+                                        where=where, need=game.n_players))
             yield t, game
 
     def verify(self, source: str = "record", game_factory: GameFactory | None = None) -> Game:
@@ -242,7 +248,9 @@ class GameRecord:
             game = self.new_game(game_factory)
         if self.result is not None:
             if not game.is_terminal():
-                raise RecordError(f"{source}: the record has a result but the game is not over after {len(self.rolls)} turns")
+                raise RecordError(say_n("%(source)s: the record has a result but the game is not over after %(n)s turn",
+                                        "%(source)s: the record has a result but the game is not over after %(n)s turns",
+                                        len(self.rolls), source=source))
             actual = {"scores": game.scores(), "winners": game.winners(), "sheets": [s.text() for s in game.sheets]}
             if self.mode is Mode.COOP and self.result.get("winners") == game.top_scorers() != actual["winners"]:
                 # older co-op records stored the top scorers as winners: the
@@ -250,5 +258,6 @@ class GameRecord:
                 self.result = dict(self.result, winners=actual["winners"])
             for key, value in actual.items():
                 if self.result.get(key) != value:
-                    raise RecordError(f"{source}: recorded {key} {self.result.get(key)} but the replay gives {value}")
+                    raise RecordError(say("%(source)s: recorded %(key)s %(recorded)s but the replay gives %(value)s",
+                                          source=source, key=key, recorded=str(self.result.get(key)), value=str(value)))
         return game

@@ -24,7 +24,7 @@ from xml.sax.saxutils import escape
 
 from nochmal.board import COLOURS, COLUMN_LETTERS
 from nochmal.errors import OptionError
-from nochmal.i18n import N_, TERMS, say, said, translator
+from nochmal.i18n import N_, TERMS, say, say_n, said, translator
 from nochmal.modes import Mode
 from nochmal.seats import seat_label
 from nochmal.sheet import Sheet
@@ -290,21 +290,26 @@ def record_heading(record: "GameRecord", game: "Game", drawn: str | None = None,
     lines = [say("Noch mal! %(mode)s", mode=mode),
              say("%(board)s board · %(seed)s · drawn %(date)s", board=board_title or record.board.title, seed=seed,
                  date=drawn or _today())]
-    limit = game.roll_limit
-    played = say("%(done)s of %(limit)s rolls", done=game.rolls_done, limit=limit) if limit else \
-        say("%(done)s rolls", done=game.rolls_done)
+    # the rolls played: "X of N rolls" under a roll limit, else a line in the count's plural form
+    done, limit = game.rolls_done, game.roll_limit
+    played = say("%(done)s of %(limit)s rolls", done=done, limit=limit) if limit else None
     if not game.is_terminal():
-        lines.append(say("UNFINISHED: %(played)s played", played=played))
+        lines.append(say("UNFINISHED: %(played)s played", played=played) if limit else
+                     say_n("UNFINISHED: %(n)s roll played", "UNFINISHED: %(n)s rolls played", done))
     elif record.mode is Mode.COMPETITIVE:
         names = seat_label(record.players, game.winners()[0])
         for p in game.winners()[1:]:
             names = say("%(names)s and %(name)s", names=names, name=seat_label(record.players, p))
-        lines.append(say("finished after %(played)s; winner %(names)s", played=played, names=names))
+        lines.append(say("finished after %(played)s; winner %(names)s", played=played, names=names) if limit else
+                     say_n("finished after %(n)s roll; winner %(names)s", "finished after %(n)s rolls; winner %(names)s",
+                           done, names=names))
     elif record.mode is Mode.SOLO:
         from nochmal.game import rating
 
-        lines.append(say("finished after %(played)s; rating: %(rating)s", played=played,
-                         rating=say(rating(game.sheets[0].score()))))
+        verdict = say(rating(game.sheets[0].score()))
+        lines.append(say("finished after %(played)s; rating: %(rating)s", played=played, rating=verdict) if limit else
+                     say_n("finished after %(n)s roll; rating: %(rating)s", "finished after %(n)s rolls; rating: %(rating)s",
+                           done, rating=verdict))
     return [said(line, lang) for line in lines] + ([outcome] if outcome else [])
 
 
@@ -324,8 +329,9 @@ def sheet_title(players: list[str], seat: int, sheet: Sheet, unfinished: bool = 
     """The title over a seat's sheet: 'Anna: 23 points' (' so far' while the game runs)."""
     name = seat_label(players, seat)
     if unfinished:
-        return say("%(name)s: %(score)s points so far", name=name, score=sheet.score()).in_language(lang)
-    return say("%(name)s: %(score)s points", name=name, score=sheet.score()).in_language(lang)
+        return say_n("%(name)s: %(n)s point so far", "%(name)s: %(n)s points so far", sheet.score(),
+                     name=name).in_language(lang)
+    return say_n("%(name)s: %(n)s point", "%(name)s: %(n)s points", sheet.score(), name=name).in_language(lang)
 
 
 def record_svg(record: "GameRecord", game: "Game | None" = None, drawn: str | None = None,

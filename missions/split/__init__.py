@@ -59,9 +59,9 @@ from nochmal.missions.split.bounds import unit_lower_bound, separator_lower_boun
 from nochmal.missions.split.listings import rolls_feasible
 from nochmal.missions.split.search import greedy_split, local_search
 from nochmal.missions.split.models import SUBSET_LIMIT, solve_split, readable_path
-from nochmal.missions.split.team import best_score_bound, TeamPlan, team_plan, status_document
+from nochmal.missions.split.team import best_score_bound, TeamPlan, lost_said, team_plan, status_document
 
-__all__ = ["status_document", "CROSSES_PER_ROLL", "Demand", "SheetPlan", "Split", "SplitInstance", "TeamPlan", "Unit",
+__all__ = ["status_document", "lost_said", "CROSSES_PER_ROLL", "Demand", "SheetPlan", "Split", "SplitInstance", "TeamPlan", "Unit",
            "best_score_bound", "check_split", "rolls_for", "sheet_crosses", "solve_split", "split_instance",
            "rolls_feasible", "separator_lower_bound", "team_plan", "unit_lower_bound", "SPLIT_SECONDS", "SUBSET_LIMIT",
            "greedy_split", "has_cell_objectives", "local_search", "readable_path", "sheet_figures", "sheet_pieces"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from nochmal.i18n import Message, say_n
 from nochmal.bitsets import bit_list
 from nochmal.board import COLOURS
 from nochmal.missions.measures.graphs import crosses_per_cell
@@ -49,6 +50,7 @@ class TeamPlan:
     rolls_left: int
     lost_early: list[str] = field(default_factory=list)
     score_bounds: list[dict] = field(default_factory=list)
+    lost_said: list[Message] = field(default_factory=list)  # ``lost_early`` to be said in a language
 
     def to_dict(self) -> dict:
         return {"split": self.split.to_dict(), "lost_early": bool(self.lost_early),
@@ -73,8 +75,9 @@ def team_plan(mission: Mission, sheets, rolls_left: int, time_limit: float = SPL
     split = solve_split(split_instance(mission, sheets), time_limit)
     lost = []
     if split.rolls_lower > rolls_left:
-        lost.append(f"the best split of the missing cell objectives needs at least {split.rolls_lower} roll(s), "
-                    f"only {rolls_left} left")
+        lost.append(say_n("the best split of the missing cell objectives needs at least %(n)s roll, only %(left)s left",
+                          "the best split of the missing cell objectives needs at least %(n)s rolls, only %(left)s left",
+                          split.rolls_lower, left=rolls_left))
     bounds = []
     for obj in mission.objectives:
         if obj.kind == "score":  # (a missed jokers_left target is coop.lost_reasons' to report)
@@ -84,8 +87,19 @@ def team_plan(mission: Mission, sheets, rolls_left: int, time_limit: float = SPL
             bounds.append({"description": obj.describe(n), "target": target, "best_reachable": best,
                            "per_sheet": values})
             if best < target:
-                lost.append(f"{obj.describe(n)}: at most {best} point(s) still reachable in {rolls_left} roll(s)")
-    return TeamPlan(split, rolls_left, lost, bounds)
+                lost.append(say_n("%(what)s: at most %(n)s point still reachable in %(rolls)s",
+                                  "%(what)s: at most %(n)s points still reachable in %(rolls)s", best,
+                                  what=obj.description(n), rolls=say_n("%(n)s roll", "%(n)s rolls", rolls_left)))
+    return TeamPlan(split, rolls_left, [str(m) for m in lost], bounds, lost)
+
+
+def lost_said(st, plan: TeamPlan | None) -> list[Message]:
+    """The reasons of status_document's ``lost_reasons`` as Messages, in its order (a room's
+    phones say them in their languages: docs/web.md "Languages")."""
+    said = list(st.lost_said)
+    if st.state == IN_PROGRESS and plan is not None and plan.lost_early:
+        said += [m for m in plan.lost_said if str(m) not in st.lost_reasons]
+    return said
 
 
 def status_document(st, labels: list[str], plan: TeamPlan | None) -> dict:
@@ -96,10 +110,9 @@ def status_document(st, labels: list[str], plan: TeamPlan | None) -> dict:
     reasons added to ``lost_reasons``."""
     data = st.to_dict()
     bad = [(p, reasons) for p, reasons in enumerate(st.impossible) if reasons]
-    state, reasons = st.state, list(st.lost_reasons)
+    state, reasons = st.state, [str(m) for m in lost_said(st, plan)]
     if state == IN_PROGRESS and plan is not None and plan.lost_early:
         state = LOST
-        reasons += [r for r in plan.lost_early if r not in reasons]
     out = {**{k: v for k, v in data.items() if k != "objectives"}, "state": state, "lost_reasons": reasons,
            "sheets": list(labels),
            "impossible": [{"sheet": p + 1, "file": labels[p], "reasons": r} for p, r in bad],

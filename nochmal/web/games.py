@@ -50,14 +50,14 @@ def new_id() -> str:
 def check_id(value: str, field: str = "id") -> str:
     """An id from a request; never used as a path before it matches ID_PATTERN."""
     if not ID_PATTERN.match(value or ""):
-        raise WebError(f"{field} {value!r} is not an id of this app", field, 404)
+        raise WebError(say("%(field)s %(value)s is not an id of this app", field=field, value=repr(value)), field, 404)
     return value
 
 
 def builtin_board(name: str, field: str = "board") -> Board:
     """A built-in board by name: the web never loads a board (or anything) from a path."""
     if name not in BUILTIN_BOARDS:
-        raise WebError(f"unknown board {name!r}; boards: {', '.join(BUILTIN_BOARDS)}", field)
+        raise WebError(say("unknown board %(board)s; boards: %(boards)s", board=repr(name), boards=BUILTIN_BOARDS), field)
     return load_board(name)
 
 
@@ -67,8 +67,8 @@ def builtin_mission(mission_id, field: str = "mission", status: int = 400):
 
     mission = shipped_mission(mission_id) if isinstance(mission_id, str) else None
     if mission is None:
-        raise WebError(f"{field}: unknown mission {quoted(mission_id)}; missions: "
-                       f"{', '.join(m.id for m in builtin_missions())}", field, status)
+        raise WebError(say("%(field)s: unknown mission %(mission)s; missions: %(missions)s", field=field,
+                           mission=quoted(mission_id), missions=tuple(m.id for m in builtin_missions())), field, status)
     return mission
 
 
@@ -389,9 +389,9 @@ class GameStore(KeptOnDisk):
 
 def parse_seat_list(seats: list[str]) -> list[str]:
     try:
-        return parse_seats(seats)
+        return parse_seats(seats, "seat")
     except NochmalError as exc:
-        raise WebError(str(exc).replace("--seat", "seat"), "seats") from None
+        raise WebError(exc.message, "seats") from None
 
 
 __all__ = ["WebGame", "GameStore", "WebError", "check_id", "builtin_board", "builtin_mission", "new_id",

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from fastapi import Request
 
+from nochmal.i18n import N_, say
 from nochmal.web.errors import WebError
 
 UPLOAD_BYTES_A_DAY = 20_000_000  # stored bytes of records one address may add in a day
@@ -96,6 +97,16 @@ class WindowCounts:
         return len(self._seen)
 
 
+# a RateLimit's refusal by what it counts (said in the request's language: docs/web.md "Languages")
+RATE_REFUSALS = {
+    "requests": N_("at most %(n)s requests a minute from one address; wait a little"),
+    "new rooms": N_("at most %(n)s new rooms a minute from one address; wait a little"),
+    "new games": N_("at most %(n)s new games a minute from one address; wait a little"),
+    "uploads": N_("at most %(n)s uploads a minute from one address; wait a little"),
+    "leaderboard submissions": N_("at most %(n)s leaderboard submissions a minute from one address; wait a little"),
+}
+
+
 @dataclass
 class RateLimit:
     """At most ``per_minute`` creations of ``what`` per client address in any minute."""
@@ -111,7 +122,8 @@ class RateLimit:
     def check(self, client: str, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
         if self._seen.total(client, now) >= self.per_minute:
-            raise WebError(f"at most {self.per_minute} {self.what} a minute from one address; wait a little", None, 429)
+            refusal = RATE_REFUSALS.get(self.what, RATE_REFUSALS["requests"])
+            raise WebError(say(refusal, n=self.per_minute), None, 429)
         self._seen.add(client, now)
 
     def __len__(self) -> int:
@@ -156,11 +168,12 @@ class UploadQuota:
     def _refuse_over(self, client: str, size: int, now: float) -> None:
         mine = self._clients.total(client, now)
         if mine + size > self.per_client:
-            raise WebError(f"file: at most {self.per_client} bytes of records a day from one address "
-                           f"({mine} stored in the last 24 h, this one {size}); try again tomorrow", "file", 429)
+            raise WebError(say("file: at most %(most)s bytes of records a day from one address (%(mine)s stored "
+                               "in the last 24 h, this one %(size)s); try again tomorrow", most=self.per_client,
+                               mine=mine, size=size), "file", 429)
         if self._all.total(ALL_CLIENTS, now) + size > self.in_all:
-            raise WebError(f"file: the server takes at most {self.in_all} bytes of records a day from all "
-                           "addresses together; try again tomorrow", "file", 429)
+            raise WebError(say("file: the server takes at most %(most)s bytes of records a day from all addresses "
+                               "together; try again tomorrow", most=self.in_all), "file", 429)
 
 
 def prune_folder(folder: Path | None, older_than_seconds: float, keep: set[str] = frozenset(),

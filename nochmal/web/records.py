@@ -13,6 +13,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from nochmal.i18n import say
 from nochmal.errors import NochmalError
 from nochmal.fileio import atomic_write_text, load_json_text, read_text_file
 from nochmal.game import Game
@@ -139,7 +140,7 @@ class RecordStore(KeptOnDisk):
             return item
         path = None if self.folder is None else self.folder / f"{rec_id}.json"
         if path is None or not path.is_file():
-            raise WebError(f"no record {rec_id!r}", "record", 404)
+            raise WebError(say("no record %(id)s", id=repr(rec_id)), "record", 404)
         try:  # the server's own file, verified again: it may have been damaged since
             record, final = parse_record(read_text_file(path, NochmalError))
         except NochmalError as exc:
@@ -180,13 +181,13 @@ def parse_record(text: str) -> tuple[GameRecord, Game]:
     try:
         record = GameRecord.from_json(data, "file")
     except NochmalError as exc:
-        raise WebError(str(exc), "file", 422) from None
+        raise WebError(exc.message, "file", 422) from None
     if record.needs_mission:
         web_mission(record.extra["mission"])
     try:
         return record, record.verify("file", game_factory(record, web_mission))
-    except NochmalError as exc:
-        raise WebError(str(exc), "file", 422) from None
+    except NochmalError as exc:  # the verification's words (nochmal/record.py), said in the page's language
+        raise WebError(exc.message, "file", 422) from None
 
 
 def _record_summary(rec_id: str, record: GameRecord, final: Game) -> dict:

@@ -164,7 +164,7 @@ def test_lost_when_the_missing_cells_lie_in_more_blocks_than_rolls_left():
     late = mission_status(lockstep, "normal", [sheet], budget - 3)
     assert late.state == LOST
     [reason] = late.lost_reasons
-    assert "sheet 1 needs at least 4 more rolls" in reason and "3 roll(s) are left" in reason
+    assert "sheet 1 needs at least 4 more rolls" in reason and "3 rolls are left" in reason
 
 
 def test_the_split_counts_one_block_a_roll_as_the_lost_check_does():
@@ -189,7 +189,7 @@ def test_the_split_counts_one_block_a_roll_as_the_lost_check_does():
     st = mission_status(lockstep, "normal", sheets, budget - need)
     assert status_document(st, ["a", "b"], plan)["state"] == IN_PROGRESS
     late = team_plan(lockstep, sheets, need - 1)
-    assert late.lost_early and f"needs at least {need} roll(s)" in late.lost_early[0]
+    assert late.lost_early and f"needs at least {need} rolls" in late.lost_early[0]
 
 
 def test_a_column_split_counts_the_blocks_of_its_cells(tmp_path):

@@ -95,14 +95,17 @@ def _other_problems(sheet: Sheet, rolls: int | None) -> list[Message]:
     if rolls is not None:
         need = rolls_needed(sheet.board, sheet.crossed)
         if need.lower > rolls:
-            out.append(say("%(crossed)s crosses take at least %(need)s rolls, and this is roll %(rolls)s",
-                           crossed=crossed, need=need.lower, rolls=rolls))
+            out.append(say_n("%(n)s cross takes at least %(need)s rolls, and this is roll %(rolls)s",
+                             "%(n)s crosses take at least %(need)s rolls, and this is roll %(rolls)s",
+                             crossed, need=need.lower, rolls=rolls))
         if sheet.jokers_used > MAX_JOKERS_PER_ROLL * rolls:
-            out.append(say("%(jokers)s jokers used by roll %(rolls)s (at most %(most)s a roll)",
-                           jokers=sheet.jokers_used, rolls=rolls, most=MAX_JOKERS_PER_ROLL))
+            out.append(say_n("%(n)s joker used by roll %(rolls)s (at most %(most)s a roll)",
+                             "%(n)s jokers used by roll %(rolls)s (at most %(most)s a roll)",
+                             sheet.jokers_used, rolls=rolls, most=MAX_JOKERS_PER_ROLL))
     if sheet.jokers_used > MAX_JOKERS_PER_ROLL * crossed:
-        out.append(say("%(jokers)s jokers used for %(crossed)s crosses (at most %(most)s a cross)",
-                       jokers=sheet.jokers_used, crossed=crossed, most=MAX_JOKERS_PER_ROLL))
+        out.append(say_n("%(n)s joker used for %(crosses)s (at most %(most)s a cross)",
+                         "%(n)s jokers used for %(crosses)s (at most %(most)s a cross)", sheet.jokers_used,
+                         crosses=say_n("%(n)s cross", "%(n)s crosses", crossed), most=MAX_JOKERS_PER_ROLL))
     return out
 
 

@@ -19,6 +19,7 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 
+from nochmal.i18n import say
 from nochmal.web.errors import WebError
 
 QUEUE_SIZE = 64  # events a stream may fall behind before it is dropped (an edit is one or two)
@@ -84,13 +85,13 @@ class Hub:
     def _check_room_for(self, code: str, client: str) -> None:
         limits = self.limits
         if self._open_rooms[code] >= limits.per_room:
-            raise WebError(f"this room has {limits.per_room} live streams open already (the most a room may have); "
-                           "close a tab showing it, or try again shortly", None, 429)
+            raise WebError(say("this room has %(n)s live streams open already (the most a room may have); close a "
+                               "tab showing it, or try again shortly", n=limits.per_room), None, 429)
         if self._open_clients[client] >= limits.per_client:
-            raise WebError(f"this address has {limits.per_client} live streams open already (the most one address "
-                           "may have); close some tabs showing rooms", None, 429)
+            raise WebError(say("this address has %(n)s live streams open already (the most one address may have); "
+                               "close some tabs showing rooms", n=limits.per_client), None, 429)
         if self._open >= limits.total:
-            raise WebError(f"the server has {limits.total} live streams open (its limit); try again shortly",
+            raise WebError(say("the server has %(n)s live streams open (its limit); try again shortly", n=limits.total),
                            None, 429)
 
     def unsubscribe(self, sub: Subscription) -> None:

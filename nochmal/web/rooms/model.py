@@ -19,6 +19,7 @@ import secrets
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from nochmal.i18n import say
 from nochmal.board import BUILTIN_BOARDS, COLOURS, COLUMN_LETTERS, Board, load_board
 from nochmal.errors import NochmalError
 from nochmal.game import MAX_PLAYERS
@@ -92,7 +93,7 @@ def board_of(spec: RoomSpec) -> Board:
     """The room's board: a built-in one by name (checked by parse_room_spec; a stored room's
     name is checked again, so that no board name ever reaches the file reader)."""
     if spec.board not in BUILTIN_BOARDS:
-        raise WebError(f"board must be one of {', '.join(BUILTIN_BOARDS)}", "board", 422)
+        raise WebError(say("board must be one of %(boards)s", boards=BUILTIN_BOARDS), "board", 422)
     return load_board(spec.board)
 
 
@@ -126,7 +127,7 @@ def parse_room_spec(data) -> RoomSpec:
         mission_id = data.get("mission")
         ids = shipped_mission_ids()
         if not isinstance(mission_id, str) or mission_id not in ids:
-            raise WebError(f"mission must be one of {', '.join(ids)}", "mission", 422)
+            raise WebError(say("mission must be one of %(missions)s", missions=tuple(ids)), "mission", 422)
         difficulty = data.get("difficulty", "normal")
         if difficulty not in DIFFICULTIES:
             raise WebError(f"difficulty must be one of {', '.join(DIFFICULTIES)}", "difficulty", 422)
@@ -142,7 +143,7 @@ def parse_room_spec(data) -> RoomSpec:
             raise WebError(f"{key} belongs to a mission room, not a competitive one", key, 422)
     board = data.get("board", "classic")
     if board not in BUILTIN_BOARDS:
-        raise WebError(f"board must be one of {', '.join(BUILTIN_BOARDS)}", "board", 422)
+        raise WebError(say("board must be one of %(boards)s", boards=BUILTIN_BOARDS), "board", 422)
     if not 1 <= players <= MAX_SEATS:
         raise WebError(f"a game has 1-{MAX_SEATS} players, not {players}", "players", 422)
     return RoomSpec(RoomMode.COMPETITIVE, board, players)

@@ -12,6 +12,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from nochmal.i18n import say
 from nochmal.web.hosts import public_base_url
 from nochmal.web.limits import client_address
 from nochmal.web.language import request_language
@@ -39,7 +40,8 @@ def online_of(request: Request) -> OnlineRooms:
 def seat_number(seat: str, online: OnlineRooms, code: str) -> int:
     table = online.table(code)
     if not small_number(seat) or int(seat) >= len(table.setup.seats):
-        raise WebError(f"no seat {seat[:10]!r} in this game (seats 0..{len(table.setup.seats) - 1})", "seat", 404)
+        raise WebError(say("no seat %(seat)s in this game (seats 0..%(last)s)", seat=repr(seat[:10]),
+                           last=len(table.setup.seats) - 1), "seat", 404)
     return int(seat)
 
 
@@ -72,7 +74,7 @@ async def sit(code: str, request: Request):
             summary="The room: the roll in play, its dice, every seat's sheet and state; with a seat token "
                     "the seat's offer (you)")
 async def room(code: str, request: Request):
-    return await run_in_threadpool(online_of(request).document, code, bearer(request))
+    return await run_in_threadpool(online_of(request).document, code, bearer(request), request_language(request))
 
 
 @router.post("/{code}/seats/{seat}/tap", response_model=bodies.TapAnswer, openapi_extra=json_body(bodies.TapBody),
@@ -93,7 +95,8 @@ async def seat_request(request: Request, code: str, seat: str, model) -> tuple[O
              summary="The seat's choice for the roll in play: a move or pass (Bearer seat token)")
 async def move(code: str, seat: str, request: Request):
     online, k, body = await seat_request(request, code, seat, bodies.MoveBody)
-    return await run_in_threadpool(online.move, code, k, bearer(request), body["roll"], body["move"])
+    return await run_in_threadpool(online.move, code, k, bearer(request), body["roll"], body["move"],
+                                   request_language(request))
 
 
 @router.get("/{code}/qr.svg", summary="The room's link as a QR code", response_class=Response,
@@ -132,7 +135,7 @@ async def events(code: str, request: Request):
     online = online_of(request)
     table = await run_in_threadpool(online.table, code)
     last_seen = last_event_id(request)
-    sub = online.hub.subscribe(table.code, client_address(request))  # 429 past a limit
+    sub = online.hub.subscribe(table.code, client_address(request), request_language(request))  # 429 past a limit
     return EventStream(_stream(online, sub, last_seen, request), lambda: online.hub.unsubscribe(sub))
 
 
@@ -141,7 +144,7 @@ async def _stream(online: OnlineRooms, sub, last_seen: int | None, request: Requ
     from nochmal.web.rooms.api import server_exiting
 
     yield "retry: 300\n\n"
-    doc = await run_in_threadpool(online.document, sub.code)
+    doc = await run_in_threadpool(online.document, sub.code, None, sub.lang)
     if last_seen is None or last_seen < doc["version"]:
         yield sse_message("online", doc, doc["version"])
     loop = asyncio.get_running_loop()
@@ -162,6 +165,8 @@ def install(app: FastAPI, data_dir, rooms) -> OnlineRooms:
     online = OnlineRooms(data_dir, rooms.hub, rooms.worker.run, url=rooms.settings.database,  # the rooms' database
                          stopping=lambda: not rooms.worker.alive, expire_days=rooms.settings.expire_days)
     app.state.online = online
+    if getattr(rooms.hub, "redraw", None) is not None:  # several servers (fanout.py): online events too
+        rooms.hub.redraw = online.redrawing(rooms.hub.redraw)
     app.include_router(router)
     app.include_router(online_pages.router)
     return online

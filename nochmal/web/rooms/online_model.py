@@ -8,6 +8,7 @@ import hashlib
 import secrets
 from dataclasses import asdict, dataclass
 
+from nochmal.i18n import say
 from nochmal.board import BUILTIN_BOARDS
 from nochmal.game import MAX_COOP_PLAYERS, MAX_PLAYERS
 from nochmal.missions.model import DIFFICULTIES
@@ -61,16 +62,17 @@ def parse_setup(body: dict) -> OnlineSetup:
     seats = body["seats"]
     for k, spec in enumerate(seats):
         if spec != HUMAN and spec not in bots:
-            raise WebError(f"seats.{k}: {spec[:20]!r} is neither human nor a bot ({', '.join(bots)})",
-                           f"seats.{k}", 422)
+            raise WebError(say("seats.%(k)s: %(spec)s is neither human nor a bot (%(bots)s)", k=k, spec=repr(spec[:20]),
+                               bots=tuple(bots)), f"seats.{k}", 422)
     quiet = Quiet(**(body.get("quiet") or {}))
     if quiet.bot not in bots:
-        raise WebError(f"quiet.bot: {quiet.bot[:20]!r} is not a bot ({', '.join(bots)})", "quiet.bot", 422)
+        raise WebError(say("quiet.bot: %(spec)s is not a bot (%(bots)s)", spec=repr(quiet.bot[:20]), bots=tuple(bots)),
+                       "quiet.bot", 422)
     mode = body.get("mode") or (RoomMode.MISSION if body.get("mission") else RoomMode.COMPETITIVE)
     if mode == RoomMode.MISSION:
         ids = shipped_mission_ids()
         if body.get("mission") not in ids:
-            raise WebError(f"mission must be one of {', '.join(ids)}", "mission", 422)
+            raise WebError(say("mission must be one of %(missions)s", missions=tuple(ids)), "mission", 422)
         if not 1 <= len(seats) <= MAX_COOP_PLAYERS:
             raise WebError(f"a mission has 1-{MAX_COOP_PLAYERS} seats, not {len(seats)}", "seats", 422)
         mission = shipped_mission(body["mission"])
@@ -85,7 +87,7 @@ def parse_setup(body: dict) -> OnlineSetup:
             raise WebError(f"{key} belongs to a mission, not a competitive game", key, 422)
     board = body.get("board") or "classic"
     if board not in BUILTIN_BOARDS:
-        raise WebError(f"board must be one of {', '.join(BUILTIN_BOARDS)}", "board", 422)
+        raise WebError(say("board must be one of %(boards)s", boards=BUILTIN_BOARDS), "board", 422)
     if not 1 <= len(seats) <= MAX_PLAYERS:
         raise WebError(f"a game has 1-{MAX_PLAYERS} seats, not {len(seats)}", "seats", 422)
     return OnlineSetup(RoomMode.COMPETITIVE, board, tuple(seats), quiet=quiet)

@@ -72,7 +72,7 @@ class OnlineRooms:
     # --- rooms -----------------------------------------------------------------------------
     def table(self, code: str) -> OnlineTable:
         if not valid_code(code):
-            raise WebError("no online room with this code (wrong code, or the room expired)", "id", 404)
+            raise WebError(say("no online room with this code (wrong code, or the room expired)"), "id", 404)
         with self._lock:
             table = self._tables.get(code)
         if table is None:
@@ -111,17 +111,31 @@ class OnlineRooms:
     def seat_of(self, code: str, token: str | None) -> int | None:
         return self.store.seat_of(code, token)
 
-    def document(self, code: str, token: str | None = None) -> dict:
+    def document(self, code: str, token: str | None = None, lang: str = "en") -> dict:
         table = self.table(code)
         seat = self.store.seat_of(code, token)
-        return self._document(table, seat)
+        return self._document(table, seat, lang)
 
-    def _document(self, table: OnlineTable, seat: int | None = None) -> dict:
-        """The room with every sheet drawn (``seat``: with its offer)."""
+    def _document(self, table: OnlineTable, seat: int | None = None, lang: str = "en") -> dict:
+        """The room with every sheet drawn (``seat``: with its offer), in ``lang``'s words."""
         with table.lock:
-            doc = table.document(seat, self.clock())
-            doc["svgs"] = {str(k): table.sheet_svg(k) for k in range(len(table.setup.seats))}
+            doc = table.document(seat, self.clock(), lang)
+            doc["svgs"] = {str(k): table.sheet_svg(k, lang) for k in range(len(table.setup.seats))}
         return doc
+
+    def redrawing(self, table_redraw):
+        """The shared hub's redraw (fanout.py: an event drawn in a language no phone on the
+        editing server spoke) for both kinds of room: an online room's document (it carries
+        its commitment) is drawn here, a table room's sheet event by ``table_redraw``."""
+        def redraw(code: str, data: dict, lang: str) -> dict:
+            if "commitment" not in data:
+                return table_redraw(code, data, lang)
+            table = self.table(code)
+            if table.version != data.get("version"):  # this server's game is not the event's: as it came
+                return data
+            doc = self._document(table, None, lang)
+            return doc if "svgs" in data else {k: v for k, v in doc.items() if k != "svgs"}
+        return redraw
 
     def tap(self, code: str, seat: int, token: str | None, body: dict, lang: str = "en") -> dict:
         """What the seat's selection allows, the engine's reason said in ``lang`` (the phone's)."""
@@ -134,11 +148,11 @@ class OnlineRooms:
                                    state=say(SEAT_STATES[table.state_of(seat)])), "cells", 409)
             return tap_answer(view, body["colour"], body["number"], body.get("cells", []), lang)
 
-    def move(self, code: str, seat: int, token: str | None, roll: int, text: str) -> dict:
+    def move(self, code: str, seat: int, token: str | None, roll: int, text: str, lang: str = "en") -> dict:
         self.store.check_seat(code, seat, token)
         table = self.table(code)
         kept = self.choose(table, seat, roll, text, "seat")
-        doc = self._document(table, seat)
+        doc = self._document(table, seat, lang)
         return {"version": doc["version"], "move": kept.move, "room": doc}
 
     def choose(self, table: OnlineTable, seat: int, roll: int, text: str, by: str) -> KeptMove:
@@ -155,7 +169,7 @@ class OnlineRooms:
         table = self.table(code)
         with table.lock:
             if not table.game.is_terminal():
-                raise WebError("the game is not over: its record (and the seed) is shown at the end", "id", 409)
+                raise WebError(say("the game is not over: its record (and the seed) is shown at the end"), "id", 409)
             return table.record().to_json()
 
     def analysable(self, code: str, seat: int) -> dict:
@@ -177,9 +191,12 @@ class OnlineRooms:
                 table.offered_at.setdefault(k, now)
             if publish:  # the sheets are drawn as at the roll's start: redrawn only when that changes
                 drawn = (table.game.rolls_done, table.game.is_terminal(), tuple(sorted(table.names.items())))
-                doc = self._document(table) if drawn != table.drawn else table.document(None, now)
+                redrawn = drawn != table.drawn
                 table.drawn = drawn
-                self.hub.publish(table.code, "online", doc, table.version)
+                words = {lang: self._document(table, None, lang) if redrawn else table.document(None, now, lang)
+                         for lang in self.hub.languages(table.code) or {"en"}}  # each phone its words
+                self.hub.publish(table.code, "online", words.get("en") or next(iter(words.values())), table.version,
+                                 by_language=words)
         with self.changed:
             self.changed.notify_all()
 

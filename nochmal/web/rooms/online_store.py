@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from nochmal.i18n import say
 from nochmal.web.errors import WebError
 from nochmal.web.rooms.model import new_code, new_secret, secret_hash
 from nochmal.web.rooms.online_model import OnlineSetup, commitment
@@ -106,7 +107,7 @@ class OnlineStore:
             row = db.execute("SELECT setup, seed, commitment, version, started FROM online_rooms WHERE code = ?",
                              (code,)).fetchone()
             if row is None:
-                raise WebError("no online room with this code (wrong code, or the room expired)", "id", 404)
+                raise WebError(say("no online room with this code (wrong code, or the room expired)"), "id", 404)
             names = dict(db.execute("SELECT seat, name FROM online_seats WHERE code = ?", (code,)).fetchall())
             moves = tuple(KeptMove(*m) for m in db.execute(
                 "SELECT roll, seat, move, by FROM online_moves WHERE code = ? ORDER BY n", (code,)))
@@ -126,9 +127,9 @@ class OnlineStore:
 
     def check_seat(self, code: str, seat: int, token: str | None) -> None:
         if not token:
-            raise WebError("send the seat's token: Authorization: Bearer TOKEN", "authorization", 401)
+            raise WebError(say("send the seat's token: Authorization: Bearer TOKEN"), "authorization", 401)
         if self.seat_of(code, token) != seat:
-            raise WebError(f"this token does not hold seat {seat + 1}", "authorization", 403)
+            raise WebError(say("this token does not hold seat %(seat)s", seat=seat + 1), "authorization", 403)
 
     # --- writing ---------------------------------------------------------------------------
     def create(self, setup: OnlineSetup, seed: int, creator: str) -> str:
@@ -153,13 +154,13 @@ class OnlineStore:
             free = [k for k in setup.humans() if k not in held]
             if seat is None:
                 if not free:
-                    raise WebError("every seat of this game is taken; a player comes back by their own link",
+                    raise WebError(say("every seat of this game is taken; a player comes back by their own link"),
                                    None, 409)
                 seat = free[0]
             elif seat >= len(setup.seats) or setup.seats[seat] != "human":
-                raise WebError(f"seat {seat + 1} is no person's seat in this game", "seat", 404)
+                raise WebError(say("seat %(seat)s is no person's seat in this game", seat=seat + 1), "seat", 404)
             elif seat in held:
-                raise WebError(f"seat {seat + 1} is taken; pick a free seat", "seat", 409)
+                raise WebError(say("seat %(seat)s is taken; pick a free seat", seat=seat + 1), "seat", 409)
             db.execute("INSERT INTO online_seats (code, seat, name, token_hash) VALUES (?, ?, ?, ?)",
                        (code, seat, name, secret_hash(token)))
             starts = len(held) + 1 == len(setup.humans())
@@ -174,7 +175,8 @@ class OnlineStore:
                 db.execute("INSERT INTO online_moves (code, n, roll, seat, move, by, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                            (code, n, move.roll, move.seat, move.move, move.by, time.time()))
             except Duplicate:
-                raise WebError(f"seat {move.seat + 1} has already chosen in roll {move.roll + 1}", "move", 409) from None
+                raise WebError(say("seat %(seat)s has already chosen in roll %(roll)s", seat=move.seat + 1, roll=move.roll + 1),
+                               "move", 409) from None
             return self._bump(db, code)
 
     @staticmethod

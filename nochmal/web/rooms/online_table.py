@@ -15,11 +15,13 @@ import threading
 from nochmal.dice import seeded_roll
 from nochmal.errors import NochmalError
 from nochmal.game import CHANCE, Game
+from nochmal.i18n import said, say
 from nochmal.move import PASS, Move
 from nochmal.seats import HUMAN
 from nochmal.svg import SheetPicture, pictures_svg
 from nochmal.table.session import TableSession
 from nochmal.web.errors import WebError
+from nochmal.web.routers.games import mission_text
 from nochmal.web.rooms.model import RoomMode, board_of, shipped_mission
 from nochmal.web.rooms.online_store import KeptMove, OnlineRecord
 
@@ -127,20 +129,20 @@ class OnlineTable:
         """Seat's move for roll ``roll`` (from 1) checked by the engine, ready to keep."""
         index = self.roll_index()
         if index is None or roll != index + 1:
-            now = "the game is over" if self.game.is_terminal() else (
-                "the game has not started" if index is None else f"roll {index + 1} is in play")
-            raise WebError(f"{now}, not roll {roll}", "roll", 409)
+            now = say("the game is over") if self.game.is_terminal() else (
+                say("the game has not started") if index is None else say("roll %(roll)s is in play", roll=index + 1))
+            raise WebError(say("%(now)s, not roll %(roll)s", now=now, roll=roll), "roll", 409)
         state = self.state_of(seat)
         if state == "chosen":
-            raise WebError(f"seat {seat + 1} has already chosen in roll {roll}", "move", 409)
+            raise WebError(say("seat %(seat)s has already chosen in roll %(roll)s", seat=seat + 1, roll=roll), "move", 409)
         if state == "waiting":
-            raise WebError("the active player chooses first; the others then choose from the dice left",
+            raise WebError(say("the active player chooses first; the others then choose from the dice left"),
                            "move", 409)
         try:
             move = Move.parse(text)
             self.view(seat).check_move(move)
         except NochmalError as exc:
-            raise WebError(str(exc), "move", 422) from None
+            raise WebError(exc.message, "move", 422) from None
         return KeptMove(index, seat, str(move), "seat")
 
     def offered(self) -> list[int]:
@@ -148,9 +150,10 @@ class OnlineTable:
         return [k for k in range(len(self.setup.seats)) if self.started and self.view(k) is not None]
 
     # --- what phones see -------------------------------------------------------------------
-    def document(self, seat: int | None = None, now: float | None = None) -> dict:
+    def document(self, seat: int | None = None, now: float | None = None, lang: str = "en") -> dict:
         """The room as every phone sees it: the sheets as at the roll's start (the moves of a
-        roll show when it ends); ``seat`` adds that seat's offer (``you``)."""
+        roll show when it ends); ``seat`` adds that seat's offer (``you``); a mission's outcome
+        said in ``lang``."""
         g = self.game
         setup = self.setup
         sheets = g.position().sheets if g.roll is not None else g.sheets
@@ -176,7 +179,9 @@ class OnlineTable:
                "seed_text": str(self.seed) if over else None}  # 62 bits: a browser's number keeps 53
         if setup.mode is RoomMode.MISSION:
             result = self.session.mission_outcome()
-            out["outcome"] = {**result.to_dict(), "text": result.text()}
+            outcome = result.to_dict(lang)
+            name = self.session.mission.name_in(lang)
+            out["outcome"] = {**outcome, "text": result.text() if lang == "en" else mission_text(outcome, name, lang)}
         if seat is not None:
             out["you"] = {"seat": seat, "offer": self.offer(seat, now)}
         return out
@@ -200,13 +205,16 @@ class OnlineTable:
         return {"roll": t, "dice": roll.to_json(),
                 "moves": [{"seat": p, "move": str(m), "by": self.by.get((t - 1, p), "seat")} for p, m in moves]}
 
-    def sheet_svg(self, seat: int) -> str:
+    def sheet_svg(self, seat: int, lang: str = "en") -> str:
+        """Seat's sheet drawn in ``lang``'s words (a phone's language: docs/web.md "Languages"):
+        a player's name, a bot's, or a free seat's label in that language."""
         g = self.game
         sheets = g.position().sheets if g.roll is not None else g.sheets
         claims = g.race_claims
-        name = self.names.get(seat) or self.setup.seats[seat]
+        spec = self.setup.seats[seat]
+        name = self.names.get(seat) or (spec if spec != HUMAN else said(say("seat %(n)s (free)", n=seat + 1), lang))
         return pictures_svg([SheetPicture(name, sheets[seat], claims.columns & ~sheets[seat].cols_upper,
-                                          claims.colours & ~sheets[seat].colours_upper)])
+                                          claims.colours & ~sheets[seat].colours_upper)], lang=lang)
 
     def record(self):
         """The game's record (the seed in it), for the end."""

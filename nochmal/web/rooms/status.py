@@ -19,7 +19,7 @@ from concurrent.futures import BrokenExecutor
 from typing import Callable
 
 from nochmal.missions.coop import mission_status
-from nochmal.missions.split import SPLIT_SECONDS, status_document, team_plan
+from nochmal.missions.split import SPLIT_SECONDS, lost_said, status_document, team_plan
 from nochmal.i18n import Message, say
 from nochmal.sheet import Sheet
 from nochmal.web.rooms.advice import score_advice, split_advice
@@ -94,6 +94,7 @@ def _mission_status(room: Room, full: bool, time_limit: float = SPLIT_SECONDS) -
                         rolls_crossed=rolls_in_play(room))
     plan = team_plan(mission, sheets, st.rolls_left, time_limit) if full and not any(st.impossible) else None
     doc = status_document(st, labels, plan)
+    doc["lost_reasons_said"] = wire(lost_said(st, plan))  # each phone's words (rooms.js)
     doc["impossible"] = [w.to_dict() for w in warnings if w is not None]
     for objective, done in zip(doc["objectives"], st.objectives):
         missing = [named_missing(part, labels, line) for part, line in zip(done.missing_parts, done.said_missing)]

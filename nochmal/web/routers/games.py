@@ -14,7 +14,7 @@ from nochmal.board import BUILTIN_BOARDS, load_board
 from nochmal.dice import COLOUR_FACES, NUMBER_FACES
 from nochmal.errors import NochmalError
 from nochmal.game import MAX_PLAYERS, Game
-from nochmal.i18n import DEFAULT, N_, rating, say, translate
+from nochmal.i18n import DEFAULT, N_, rating, say, say_n, translate
 from nochmal.missions.coop import mission_outcome_line
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 from nochmal.move import parse_cell
@@ -38,7 +38,6 @@ Lang = Annotated[str, Depends(language)]
 
 # a co-op game's outcome line (missions/coop.py MissionResult.text) in the request's language
 MISSION_WON = N_("%(name)s: won on roll %(roll)s of %(budget)s")
-MISSION_LOST = N_("%(name)s: lost after %(rolls)s rolls; missing: %(missing)s")
 MISSION_RUNNING = N_("%(name)s: in progress, roll %(rolls)s of %(budget)s")
 
 
@@ -61,14 +60,20 @@ def spoken(state: dict, web, lang: str) -> dict:
     if mission is not None and m is not None:
         name = mission.name_in(lang)  # the objectives and missing lines came in lang (WebGame.state)
         m["name"], m["description"] = name, mission.description_in(lang).strip()
-        if m["won"]:
-            m["text"] = translate(MISSION_WON, lang) % {"name": name, "roll": m["won_on"], "budget": m["budget"]}
-        elif m["finished"]:
-            m["text"] = translate(MISSION_LOST, lang) % {"name": name, "rolls": m["rolls_used"],
-                                                         "missing": "; ".join(m["missing"])}
-        else:
-            m["text"] = translate(MISSION_RUNNING, lang) % {"name": name, "rolls": m["rolls_used"], "budget": m["budget"]}
+        m["text"] = mission_text(m, name, lang)
     return state
+
+
+def mission_text(m: dict, name: str, lang: str) -> str:
+    """A co-op game's outcome line in ``lang`` from its MissionResult.to_dict(lang) ``m`` (the
+    online rooms say theirs so too)."""
+    if m["won"]:
+        return translate(MISSION_WON, lang) % {"name": name, "roll": m["won_on"], "budget": m["budget"]}
+    if m["finished"]:
+        return say_n("%(name)s: lost after %(n)s roll; missing: %(missing)s",
+                     "%(name)s: lost after %(n)s rolls; missing: %(missing)s", m["rolls_used"], name=name,
+                     missing="; ".join(m["missing"])).in_language(lang)
+    return translate(MISSION_RUNNING, lang) % {"name": name, "rolls": m["rolls_used"], "budget": m["budget"]}
 
 
 class NewGame(Body):

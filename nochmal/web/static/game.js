@@ -48,7 +48,7 @@
       NM.say(t("pass the device to %(name)s", { name: state.names[me()] }), "good");
     lastHuman = me();
     const over = state.over;
-    let info = over ? t("game over after %(rolls)s rolls", { rolls: state.rolls })
+    let info = over ? ngettext("game over after %(n)s roll", "game over after %(n)s rolls", state.rolls)
       : state.roll_limit ? t("roll %(roll)s of %(limit)s", { roll: state.roll, limit: state.roll_limit })
         : t("roll %(roll)s", { roll: state.roll });
     if (!over && state.roll_limit) info += " " + t("(%(left)s left after this one)", { left: state.roll_limit - state.roll });
