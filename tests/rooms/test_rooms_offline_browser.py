@@ -37,6 +37,10 @@ def _phone(browser, url: str, name: str, width: int = 360):
     page.wait_for_function("navigator.serviceWorker.controller !== null")
     page.wait_for_selector("#live.on")
     page.wait_for_selector("#mine svg rect[data-cell]")
+    # the worker keeps a page a moment after it was shown (static/sw.js keepPage)
+    assert page.evaluate("""async (url) => {  // (30 s: a hang guard)
+      for (let i = 0; i < 300 && !(await caches.match(url)); i++) await new Promise((ok) => setTimeout(ok, 100));
+      return !!(await caches.match(url)); }""", url), "the worker did not keep the room's page"
     return page
 
 

@@ -58,7 +58,11 @@ NM.jobState = (state) => ({ queued: t("queued"), running: t("running"), done: t(
 
 // base.html's language switch: ?lang= makes the server set the cookie, so the reload and every
 // page after it speak the chosen language.
-(function () {
+// (common.js runs in the head, before the page's body is read: NM.ready waits for it)
+NM.ready = (fn) => {
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", fn); else fn();
+};
+NM.ready(function () {
   const pick = document.getElementById("lang-switch");
   if (!pick) return;
   pick.addEventListener("change", () => {
@@ -66,7 +70,7 @@ NM.jobState = (state) => ({ queued: t("queued"), running: t("running"), done: t(
     url.searchParams.set("lang", pick.value);
     window.location.replace(url.toString());
   });
-})();
+});
 
 NM.api = async function (method, path, body) {
   const opts = { method, headers: {} };
