@@ -16,6 +16,7 @@ LOCALES = {"de": "de-DE", "pl": "pl-PL"}  # a browser's locale: its Accept-Langu
 # words an English message shares with German or Polish text, names (the bots' too), notation
 ALLOWED = {"start", "normal", "auto", "joker", "jokers", "orange", "bot", "api", "json", "svg", "puzzle", "name",
            "noch mal", "classic", "stop", "home", "team", "mission", "live", "nochmal mission status",
+           "pink",  # the Clever 4ever area: "Pink" in German too
            *agent_names()}  # home: the key; a command is notation
 
 

@@ -26,8 +26,10 @@ from nochmal.clever.options import DEFAULT_OPTIONS, CleverRules
 from nochmal.clever.scoring import score
 from nochmal.clever.sheet import Place, Sheet, blue_free, enter, places
 from nochmal.clever.sheetdata import MAX_DIE, SheetFacts, clever4ever
+from nochmal.clever.words import KINDS, PHASES, WHERE, bonus, colour
 from nochmal.errors import OutOfTurnError, SetupError
 from nochmal.game import CHANCE, TERMINAL
+from nochmal.i18n import say
 
 MAX_PLAYERS = 4
 PICKS = 3  # an active turn has three picks (throws), each a take or a pass
@@ -204,25 +206,29 @@ class CleverGame:
         """IllegalActionError naming why ``action`` is not legal now."""
         seat = self.current_player()
         if seat < 0:
-            raise IllegalActionError("the game is over" if seat == TERMINAL else "the dice are to be thrown now")
+            raise IllegalActionError(say("the game is over") if seat == TERMINAL else say("the dice are to be thrown now"))
         if self.pending[seat] and action.kind not in ("bonus", "forfeit"):
-            raise IllegalActionError(f"seat {seat + 1} first enters or forfeits {', '.join(self.pending[seat])}")
+            raise IllegalActionError(say("seat %(seat)s first enters or forfeits %(bonuses)s", seat=seat + 1,
+                                         bonuses=[bonus(b) for b in self.pending[seat]]))
         if action.kind in ("bonus", "forfeit") and action.bonus not in self.pending[seat]:
-            raise IllegalActionError(f"no {action.bonus} bonus is pending")
+            raise IllegalActionError(say("no %(bonus)s bonus is pending", bonus=bonus(action.bonus)))
         want = {"active": ("take", "pass", "reroll"), "passive": ("take", "pass"), "extra": ("extra", "done")}[self.phase]
         if action.kind not in want + ("bonus", "forfeit"):
-            raise IllegalActionError(f"'{action.kind}' is not possible now: it is the {self.phase} phase "
-                                     f"({' or '.join(want)})")
+            raise IllegalActionError(say("%(action)s is not possible now (%(phase)s: %(allowed)s)",
+                                         action=say(KINDS[action.kind]), phase=say(PHASES[self.phase]),
+                                         allowed=[say(KINDS[k]) for k in want]))
         if action.kind == "reroll" and not self.sheets[seat].left("reroll"):
-            raise IllegalActionError("no re-roll action is unlocked and unused")
+            raise IllegalActionError(say("no re-roll action is unlocked and unused"))
         if action.die is not None:
             where = self.where[DICE.index(action.die)]
             if action.kind == "take" and action.die not in self._takeable(seat):
-                raise IllegalActionError(f"the {action.die} die is not available (it lies on the {where})")
+                raise IllegalActionError(say("the %(die)s die is not available (%(where)s)", die=colour(action.die),
+                                             where=say(WHERE[where])))
             if action.kind == "extra" and action.die in self.extra_used:
-                raise IllegalActionError(f"the {action.die} die was used with +1 in this window already")
+                raise IllegalActionError(say("the %(die)s die was used with +1 in this window already",
+                                             die=colour(action.die)))
         if action not in self.legal_moves():
-            raise IllegalActionError(f"'{action.text(self.facts)}' is not legal here")
+            raise IllegalActionError(say("%(action)s is not legal here", action=repr(action.text(self.facts))))
 
     def apply_move(self, action: Action) -> None:
         """Apply a legal action of the deciding seat (IllegalActionError otherwise)."""

@@ -56,6 +56,7 @@ class SheetFacts:
     track_end_bonus: dict[str, str | None]
     round_bonuses: tuple[str | None, ...]
     ratings: tuple[tuple[int, str, str], ...]  # (lowest score, English, German), best first
+    grey_bonus_cells: tuple[tuple[tuple[int, int], str], ...] = ()  # (cell, bonus) as printed, for drawing
 
     # sizes, read off the data
     yellow_rows = property(lambda self: len(self.yellow_bonuses))
@@ -158,7 +159,7 @@ def _read_grey(rd: _Reader):
     points = rd.ints("grey.column_points", low=0)
     if not shades or not all(isinstance(s, str) for s in shades):
         rd.bad("grey.shades", "expected a list of text rows")
-        return shades, points, (), frozenset(), ()
+        return shades, points, (), frozenset(), (), ()
     width = len(points) or len(shades[0])
     for i, row in enumerate(shades):
         if len(row) != width:
@@ -166,7 +167,7 @@ def _read_grey(rd: _Reader):
         if set(row) - set(SHADES):
             rd.bad(f"grey.shades[{i + 1}]", f"shades are {', '.join(SHADES)}, got {row!r}")
     if len(rd.problems) > before:
-        return shades, points, (), frozenset(), ()
+        return shades, points, (), frozenset(), (), ()
     bonus_at: dict[tuple[int, int], str] = {}
     for i, entry in enumerate(rd.get("grey.cell_bonuses", list, [])):
         key = f"grey.cell_bonuses[{i + 1}]"
@@ -199,7 +200,7 @@ def _read_grey(rd: _Reader):
         near = {segment_of[(y + dy, x + dx)] for y, x in s.cells for dy, dx in ((1, 0), (-1, 0), (0, 1), (0, -1))
                 if (y + dy, x + dx) in segment_of}
         neighbours.append(frozenset(near - {s.index}))
-    return shades, points, segments, frozenset(starts), tuple(neighbours)
+    return shades, points, segments, frozenset(starts), tuple(neighbours), tuple(sorted(bonus_at.items()))
 
 
 def _read_ratings(rd: _Reader) -> tuple[tuple[int, str, str], ...]:
@@ -235,7 +236,7 @@ def parse_sheet(data: dict, source: str = "<data>") -> SheetFacts:
     anti = rd.get("blue.anti_diagonal_points", int, 0)
     if size != MAX_DIE:
         rd.bad("blue.size", f"a die picks the row and another the column: the grid is {MAX_DIE} by {MAX_DIE}")
-    shades, g_points, segments, starts, neighbours = _read_grey(rd)
+    shades, g_points, segments, starts, neighbours, bonus_cells = _read_grey(rd)
     fields = rd.get("green.fields", int, 0)
     g_bonuses = rd.bonuses("green.bonuses", fields)
     double_from = rd.get("green.double_from", int, 1)
@@ -264,7 +265,8 @@ def parse_sheet(data: dict, source: str = "<data>") -> SheetFacts:
         blue_diagonal_bonus=diagonal, blue_anti_diagonal_points=anti, grey_shades=shades, grey_points=g_points,
         segments=segments, start_segments=starts, neighbours=neighbours, green_double_from=double_from - 1,
         green_bonuses=g_bonuses, pink_points=p_points, pink_bonuses=p_bonuses, pink_bonus_numbers=frozenset(numbers),
-        pink_circle_points=circles, track_slots=slots, track_end_bonus=ends, round_bonuses=rounds, ratings=ratings)
+        pink_circle_points=circles, track_slots=slots, track_end_bonus=ends, round_bonuses=rounds, ratings=ratings,
+        grey_bonus_cells=bonus_cells)
 
 
 def load_sheet(path: str | Path) -> SheetFacts:

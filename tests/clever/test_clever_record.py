@@ -101,7 +101,7 @@ def test_forged_records_are_refused_at_their_first_bad_step():
     def illegal(d):
         d["steps"][t]["action"] = "bonus ?pink 3 pink"
 
-    with pytest.raises(CleverRecordError, match=f"^step {t + 1}: no \\?pink bonus is pending"):
+    with pytest.raises(CleverRecordError, match=f'^step {t + 1}: no "\\?" Pink bonus is pending'):
         replay(forged(record, illegal))
 
     def swapped(d):

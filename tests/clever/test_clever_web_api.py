@@ -71,11 +71,46 @@ def test_unknown_games_and_bad_seeds_are_refused(client):
     assert client.post("/api/clever/games", json={"seed": "x"}).status_code == 422
 
 
-def test_the_oldest_game_is_dropped_past_the_cap():
-    from nochmal.web.routers.clever import CleverGames
+def test_a_game_goes_on_after_a_restart(tmp_path):
+    """The house rule: what the server acknowledged survives it. A new app on the same data
+    folder (the old one gone) serves the game and plays on as the seed's game."""
+    played = []
+    with TestClient(create_app(tmp_path)) as first:
+        view = first.post("/api/clever/games", json={"seed": 11}).json()
+        for k in range(7):
+            played.append(view["legal"][(3 * k) % len(view["legal"])])
+            view = first.post(f"/api/clever/games/{view['id']}/actions", json={"action": played[-1]}).json()
+    with TestClient(create_app(tmp_path)) as second:
+        again = second.get(f"/api/clever/games/{view['id']}").json()
+        assert again == view and again["state"] == to_state(_local(11, played))
+        played.append(again["legal"][-1])
+        after = second.post(f"/api/clever/games/{view['id']}/actions", json={"action": played[-1]}).json()
+        assert after["state"] == to_state(_local(11, played))
 
-    store = CleverGames(limit=2)
-    first, _ = store.new(1)
-    store.new(2)
-    store.new(3)
-    assert first not in store.games and len(store.games) == 2
+
+def test_each_address_keeps_its_newest_games():
+    from nochmal.web.clever_store import CleverGames
+    from nochmal.web.rooms.store_open import open_database
+
+    store = CleverGames(open_database(None, None, "clever.sqlite3"), built=1, per_address=2)
+    first, _ = store.new(1, "10.0.0.1")
+    other, _ = store.new(1, "10.0.0.2")
+    second, _ = store.new(2, "10.0.0.1")
+    third, _ = store.new(3, "10.0.0.1")
+    with pytest.raises(Exception) as gone:
+        store.get(first)
+    assert gone.value.status == 404 and gone.value.field == "game_id"
+    assert store.get(other).seed == 1 and store.get(second).seed == 2 and store.get(third).seed == 3  # replayed
+
+
+def test_a_refusal_is_said_in_the_players_language(client):
+    gid = client.post("/api/clever/games", json={"seed": 3}).json()["id"]
+    said = {}
+    for lang in ("en", "de", "fr"):
+        answer = client.post(f"/api/clever/games/{gid}/actions", json={"action": "done"}, headers={"Accept-Language": lang})
+        assert answer.status_code == 422 and answer.json()["field"] == "action"
+        said[lang] = answer.json()["error"]
+    assert said["en"].startswith("Done is not possible now")
+    assert said["de"].startswith("Fertig") and "not possible" not in said["de"] and "not possible" not in said["fr"]
+    labels = client.get(f"/api/clever/games/{gid}", headers={"Accept-Language": "de"}).json()["choices"]
+    assert "Passen" in [c["label"] for c in labels] and all("row" not in c["label"] for c in labels)

@@ -1,15 +1,12 @@
-"""Clever 4ever solo games under /api/clever (docs/clever.md "The web API"): a game against a
+"""Clever 4ever solo games under /api/clever (docs/clever.md "The web page"): a game against a
 seed is started, read and played one action at a time (the notation of
 nochmal/clever/actions.py); the throws are the seed's (``seeded_outcome``), so the same seed
-gives the same dice as `nochmal clever solo`. The games live in the process's memory
-(``CleverGames``, capped: the oldest is dropped first). Engine work runs in the thread pool,
-never on the event loop."""
+gives the same dice as `nochmal clever solo`. The games are kept across a restart
+(nochmal/web/clever_store.py). Engine work and the store run in the thread pool, never on the
+event loop."""
 
 from __future__ import annotations
 
-import secrets
-import threading
-from collections import OrderedDict
 from typing import Annotated, Optional
 
 from fastapi import APIRouter, Depends, Path as PathParam, Request
@@ -17,68 +14,41 @@ from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from nochmal.clever import Action, CleverGame
+from nochmal.clever import DICE, Action
 from nochmal.clever.actions import MAX_TEXT
+from nochmal.clever.sheetdata import AREAS, BONUSES
+from nochmal.clever.words import KINDS, bonus, colour
 from nochmal.clever.state import to_state
 from nochmal.clever.scoring import area_points
-from nochmal.errors import NochmalError
-from nochmal.i18n import N_, translate
+from nochmal.i18n import N_, Message, say, translate
 from nochmal.rules import MAX_SEED
+from nochmal.web.clever_store import CleverGames, Played, store_of
 from nochmal.web.clever_svg import sheet_svg, targets
-from nochmal.web.errors import WebError
 from nochmal.web.language import language
+from nochmal.web.limits import RateLimit, client_address
 from nochmal.web.responses import documented
 from nochmal.web.schemas import Body
-
-MAX_GAMES = 500  # games kept in memory; a new one past it drops the oldest
 
 router = APIRouter(prefix="/api/clever", tags=["clever"])
 page_router = APIRouter(include_in_schema=False)
 Lang = Annotated[str, Depends(language)]
-AREAS = {"yellow": N_("Yellow"), "blue": N_("Blue"), "grey": N_("Grey"), "green": N_("Green"), "pink": N_("Pink")}
+# the words of the drawn sheet (nochmal/web/clever_svg.py): the tracks, and the bonuses' names as tooltips
+WORDS = {"tracks": N_("Action bonuses"), "rounds": N_("Round"), "bonus_with": N_("bonus with %(numbers)s")}
 GameId = Annotated[str, PathParam(pattern=r"^[A-Za-z0-9_-]{16,32}$", description="The game's id.")]
 
 
-class CleverGames:
-    """The solo games in memory, oldest first; one lock per store (a game is played by one
-    page at a time, the lock keeps two requests from interleaving)."""
-
-    def __init__(self, limit: int = MAX_GAMES):
-        self.limit, self.games, self.lock = limit, OrderedDict(), threading.Lock()
-
-    def new(self, seed: int) -> tuple[str, CleverGame]:
-        game = CleverGame(1)
-        _advance(game, seed)
-        gid = secrets.token_urlsafe(12)
-        with self.lock:
-            self.games[gid] = (seed, game)
-            while len(self.games) > self.limit:
-                self.games.popitem(last=False)
-        return gid, game
-
-    def get(self, gid: str) -> tuple[int, CleverGame]:
-        with self.lock:
-            found = self.games.get(gid)
-        if found is None:
-            raise WebError(f"no Clever 4ever game {gid!r} (games are kept in memory; start a new one)", "game_id", 404)
-        return found
-
-
 async def clever_games(request: Request) -> CleverGames:
-    """The store on ``app.state.clever`` (made on first use: create_app needs no line for it)."""
-    store = getattr(request.app.state, "clever", None)
-    if store is None:
-        store = request.app.state.clever = CleverGames()
-    return store
+    """The app's store (nochmal/web/clever_store.py; opened on first use)."""
+    return await run_in_threadpool(store_of, request.app)
+
+
+async def game_rate(request: Request) -> RateLimit:
+    """New games a minute per address: the app's limit for new games (docs/security.md "Limits")."""
+    return request.app.state.game_rate
 
 
 Store = Annotated[CleverGames, Depends(clever_games)]
-
-
-def _advance(game: CleverGame, seed: int) -> None:
-    """Throw the seed's dice until a seat decides or the game is over."""
-    while game.is_chance_node():
-        game.apply_roll(game.seeded_outcome(seed))
+Rate = Annotated[RateLimit, Depends(game_rate)]
 
 
 class NewGame(Body):
@@ -101,6 +71,7 @@ class Choice(BaseModel):
     die: Optional[str] = Field(..., description='The die it takes, or the "?" bonus it enters (none: reroll, pass, done, forfeit).')
     number: Optional[int]
     targets: list[str] = Field(..., description="The ids of the sheet's fields it fills (the SVG's elements).")
+    label: str = Field(..., description="The action in the page's language, for people.")
 
 
 class CleverView(BaseModel):
@@ -119,54 +90,95 @@ class CleverView(BaseModel):
     choices: list[Choice] = Field(..., description="The legal actions with the die they use and the fields they fill.")
     left: dict[str, int] = Field(..., description="Each action track's slots unlocked and not used: reroll, plus-one, polish.")
     foxes: int
-    svg: str = Field(..., description="The sheet drawn as the pad is (SVG), its fields with the ids of ``targets``.")
+    names: dict[str, str] = Field(..., description='The dice\'s and the bonuses\' names in the page\'s language ("?grey": "? Grey").')
+    svg: str = Field(..., description="The sheet drawn as the pad is: HTML, one box of SVG pieces per area and the tracks; "
+                     "its fields carry the ids of ``targets``.")
 
 
-def _view(gid: str, seed: int, game: CleverGame, lang: str = "en") -> dict:
+def place_words(place, facts) -> Message:
+    """Where an entry goes, for people: the area and its row, column, cell or half."""
+    area = colour(place.area)
+    if place.area == "yellow":
+        return say("%(area)s, row %(n)s", area=area, n=place.spot + 1)
+    if place.area == "blue":
+        return say("%(area)s, column %(n)s", area=area, n=place.spot + 1)
+    if place.area == "grey":
+        r, c = facts.segments[place.spot].cells[0]
+        return say("%(area)s, row %(row)s column %(column)s", area=area, row=r + 1, column=c + 1)
+    if place.area == "green":
+        return say("%(area)s, upper half", area=area) if place.spot else say("%(area)s, lower half", area=area)
+    return area
+
+
+def action_words(action: Action, facts) -> Message:
+    """An action as the page lists it (the notation is the machine's, docs/clever.md "Actions")."""
+    if action.kind in ("reroll", "pass", "done"):
+        return say(KINDS[action.kind])
+    if action.kind == "forfeit":
+        return say("give up %(bonus)s", bonus=bonus(action.bonus))
+    what = colour(action.die) if action.die else bonus(action.bonus)
+    said = say("%(what)s %(number)s → %(place)s", what=what, number=action.number, place=place_words(action.place, facts))
+    return say("+1: %(entry)s", entry=said) if action.kind == "extra" else said
+
+
+def labels(lang: str) -> dict:
+    """The drawn sheet's words in ``lang``."""
+    out = {area: colour(area).in_language(lang) for area in AREAS}
+    out.update({key: translate(word, lang) for key, word in WORDS.items()})
+    return {**out, "names": {kind: bonus(kind).in_language(lang) for kind in BONUSES}}
+
+
+def _view(gid: str, played: Played, lang: str = "en") -> dict:
+    game = played.game
     over = game.is_terminal()
     moves = [] if over else game.legal_moves()
-    sheet = game.sheets[0]
-    labels = {area: translate(label, lang) for area, label in AREAS.items()}
-    return {"id": gid, "seed": seed, "round": min(game.round, game.rounds), "rounds": game.rounds,
-            "phase": game.phase, "over": over, "score": game.scores()[0], "rating": game.rating() if over else None,
+    sheet, words = game.sheets[0], labels(lang)
+    return {"id": gid, "seed": played.seed, "round": min(game.round, game.rounds), "rounds": game.rounds,
+            "phase": game.phase, "over": over, "score": game.scores()[0], "rating": game.rating(lang) if over else None,
             "dice": [{"die": d, "number": n, "where": w} for d, (n, w) in game.dice().items()],
             "pending": list(game.pending[0]),
             "legal": [a.text(game.facts) for a in moves],
             "state": to_state(game),
             "choices": [{"action": a.text(game.facts), "die": a.die or a.bonus, "number": a.number,
-                         "targets": targets(game, a)} for a in moves],
+                         "targets": targets(game, a),
+                         "label": action_words(a, game.facts).in_language(lang)} for a in moves],
             "left": {k: sheet.left(k) for k in ("reroll", "plus-one", "polish")}, "foxes": sheet.foxes,
-            "svg": sheet_svg(game.facts, sheet, area_points(game.facts, sheet), labels)}
+            "names": {**{d: colour(d).in_language(lang) for d in DICE}, **words["names"]},
+            "svg": sheet_svg(game.facts, sheet, area_points(game.facts, sheet), words,
+                             min(game.round, game.rounds), game.rounds)}
 
 
-@router.post("/games", summary="Start a Clever 4ever solo game against a seed", response_model=CleverView)
-async def new_game(body: NewGame, store: Store, lang: Lang):
-    gid, game = await run_in_threadpool(store.new, body.seed)
-    return await run_in_threadpool(_view, gid, body.seed, game, lang)
+def _new(store: CleverGames, seed: int, address: str, lang: str) -> dict:
+    gid, played = store.new(seed, address)
+    return _view(gid, played, lang)
 
 
-@router.get("/games/{game_id}", summary="A Clever 4ever game: dice, legal actions, state", response_model=CleverView)
+@router.post("/games", summary="Start a Clever 4ever solo game against a seed", response_model=CleverView,
+             responses=documented(CleverView))
+async def new_game(body: NewGame, request: Request, store: Store, rate: Rate, lang: Lang):
+    address = client_address(request)
+    rate.check(address)
+    return await run_in_threadpool(_new, store, body.seed, address, lang)
+
+
+def _show(store: CleverGames, gid: str, lang: str) -> dict:
+    return _view(gid, store.get(gid), lang)
+
+
+@router.get("/games/{game_id}", summary="A Clever 4ever game: dice, legal actions, state", response_model=CleverView,
+            responses=documented(CleverView))
 async def show_game(game_id: GameId, store: Store, lang: Lang):
-    seed, game = store.get(game_id)
-    return await run_in_threadpool(_view, game_id, seed, game, lang)
+    return await run_in_threadpool(_show, store, game_id, lang)
 
 
-def _play(store: CleverGames, gid: str, seed: int, game: CleverGame, text: str, lang: str) -> dict:
-    with store.lock:
-        try:
-            action = Action.parse(text, game.facts)
-            game.apply_move(action)
-        except NochmalError as exc:
-            raise WebError(str(exc), "action", 422) from None
-        _advance(game, seed)
-    return _view(gid, seed, game, lang)
+def _play(store: CleverGames, gid: str, text: str, lang: str) -> dict:
+    return _view(gid, store.play(gid, text), lang)
 
 
 @router.post("/games/{game_id}/actions", summary="Play one action; the seed's dice are thrown after it",
              response_model=CleverView, responses=documented(CleverView))
 async def play(game_id: GameId, body: Play, store: Store, lang: Lang):
-    seed, game = store.get(game_id)
-    return await run_in_threadpool(_play, store, game_id, seed, game, body.action, lang)
+    return await run_in_threadpool(_play, store, game_id, body.action, lang)
 
 
 @page_router.get("/clever", response_class=HTMLResponse)

@@ -28,7 +28,7 @@
     b.className = "die " + (die.startsWith("?") ? "die-bonus" : "die-" + die);
     b.textContent = label;
     b.dataset.die = die;
-    b.title = number === null ? die : `${die} ${number}`;
+    b.title = view.names[die] || die;
     b.disabled = !view.choices.some((c) => c.die === die && c.targets.length);
     b.setAttribute("aria-pressed", String(picked === die));
     b.addEventListener("click", () => { picked = picked === die ? null : die; show(view); });
@@ -47,7 +47,7 @@
     for (const where of ["pool", "tray", "field"]) $("clever-" + where).replaceChildren(
       ...view.dice.filter((d) => d.where === where).map((d) => dieButton(d.die, String(d.number), d.number)));
     const bonuses = [...new Set(view.choices.map((c) => c.die).filter((d) => d && d.startsWith("?")))];
-    $("clever-pool").append(...bonuses.map((b) => dieButton(b, b, null)));
+    $("clever-pool").append(...bonuses.map((b) => dieButton(b, view.names[b] || b, null)));
     $("clever-reroll").querySelector("b").textContent = view.left.reroll;
     $("clever-plus").textContent = view.left["plus-one"];
     $("clever-polish").textContent = view.left.polish;
@@ -61,10 +61,11 @@
         if (el) el.classList.add("legal");
       }
     }
-    $("clever-legal").replaceChildren(...view.legal.map((a) => {
+    $("clever-legal").replaceChildren(...view.choices.map((c) => {
       const li = document.createElement("li"), b = document.createElement("button");
-      b.textContent = a;
-      b.addEventListener("click", () => play(a));
+      b.textContent = c.label;  // the action in the page's language; the notation is sent
+      b.dataset.action = c.action;
+      b.addEventListener("click", () => play(c.action));
       li.append(b);
       return li;
     }));
