@@ -65,7 +65,7 @@ class CleverGames:
                  most: int = MAX_GAMES):
         self.db, self.built, self.per_address, self.most = database, built, per_address, most
         self.games: OrderedDict[str, Played] = OrderedDict()
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # held by the router while it reads a game into its answer too
         database.migrate(PART, STEPS)
 
     def close(self) -> None:
@@ -97,38 +97,44 @@ class CleverGames:
     def get(self, gid: str) -> Played:
         """The game, replayed from its record when it is not in memory (after a restart)."""
         with self.lock:
-            played = self.games.get(gid)
-            if played is not None:
-                self.games.move_to_end(gid)
-                return played
-            with self.db.read() as conn:
-                row = conn.execute("SELECT seed, options, actions FROM clever_games WHERE id=?", (gid,)).fetchone()
-            if row is None:
-                raise WebError(say("no Clever 4ever game %(id)s (start a new one)", id=repr(gid)), "game_id", 404)
-            try:
-                played = Played(row[0], CleverRules.from_dict(json.loads(row[1])), json.loads(row[2]))
-            except (NochmalError, ValueError):
-                raise WebError(say("the Clever 4ever game %(id)s can no longer be replayed (start a new one)",
-                                   id=repr(gid)), "game_id", 410) from None
-            self._keep(gid, played)
+            return self._get(gid)
+
+    def _get(self, gid: str) -> Played:
+        played = self.games.get(gid)
+        if played is not None:
+            self.games.move_to_end(gid)
             return played
+        with self.db.read() as conn:
+            row = conn.execute("SELECT seed, options, actions FROM clever_games WHERE id=?", (gid,)).fetchone()
+        if row is None:
+            raise WebError(say("no Clever 4ever game %(id)s (start a new one)", id=repr(gid)), "game_id", 404)
+        try:
+            played = Played(row[0], CleverRules.from_dict(json.loads(row[1])), json.loads(row[2]))
+        except (NochmalError, ValueError):
+            raise WebError(say("the Clever 4ever game %(id)s can no longer be replayed (start a new one)",
+                               id=repr(gid)), "game_id", 410) from None
+        self._keep(gid, played)
+        return played
 
     def play(self, gid: str, text: str) -> Played:
         """One action on the game, committed before it is answered; a refusal names ``action``
         in the player's language (the engine's Message)."""
-        played = self.get(gid)
-        with self.lock:
+        with self.lock:  # one lock from reading to committing: two requests never play one game at once
+            played = self._get(gid)
             try:
                 played.play(text)
             except NochmalError as exc:
                 raise WebError(exc.message, "action", 422) from None
             try:
                 with self.db.tx() as conn:
-                    conn.execute("UPDATE clever_games SET actions=?, updated=? WHERE id=?",
-                                 (json.dumps(played.actions), time.time(), gid))
+                    stored = conn.execute("UPDATE clever_games SET actions=?, updated=? WHERE id=?",
+                                          (json.dumps(played.actions), time.time(), gid)).rowcount
             except BaseException:
                 self.games.pop(gid, None)  # not committed: the next read replays the stored record
                 raise
+            if not stored:  # deleted meanwhile (its address started too many newer games)
+                self.games.pop(gid, None)
+                raise WebError(say("no Clever 4ever game %(id)s (start a new one)", id=repr(gid)), "game_id", 404)
         return played
 
 

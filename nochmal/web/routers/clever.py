@@ -149,8 +149,9 @@ def _view(gid: str, played: Played, lang: str = "en") -> dict:
 
 
 def _new(store: CleverGames, seed: int, address: str, lang: str) -> dict:
-    gid, played = store.new(seed, address)
-    return _view(gid, played, lang)
+    with store.lock:  # the answer is read while no other request changes the game
+        gid, played = store.new(seed, address)
+        return _view(gid, played, lang)
 
 
 @router.post("/games", summary="Start a Clever 4ever solo game against a seed", response_model=CleverView,
@@ -162,7 +163,8 @@ async def new_game(body: NewGame, request: Request, store: Store, rate: Rate, la
 
 
 def _show(store: CleverGames, gid: str, lang: str) -> dict:
-    return _view(gid, store.get(gid), lang)
+    with store.lock:
+        return _view(gid, store.get(gid), lang)
 
 
 @router.get("/games/{game_id}", summary="A Clever 4ever game: dice, legal actions, state", response_model=CleverView,
@@ -172,7 +174,8 @@ async def show_game(game_id: GameId, store: Store, lang: Lang):
 
 
 def _play(store: CleverGames, gid: str, text: str, lang: str) -> dict:
-    return _view(gid, store.play(gid, text), lang)
+    with store.lock:
+        return _view(gid, store.play(gid, text), lang)
 
 
 @router.post("/games/{game_id}/actions", summary="Play one action; the seed's dice are thrown after it",
