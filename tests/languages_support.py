@@ -42,7 +42,8 @@ PHRASES = english_phrases()
 
 def english_left(page) -> list[str]:
     """The English phrases in the page's visible text (the sheet drawings' too) and in the
-    cells' names for screen readers; a file's name (room.json) is notation."""
+    cells' names for screen readers; a file's name (room.json) and a link are notation."""
     text = page.evaluate("""() => document.body.innerText + "\\n" +
         [...document.querySelectorAll("rect.cell")].map(r => r.getAttribute("aria-label")).join("\\n")""").lower()
+    text = re.sub(r"https?://\S+", " ", text)  # a link is notation (an online seat's: #seat=0&token=...)
     return sorted(p for p in PHRASES if re.search(r"(?<!\w)" + re.escape(p) + r"(?!\w|\.\w)", text))  # (room.json: a file)

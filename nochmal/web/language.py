@@ -114,9 +114,11 @@ def i18n_context(request: Request) -> dict:
 
 # Python that sends sentences to the pages as data (a Message on the wire, said by the page:
 # the rooms' status, advice and notes, one event for phones of several languages; the missions'
-# objectives and what they miss) and the edition's words such a sentence may hold (nochmal.i18n
-# TERMS but the game's name): their messages travel with the scripts' (docs/rooms.md, Languages)
-WIRE_SOURCES = ("nochmal/web/rooms/", "missions/model.py", "missions/objectives.py")
+# objectives and what they miss, why a mission is lost) and the edition's words such a sentence
+# may hold (nochmal.i18n TERMS but the game's name): their messages travel with the scripts'
+# (docs/rooms.md, Languages)
+WIRE_SOURCES = ("nochmal/web/rooms/", "missions/model.py", "missions/objectives.py", "missions/coop.py",
+                "missions/split/team.py")
 WIRE_TERMS = frozenset(word for key, word in TERMS.items() if key != "game")
 
 

@@ -11,7 +11,8 @@ import time
 import httpx
 
 from nochmal.i18n import translator
-from rooms_support import auth, new_room, put_cells, sit, sse_events
+from nochmal.missions.loader import shipped_mission
+from rooms_support import auth, new_room, put_cells, set_rolls, sit, sse_events
 
 STREAM_S = 300  # a hang guard, not a pace
 
@@ -128,3 +129,19 @@ def test_what_an_objective_misses_in_each_language(client):
     [missing] = objective["missing_said"]
     assert page_says(missing, catalogs["de"]) != objective["missing"][0]
     assert str(missing["values"]["n"]) in page_says(missing, catalogs["de"])
+
+
+def test_why_a_mission_is_lost_in_each_language(client):
+    # the budget spent: the status's lost_reasons in English for API clients, said on each page
+    # from the same data with the page's catalog, in the page's plural forms
+    catalogs = {lang: client.get(f"/api/i18n/{lang}").json() for lang in ("de", "pl")}
+    code = new_room(client, mission="lockstep", difficulty="normal", players=2)
+    anna = sit(client, code, "Anna")
+    budget = shipped_mission("lockstep").budget(2, "normal")
+    set_rolls(client, code, anna[1], budget)
+    status = client.get(f"/api/rooms/{code}").json()["status"]
+    assert status["state"] == "lost" and status["lost_reasons"] == [f"the budget of {budget} rolls is spent"]
+    [reason] = status["lost_reasons_said"]
+    for lang, catalog in catalogs.items():
+        said = page_says(reason, catalog)
+        assert said == translator(lang).gettext(reason["msgid"]) % {"budget": budget} != status["lost_reasons"][0]

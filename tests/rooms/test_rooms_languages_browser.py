@@ -2,7 +2,7 @@
 pl-PL phone at one mission table each see the room in their own language — the roll in play,
 a roll counted by the other phone, this roll's advice, the team's advice, a refused tap and
 the sheet drawings — with no English phrase of the English catalog left (tests/languages_support.py),
-and the rooms' index and a competitive room (scores, the race) likewise. Screenshots (360 px, and 1280 px of the room) go to
+and the rooms' index, a competitive room (scores, the race) and an online game likewise. Screenshots (360 px, and 1280 px of the room) go to
 artifacts/rooms/ (git-ignored)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 from nochmal.i18n import said, say
 from languages_support import LOCALES, english_left
+from online_support import new_online, sit_all, sit_on_page, wait_state
 from rooms_support import close, new_room, phone, put_cells, room_phone, set_rolls, shot, sit
 
 STATUS_MS = 120_000  # hang guards, not a pace: the first advice and split start the server's child processes
@@ -96,6 +97,24 @@ def test_a_competitive_room_in_german(server, browser):
         expect(page.locator("table.race")).to_contain_text(said(say("column %(letter)s", letter="H"), "de"))
         expect(page.locator(".counted-note")).to_have_count(2)
         assert english_left(page) == [], english_left(page)
+        assert not page.js_errors, page.js_errors
+    finally:
+        close(page)
+
+
+def test_an_online_game_in_german(server, browser):
+    # the online page, its sheet drawings drawn by the server in the phone's words included: a
+    # free seat's label before the start, the roll in play after it
+    code = new_online(server.api, mode="competitive", seats=["human", "human", "greedy"])["id"]
+    page = phone(browser, locale=LOCALES["de"])
+    try:
+        sit_on_page(page, f"{server.url}/o/{code}", "Anna")
+        expect(page.locator("#sheets")).to_contain_text(said(say("seat %(n)s (free)", n=2), "de"))
+        assert english_left(page) == [], english_left(page)
+        sit_all(server.api, code, ["Ben"])  # every human seat taken: the game starts
+        wait_state(page, "choosing")
+        assert english_left(page) == [], english_left(page)
+        shot(page, "online-de", also_1280=True)
         assert not page.js_errors, page.js_errors
     finally:
         close(page)

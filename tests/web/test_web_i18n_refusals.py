@@ -1,0 +1,122 @@
+"""The refusals a player meets outside the rooms, said in the request's language (docs/web.md
+"Languages"): a seat's spec, a move's notation, a record that does not verify (Polish plural
+forms too), the rate limits (429), an unknown board, mission or id. The JSON's ``field`` and
+status never change. The oracle is the catalog through nochmal.i18n: the refusal the engine
+raises itself (its Message) said with ``said``, and every German answer differs from the English."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+import nochmal as nm
+from nochmal.bots import make_agent
+from nochmal.errors import NochmalError
+from nochmal.i18n import Message, said, say, translator
+from nochmal.move import Move
+from nochmal.record import GameRecord
+from nochmal.table.setup import parse_seats
+from nochmal.web import create_app
+from nochmal.web.errors import WebError
+from nochmal.web.games import builtin_mission
+from nochmal.web.limits import RATE_REFUSALS
+from nochmal.web.rooms.hub import Hub, StreamLimits
+
+DE = {"Accept-Language": "de-DE,de;q=0.9"}
+PL = {"Accept-Language": "pl-PL,pl;q=0.9"}
+
+
+@pytest.fixture
+def client(tmp_path):
+    with TestClient(create_app(tmp_path)) as c:
+        yield c
+
+
+@pytest.fixture
+def limited(tmp_path):
+    """An app that starts at most 3 games a minute for one address."""
+    with TestClient(create_app(tmp_path, games_per_minute=3)) as c:
+        yield c
+
+
+def raised(fn, *args) -> Message:
+    """The Message the engine refuses ``fn(*args)`` with."""
+    with pytest.raises(NochmalError) as caught:
+        fn(*args)
+    assert isinstance(caught.value.message, Message), caught.value
+    return caught.value.message
+
+
+def answers(res_en, res_de, status: int, field, message: Message) -> None:
+    """The same refusal, English and German: the field and status alike, the words in each language."""
+    assert res_en.status_code == res_de.status_code == status, res_de.text
+    assert res_en.json() == {"error": str(message), "field": field}
+    assert res_de.json() == {"error": said(message, "de"), "field": field}
+    assert said(message, "de") != str(message)
+
+
+def both(send, headers=None):
+    return send({}), send({**DE, **(headers or {})})
+
+
+def test_a_seat_spec_and_a_moves_notation(client):
+    answers(*both(lambda h: client.post("/api/games", json={"kind": "play", "seats": ["human", "nobot"]}, headers=h)),
+            400, "seats", raised(parse_seats, ["human", "nobot"], "seat"))
+    gid = client.post("/api/games", json={"kind": "play", "seats": ["human"]}).json()["id"]
+    answers(*both(lambda h: client.post(f"/api/games/{gid}/move", json={"move": "zz"}, headers=h)),
+            400, "move", raised(Move.parse, "zz"))
+
+
+def test_unknown_boards_missions_and_ids(client):
+    answers(*both(lambda h: client.post("/api/games", json={"kind": "play", "board": "nope"}, headers=h)),
+            400, "board", say("unknown board %(board)s; boards: %(boards)s", board="'nope'", boards=nm.BUILTIN_BOARDS))
+    answers(*both(lambda h: client.post("/api/games", json={"kind": "play", "mission": "nope"}, headers=h)),
+            400, "mission", raised(builtin_mission, "nope"))
+    answers(*both(lambda h: client.get("/api/records/aaaaaaaaaaaaaaaaaaaaaa", headers=h)),
+            404, "record", say("no record %(id)s", id="'aaaaaaaaaaaaaaaaaaaaaa'"))
+
+
+def test_the_rate_limits(limited):
+    for _ in range(3):
+        assert limited.post("/api/games", json={"kind": "play"}).status_code == 200
+    answers(*both(lambda h: limited.post("/api/games", json={"kind": "play"}, headers=h)),
+            429, None, say(RATE_REFUSALS["new games"], n=3))
+    # a room's live streams: the hub refuses one too many with a Message said where it is shown
+    hub = Hub(StreamLimits(per_room=0))
+
+    async def subscribe():
+        hub.subscribe("abc", "client")
+
+    with pytest.raises(WebError) as caught:
+        asyncio.run(subscribe())
+    refusal = caught.value
+    assert refusal.status == 429 and isinstance(refusal.message, Message)
+    assert refusal.body("de")["error"] == said(refusal.message, "de") != str(refusal.message)
+
+
+def tampered() -> tuple[bytes, Message]:
+    """A finished game's record with one decision dropped at turn 9 (one decision recorded, the
+    roll needs two), and the Message the engine refuses it with."""
+    rec = nm.play_competitive(nm.load_board("classic"), [make_agent("greedy"), make_agent("random", 1)], seed=3)
+    data = copy.deepcopy(rec.to_json())
+    data["rolls"][8]["moves"] = data["rolls"][8]["moves"][:1]
+    return json.dumps(data).encode(), raised(GameRecord.from_json(data, "file").verify, "file")
+
+
+def test_a_record_that_does_not_verify_in_german_and_polish(client):
+    content, message = tampered()
+    assert message.n == 1  # a count: said in its plural form
+
+    def upload(h):
+        return client.post("/api/records", files={"file": ("g.json", content, "application/json")}, headers=h)
+
+    answers(*both(upload), 422, "file", message)
+    polish = upload(PL).json()
+    assert polish == {"error": said(message, "pl"), "field": "file"}
+    forms = [translator("pl").ngettext(message.msgid, message.plural, n) for n in (1, 2, 5)]
+    assert len(set(forms)) == 3  # Polish: one, few, many
+    assert polish["error"] == forms[0] % {"where": said(message.values["where"], "pl"), "n": 1, "need": 2}
