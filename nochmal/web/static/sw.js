@@ -7,12 +7,14 @@
 //   cannot be stale: a changed file or catalog is a new cache), looked up by their exact URL.
 // - Pages and the API's GET answers: the network first, the cache when the network fails. A
 //   page's request starts while the worker itself starts (navigation preload), so a worker
-//   that was asleep does not hold the page back. A page's answer goes to the page as it comes,
-//   not copied on its way (a copy runs its bytes through this worker: a page load measured
-//   about 10 ms slower, docs/figures.md); the page is kept by asking for it again a moment
-//   after it was shown, at most once in KEEP_PAGE_EVERY.
-// - Never cached: anything but GET (a tap, a move, an upload goes to the server or fails), the
-//   event streams and a job's progress (live or nothing), an answer that says no-store, errors.
+//   that was asleep does not hold the page back. Where the browser can (the static routes of a
+//   worker's install, Chromium 123 and later), a page's request goes to the network at once,
+//   racing this worker's handler, whose own request for it is that same request (the browser
+//   sends it once): online the network's answer is shown without waiting for the worker (a
+//   page load measured about 10 ms faster, docs/figures.md), and the handler keeps its copy.
+//   Never cached: anything but GET (a tap, a move, an upload goes to the server or fails; the
+//   worker is not even woken for it), the event streams and a job's progress (live or
+//   nothing), an answer that says no-store, errors.
 //   Besides the shell the cache keeps the KEEP answers fetched last, the older ones dropped.
 "use strict";
 const VERSION = "__VERSION__";
@@ -23,12 +25,16 @@ const KEEP = 200;
 self.addEventListener("install", (event) => {
   // the shell's files straight from this cache, without waking the worker for each (the static
   // routing of a worker's install: Chromium 123 and later; elsewhere the fetch handler below)
-  // and anything but GET (a tap, a move, a new game) straight to the network, the worker not woken
+  // anything but GET (a tap, a move, a new game) straight to the network, the worker not woken;
+  // a page to the network and this worker's handler at once (the header above)
   if (event.addRoutes) {
     event.addRoutes(["/static/*", "/rooms-static/*", "/api/i18n/*"].map((pathname) => ({
       condition: { urlPattern: new URLPattern({ pathname }), requestMethod: "get" },
       source: { cacheName: CACHE },
-    })).concat([{ condition: { not: { requestMethod: "get" } }, source: "network" }])).catch(() => {});
+    })).concat([
+      { condition: { not: { requestMethod: "get" } }, source: "network" },
+      { condition: { requestMode: "navigate" }, source: "race-network-and-fetch-handler" },
+    ])).catch(() => {});
   }
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
 });
@@ -49,34 +55,9 @@ function keepable(response) {
   return response.ok && response.type === "basic" && !/no-store/.test(response.headers.get("cache-control") || "");
 }
 
-// a page: the network's answer (preloaded while the worker woke) handed on untouched; kept later
-const KEEP_PAGE_AFTER = 1000;  // ms: the page's own requests go first
-const KEEP_PAGE_EVERY = 5 * 60 * 1000;  // ms: a page visited again soon is not fetched twice
-const pagesKept = new Map();  // page URL -> when it was last kept (this worker's life)
-
-function page(event) {
-  const request = event.request;
-  const answer = Promise.resolve(event.preloadResponse).then((preloaded) => preloaded || fetch(request));
-  event.waitUntil(answer.then((response) => keepPage(request.url, response)).catch(() => {}));
-  return answer.catch(async (offline) => (await caches.match(request, { ignoreVary: true })) || Promise.reject(offline));
-}
-
-async function keepPage(url, shown) {
-  const last = pagesKept.get(url);
-  if (!keepable(shown) || (last && Date.now() - last < KEEP_PAGE_EVERY)) return;
-  pagesKept.set(url, Date.now());
-  await new Promise((done) => setTimeout(done, KEEP_PAGE_AFTER));
-  const response = await fetch(url);
-  if (!keepable(response)) return;
-  const cache = await caches.open(CACHE);
-  await cache.delete(url);  // (put last: the oldest entries go first, trim)
-  await cache.put(url, response);
-  await trim(cache);
-}
-
-async function networkFirst(request) {
+async function networkFirst(request, preloaded) {
   try {
-    const response = await fetch(request);
+    const response = (preloaded && await preloaded) || await fetch(request);
     if (keepable(response)) {
       const copy = response.clone();
       caches.open(CACHE).then((cache) => cache.delete(request).then(() => cache.put(request, copy)).then(() => trim(cache)));
@@ -106,5 +87,6 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(request.url);
   if (url.origin !== self.location.origin || isLive(request, url)) return;
   const shellFile = SHELL.includes(url.pathname) && /^\/(static\/|rooms-static\/|api\/i18n\/)/.test(url.pathname);
-  event.respondWith(request.mode === "navigate" ? page(event) : shellFile ? cacheFirst(request) : networkFirst(request));
+  const preloaded = request.mode === "navigate" ? event.preloadResponse : null;
+  event.respondWith(shellFile ? cacheFirst(request) : networkFirst(request, preloaded));
 });
