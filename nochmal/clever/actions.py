@@ -25,7 +25,9 @@ from nochmal.clever.dice import DICE
 from nochmal.clever.errors import InvalidActionError
 from nochmal.clever.sheet import Place
 from nochmal.clever.sheetdata import QUESTIONS, SheetFacts
+from nochmal.errors import quoted
 from nochmal.fileio import is_decimal
+from nochmal.i18n import say
 
 KINDS = ("take", "extra", "bonus", "forfeit", "reroll", "pass", "done")
 MAX_TEXT = 80
@@ -59,30 +61,34 @@ class Action:
     @classmethod
     def parse(cls, text: str, facts: SheetFacts | None = None) -> "Action":
         if not isinstance(text, str) or len(text) > MAX_TEXT:
-            raise InvalidActionError(f"an action is a short text, e.g. 'take yellow 4 yellow:top'")
+            raise InvalidActionError(say("an action is a short text, e.g. %(example)s", example="'take yellow 4 yellow:top'"))
         words = text.split()
         if not words or words[0] not in KINDS:
-            raise InvalidActionError(f"bad action {text!r}: it starts with one of {', '.join(KINDS)}")
+            raise InvalidActionError(say("bad action %(text)s: it starts with one of %(kinds)s", text=quoted(text), kinds=KINDS))
         kind = words[0]
         if kind in ("reroll", "pass", "done"):
             if len(words) != 1:
-                raise InvalidActionError(f"bad action {text!r}: '{kind}' takes nothing after it")
+                raise InvalidActionError(say("bad action %(text)s: %(kind)s takes nothing after it", text=quoted(text),
+                                             kind=repr(kind)))
             return cls(kind)
         if len(words) < 2:
-            raise InvalidActionError(f"bad action {text!r}: '{kind}' names a " +
-                                     ("die" if kind in ("take", "extra") else "bonus"))
+            raise InvalidActionError(say("bad action %(text)s: %(kind)s names a die", text=quoted(text), kind=repr(kind))
+                                     if kind in ("take", "extra") else
+                                     say("bad action %(text)s: %(kind)s names a bonus", text=quoted(text), kind=repr(kind)))
         if kind in ("bonus", "forfeit"):
             if words[1] not in QUESTIONS:
-                raise InvalidActionError(f"bad action {text!r}: the bonus is one of {', '.join(QUESTIONS)}")
+                raise InvalidActionError(say("bad action %(text)s: the bonus is one of %(bonuses)s", text=quoted(text),
+                                             bonuses=QUESTIONS))
             if kind == "forfeit":
                 if len(words) != 2:
-                    raise InvalidActionError(f"bad action {text!r}: expected 'forfeit KIND'")
+                    raise InvalidActionError(say("bad action %(text)s: expected %(form)s", text=quoted(text), form="'forfeit KIND'"))
                 return cls("forfeit", bonus=words[1])
         elif words[1] not in DICE:
-            raise InvalidActionError(f"bad action {text!r}: the die is one of {', '.join(DICE)}")
+            raise InvalidActionError(say("bad action %(text)s: the die is one of %(dice)s", text=quoted(text), dice=DICE))
         who = {"bonus": words[1]} if kind == "bonus" else {"die": words[1]}
         if len(words) != 4 or not is_decimal(words[2]) or not 1 <= int(words[2]) <= 6:
-            raise InvalidActionError(f"bad action {text!r}: expected '{kind} {words[1]} NUMBER PLACE' (NUMBER 1-6)")
+            raise InvalidActionError(say("bad action %(text)s: expected %(form)s (NUMBER 1-6)", text=quoted(text),
+                                         form=f"'{kind} {words[1]} NUMBER PLACE'"))
         return cls(kind, number=int(words[2]), place=Place.parse(words[3], facts), **who)
 
 

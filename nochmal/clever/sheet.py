@@ -9,7 +9,9 @@ from dataclasses import dataclass, replace
 from nochmal.clever.errors import IllegalActionError, InvalidActionError
 from nochmal.clever.options import CleverRules
 from nochmal.clever.sheetdata import ACTIONS, AREAS, MAX_DIE, SheetFacts, clever4ever
+from nochmal.errors import quoted
 from nochmal.fileio import is_decimal
+from nochmal.i18n import say
 
 YELLOW_ROWS = ("top", "mid", "bottom")  # ascending, minus, plus
 GREEN_HALVES = ("low", "up")
@@ -42,8 +44,8 @@ class Place:
         """``yellow:top|mid|bottom``, ``blue:COLUMN``, ``grey:ROW,COLUMN`` (any cell of the
         segment), ``green:low|up``, ``pink``."""
         area, _, spot = text.partition(":")
-        bad = InvalidActionError(f"bad place {text!r}: expected yellow:top|mid|bottom, blue:COLUMN, "
-                                 "grey:ROW,COLUMN, green:low|up or pink")
+        bad = InvalidActionError(say("bad place %(text)s: expected %(places)s", text=quoted(text),
+                                     places="yellow:top|mid|bottom, blue:COLUMN, grey:ROW,COLUMN, green:low|up, pink"))
         if area == "yellow" and spot in YELLOW_ROWS:
             return cls("yellow", YELLOW_ROWS.index(spot))
         if area == "green" and spot in GREEN_HALVES:

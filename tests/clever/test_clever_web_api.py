@@ -112,5 +112,8 @@ def test_a_refusal_is_said_in_the_players_language(client):
         said[lang] = answer.json()["error"]
     assert said["en"].startswith("Done is not possible now")
     assert said["de"].startswith("Fertig") and "not possible" not in said["de"] and "not possible" not in said["fr"]
+    typo = client.post(f"/api/clever/games/{gid}/actions", json={"action": "take purple 3 pink"},
+                       headers={"Accept-Language": "de"}).json()  # bad notation: the parser's reason, in German too
+    assert typo["field"] == "action" and typo["error"].startswith("ungültige Aktion 'take purple 3 pink'")
     labels = client.get(f"/api/clever/games/{gid}", headers={"Accept-Language": "de"}).json()["choices"]
     assert "Passen" in [c["label"] for c in labels] and all("row" not in c["label"] for c in labels)
