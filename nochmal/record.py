@@ -120,15 +120,17 @@ class GameRecord:
     def from_json(cls, data, source: str = "<record>") -> "GameRecord":
         def need(key, typ):
             if key not in data:
-                raise RecordError(f"{source}: key {key!r} is missing")
+                raise RecordError(say("%(source)s: key %(key)s is missing", source=source, key=repr(key)))
             if not isinstance(data[key], typ) or isinstance(data[key], bool) and typ is not bool:
-                raise RecordError(f"{source}: key {key!r} has the wrong type")
+                raise RecordError(say("%(source)s: key %(key)s has the wrong type", source=source, key=repr(key)))
             return data[key]
 
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise RecordError(f"{source}: not a nochmal game record (format must be {FORMAT!r})")
+            raise RecordError(say("%(source)s: not a nochmal game record (format must be %(format)s)", source=source,
+                                  format=repr(FORMAT)))
         if data.get("version") != VERSION:
-            raise RecordError(f"{source}: record version {data.get('version')!r} is not supported (expected {VERSION})")
+            raise RecordError(say("%(source)s: record version %(version)s is not supported (expected %(expected)s)",
+                                  source=source, version=repr(data.get("version")), expected=VERSION))
         try:
             rules = RuleSettings.from_dict(need("rules", dict))
             bdata = data.get("board")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from nochmal.errors import NochmalError
 from nochmal.fileio import decode_text, load_json_text, surrogate_field
+from nochmal.i18n import say
 
 
 def error_body(message: str, field: str | None = None) -> dict:
@@ -39,7 +40,7 @@ def parse_json(raw: bytes):
     """A request body as JSON (the app's and the rooms' one reader): empty, broken, too deep or
     a huge number is a 422 naming field ``body``, never a 500."""
     if not raw.strip():
-        raise WebError("the body is empty; send a JSON object", "body", 422)
+        raise WebError(say("the body is empty; send a JSON object"), "body", 422)
     return client_json(raw, "body", "the body")
 
 

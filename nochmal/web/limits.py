@@ -54,7 +54,8 @@ class BodyCaps:
 
 def too_large(name: str, limit: int, field: str = "body") -> WebError:
     """The one refusal of a body (or a part of it, ``field``) over the cap ``name``."""
-    return WebError(f"{field} over the limit of {limit} bytes ({name})", field, 413)
+    return WebError(say("%(field)s over the limit of %(limit)s bytes (%(name)s)", field=field, limit=limit, name=name),
+                    field, 413)
 
 
 def client_address(request: Request) -> str:

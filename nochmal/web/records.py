@@ -176,7 +176,7 @@ def parse_record(text: str) -> tuple[GameRecord, Game]:
 
     data = load_json_text(text, lambda reason: WebError(f"file: {reason}", "file", 422))
     if isinstance(data, dict) and isinstance(data.get("extra"), dict) and "mission_file" in data["extra"]:
-        raise WebError("file: the record names a mission file; the web app only knows the built-in missions",
+        raise WebError(say("file: the record names a mission file; the web app only knows the built-in missions"),
                        "file", 422)
     try:
         record = GameRecord.from_json(data, "file")

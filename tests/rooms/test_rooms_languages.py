@@ -10,8 +10,9 @@ import time
 
 import httpx
 
-from nochmal.i18n import translator
+from nochmal.i18n import said, translator
 from nochmal.missions.loader import shipped_mission
+from nochmal.web.rooms.store import CREATOR, used_link_reason
 from rooms_support import auth, new_room, put_cells, set_rolls, sit, sse_events
 
 STREAM_S = 300  # a hang guard, not a pace
@@ -143,5 +144,20 @@ def test_why_a_mission_is_lost_in_each_language(client):
     assert status["state"] == "lost" and status["lost_reasons"] == [f"the budget of {budget} rolls is spent"]
     [reason] = status["lost_reasons_said"]
     for lang, catalog in catalogs.items():
-        said = page_says(reason, catalog)
-        assert said == translator(lang).gettext(reason["msgid"]) % {"budget": budget} != status["lost_reasons"][0]
+        text = page_says(reason, catalog)
+        assert text == translator(lang).gettext(reason["msgid"]) % {"budget": budget} != status["lost_reasons"][0]
+
+
+def test_a_used_link_names_the_rooms_creator_in_german(client):
+    # the creator's phone holds no seat: a used link says whom to ask in the phone's words
+    made = client.post("/api/rooms", json={"mission": "lockstep", "difficulty": "normal", "players": 2}).json()
+    code, creator = made["id"], made["creator_token"]
+    sit(client, code, "Anna")
+    link = client.post(f"/api/rooms/{code}/seats/0/handover", headers=auth(creator)).json()["handover"]
+    assert client.post(f"/api/rooms/{code}/seats/0/claim", json={"handover": link}).status_code == 200
+    used = client.post(f"/api/rooms/{code}/seats/0/claim", json={"handover": link},
+                       headers={"Accept-Language": "de-DE"}).json()
+    creator_de = translator("de").gettext(CREATOR)
+    assert creator_de != CREATOR and used == {"error": said(used_link_reason(True, False, CREATOR), "de"),
+                                              "field": "handover"}
+    assert creator_de in used["error"] and CREATOR not in used["error"]

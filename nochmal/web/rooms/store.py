@@ -13,7 +13,7 @@ import logging
 import time
 from pathlib import Path
 
-from nochmal.i18n import Message, say, say_n
+from nochmal.i18n import N_, Message, say, say_n
 from nochmal.web.errors import WebError
 from nochmal.web.rooms.model import MAX_SEATS, RoomSpec, SheetState, new_code, new_secret, secret_hash
 from nochmal.web.rooms.records import RaceMark, RollStep, Room, Seat, SheetTap, TapDone
@@ -146,7 +146,7 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
         made the room; in a room made before rooms had creators, any seated phone. Their name
         as a used link says it ("ask Anna"); 401 without a token, 403 with another one."""
         if not token:
-            raise WebError("a token is needed: send 'Authorization: Bearer TOKEN'", "authorization", 401)
+            raise WebError(say("a token is needed: send 'Authorization: Bearer TOKEN'"), "authorization", 401)
         with self._read() as db:
             room = self._room(code, db)
             if room.has_creator:
@@ -154,7 +154,7 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
                     raise WebError(say("only the phone that made the room can free a seat or make a new link for it"),
                                    "authorization", 403)
                 seat = room.seat(room.creator_seat) if room.creator_seat is not None else None
-                return seat.name if seat is not None else "the room's creator"
+                return seat.name if seat is not None else CREATOR
             row = db.execute("SELECT name FROM seats WHERE code = ? AND token_hash = ? AND free = 0",
                              (code, secret_hash(token))).fetchone()
         if row is None:
@@ -184,7 +184,7 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
     def check_token(self, code: str, seat: int, token: str | None) -> None:
         """401 without a token, 403 with a token that does not hold this seat."""
         if not token:
-            raise WebError("a seat token is needed: send 'Authorization: Bearer TOKEN'", "authorization", 401)
+            raise WebError(say("a seat token is needed: send 'Authorization: Bearer TOKEN'"), "authorization", 401)
         with self._read() as db:
             self._room(code, db)
             row = db.execute("SELECT token_hash, name FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone()
@@ -197,13 +197,13 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
     def seat_of_token(self, code: str, token: str | None) -> int:
         """The seat a token holds in this room (401/403 otherwise)."""
         if not token:
-            raise WebError("a seat token is needed: send 'Authorization: Bearer TOKEN'", "authorization", 401)
+            raise WebError(say("a seat token is needed: send 'Authorization: Bearer TOKEN'"), "authorization", 401)
         with self._read() as db:
             self._room(code, db)
             row = db.execute("SELECT seat FROM seats WHERE code = ? AND token_hash = ?",
                              (code, secret_hash(token))).fetchone()
         if row is None:
-            raise WebError("this token holds no seat in this room", "authorization", 403)
+            raise WebError(say("this token holds no seat in this room"), "authorization", 403)
         return row[0]
 
     def rename(self, code: str, seat: int, name: str) -> int:
@@ -288,8 +288,12 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
         return row[0]
 
 
+CREATOR = N_("the room's creator")  # whom to ask when the creator's seat is free (stored as this English)
+
+
 def used_link_reason(used: bool, replaced: bool, by: str) -> Message:
     """Why a hand-over link no longer works, in plain words with whom to ask."""
+    by = say(CREATOR) if by == CREATOR else by  # said in the asking phone's language
     if used:
         return say("This hand-over link was already used on another phone; ask %(by)s to make a new one.", by=by)
     if replaced:

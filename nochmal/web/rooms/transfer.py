@@ -9,6 +9,7 @@ import re
 import zipfile
 import zlib
 
+from nochmal.i18n import say, say_n
 from nochmal.sheet import format_typed_sheet
 from nochmal.web.errors import WebError, client_json
 from nochmal.web.limits import BodyCaps, too_large
@@ -60,7 +61,8 @@ def parse_export(raw: bytes, cap: int = BodyCaps.max_room_import) -> tuple[RoomS
         raw = room_json_in_zip(raw, cap)
     doc = client_json(raw, "room.json", "room.json")
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT or doc.get("version") != 1:
-        raise WebError(f"not an exported room (format must be {EXPORT_FORMAT!r}, version 1)", "format", 422)
+        raise WebError(say("not an exported room (format must be %(format)s, version 1)", format=repr(EXPORT_FORMAT)),
+                       "format", 422)
     spec_data = {k: doc[k] for k in ("mode", "board", "players", "mission", "difficulty") if doc.get(k) is not None}
     if spec_data.get("mode") == RoomMode.COMPETITIVE:
         spec_data.pop("mission", None)
@@ -69,12 +71,12 @@ def parse_export(raw: bytes, cap: int = BodyCaps.max_room_import) -> tuple[RoomS
     rolls = parse_rolls({"rolls_used": doc.get("rolls_used")})
     seats_in = doc.get("seats")
     if not isinstance(seats_in, list) or len(seats_in) != spec.players:
-        raise WebError(f"seats must list {spec.players} seat(s)", "seats", 422)
+        raise WebError(say_n("seats must list %(n)s seat", "seats must list %(n)s seats", spec.players), "seats", 422)
     board = board_of(spec)
     seats = []
     for k, s in enumerate(seats_in):
         if not isinstance(s, dict):
-            raise WebError(f"seats.{k} must be an object", f"seats.{k}", 422)
+            raise WebError(say("seats.%(k)s must be an object", k=k), f"seats.{k}", 422)
         name = checked_name(s.get("name"), f"seats.{k}.name")
         seats.append((name, typed_sheet_state(s.get("text"), board, spec.mode, f"seats.{k}.text")))
     return spec, rolls, seats
@@ -91,10 +93,10 @@ def room_json_in_zip(raw: bytes, cap: int) -> bytes:
             with zf.open(info) as member:
                 data = member.read(cap + 1)
     except KeyError:
-        raise WebError("the zip has no room.json", "room.json", 422) from None
+        raise WebError(say("the zip has no room.json"), "room.json", 422) from None
     except ZIP_DAMAGE as exc:
         reason = str(exc)[:80] or type(exc).__name__
-        raise WebError(f"the body is not a zip file this app can read ({reason})", "body", 422) from None
+        raise WebError(say("the body is not a zip file this app can read (%(reason)s)", reason=reason), "body", 422) from None
     if len(data) > cap:
         raise too_large("max_room_import", cap, "room.json")
     return data
@@ -102,10 +104,11 @@ def room_json_in_zip(raw: bytes, cap: int) -> bytes:
 
 def _check_member(info: zipfile.ZipInfo, cap: int) -> None:
     if info.flag_bits & ZIP_ENCRYPTED:
-        raise WebError("room.json is encrypted in the zip; an exported room is not", "room.json", 422)
+        raise WebError(say("room.json is encrypted in the zip; an exported room is not"), "room.json", 422)
     if info.compress_type not in ZIP_METHODS:
-        raise WebError(f"room.json is packed with compression method {info.compress_type}; an exported "
-                       f"room uses {' or '.join(f'{n} ({k})' for k, n in ZIP_METHODS.items())}", "room.json", 422)
+        raise WebError(say("room.json is packed with compression method %(method)s; an exported room uses %(methods)s",
+                           method=info.compress_type, methods=tuple(f"{n} ({k})" for k, n in ZIP_METHODS.items())),
+                       "room.json", 422)
     if info.file_size > cap:
         raise too_large("max_room_import", cap, "room.json")
 

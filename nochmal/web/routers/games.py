@@ -188,7 +188,7 @@ def hint(game_id: str, store: Games):
     web = store.get(game_id)
     with web.lock:
         if web.human_to_move() is None:
-            raise WebError("no human is to move in this game now", "hint", 409)
+            raise WebError(say("no human is to move in this game now"), "hint", 409)
         game = web.game.clone()
         mission = web.session.mission
     if mission is not None:  # a co-op game: ranked by the mission (nochmal.missions.tactics)
