@@ -76,6 +76,12 @@ def test_tap_a_die_then_a_field_plays_the_seeds_game(site, width):
     assert len(sizes) == 15 + 36 + 64 + 22 + 12 and min(sizes) >= 28
     assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing sticks out sideways
     assert page.locator("header nav a[href='/clever']").count() == 1
+    tops = page.eval_on_selector_all(".cl-area", "els => els.map(e => Math.round(e.getBoundingClientRect().top))")
+    lefts = page.eval_on_selector_all(".cl-area", "els => els.map(e => Math.round(e.getBoundingClientRect().left))")
+    if width == 360:  # a phone: the areas one under the other
+        assert tops == sorted(tops) and len(set(lefts)) == 1
+    else:  # as the pad: yellow and blue side by side
+        assert tops[0] == tops[1] and lefts[1] > lefts[0]
 
     move = next(a for a in local.legal_moves() if a.kind == "take" and a.die != "white")
     page.click(f"#clever-pool button[data-die={move.die}]")
