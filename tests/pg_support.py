@@ -45,6 +45,43 @@ def bin_dir() -> Path | None:
     return None
 
 
+OWNER = "owner.pid"  # in a cluster's folder: the process that made it (a test worker, a benchmark)
+
+
+def stop_orphans() -> list[Path]:
+    """The clusters of runs that died (killed before their fixture stopped them: SIGKILL, a
+    hang guard) stopped and removed: a folder whose owner process is gone. Clusters of live
+    runs (other workers, other sessions) are left alone, and so are folders without an owner
+    file (made before it existed: look at them by hand). The folders removed."""
+    removed = []
+    for folder in map(Path, glob.glob("/tmp/nochmal-pg-*")):
+        try:
+            owner = int((folder / OWNER).read_text())
+        except (OSError, ValueError):
+            continue
+        if _alive(owner):
+            continue
+        pg_ctl = (bin_dir() or Path("/nonexistent")) / "pg_ctl"
+        if (folder / "data" / "postmaster.pid").exists() and pg_ctl.exists():
+            cmd = [str(pg_ctl), "-D", str(folder / "data"), "-m", "immediate", "-w", "stop"]
+            if os.geteuid() == 0:
+                cmd = ["runuser", "-u", "postgres", "--", *cmd]
+            subprocess.run(cmd, capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's: alive
+        return True
+    return True
+
+
 class PostgresCluster:
     """One cluster in its own folder; ``url(db)`` names a database on it, ``new_database()``
     makes an empty one (a few tens of ms) and returns its URL."""
@@ -57,7 +94,9 @@ class PostgresCluster:
         self.user = "postgres" if self.as_root else None
         # in /tmp, not $TMPDIR: a Unix socket's path is limited to ~100 bytes, and the postgres
         # user must reach the folder (a root's private $TMPDIR would hide it)
+        stop_orphans()
         self.folder = Path(tempfile.mkdtemp(prefix="nochmal-pg-", dir="/tmp" if os.path.isdir("/tmp") else None))
+        (self.folder / OWNER).write_text(str(os.getpid()))
         self.data = self.folder / "data"
         if self.as_root:
             shutil.chown(self.folder, user="postgres")

@@ -156,12 +156,23 @@ def test_taps_answer_as_the_puzzle_page(client, three):
 
 
 def test_a_quiet_seat_is_passed_for(client):
+    """The room's clock (the service's ``clock``) moves past the quiet minute: no real time waited."""
+    online = client.app.state.online
+    now = [1000.0]
+    online.clock = lambda: now[0]
     code = new_online(client, mode="competitive", seats=["human", "human"],
-                      quiet={"after": "pass", "seconds": 0.2})["id"]
+                      quiet={"after": "pass", "seconds": 60})["id"]
     tokens = sit_all(client, code, NAMES[:2])
     choose(client, code, 0, tokens[0])  # seat 2 stays quiet
-    online = client.app.state.online
     table = online.table(code)
+    assert room(client, code, tokens[1])["you"]["offer"]["quiet_in"] == 60
+    now[0] += 59
+    with online.changed:
+        online.changed.notify_all()  # the driver looks again: a minute has not passed
+    assert not online.wait_for(lambda: table.game.rolls_done >= 1, 0.5)
+    now[0] += 2
+    with online.changed:
+        online.changed.notify_all()
     assert online.wait_for(lambda: table.game.rolls_done >= 1, 60), "the quiet seat was not passed for"
     last = room(client, code)["last"]
     assert last["moves"][1] == {"seat": 1, "move": "pass", "by": "quiet"}

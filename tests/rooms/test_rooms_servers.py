@@ -139,3 +139,50 @@ def test_sigkill_of_one_server_loses_no_acknowledged_edit(tmp_path, postgres_clu
             crossed = set(room["seats"][seat]["cells"])
             assert set(CELLS[: tappers.acked[seat] + 1]) <= crossed, (seat, tappers.acked[seat])
         again.close()
+
+
+def test_an_online_games_bot_is_played_by_one_server_and_the_other_takes_over(tmp_path, postgres_url, caplog):
+    """Two apps on one PostgreSQL database (two servers) both hold an online game with a bot
+    seat: one server plays the bot (PostgreSQL shows one claim on the game), one bot move per
+    roll and none refused; when that server stops, the other plays the bot's next roll."""
+    import logging
+
+    from fastapi.testclient import TestClient
+
+    from nochmal.web.rooms.store_db import room_key
+    from online_support import choose, new_online, room as online_room, sit_all
+    from rooms_support import close_rooms, make_app
+
+    caplog.set_level(logging.INFO, logger="nochmal.web.rooms.online_service")
+    apps = [make_app(tmp_path / name, postgres_url) for name in ("a", "b")]
+    a, b = (TestClient(app) for app in apps)
+    code = new_online(a, mode="competitive", seats=["human", "greedy"])["id"]
+    (token,) = sit_all(b, code, ["Anna"])
+    online_room(a, code)  # both servers hold the game in memory, both drivers see the bot's seat
+
+    def bot_moves() -> list[tuple]:
+        with apps[1].state.online.store.db.read() as db:
+            return db.execute("SELECT roll, by FROM online_moves WHERE code = ? AND seat = 1 ORDER BY n",
+                              (code,)).fetchall()
+
+    def claims() -> list[tuple]:
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            return conn.execute("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = %s",
+                                (room_key("bots", code),)).fetchall()
+
+    for roll in (1, 2):
+        assert until(lambda: len(bot_moves()) == roll), f"the bot did not choose roll {roll}"
+        choose(b if roll == 1 else a, code, 0, token)
+    assert until(lambda: len(bot_moves()) == 3), "the bot did not choose roll 3"
+    assert bot_moves() == [(0, "bot"), (1, "bot"), (2, "bot")]
+    assert len(claims()) == 1  # one server drives the game
+    driver = 0 if apps[0].state.online.claims.drives(code) else 1
+    other = 1 - driver
+    close_rooms(apps[driver])  # that server stops: its claim goes with its connection
+    choose((a, b)[other], code, 0, token)  # roll 3 ends through the server still running
+    assert until(lambda: len(bot_moves()) == 4), "the other server did not take the bot over"
+    assert bot_moves()[3] == (3, "bot")
+    assert online_room((a, b)[other], code)["roll"] >= 4
+    refused = [r.getMessage() for r in caplog.records if "not kept" in r.getMessage()]
+    assert refused == [], refused
+    close_rooms(apps[other])

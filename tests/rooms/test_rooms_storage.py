@@ -6,6 +6,7 @@ databases through the ``client`` fixture (tests/rooms/conftest.py)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 
@@ -22,7 +23,7 @@ from nochmal.web.rooms.store import RoomStore
 from nochmal.web.rooms.store_db import redacted, schema_version
 from nochmal.web.rooms.store_open import open_database
 from nochmal.web.rooms.store_schema import DB_NAME, PART, STEPS
-from rooms_support import close_rooms, free_port, make_app, new_room, sit
+from rooms_support import auth, close_rooms, free_port, make_app, new_room, sit, stored
 
 SPEC = RoomSpec("competitive", "classic", 2)
 
@@ -110,6 +111,82 @@ def test_taps_through_two_servers_at_once_lose_nothing_and_versions_never_repeat
         store.close()
 
 
+def waiting_for_a_lock(url: str) -> int:
+    """How many advisory locks some session of the database waits for (pg_locks: not granted)."""
+    return raw(url, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")[0][0]
+
+
+def test_a_write_on_one_room_waits_only_for_writes_on_that_room(postgres_cluster):
+    """One lock per room (store_pg.py): while a transaction holds room A's write lock, a tap
+    on room B through another store (another server's pool) is committed, and a tap on room A
+    waits (PostgreSQL says it waits for an advisory lock) until A's transaction ends."""
+    url = postgres_cluster.new_database()
+    stores = [RoomStore(url=url), RoomStore(url=url)]
+    board = load_board("classic")
+    codes = [stores[0].create_room(SPEC) for _ in range(2)]
+    for code in codes:
+        stores[0].add_seat(code, "Anna")
+    done = {code: threading.Event() for code in codes}
+
+    def tap(code: str) -> None:
+        stores[1].tap_sheet(code, 0, board, SheetTap(cross=board.mask_of(["H4"])), 0)
+        done[code].set()
+
+    with stores[0].db.tx(codes[0]):  # room A's lock held by this test
+        other = threading.Thread(target=tap, args=(codes[1],))
+        other.start()
+        assert done[codes[1]].wait(60), "a tap on room B waited for room A's lock"
+        same = threading.Thread(target=tap, args=(codes[0],))
+        same.start()
+        assert until_true(lambda: waiting_for_a_lock(url) == 1), "the tap on room A did not wait for its lock"
+        assert not done[codes[0]].is_set()
+    assert done[codes[0]].wait(60), "the tap on room A did not go on after the lock was let go"
+    for t in (other, same):
+        t.join()
+    assert [stores[0].room(code).version for code in codes] == [2, 2]
+    for store in stores:
+        store.close()
+
+
+def until_true(check, tries: int = 600) -> bool:
+    """``check`` asked again until it holds (a hang guard, a tenth of a second apart)."""
+    for _ in range(tries):
+        if check():
+            return True
+        threading.Event().wait(0.1)
+    return False
+
+
+def test_racing_taps_on_two_seats_are_each_answered_with_their_own_version(client):
+    """Two phones tap two seats of one room at once, many times: each answer's version is the
+    one its own edit carries in the room's log (the seat and the cell of that version's
+    event), never a later edit's; on both databases."""
+    code = new_room(client, mode="competitive", players=2)
+    tokens = [sit(client, code, name)[1] for name in ("Anna", "Ben")]
+    cells = {0: ["H1", "H2", "H3", "G1", "G2", "G3", "I1", "I2"], 1: ["H4", "H5", "H6", "G4", "G5", "G6", "I3", "I4"]}
+    answers, errors = [], []
+
+    def taps(k: int) -> None:
+        for cell in cells[k]:
+            res = client.patch(f"/api/rooms/{code}/seats/{k}/sheet", json={"cross": [cell], "version": 0},
+                               headers=auth(tokens[k]))
+            if res.status_code != 200:
+                errors.append(res.text)
+            else:
+                answers.append((res.json()["version"], k, cell))
+
+    threads = [threading.Thread(target=taps, args=(k,)) for k in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    logged = {v: (seat, json.loads(payload)["tap"]["cross"]) for v, seat, payload in
+              stored(client, "SELECT version, seat, payload FROM edits WHERE code = ? AND kind = 'sheet'", (code,))}
+    assert sorted(answers) == sorted((v, k, cell) for v, (k, (cell,)) in logged.items())
+    assert len({v for v, _, _ in answers}) == len(answers) == 16
+
+
 def test_the_api_on_postgresql_keeps_its_rooms_in_the_database(postgres_cluster, tmp_path):
     """What the app acknowledges is in PostgreSQL, not in a SQLite file of the data folder."""
     from fastapi.testclient import TestClient
@@ -175,3 +252,30 @@ def test_postgresql_gone_while_serving_is_a_503_with_the_reason_and_back_when_it
         cluster.resume()
         assert client.get(f"/api/rooms/{code}").status_code == 200
         close_rooms(app)
+
+
+def test_a_cluster_left_by_a_killed_run_is_stopped_and_removed_by_the_next():
+    """A test run killed before its fixture stopped its PostgreSQL server leaves the server
+    running in /tmp/nochmal-pg-*: the next cluster's start stops and removes it (its owner
+    process is gone), and leaves a live run's cluster alone."""
+    import subprocess
+
+    from pg_support import OWNER, PostgresCluster, stop_orphans
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    left, live = PostgresCluster().start(), PostgresCluster()
+    try:
+        url = left.new_database()
+        (left.folder / OWNER).write_text(str(dead.pid))  # as a run killed with SIGKILL leaves it
+        removed = stop_orphans()
+        assert left.folder in removed and not left.folder.exists()
+        assert live.folder not in removed and live.folder.exists()
+        with pytest.raises(psycopg.OperationalError):
+            psycopg.connect(url, connect_timeout=5).close()
+    finally:
+        if left.folder.exists():
+            left.stop()
+        import shutil
+
+        shutil.rmtree(live.folder, ignore_errors=True)

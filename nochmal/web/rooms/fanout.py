@@ -24,11 +24,11 @@ import queue
 import threading
 import time
 import uuid
-import zlib
 from collections import deque
 from dataclasses import dataclass, field
 
 from nochmal.web.rooms.hub import QUEUE_SIZE, Hub, StreamLimits
+from nochmal.web.rooms.store_db import is_database_url, room_key
 
 log = logging.getLogger(__name__)
 CHANNEL = "nochmal_rooms"
@@ -49,19 +49,10 @@ CREATE INDEX IF NOT EXISTS room_events_status ON room_events (code, event, seq);
 """
 
 
-def is_database_url(url: str | None) -> bool:
-    return bool(url) and url.split(":", 1)[0] in ("postgresql", "postgres")
-
-
 def connect(url: str):
     import psycopg  # lazily: a SQLite-only server never loads it
 
     return psycopg.connect(url, autocommit=True)
-
-
-def room_key(kind: str, code: str) -> int:
-    """A 32-bit advisory lock key of a room (the same in every process)."""
-    return zlib.crc32(f"{kind}:{code}".encode())
 
 
 @dataclass
@@ -82,6 +73,7 @@ class SharedHub(Hub):
         self.url, self.channel = url, channel
         self.origin = uuid.uuid4().hex[:12]
         self.redraw = None  # (code, data, lang) -> data drawn in lang (the service sets it: Rooms.redraw)
+        self.noticed = None  # (code) -> None: told of every event of a room, from any server (online_service.py)
         self.delays: deque[float] = deque(maxlen=10_000)  # seconds from a publish here to its rows read back (benchmarks)
         self._orders: dict[str, RoomOrder] = {}
         self._out: queue.Queue = queue.Queue()
@@ -165,6 +157,8 @@ class SharedHub(Hub):
 
     def _told(self, reader, payload: str) -> None:
         code, seq, at = payload.split(" ")
+        if self.noticed is not None:  # (before the streams: a room with no phone here may still change here)
+            self.noticed(code)
         if self.listeners(code) == 0:  # no phone of the room here: nothing to send, nothing to order
             self._orders.pop(code, None)
             return

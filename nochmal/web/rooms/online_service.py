@@ -22,6 +22,7 @@ from nochmal.record import GameRecord
 from nochmal.web.errors import WebError
 from nochmal.web.games import tap_answer
 from nochmal.web.rooms.model import new_secret, valid_code
+from nochmal.web.rooms.online_claim import RETRY, BotClaims
 from nochmal.web.rooms.online_model import OnlineSetup, new_seed
 from nochmal.web.rooms.online_store import KeptMove, OnlineStore
 from nochmal.web.rooms.online_table import OnlineTable
@@ -61,6 +62,10 @@ class OnlineRooms:
         self._lock = threading.Lock()
         self.changed = threading.Condition()  # notified after every change (the driver, tests)
         self._stop = False
+        self.claims = BotClaims(url)  # which games this server's driver plays (online_claim.py)
+        self._stale: set[str] = set()  # games another server may have changed since they were loaded here
+        if getattr(hub, "noticed", False) is None:  # the hub shared through PostgreSQL (fanout.py)
+            hub.noticed = self._noticed
         self._driver = threading.Thread(target=self._drive, name="online-rooms", daemon=True)
         self._driver.start()
 
@@ -68,6 +73,7 @@ class OnlineRooms:
         with self.changed:
             self._stop = True
             self.changed.notify_all()
+        self.claims.close()  # another server drives this one's games from now on
 
     # --- rooms -----------------------------------------------------------------------------
     def table(self, code: str) -> OnlineTable:
@@ -80,7 +86,34 @@ class OnlineRooms:
             with self._lock:
                 table = self._tables.setdefault(code, table)
             self._changed(table, publish=False)
+        elif self.claims.url is not None:  # several servers: another one may have moved meanwhile
+            self._fresh(table)
         return table
+
+    def _noticed(self, code: str) -> None:
+        """An event of room ``code`` went through the database (fanout.py, any server's): a
+        game held here may have changed on another server; the driver reads it again."""
+        with self._lock:
+            if code not in self._tables:
+                return
+            self._stale.add(code)
+        with self.changed:
+            self.changed.notify_all()
+
+    def _fresh(self, table: OnlineTable) -> None:
+        """``table`` as the store holds it now, when another server moved on it (rebuilt
+        from the kept moves in place, so whoever holds it sees it; the quiet seats' clocks
+        kept). Under the table's lock this server's own moves are kept and applied whole."""
+        with self._lock:
+            self._stale.discard(table.code)
+        with table.lock:
+            if self.store.version(table.code) == table.version:
+                return
+            fresh = OnlineTable(self.store.load(table.code))
+            for name, value in vars(fresh).items():
+                if name not in ("lock", "offered_at", "drawn"):
+                    setattr(table, name, value)
+        self._changed(table, publish=False)
 
     def create(self, setup: OnlineSetup) -> tuple[str, str, str]:
         """A new room: (code, creator token, commitment); the seed drawn now, kept secret."""
@@ -202,26 +235,44 @@ class OnlineRooms:
 
     def _work(self) -> tuple[list[tuple[OnlineTable, int, int, str, str]], float | None]:
         """What the driver does now: (table, seat, roll, bot or "pass", by) for every seat a
-        bot chooses for; and the next quiet deadline."""
+        bot chooses for, in the games this server drives (online_claim.py); and when to look
+        again (the next quiet deadline, or a try at a game another server drives)."""
         now = self.clock()
         jobs, deadline = [], None
         with self._lock:
+            stale = [self._tables[code] for code in self._stale if code in self._tables]
+        for table in stale:  # another server moved: this driver decides on the game as stored
+            self._fresh(table)
+        with self._lock:
             tables = list(self._tables.values())
         for table in tables:
-            with table.lock:
-                quiet = table.setup.quiet
-                index = table.roll_index()
-                for k in table.offered():
-                    spec = table.setup.seats[k]
-                    if spec != "human":
-                        jobs.append((table, k, index + 1, spec, "bot"))
-                    elif quiet.after != "wait" and k in table.offered_at:
-                        due = table.offered_at[k] + quiet.seconds
-                        if due <= now:
-                            jobs.append((table, k, index + 1, "pass" if quiet.after == "pass" else quiet.bot,
-                                         "quiet" if quiet.after == "pass" else "bot"))
-                        else:
-                            deadline = due if deadline is None else min(deadline, due)
+            found, due = self._jobs_of(table, now)
+            if table.game.is_terminal():
+                self.claims.let_go(table.code)
+            elif (found or due is not None) and not self.claims.holds(table.code):
+                found, due = [], now + RETRY  # another server drives it: look again, it may stop
+            jobs += found
+            deadline = due if deadline is None or (due is not None and due < deadline) else deadline
+        return jobs, deadline
+
+    @staticmethod
+    def _jobs_of(table: OnlineTable, now: float) -> tuple[list[tuple[OnlineTable, int, int, str, str]], float | None]:
+        """One game's driver jobs and its next quiet deadline."""
+        jobs, deadline = [], None
+        with table.lock:
+            quiet = table.setup.quiet
+            index = table.roll_index()
+            for k in table.offered():
+                spec = table.setup.seats[k]
+                if spec != "human":
+                    jobs.append((table, k, index + 1, spec, "bot"))
+                elif quiet.after != "wait" and k in table.offered_at:
+                    due = table.offered_at[k] + quiet.seconds
+                    if due <= now:
+                        jobs.append((table, k, index + 1, "pass" if quiet.after == "pass" else quiet.bot,
+                                     "quiet" if quiet.after == "pass" else "bot"))
+                    else:
+                        deadline = due if deadline is None else min(deadline, due)
         return jobs, deadline
 
     def _drive(self) -> None:
@@ -237,8 +288,9 @@ class OnlineRooms:
             for table, seat, roll, who, by in jobs:
                 try:
                     self._act(table, seat, roll, who, by)
-                except WebError:
-                    pass  # the seat chose meanwhile, or the roll moved on: nothing to do
+                except WebError as exc:  # the seat chose meanwhile, or the roll moved on: nothing to do
+                    log.info("online room %s: seat %d's choice for roll %d not kept (%s)", table.code, seat + 1, roll,
+                             exc)
                 except BrokenExecutor:  # the worker child ended (the server stopping): the table waits
                     if self._stopping():
                         return

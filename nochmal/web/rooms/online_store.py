@@ -98,8 +98,9 @@ class OnlineStore:
     def close(self) -> None:
         self.db.close()
 
-    def _tx(self):
-        return self.db.tx()
+    def _tx(self, code: str | None = None):
+        """A write transaction on online room ``code`` (None: one that makes or deletes rooms)."""
+        return self.db.tx(code)
 
     # --- reading ---------------------------------------------------------------------------
     def load(self, code: str) -> OnlineRecord:
@@ -113,6 +114,12 @@ class OnlineStore:
                 "SELECT roll, seat, move, by FROM online_moves WHERE code = ? ORDER BY n", (code,)))
         return OnlineRecord(code, OnlineSetup(**json.loads(row[0])), row[1], row[2], row[3], bool(row[4]),
                             names, moves)
+
+    def version(self, code: str) -> int | None:
+        """The room's version as stored (None: no such room); another server's move shows here."""
+        with self.db.read() as db:
+            row = db.execute("SELECT version FROM online_rooms WHERE code = ?", (code,)).fetchone()
+        return None if row is None else row[0]
 
     def seat_of(self, code: str, token: str | None) -> int | None:
         """The seat ``token`` holds in room ``code``, or None."""
@@ -149,7 +156,7 @@ class OnlineStore:
         """A free human seat for ``name``: (seat, token, version, whether the game starts now:
         every human seat has a phone)."""
         token = new_secret()
-        with self._tx() as db:
+        with self._tx(code) as db:
             held = {k for (k,) in db.execute("SELECT seat FROM online_seats WHERE code = ?", (code,))}
             free = [k for k in setup.humans() if k not in held]
             if seat is None:
@@ -169,7 +176,7 @@ class OnlineStore:
 
     def keep_move(self, code: str, move: KeptMove) -> int:
         """Keep an acknowledged move (committed before it is answered); the room's new version."""
-        with self._tx() as db:
+        with self._tx(code) as db:
             n = db.execute("SELECT COALESCE(MAX(n), -1) + 1 FROM online_moves WHERE code = ?", (code,)).fetchone()[0]
             try:
                 db.execute("INSERT INTO online_moves (code, n, roll, seat, move, by, at) VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -53,12 +53,14 @@ class SheetTap:
 @dataclass(frozen=True)
 class TapDone:
     """What a tap did: ``changed`` False when the sheet already showed it; ``message`` says
-    which cells were already so ("H4 was already crossed"), else empty."""
+    which cells were already so ("H4 was already crossed"), else empty; ``room`` the room as
+    the tap left it, read in its own transaction (a tap racing it on another seat is not in it)."""
 
     version: int
     sheet_version: int
     changed: bool
     message: str = ""
+    room: Room | None = None
 
 
 @dataclass(frozen=True)

@@ -125,8 +125,10 @@ class Rooms:
         self.store.check_token(code, k, token)
         edit = parse_sheet_edit(checked_body(raw, bodies.SheetBody), board_of(room.spec), room.spec.mode)
         before = [first_claims(room, j) for j in range(room.spec.players)]
-        _, sheet_version = self.store.set_sheet(code, k, edit.state, edit.version, race_overrides(room, edit))
-        room, doc = self.hold_win(self.store.room(code), base_url)
+        # the room as this edit left it (read in its transaction): its answer and its event
+        # carry its own version, not a later edit's made meanwhile
+        done, sheet_version = self.store.set_sheet(code, k, edit.state, edit.version, race_overrides(room, edit))
+        room, doc = self.hold_win(done, base_url)
         # a seat scoring a column or colour first strikes that first value on the other sheets
         redraw_all = room.spec.mode is RoomMode.COMPETITIVE and \
             [first_claims(room, j) for j in range(room.spec.players)] != before
@@ -144,7 +146,7 @@ class Rooms:
         board = board_of(room.spec)
         before = [first_claims(room, j) for j in range(room.spec.players)]
         done = self.store.tap_sheet(code, k, board, parse_tap(body, board), body["version"])
-        room, doc = self.hold_win(self.store.room(code), base_url, body.get("roll"))
+        room, doc = self.hold_win(done.room, base_url, body.get("roll"))  # as edit_sheet: the tap's own version
         if done.changed:
             redraw_all = room.spec.mode is RoomMode.COMPETITIVE and \
                 [first_claims(room, j) for j in range(room.spec.players)] != before
@@ -258,8 +260,8 @@ class Rooms:
         k = checked_seat(seat, room)
         self.store.check_token(code, k, token)
         seen = checked_body(raw, bodies.UndoBody)["version"]
-        version, sheet_version, before, after = self.store.undo_sheet(code, k, seen)
-        room = self.store.room(code)
+        room, sheet_version, before, after = self.store.undo_sheet(code, k, seen)  # as edit_sheet
+        version = room.version
         doc = self.room_document(room, base_url)
         self.publish_sheet(room, k, room.spec.mode is RoomMode.COMPETITIVE, doc)
         undone = undo_words(board_of(room.spec), before, after)

@@ -43,9 +43,10 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
     def close(self) -> None:
         self.db.close()
 
-    def _tx(self):
-        """``with store._tx() as db``: a write transaction (store_db.py Database.tx)."""
-        return self.db.tx()
+    def _tx(self, code: str | None = None):
+        """``with store._tx(code) as db``: a write transaction on room ``code`` (None: one
+        that makes or deletes rooms), store_db.py Database.tx."""
+        return self.db.tx(code)
 
     def _read(self):
         """``with store._read() as db``: one snapshot for all its reads."""
@@ -102,7 +103,7 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
         stays on the table). ``creator``: the token this phone made the room with, if it sent
         one; the room then knows the creator's seat, and a used link names it."""
         token = new_secret()
-        with self._tx() as db:
+        with self._tx(code) as db:
             room = self._room(code, db)
             limit = min(room.spec.players, MAX_SEATS)
             seat = self._seat_to_take({s.seat: s for s in room.seats if not s.free}, limit, seat)
@@ -173,7 +174,7 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
     def free_seat(self, code: str, seat: int, by: str) -> tuple[str, int]:
         """No phone holds the seat any more (its token and any hand-over link die); its sheet and
         name stay for the next phone to sit in it. Returns (its name, room version)."""
-        with self._tx() as db:
+        with self._tx(code) as db:
             row = db.execute("SELECT name, free FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone()
             if row is None or row[1]:
                 raise WebError(say("seat %(seat)s is already free", seat=seat + 1), "seat", 409)
@@ -207,7 +208,7 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
         return row[0]
 
     def rename(self, code: str, seat: int, name: str) -> int:
-        with self._tx() as db:
+        with self._tx(code) as db:
             db.execute("UPDATE seats SET name = ? WHERE code = ? AND seat = ?", (name, code, seat))
             return self._bump(db, code, seat, "rename", {"name": name})
 
@@ -217,7 +218,7 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
         is used. ``reissue`` (the room's creator, for a lost phone): the old token dies now, and
         the room's version moves (the old phone is told). Returns (secret, room version or None)."""
         secret = new_secret()
-        with self._tx() as db:
+        with self._tx(code) as db:
             sets = "handover_hash = ?, handover_by = ?" + (", token_hash = ?" if reissue else "")
             args = (secret_hash(secret), by) + ((secret_hash(new_secret()),) if reissue else ())
             if db.execute(f"UPDATE seats SET {sets} WHERE code = ? AND seat = ? AND free = 0",
@@ -231,7 +232,7 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
         """The seat for the phone that opened its hand-over link: a new token, the old one dead.
         A link used before, or replaced, says so and whom to ask (docs/rooms.md, seats)."""
         token = new_secret()
-        with self._tx() as db:
+        with self._tx(code) as db:
             row = db.execute("SELECT handover_hash, handover_used, handover_by, name, free FROM seats "
                              "WHERE code = ? AND seat = ?", (code, seat)).fetchone()
             if row is None:

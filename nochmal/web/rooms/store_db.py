@@ -7,9 +7,12 @@
 - PostgreSQL (store_pg.py): ``nochmal serve --database postgresql://...``, one database for
   several server processes (docs/deploy.md).
 
-Every write transaction is serialised with every other write to the same database and
-committed before the request that made it is answered; so a room's version (the event id of
-its live stream, hub.py) grows by one per edit in commit order, without gaps or repeats.
+Every write transaction on a room is serialised with every other write on that room (SQLite
+serialises all writes; PostgreSQL takes one lock per room, so two servers write two rooms at
+once) and committed before the request that made it is answered; so a room's version (the
+event id of its live stream, hub.py) grows by one per edit in commit order, without gaps or
+repeats. A write that names no room (a new room, the expiry) is serialised with the others
+of its kind.
 
 Schema: each store is a ``part`` with a list of migration steps; ``schema_version`` keeps the
 steps a database has had, and opening it runs the missing ones (each one idempotent, so a
@@ -18,6 +21,7 @@ file made before versioning, which has no row there, gains only what it lacks)."
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
@@ -60,8 +64,9 @@ class Database(Protocol):
 
     name: str
 
-    def tx(self) -> AbstractContextManager[Connection]:
-        """A write transaction: serialised with every other write, committed on leaving
+    def tx(self, key: str | None = None) -> AbstractContextManager[Connection]:
+        """A write transaction: serialised with every other write of the same ``key`` (the
+        code of the room it writes; None: a write that names no room), committed on leaving
         (rolled back on an exception); a failure of the database is a WebError 500/503."""
 
     def read(self) -> AbstractContextManager[Connection]:
@@ -102,6 +107,13 @@ def schema_version(database: Database, part: str) -> int:
     with database.read() as conn:
         row = conn.execute("SELECT version FROM schema_version WHERE part = ?", (part,)).fetchone()
     return row[0] if row else 0
+
+
+def room_key(kind: str, code: str) -> int:
+    """A 32-bit lock key of one room for one purpose (``write``, ``status``, ``bots``): the
+    same in every process, so PostgreSQL's advisory locks on it exclude across servers (two
+    rooms sharing a key only wait for each other)."""
+    return zlib.crc32(f"{kind}:{code}".encode())
 
 
 def _split(url: str):

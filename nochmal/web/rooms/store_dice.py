@@ -19,7 +19,7 @@ class RollDice:
         """Keep ``entry`` (the dice and their advice) for ``roll``, entered by ``seat``; the new
         room version. The roll must still be the one in play (another phone may have counted
         it meanwhile): 409 naming it otherwise. A later entry for the roll replaces this one."""
-        with self._tx() as db:
+        with self._tx(code) as db:
             used = db.execute("SELECT rolls_used FROM rooms WHERE code = ?", (code,)).fetchone()
             if used is None:
                 raise WebError(say("no room with this code (wrong code, or the room expired)"), "id", 404)

@@ -2,11 +2,15 @@
 several server processes on one or more machines (``nochmal serve --database
 postgresql://...``, docs/deploy.md).
 
-Writes: every transaction first takes one transaction-scoped advisory lock (``WRITE_LOCK``),
-so writes are serialised across every process on the database as SQLite serialises them in
-one: a room's version (its stream's event id) grows by one per edit in commit order, and the
-stores' read-then-write steps (a sheet version checked, then bumped) need no retry. A write
-holds it for a few statements, never across a request's other work. Reads: a REPEATABLE READ
+Writes: every transaction first takes one transaction-scoped advisory lock, the room's own
+(``room_key("write", code)``; ``WRITE_LOCK`` for a write that names no room: a new room, the
+expiry, the leaderboards), so the writes of one room are serialised across every process on
+the database as SQLite serialises all writes in one, while two servers write two rooms at
+once: a room's version (its stream's event id) grows by one per edit in commit order, and the
+stores' read-then-write steps (a sheet version checked, then bumped) need no retry, since each
+reads and writes only its own room's rows (READ COMMITTED: a statement after the lock sees the
+previous holder's commit). A write holds it for a few statements, never across a request's
+other work. Reads: a REPEATABLE READ
 READ ONLY transaction, one snapshot for all its statements, never waiting for a writer.
 
 Connections: a small pool per process, each connection used by one thread at a time; one
@@ -17,6 +21,7 @@ traceback; the URL's password is never logged or shown (store_db.py ``redacted``
 from __future__ import annotations
 
 import logging
+import os
 import queue
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -25,11 +30,14 @@ import psycopg
 
 from nochmal.errors import StorageError
 from nochmal.web.errors import WebError
-from nochmal.web.rooms.store_db import Duplicate, Step, redacted, run_steps
+from nochmal.web.rooms.store_db import Duplicate, Step, redacted, room_key, run_steps
 
 log = logging.getLogger("nochmal.web.rooms.store")  # one log for the rooms store on either database
-WRITE_LOCK = 0x6E6F63  # pg_advisory_xact_lock key of every write transaction ("noc")
+WRITE_LOCK = 0x6E6F63  # pg_advisory_xact_lock key of a write transaction that names no room ("noc")
 MIGRATE_LOCK = 0x6E6F64  # ... of a migration (two servers starting at once migrate one after the other)
+# one lock for every write, as before the per-room locks: only for benchmarks/bench_rooms.py's
+# before/after comparison (docs/figures.md, PostgreSQL), never for a server
+ONE_WRITE_LOCK = os.environ.get("NOCHMAL_PG_ONE_WRITE_LOCK") == "1"
 CONNECT_SECONDS = 10
 IDLE_KEPT = 16  # idle connections a process keeps for the next requests
 
@@ -104,9 +112,9 @@ class PostgresDatabase:
                 self._give(conn)
 
     @contextmanager
-    def tx(self):
+    def tx(self, key: str | None = None):
         with self._connection() as conn, conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK if key is None or ONE_WRITE_LOCK else room_key("write", key),))
             yield _Conn(conn)
 
     @contextmanager

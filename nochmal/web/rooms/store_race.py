@@ -59,7 +59,7 @@ class RaceAndRolls:
 
     def set_race_override(self, code: str, seat: int, item: str, value: str | None) -> int:
         """A seat's hand-set first / later (None: as the rolls say) for an item it completed."""
-        with self._tx() as db:
+        with self._tx(code) as db:
             row = db.execute("SELECT 1 FROM race WHERE code = ? AND seat = ? AND item = ?", (code, seat, item)).fetchone()
             if row is None:
                 raise WebError(say("%(item)s is not complete on this sheet", item=item_words(item)), "item", 409)
@@ -71,7 +71,7 @@ class RaceAndRolls:
     def step_roll(self, code: str, seat: int, roll: int, undo: bool) -> RollStep:
         """Count roll ``roll`` as done (``undo`` False) or take it back (True), by its number:
         asked twice (two phones, a double tap), the second is a no-op, never a second count."""
-        with self._tx() as db:
+        with self._tx(code) as db:
             used = db.execute("SELECT rolls_used FROM rooms WHERE code = ?", (code,)).fetchone()[0]
             counter = db.execute("SELECT seat FROM counted_rolls WHERE code = ? AND roll = ?", (code, roll)).fetchone()
             counter = counter[0] if counter else None
@@ -98,20 +98,20 @@ class RaceAndRolls:
     def record_win(self, code: str, roll: int) -> int | None:
         """Keep "won on roll N" (once: a room already won keeps its roll); the new version, or
         None when it was already recorded."""
-        with self._tx() as db:
+        with self._tx(code) as db:
             if db.execute("UPDATE rooms SET won_on = ? WHERE code = ? AND won_on IS NULL", (roll, code)).rowcount == 0:
                 return None
             return self._bump(db, code, None, "won", {"won_on": roll})
 
     def reopen(self, code: str, seat: int) -> int:
         """Forget the recorded win: a seat asked for it on purpose (the page confirms first)."""
-        with self._tx() as db:
+        with self._tx(code) as db:
             db.execute("UPDATE rooms SET won_on = NULL WHERE code = ?", (code,))
             return self._bump(db, code, seat, "reopen", {})
 
     def set_rolls(self, code: str, seat: int, rolls_used: int) -> int:
         """The rolls used set outright (the older API body; phones count by number: step_roll)."""
-        with self._tx() as db:
+        with self._tx(code) as db:
             db.execute("UPDATE rooms SET rolls_used = ? WHERE code = ?", (rolls_used, code))
             db.execute("DELETE FROM counted_rolls WHERE code = ? AND roll > ?", (code, rolls_used))
             return self._bump(db, code, seat, "rolls", {"rolls_used": rolls_used})

@@ -9,18 +9,19 @@ import json
 from nochmal.i18n import say, say_n
 from nochmal.web.errors import WebError
 from nochmal.web.rooms.model import SheetState
-from nochmal.web.rooms.records import SheetTap, TapDone
+from nochmal.web.rooms.records import Room, SheetTap, TapDone
 
 
 class SheetEdits:
     """RoomStore's sheet edits; every method is one transaction."""
 
     def set_sheet(self, code: str, seat: int, state: SheetState, seen_version: int | None,
-                  overrides: dict[str, str | None] | None = None) -> tuple[int, int]:
+                  overrides: dict[str, str | None] | None = None) -> tuple[Room, int]:
         """Store a seat's sheet; with ``seen_version`` refuse (409) when another phone on the
         same seat changed it meanwhile. ``overrides`` (a competitive room's, else None): the
-        race is marked in the same transaction (_mark_race). Returns (room version, sheet version)."""
-        with self._tx() as db:
+        race is marked in the same transaction (_mark_race). Returns (the room as this edit
+        left it, read in its transaction: an edit racing it is not in it; the sheet version)."""
+        with self._tx(code) as db:
             row = db.execute("SELECT sheet_version, name FROM seats WHERE code = ? AND seat = ?",
                              (code, seat)).fetchone()
             if row is None:
@@ -39,8 +40,8 @@ class SheetEdits:
             payload = {"crossed": f"{state.crossed:x}", "jokers_used": state.jokers_used,
                        "later_columns": state.later_columns, "later_colours": state.later_colours,
                        "sheet_version": sheet_version}
-            version = self._bump(db, code, seat, "sheet", payload)
-        return version, sheet_version
+            self._bump(db, code, seat, "sheet", payload)
+            return self._room(code, db), sheet_version
 
     def tap_sheet(self, code: str, seat: int, board, tap: SheetTap, seen_version: int) -> TapDone:
         """A tap applied to the seat's sheet as it is now, in one transaction (docs/rooms.md, two
@@ -48,7 +49,7 @@ class SheetEdits:
         the sheet already shows changes nothing. Refused (409, in the seat's name) only for a
         real conflict: a cell the tap changes that another phone changed the other way since
         the sheet version the tapping phone showed."""
-        with self._tx() as db:
+        with self._tx(code) as db:
             row = db.execute("SELECT crossed, jokers_used, later_columns, later_colours, sheet_version, name "
                              "FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone()
             if row is None:
@@ -63,8 +64,8 @@ class SheetEdits:
             after = SheetState((now.crossed | tap.cross) & ~tap.uncross, jokers, now.later_columns, now.later_colours)
             already = _already_words(board, now.crossed, tap)
             if after == now:
-                version = db.execute("SELECT version FROM rooms WHERE code = ?", (code,)).fetchone()[0]
-                return TapDone(version, row[4], False, already)
+                room = self._room(code, db)
+                return TapDone(room.version, row[4], False, already, room)
             sheet_version = row[4] + 1
             db.execute("UPDATE seats SET crossed = ?, jokers_used = ?, sheet_version = ? WHERE code = ? AND seat = ?",
                        (f"{after.crossed:x}", after.jokers_used, sheet_version, code, seat))
@@ -75,15 +76,15 @@ class SheetEdits:
                        "tap": {"cross": board.cells_of(tap.cross), "uncross": board.cells_of(tap.uncross),
                                "jokers": tap.jokers}}
             version = self._bump(db, code, seat, "sheet", payload)
-        return TapDone(version, sheet_version, True, already)
+            return TapDone(version, sheet_version, True, already, self._room(code, db))
 
-    def undo_sheet(self, code: str, seat: int, seen_version: int) -> tuple[int, int, SheetState, SheetState]:
+    def undo_sheet(self, code: str, seat: int, seen_version: int) -> tuple[Room, int, SheetState, SheetState]:
         """Take back the seat's last sheet edit still in effect (docs/rooms.md, *A mis-tap*):
         the sheet as it was before it, stored as an edit of its own (logged, durable); a
         second undo goes one edit further back, it never redoes. 409 when the phone saw
-        another sheet version or nothing is left to take back. Returns (room version, sheet
-        version, the sheet before the undo, after it)."""
-        with self._tx() as db:
+        another sheet version or nothing is left to take back. Returns (the room as the undo
+        left it, read in its transaction; the sheet version, the sheet before the undo, after it)."""
+        with self._tx(code) as db:
             row = db.execute("SELECT crossed, jokers_used, later_columns, later_colours, sheet_version FROM seats "
                              "WHERE code = ? AND seat = ?", (code, seat)).fetchone()
             if row is None:
@@ -104,8 +105,8 @@ class SheetEdits:
             payload = {"crossed": f"{before.crossed:x}", "jokers_used": before.jokers_used,
                        "later_columns": before.later_columns, "later_colours": before.later_colours,
                        "sheet_version": sheet_version, "undoes": undone}
-            version = self._bump(db, code, seat, "undo", payload)
-        return version, sheet_version, SheetState(int(row[0], 16), row[1], row[2], row[3]), before
+            self._bump(db, code, seat, "undo", payload)
+            return self._room(code, db), sheet_version, SheetState(int(row[0], 16), row[1], row[2], row[3]), before
 
 
 def _states_since(db, code: str, seat: int, seen_version: int) -> list[int]:

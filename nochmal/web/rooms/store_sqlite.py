@@ -119,8 +119,9 @@ class SqliteDatabase:
             self._db.close()
 
     @contextmanager
-    def tx(self):
-        """The lock, BEGIN IMMEDIATE, COMMIT (or ROLLBACK on error)."""
+    def tx(self, key: str | None = None):
+        """The lock, BEGIN IMMEDIATE, COMMIT (or ROLLBACK on error); one writer for every
+        ``key`` (SQLite writes one transaction at a time anyway)."""
         with self._failures(), self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
