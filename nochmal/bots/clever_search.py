@@ -4,9 +4,11 @@ kept.
 
 At a decision with more than one legal action, the greedy bot's ``TOP`` best actions (those
 within ``MARGIN`` points of its best), and a re-roll when one is legal, are the candidates.
-Each candidate is played on ``ROLLOUTS`` times, by the greedy bot for every seat, up to the
-start of the round ``HORIZON`` rounds on (or the end of the game); a rollout ends worth the
-deciding seat's ``worth`` there (its score at the end of the game). The dice of rollout j
+Each candidate is played on ``ROLLOUTS`` times, by the greedy bot for every seat, to the end
+of the game (or, with a ``HORIZON``, to the start of the round that many rounds on); a rollout
+ends worth the deciding seat's score (at a horizon: its ``worth``). Full games beat the
+horizon of one round clearly on the tuning seeds: ``worth``'s guesses are what the search is
+to see past (benchmarks/log/2026-12-05-clever.md). The dice of rollout j
 are the same for every candidate (common random numbers: the candidates are compared on the
 same throws), thrown from a seed made of the bot's seed and the game's history, so a game
 stays reproducible from its seed and never sees the game's own dice before they fall.
@@ -27,8 +29,8 @@ from nochmal.rules import MAX_SEED
 
 TOP = 3  # candidates taken from the greedy bot's ranking
 MARGIN = 12.0  # ... only those within this many points of its best
-ROLLOUTS = 8  # rollouts per candidate
-HORIZON = 1  # rounds played out: 1 = to the end of the current round; None = to the end of the game
+ROLLOUTS = 4  # rollouts per candidate
+HORIZON = None  # rounds played out: None = to the end of the game; 1 = to the start of the next round
 
 
 class RolloutCleverAgent:

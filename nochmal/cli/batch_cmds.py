@@ -146,7 +146,7 @@ def batch_bots(
     players: int = typer.Option(2, "--players", help="Table size 2..4 (table mode)."),
     seeds: str = typer.Option("100000..100099", "--seeds", help="Seed range A..B (1..1000 is for tuning; publish held-out seeds)."),
     board: str = typer.Option("classic", "--board", "-b", help="Built-in board name or a board file (sent to the workers as its text)."),
-    game: str = typer.Option("nochmal", "--game", help="nochmal, or clever (Clever 4ever: bots random, greedy; no board)."),
+    game: str = typer.Option("nochmal", "--game", help="nochmal, or clever (Clever 4ever: bots random, greedy, rollout; no board)."),
     workers: Optional[int] = typer.Option(None, "--workers", help=WORKERS_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run the stored failed tasks again."),

@@ -132,7 +132,7 @@ def bench_bots(
     board: str = typer.Option("classic", "--board", "-b", help="Built-in board name or a board file."),
     workers: Optional[int] = typer.Option(None, "--workers", help="Worker processes (default: one per core)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
-    game: str = typer.Option("nochmal", "--game", help="nochmal, or clever (Clever 4ever: bots random, greedy; no board)."),
+    game: str = typer.Option("nochmal", "--game", help="nochmal, or clever (Clever 4ever: bots random, greedy, rollout; no board)."),
 ):
     """Play bots on paired seeds (same dice for all) and report means, win rates and 95 % CIs.
 

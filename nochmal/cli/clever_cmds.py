@@ -26,7 +26,7 @@ def register(app: typer.Typer) -> None:
 @guarded
 def solo(
     seed: int = typer.Option(1, "--seed", "-s", help="Dice seed; the same seed gives the same throws forever."),
-    bot: str = typer.Option("greedy", "--bot", help="Bot that plays: random or greedy."),
+    bot: str = typer.Option("greedy", "--bot", help="Bot that plays: random, greedy or rollout (the search)."),
     save: Optional[Path] = typer.Option(None, "--save", help="Write the game record (JSON) here."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ):
@@ -58,7 +58,7 @@ def solo(
 @clever_app.command("play")
 @guarded
 def play_table(
-    seat: list[str] = typer.Option(..., "--seat", help="One per seat, in turn order: human, human:NAME, random or greedy (1-4 seats)."),
+    seat: list[str] = typer.Option(..., "--seat", help="One per seat, in turn order: human, human:NAME, random, greedy or rollout (1-4 seats)."),
     seed: int = typer.Option(1, "--seed", "-s", help="Dice seed; the same seed gives the same throws forever."),
     save: Optional[Path] = typer.Option(None, "--save", help="Write the game record (JSON) here at the end."),
 ):
