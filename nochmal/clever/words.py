@@ -1,9 +1,12 @@
 """Clever 4ever's words for people (docs/clever.md "The web page"): the dice, the phases, the
-places of the dice and the bonuses, as Messages said in a player's language
+places of the dice, the bonuses and whole actions, as Messages said in a player's language
 (nochmal.i18n say; the notation of nochmal/clever/actions.py stays the machine's words)."""
 
 from __future__ import annotations
 
+from nochmal.clever.actions import Action
+from nochmal.clever.sheet import Place
+from nochmal.clever.sheetdata import SheetFacts
 from nochmal.i18n import N_, Message, say
 
 COLOURS = {"white": N_("White"), "yellow": N_("Yellow"), "blue": N_("Blue"), "grey": N_("Grey"),
@@ -26,3 +29,29 @@ def bonus(kind: str) -> Message:
     if kind in BONUSES:
         return say(BONUSES[kind])
     return say('"?" %(area)s', area=colour(kind[1:]))
+
+
+def place_words(place: Place, facts: SheetFacts) -> Message:
+    """Where an entry goes, for people: the area and its row, column, cell or half."""
+    area = colour(place.area)
+    if place.area == "yellow":
+        return say("%(area)s, row %(n)s", area=area, n=place.spot + 1)
+    if place.area == "blue":
+        return say("%(area)s, column %(n)s", area=area, n=place.spot + 1)
+    if place.area == "grey":
+        r, c = facts.segments[place.spot].cells[0]
+        return say("%(area)s, row %(row)s column %(column)s", area=area, row=r + 1, column=c + 1)
+    if place.area == "green":
+        return say("%(area)s, upper half", area=area) if place.spot else say("%(area)s, lower half", area=area)
+    return area
+
+
+def action_words(action: Action, facts: SheetFacts) -> Message:
+    """An action as the page lists it (the notation is the machine's, docs/clever.md "Actions")."""
+    if action.kind in ("reroll", "pass", "done"):
+        return say(KINDS[action.kind])
+    if action.kind == "forfeit":
+        return say("give up %(bonus)s", bonus=bonus(action.bonus))
+    what = colour(action.die) if action.die else bonus(action.bonus)
+    said = say("%(what)s %(number)s → %(place)s", what=what, number=action.number, place=place_words(action.place, facts))
+    return say("+1: %(entry)s", entry=said) if action.kind == "extra" else said

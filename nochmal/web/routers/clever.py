@@ -14,13 +14,13 @@ from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from nochmal.clever import DICE, Action
+from nochmal.clever import DICE
 from nochmal.clever.actions import MAX_TEXT
 from nochmal.clever.sheetdata import AREAS, BONUSES
-from nochmal.clever.words import KINDS, bonus, colour
+from nochmal.clever.words import action_words, bonus, colour
 from nochmal.clever.state import to_state
 from nochmal.clever.scoring import area_points
-from nochmal.i18n import N_, Message, say, translate
+from nochmal.i18n import N_, translate
 from nochmal.rules import MAX_SEED
 from nochmal.web.clever_store import CleverGames, Played, store_of
 from nochmal.web.clever_svg import sheet_svg, targets
@@ -93,32 +93,6 @@ class CleverView(BaseModel):
     names: dict[str, str] = Field(..., description='The dice\'s and the bonuses\' names in the page\'s language ("?grey": "? Grey").')
     svg: str = Field(..., description="The sheet drawn as the pad is: HTML, one box of SVG pieces per area and the tracks; "
                      "its fields carry the ids of ``targets``.")
-
-
-def place_words(place, facts) -> Message:
-    """Where an entry goes, for people: the area and its row, column, cell or half."""
-    area = colour(place.area)
-    if place.area == "yellow":
-        return say("%(area)s, row %(n)s", area=area, n=place.spot + 1)
-    if place.area == "blue":
-        return say("%(area)s, column %(n)s", area=area, n=place.spot + 1)
-    if place.area == "grey":
-        r, c = facts.segments[place.spot].cells[0]
-        return say("%(area)s, row %(row)s column %(column)s", area=area, row=r + 1, column=c + 1)
-    if place.area == "green":
-        return say("%(area)s, upper half", area=area) if place.spot else say("%(area)s, lower half", area=area)
-    return area
-
-
-def action_words(action: Action, facts) -> Message:
-    """An action as the page lists it (the notation is the machine's, docs/clever.md "Actions")."""
-    if action.kind in ("reroll", "pass", "done"):
-        return say(KINDS[action.kind])
-    if action.kind == "forfeit":
-        return say("give up %(bonus)s", bonus=bonus(action.bonus))
-    what = colour(action.die) if action.die else bonus(action.bonus)
-    said = say("%(what)s %(number)s → %(place)s", what=what, number=action.number, place=place_words(action.place, facts))
-    return say("+1: %(entry)s", entry=said) if action.kind == "extra" else said
 
 
 def labels(lang: str) -> dict:
