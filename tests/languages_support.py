@@ -45,5 +45,11 @@ def english_left(page) -> list[str]:
     cells' names for screen readers; a file's name (room.json) and a link are notation."""
     text = page.evaluate("""() => document.body.innerText + "\\n" +
         [...document.querySelectorAll("rect.cell")].map(r => r.getAttribute("aria-label")).join("\\n")""").lower()
-    text = re.sub(r"https?://\S+", " ", text)  # a link is notation (an online seat's: #seat=0&token=...)
-    return sorted(p for p in PHRASES if re.search(r"(?<!\w)" + re.escape(p) + r"(?!\w|\.\w)", text))  # (room.json: a file)
+    return english_in(text)
+
+
+def english_in(text: str) -> list[str]:
+    """The English phrases in ``text`` (lower case); a link is notation (an online seat's:
+    #seat=0&token=...), and so is a file's name (room.json)."""
+    text = re.sub(r"https?://\S+", " ", text)
+    return sorted(p for p in PHRASES if re.search(r"(?<!\w)" + re.escape(p) + r"(?!\w|\.\w)", text))
