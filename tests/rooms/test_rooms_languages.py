@@ -10,9 +10,11 @@ import time
 
 import httpx
 
-from nochmal.i18n import said, translator
+from nochmal.i18n import said, say, translator
 from nochmal.missions.loader import shipped_mission
+from nochmal.web.errors import WebError
 from nochmal.web.rooms.store import CREATOR, used_link_reason
+from nochmal.web.rooms.words import SeatLabel
 from rooms_support import auth, new_room, put_cells, set_rolls, sit, sse_events
 
 STREAM_S = 300  # a hang guard, not a pace
@@ -161,3 +163,33 @@ def test_a_used_link_names_the_rooms_creator_in_german(client):
     assert creator_de != CREATOR and used == {"error": said(used_link_reason(True, False, CREATOR), "de"),
                                               "field": "handover"}
     assert creator_de in used["error"] and CREATOR not in used["error"]
+
+
+def test_a_count_in_polish_takes_its_plural_form(client):
+    # Polish says 2-4 and 5+ crosses in two forms (the .po's Plural-Forms): a sheet with more
+    # crosses than its rolls allow, said by the page as the catalog's form for its count
+    catalog = client.get("/api/i18n/pl").json()
+    said_forms = {}
+    for rolls_used, cells in ((0, ["H1", "H7"]), (1, [f"H{r}" for r in range(1, 8)])):
+        code = new_room(client, mode="competitive", board="classic", players=2)
+        anna = sit(client, code, "Anna")
+        set_rolls(client, code, anna[1], rolls_used)
+        put_cells(client, code, *anna, cells)
+        [problem] = client.get(f"/api/rooms/{code}").json()["status"]["impossible"][0]["problems_said"]
+        n = problem["n"]
+        form = translator("pl").ngettext(problem["msgid"], problem["plural"], n)
+        said_forms[n] = page_says(problem, catalog)
+        assert said_forms[n] == form % problem["values"] and form != problem["plural"]
+    assert sorted(said_forms) == [2, 7]
+    assert said_forms[2].split()[1] != said_forms[7].split()[1]  # "skreślenia" and "skreśleń"
+
+
+def test_a_free_seats_label_inside_a_refusal_is_said_in_the_phones_language():
+    # a free seat's label is English text where a text is (words.py SeatLabel), its words where
+    # a refusal names it
+    refusal = WebError(say("seat %(seat)s is taken by %(name)s; pick a free seat", seat=2, name=SeatLabel(1)),
+                       "seat", 409)
+    assert refusal.body("en")["error"] == "seat 2 is taken by seat 2 (free); pick a free seat"
+    for lang in ("de", "pl"):
+        label = said(say("seat %(n)s (free)", n=2), lang)
+        assert label != "seat 2 (free)" and label in refusal.body(lang)["error"]
