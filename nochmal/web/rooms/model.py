@@ -119,10 +119,10 @@ def parse_room_spec(data) -> RoomSpec:
     _unknown_keys(data, {"mode", "mission", "difficulty", "players", "board"})
     mode = data.get("mode", RoomMode.MISSION if "mission" in data else None)
     if mode not in MODES:
-        raise WebError(f"mode must be one of {', '.join(MODES)} (or give a mission)", "mode", 422)
+        raise WebError(say("mode must be one of %(modes)s (or give a mission)", modes=tuple(MODES)), "mode", 422)
     players = data.get("players")
     if not _is_int(players):
-        raise WebError("players must be a whole number", "players", 422)
+        raise WebError(say("players must be a whole number"), "players", 422)
     if mode == RoomMode.MISSION:
         mission_id = data.get("mission")
         ids = shipped_mission_ids()
@@ -130,22 +130,25 @@ def parse_room_spec(data) -> RoomSpec:
             raise WebError(say("mission must be one of %(missions)s", missions=tuple(ids)), "mission", 422)
         difficulty = data.get("difficulty", "normal")
         if difficulty not in DIFFICULTIES:
-            raise WebError(f"difficulty must be one of {', '.join(DIFFICULTIES)}", "difficulty", 422)
+            raise WebError(say("difficulty must be one of %(difficulties)s", difficulties=tuple(DIFFICULTIES)),
+                           "difficulty", 422)
         if players not in PLAYER_COUNTS:
-            raise WebError(f"a mission has {PLAYER_COUNTS[0]}-{PLAYER_COUNTS[-1]} players, not {players}",
-                           "players", 422)
+            raise WebError(say("a mission has %(low)s-%(high)s players, not %(players)s", low=PLAYER_COUNTS[0],
+                               high=PLAYER_COUNTS[-1], players=players), "players", 422)
         mission = shipped_mission(mission_id)
         if "board" in data and data["board"] != mission.board:
-            raise WebError(f"mission {mission_id} is played on the {mission.board} board", "board", 422)
+            raise WebError(say("mission %(mission)s is played on the %(board)s board", mission=mission_id,
+                               board=mission.board), "board", 422)
         return RoomSpec(RoomMode.MISSION, mission.board, players, mission_id, difficulty)
     for key in ("mission", "difficulty"):
         if key in data:
-            raise WebError(f"{key} belongs to a mission room, not a competitive one", key, 422)
+            raise WebError(say("%(key)s belongs to a mission room, not a competitive one", key=key), key, 422)
     board = data.get("board", "classic")
     if board not in BUILTIN_BOARDS:
         raise WebError(say("board must be one of %(boards)s", boards=BUILTIN_BOARDS), "board", 422)
     if not 1 <= players <= MAX_SEATS:
-        raise WebError(f"a game has 1-{MAX_SEATS} players, not {players}", "players", 422)
+        raise WebError(say("a game has 1-%(most)s players, not %(players)s", most=MAX_SEATS, players=players),
+                       "players", 422)
     return RoomSpec(RoomMode.COMPETITIVE, board, players)
 
 
@@ -254,13 +257,13 @@ def typed_sheet_state(text, board: Board, mode: RoomMode, where: str) -> SheetSt
     """A typed sheet from a client (an edit's ``text``, an imported seat) as a SheetState;
     a mission refuses race markers (later_columns / later_colours)."""
     if not isinstance(text, str):
-        raise WebError(f"{where} must be the typed sheet (7 lines of 15 characters)", where, 422)
+        raise WebError(say("%(where)s must be the typed sheet (7 lines of 15 characters)", where=where), where, 422)
     try:
         sheet = parse_typed_sheet(text, board, where)
     except NochmalError as exc:
-        raise WebError(str(exc), where, 422) from None
+        raise WebError(exc.message, where, 422) from None
     if mode is RoomMode.MISSION and (sheet.cols_lower or sheet.colours_lower):
-        raise WebError("a mission has no race: every column scores its first value", where, 422)
+        raise WebError(say("a mission has no race: every column scores its first value"), where, 422)
     return SheetState(sheet.crossed, sheet.jokers_used, sheet.cols_lower, sheet.colours_lower)
 
 

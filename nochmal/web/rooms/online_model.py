@@ -74,22 +74,25 @@ def parse_setup(body: dict) -> OnlineSetup:
         if body.get("mission") not in ids:
             raise WebError(say("mission must be one of %(missions)s", missions=tuple(ids)), "mission", 422)
         if not 1 <= len(seats) <= MAX_COOP_PLAYERS:
-            raise WebError(f"a mission has 1-{MAX_COOP_PLAYERS} seats, not {len(seats)}", "seats", 422)
+            raise WebError(say("a mission has 1-%(most)s seats, not %(count)s", most=MAX_COOP_PLAYERS, count=len(seats)),
+                           "seats", 422)
         mission = shipped_mission(body["mission"])
         if (body.get("board") or mission.board) != mission.board:
-            raise WebError(f"mission {mission.id} is played on the {mission.board} board", "board", 422)
+            raise WebError(say("mission %(mission)s is played on the %(board)s board", mission=mission.id,
+                               board=mission.board), "board", 422)
         difficulty = body.get("difficulty") or "normal"
         if difficulty not in DIFFICULTIES:
-            raise WebError(f"difficulty must be one of {', '.join(DIFFICULTIES)}", "difficulty", 422)
+            raise WebError(say("difficulty must be one of %(difficulties)s", difficulties=tuple(DIFFICULTIES)),
+                           "difficulty", 422)
         return OnlineSetup(RoomMode.MISSION, mission.board, tuple(seats), mission.id, difficulty, quiet)
     for key in ("mission", "difficulty"):
         if body.get(key) is not None:
-            raise WebError(f"{key} belongs to a mission, not a competitive game", key, 422)
+            raise WebError(say("%(key)s belongs to a mission, not a competitive game", key=key), key, 422)
     board = body.get("board") or "classic"
     if board not in BUILTIN_BOARDS:
         raise WebError(say("board must be one of %(boards)s", boards=BUILTIN_BOARDS), "board", 422)
     if not 1 <= len(seats) <= MAX_PLAYERS:
-        raise WebError(f"a game has 1-{MAX_PLAYERS} seats, not {len(seats)}", "seats", 422)
+        raise WebError(say("a game has 1-%(most)s seats, not %(count)s", most=MAX_PLAYERS, count=len(seats)), "seats", 422)
     return OnlineSetup(RoomMode.COMPETITIVE, board, tuple(seats), quiet=quiet)
 
 
