@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from nochmal.clever.actions import REROLL, Action
 from nochmal.clever.game import CleverGame
+from nochmal.clever.scoring import green_points, pink_points, yellow_points
 from nochmal.clever.sheet import Sheet, blue_bit
 from nochmal.clever.sheetdata import SheetFacts
 
@@ -51,22 +52,14 @@ def _tables(facts: SheetFacts) -> _Tables:
 
 
 def _points(facts: SheetFacts, tables: _Tables, sheet: Sheet, grey: list[int]) -> list[int]:
-    """The five areas' points (nochmal/clever/scoring.py, the same numbers) in AREAS order."""
-    _, minus, plus = sheet.yellow
-    full = min(len(row) for row in sheet.yellow)
+    """The five areas' points in AREAS order: the scorer's own functions for yellow, green and
+    pink; blue and grey by masks and the column counts ``grey`` (the same numbers)."""
     blue = sum(p for p, mask in zip(facts.blue_points, tables.blue_columns) if (sheet.blue & mask).bit_count() >= 2)
     if (sheet.blue & tables.anti).bit_count() >= 2:
         blue += facts.blue_anti_diagonal_points
-    rows = facts.grey_rows
-    low, up = sheet.green
-    pink = 0
-    if sheet.pink:
-        pink = facts.pink_points[len(sheet.pink) - 1] + sum(facts.pink_circle_points.get(v, 0) for v in sheet.pink)
-    return [sum(plus) - sum(minus) + sum(facts.yellow_points[:full]),
-            blue,
-            sum(p for p, n in zip(facts.grey_points, grey) if n == rows),
-            sum((a + b) * (2 if i >= facts.green_double_from else 1) for i, (a, b) in enumerate(zip(low, up))),
-            pink]
+    return [yellow_points(facts, sheet), blue,
+            sum(p for p, n in zip(facts.grey_points, grey) if n == facts.grey_rows),
+            green_points(facts, sheet), pink_points(facts, sheet)]
 
 
 def worth(facts: SheetFacts, sheet: Sheet, pending: int = 0, rest: float = 1.0) -> float:
