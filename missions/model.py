@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from nochmal.board import COLOURS, COLUMN_LETTERS, Board
 from nochmal.errors import NochmalError
 from nochmal.game import MAX_COOP_PLAYERS
-from nochmal.i18n import TERMS, Message, say
+from nochmal.i18n import TERMS, Message, say, say_n
 from nochmal.placements import MAX_COUNT
 
 KINDS = ("columns", "colours", "stars", "cells", "score", "jokers_left")
@@ -77,10 +77,10 @@ class Objective:
                 what = say("colours %(colours)s complete", colours=tuple(say(TERMS[c]) for c in self.colours))
                 where = say("(each on at least one sheet)") if team else where
             else:
-                what = say("%(count)s colour(s) complete", count=self.count)
+                what = say_n("%(n)s colour complete", "%(n)s colours complete", self.count)
                 where = say("(distinct colours, counted over all sheets)") if team else where
         elif self.kind == "stars":
-            what = say("%(count)s star cell(s) crossed", count=self.count)
+            what = say_n("%(n)s star cell crossed", "%(n)s star cells crossed", self.count)
             where = say("(each on at least one sheet)") if team else where
         elif self.kind == "cells":
             what = say("cells %(cells)s crossed", cells=" ".join(self.cells))

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.cache import memo
 from nochmal.errors import OptionError
-from nochmal.i18n import TERMS, Message, said, say
+from nochmal.i18n import TERMS, Message, said, say, say_n
 from nochmal.missions.measures.crosses import CrossesEstimate, fewest_crosses, fewest_crosses_choose
 from nochmal.missions.model import Objective
 from nochmal.sheet import Sheet
@@ -223,10 +223,13 @@ def _evaluate_threshold(obj: Objective, sheets: list[Sheet], with_crosses: bool)
 
 
 def _more(kind: str, n: int, team: bool = False) -> Message:
-    """What a score or jokers objective still lacks: "3 more point(s) for the team"."""
+    """What a score or jokers objective still lacks: "3 more points for the team" (in the
+    plural form of ``n``)."""
     if kind == "score":
-        return say("%(n)s more point(s) for the team", n=n) if team else say("%(n)s more point(s)", n=n)
-    return say("%(n)s more unused joker(s) for the team", n=n) if team else say("%(n)s more unused joker(s)", n=n)
+        return say_n("%(n)s more point for the team", "%(n)s more points for the team", n) if team else \
+            say_n("%(n)s more point", "%(n)s more points", n)
+    return say_n("%(n)s more unused joker for the team", "%(n)s more unused jokers for the team", n) if team else \
+        say_n("%(n)s more unused joker", "%(n)s more unused jokers", n)
 
 
 def all_met(objectives, sheets: list[Sheet]) -> bool:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from nochmal.bitsets import component_of, neighbours_of
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.errors import IllegalMoveError, SheetError
-from nochmal.i18n import TERMS, say
+from nochmal.i18n import TERMS, say, say_n
 from nochmal.placements import placement_index
 from nochmal.fileio import is_decimal
 
@@ -195,8 +195,8 @@ class Sheet:
         if colour not in COLOUR_NAMES:
             raise IllegalMoveError(say("wrong colour: %(colour)s is not a colour (y g b r o)", colour=repr(colour)))
         if mask.bit_count() != count:
-            raise IllegalMoveError(say("wrong count: %(given)s cell(s) given, the choice is %(count)s",
-                                        given=len(cells), count=count))
+            raise IllegalMoveError(say_n("wrong count: %(n)s cell given, the choice is %(count)s",
+                                          "wrong count: %(n)s cells given, the choice is %(count)s", len(cells), count=count))
         for name in cells:
             bit = b.bit(name)
             if b.colour_of_bit(bit) != colour:

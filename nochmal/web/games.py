@@ -23,7 +23,7 @@ from nochmal.dice import resolutions, seeded_rolls
 from nochmal.errors import IllegalMoveError, NochmalError, StorageError, quoted
 from nochmal.fileio import atomic_write_text, read_text_file
 from nochmal.game import rating
-from nochmal.i18n import Message, said, say
+from nochmal.i18n import Message, said, say, say_n
 from nochmal.modes import Mode
 from nochmal.puzzles import known_optimum
 from nochmal.seats import is_human, seat_name
@@ -299,7 +299,8 @@ def _refusal(game, sheet, options, mask: int, cells: list[str]) -> Message:
     want = counts[0]
     for n in counts[1:]:  # "1 or 2 or 3", each "or" in the page's language
         want = say("%(some)s or %(one)s", some=want, one=n)
-    return say("no legal placement of %(counts)s cell(s) contains %(cells)s", counts=want, cells=" ".join(cells))
+    return say_n("no legal placement of %(counts)s cell contains %(cells)s",  # the form of the last count: "1 or 2 cells"
+                 "no legal placement of %(counts)s cells contains %(cells)s", counts[-1], counts=want, cells=" ".join(cells))
 
 
 class KeptOnDisk:

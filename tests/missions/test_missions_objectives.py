@@ -159,7 +159,7 @@ def test_score_scopes():
     team = Objective("score", "team", at_least=per_players(-41))
     assert evaluate(team, [EMPTY, h]).met
     st = evaluate(team, [EMPTY, EMPTY])
-    assert not st.met and st.progress == -44 and st.missing == ["3 more point(s) for the team"]
+    assert not st.met and st.progress == -44 and st.missing == ["3 more points for the team"]
     each = Objective("score", "each", at_least=per_players(-19))
     assert not evaluate(each, [EMPTY, h]).met and evaluate(each, [h, h]).met
     anyo = Objective("score", "any", at_least=per_players(-19))
@@ -186,7 +186,7 @@ def test_jokers_left_scopes():
     assert not evaluate(Objective("jokers_left", "team", at_least=per_players(14)), [a, b]).met
     assert evaluate(Objective("jokers_left", "each", at_least=per_players(5)), [a, b]).met
     st = evaluate(Objective("jokers_left", "each", at_least=per_players(6)), [a, b])
-    assert not st.met and st.missing == ["sheet 1: 1 more unused joker(s)"]
+    assert not st.met and st.missing == ["sheet 1: 1 more unused joker"]
     assert evaluate(Objective("jokers_left", "any", at_least=per_players(8)), [a, b]).met
     assert not evaluate(Objective("jokers_left", "any", at_least=per_players(8)), [a, a]).met
 

@@ -15,7 +15,7 @@ from nochmal.board import load_board
 from nochmal.dice import Roll
 from nochmal.errors import IllegalMoveError
 from nochmal.game import Game
-from nochmal.i18n import LANGUAGES, LOCALE_DIR, Message, rating, said, say, translate
+from nochmal.i18n import LANGUAGES, LOCALE_DIR, Message, rating, said, say, translate, translator
 from nochmal.missions import builtin_missions
 from nochmal.missions.model import Objective
 from nochmal.modes import Mode
@@ -234,8 +234,9 @@ def test_a_lost_mission_says_what_is_missing_in_the_request_language(client, mis
         assert english["missing"] == ["columns G H I complete on every sheet: sheet 1: G, H, I"]
         assert german["missing"] == ["Spalten G H I vollständig auf jedem Block: Block 1: G, H, I"]
     else:
-        points = re.search(r": (\d+) more point\(s\) for the team$", english["missing"][0]).group(1)
-        assert german["missing"][0].endswith(f": noch {points} Punkt(e) für das Team")
+        points = int(re.search(r": (\d+) more points? for the team$", english["missing"][0]).group(1))
+        forms = ("%(n)s more point for the team", "%(n)s more points for the team")  # the plural form of the points
+        assert german["missing"][0].endswith(": " + translator("de").ngettext(*forms, points) % {"n": points})
     unmet = next(o for o in german["objectives"] if not o["met"])
     assert german["missing"][0] == f"{unmet['description']}: {', '.join(unmet['missing'])}"
     assert german["text"].endswith("es fehlt: " + german["missing"][0])
