@@ -175,7 +175,9 @@ class SharedHub(Hub):
         if event_id is None:  # a status: no id (its data has the version it describes)
             self._send(code, event, None, stored)
             return
-        order = self._orders.setdefault(code, RoomOrder(event_id - 1))
+        order = self._orders.get(code)
+        if order is None:  # the room's first event here: its streams' snapshots say where the order starts
+            order = self._orders[code] = RoomOrder(min([event_id - 1] + self._snapshots(code)))
         if event_id < order.sent:  # later than the wait: the room's phones take a snapshot
             self._resync(code)
             return
@@ -187,6 +189,13 @@ class SharedHub(Hub):
         self._send(code, event, event_id, stored)
         order.sent = event_id
         self._flush(code, order, False)
+
+    def _snapshots(self, code: str) -> list[int]:
+        """The versions the room's streams here started from (their snapshots; -1: not yet
+        known): an event written late by another server (its tap answered first, its row
+        committed after a later tap's) is waited for, not taken as sent."""
+        with self._lock:
+            return [sub.after for sub in self._rooms.get(code, ()) if sub.after >= 0]
 
     def _flush(self, code: str, order: RoomOrder, ended: bool) -> None:
         """Send the waiting rows that are next in order, or all of them when the wait ended."""

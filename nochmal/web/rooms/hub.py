@@ -146,8 +146,13 @@ class Hub:
         message = sse_message(event, data, event_id)
         with self._lock:
             subs = list(self._rooms.get(code, ()))
-        for sub in subs:
-            loop.call_soon_threadsafe(self._offer, sub, messages.get(sub.lang, message), event_id)
+        if subs:  # one wake-up of the loop for all of them (docs/figures.md, PostgreSQL)
+            loop.call_soon_threadsafe(self._offer_all, [(sub, messages.get(sub.lang, message)) for sub in subs],
+                                      event_id)
+
+    def _offer_all(self, offers: list, event_id: int | None) -> None:
+        for sub, message in offers:
+            self._offer(sub, message, event_id)
 
     def _offer(self, sub: Subscription, message: str, event_id: int | None = None) -> None:
         """On the loop: queue the message, or drop a stream that stopped reading."""

@@ -113,15 +113,20 @@ class PostgresDatabase:
 
     @contextmanager
     def tx(self, key: str | None = None):
-        with self._connection() as conn, conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK if key is None or ONE_WRITE_LOCK else room_key("write", key),))
-            yield _Conn(conn)
+        with self._connection() as conn:
+            conn.isolation_level, conn.read_only = None, False  # (a read may have used it last)
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)",
+                             (WRITE_LOCK if key is None or ONE_WRITE_LOCK else room_key("write", key),))
+                yield _Conn(conn)
 
     @contextmanager
     def read(self):
-        with self._connection() as conn, conn.transaction():
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            yield _Conn(conn)
+        with self._connection() as conn:
+            # said in the BEGIN itself (psycopg): no round trip of its own
+            conn.isolation_level, conn.read_only = psycopg.IsolationLevel.REPEATABLE_READ, True
+            with conn.transaction():
+                yield _Conn(conn)
 
     def migrate(self, part: str, steps: Sequence[Step]) -> None:
         try:
