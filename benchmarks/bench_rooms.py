@@ -31,14 +31,21 @@ Prints figures, asserts nothing. Three parts, each bounded in count and time:
    answered (taps of one cell each), SIGKILL after ``--kill-after`` seconds, restart on the
    same data folder; edits acknowledged vs edits found.
 
+``--pg-sweep``: part 1 on PostgreSQL, 1 server against 2 (one write lock / a lock per room)
+at several tap rates; the highest rate each holds within ``--p95`` and the ratios
+(``pg_sweep``). ``--database auto`` starts a throw-away cluster for the run; ``--json`` adds
+one line ``JSON {...}`` a script parses.
+
 Usage:  nice -n 10 python benchmarks/bench_rooms.py [--rooms 20] [--edits 12] [--dice 4] [--kill-after 2]
         [--servers 2 --database postgresql://...]
+        nice -n 10 python benchmarks/bench_rooms.py --pg-sweep --database auto --edits 8 --json
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import re
@@ -484,7 +491,14 @@ def main() -> None:
                         help="only compare two --answers files (e.g. of an old and a new tree) and exit")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--servers", type=int, default=1, help="part 1: server processes (more than 1: --database)")
-    parser.add_argument("--database", help="part 1 with --servers: a postgresql:// URL the servers share")
+    parser.add_argument("--database", help="part 1: a postgresql:// URL the servers share (auto: a throw-away "
+                        "cluster, tests/pg_support.py)")
+    parser.add_argument("--pg-sweep", action="store_true", help="part 1 on PostgreSQL: 1 server, 2 servers with one "
+                        "write lock, 2 with a lock per room, at each of --pauses (needs --database)")
+    parser.add_argument("--pauses", default="0.5:2,0.25:1,0.12:0.5", help="--pg-sweep: tap pauses MIN:MAX, comma-separated")
+    parser.add_argument("--p95", type=float, default=500.0, help="--pg-sweep: the p95 bound of a tap reaching the "
+                        "other phones, ms (default 500)")
+    parser.add_argument("--json", action="store_true", help="part 1 / --pg-sweep: also one line 'JSON {...}' of figures")
     args = parser.parse_args()
     if args.compare:
         compare_answers(*args.compare)
@@ -495,8 +509,22 @@ def main() -> None:
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1/5/15 min), "
           f"{os.cpu_count()} cores, python {sys.version.split()[0]}")
 
-    if "1" in args.parts:
-        load_part(args)
+    cluster = None
+    if args.database == "auto":
+        args.database, cluster = throwaway_database()
+    try:
+        if args.pg_sweep:
+            out = pg_sweep(args)
+            if args.json:
+                print("JSON " + json.dumps(out[0], separators=(",", ":")))
+            return
+        if "1" in args.parts:
+            fig = load_part(args)
+            if args.json:
+                print("JSON " + json.dumps(fig, separators=(",", ":")))
+    finally:
+        if cluster is not None:
+            cluster.stop()
     if "2" in args.parts:
         print(f"\n2. room status of a 4-seat room, {args.status_edits} single-seat edits per mission (p50 / p95)")
         status_times(args.status_edits, args.seed, [m for m in args.missions.split(",") if m], args.detail, args.answers)
@@ -534,15 +562,18 @@ def run_clients(url: str, args) -> dict:
     return out
 
 
-def load_part(args) -> None:
-    print(f"\n1. propagation: {args.rooms} rooms x 4 clients, {args.edits} taps each "
-          f"({args.pause_min:g}-{args.pause_max:g} s apart) and {args.dice} dice entries per room (twice as far "
-          f"apart), loopback, clients in {args.client_procs} process(es)")
+def load_part(args, quiet: bool = False) -> dict:
+    """Part 1 once; its figures (``--json``: also printed as one JSON line)."""
+    if not quiet:
+        print(f"\n1. propagation: {args.rooms} rooms x 4 clients, {args.edits} taps each "
+              f"({args.pause_min:g}-{args.pause_max:g} s apart) and {args.dice} dice entries per room (twice as far "
+              f"apart), loopback, clients in {args.client_procs} process(es)")
     data = Path(tempfile.mkdtemp(prefix="bench-rooms-"))
     ports = [free_port() for _ in range(args.servers)]
-    # more than one: one data folder and one database, the live updates through it (docs/rooms.md, Several servers)
-    procs = [start_server(data, ports[0])] if args.servers == 1 else \
-        [shared_server(data, port, args.database) for port in ports]
+    # on a database (one server too): one data folder and one database, the live updates through
+    # it (docs/rooms.md, Several servers); else one server on SQLite
+    procs = [shared_server(data, port, args.database) for port in ports] if args.database else \
+        [start_server(data, ports[0])]
     try:
         for port in ports:
             wait_up(f"http://127.0.0.1:{port}")
@@ -553,6 +584,17 @@ def load_part(args) -> None:
     finally:
         for proc in procs:
             stop_server(proc)
+    figures_ = {"servers": args.servers, "database": "postgresql" if args.database else "sqlite",
+                "write_lock": "one" if os.environ.get(ONE_LOCK_ENV) == "1" else "per room",
+                "pause": [args.pause_min, args.pause_max], "edits": r["edits"], "elapsed_s": round(r["elapsed"], 2),
+                "taps_per_s": round(r["edits"] / r["elapsed"], 2), "missing": r["missing"], "errors": len(r["errors"]),
+                "p50_ms": round(pct(r["delays"], 0.5), 1), "p95_ms": round(pct(r["delays"], 0.95), 1),
+                "cross_p95_ms": round(pct(r["cross"], 0.95), 1) if r["cross"] else None,
+                "patch_server_p95_ms": round(pct(r["put_server"], 0.95), 1),
+                "server_cpu_ms_per_edit": round(server_cpu / max(1, r["edits"]) * 1000, 2),
+                "load_1min": round(os.getloadavg()[0], 2)}
+    if quiet:
+        return figures_
     print(f"  {r['edits']} edits acknowledged in {r['elapsed']:.1f} s; deliveries to the other 3 clients missing: "
           f"{r['missing']}; client errors: {len(r['errors'])} {sorted(set(r['errors']))}")
     print(f"  CPU seconds: server {server_cpu:.1f} ({server_cpu / max(1, r['edits']) * 1000:.1f} ms per edit, "
@@ -568,6 +610,56 @@ def load_part(args) -> None:
     print(f"  dice -> advice on every phone of the room: {summary(r['advice'])}")
     print(f"  PUT dice round trip:   {summary(r['dice_answers'])}")
     print(f"  PUT dice server time:  {summary(r['dice_server'])}")
+    return figures_
+
+
+ONE_LOCK_ENV = "NOCHMAL_PG_ONE_WRITE_LOCK"  # the servers' writes under one lock, as before the per-room locks (store_pg.py)
+PG_SETUPS = (("1 server", 1, False), ("2 servers, one write lock", 2, True), ("2 servers, a lock per room", 2, False))
+
+
+def pg_sweep(args) -> list[dict]:
+    """``--pg-sweep``: part 1 on PostgreSQL for each setup of PG_SETUPS at each pause of
+    ``--pauses`` (shorter pauses: more taps a second), the setups alternated within each
+    pause, so a load that drifts over the run touches them alike; a line per run, then
+    for each setup the highest tap rate whose p95 (tap -> other phones, status included)
+    stayed within ``--p95``, and the ratios to one server."""
+    import copy
+
+    runs = []
+    pauses = [tuple(float(x) for x in item.split(":")) for item in args.pauses.split(",")]
+    print(f"\nPostgreSQL sweep: {args.rooms} rooms x 4 phones, {args.edits} taps each, pauses {args.pauses} s, "
+          f"p95 bound {args.p95:g} ms")
+    for low, high in pauses:
+        for name, servers, one_lock in PG_SETUPS:
+            run = copy.copy(args)
+            run.servers, run.pause_min, run.pause_max, run.dice = servers, low, high, 0
+            os.environ[ONE_LOCK_ENV] = "1" if one_lock else "0"
+            fig = {"setup": name, **load_part(run, quiet=True)}
+            runs.append(fig)
+            print(f"  {name:28} pause {low:g}-{high:g} s: {fig['taps_per_s']:6.1f} taps/s  p95 {fig['p95_ms']:7.1f} ms  "
+                  f"across servers p95 {fig['cross_p95_ms']}  CPU {fig['server_cpu_ms_per_edit']} ms/edit  "
+                  f"missing {fig['missing']}  load {fig['load_1min']}", flush=True)
+    os.environ.pop(ONE_LOCK_ENV, None)
+    best = {}
+    for name, _, _ in PG_SETUPS:
+        within = [r["taps_per_s"] for r in runs if r["setup"] == name and r["p95_ms"] <= args.p95 and not r["missing"]]
+        best[name] = max(within) if within else None
+    one = best[PG_SETUPS[0][0]]
+    print(f"  highest tap rate with p95 <= {args.p95:g} ms: " +
+          "; ".join(f"{name} {rate if rate is not None else '-'}" for name, rate in best.items()))
+    ratios = {name: round(rate / one, 2) if rate and one else None for name, rate in best.items()}
+    print("  ratio to 1 server: " + "; ".join(f"{name} {ratio if ratio is not None else '-'}"
+                                             for name, ratio in ratios.items()))
+    return [{"runs": runs, "best_taps_per_s": best, "ratio_to_one_server": ratios, "p95_bound_ms": args.p95}]
+
+
+def throwaway_database():
+    """``--database auto``: a PostgreSQL cluster of the tests' kind (tests/pg_support.py: a
+    temporary folder, a Unix socket, fsync off) for this run; (its URL, the cluster to stop)."""
+    from pg_support import PostgresCluster
+
+    cluster = PostgresCluster().start()
+    return cluster.new_database("bench"), cluster
 
 
 if __name__ == "__main__":
