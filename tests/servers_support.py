@@ -38,6 +38,15 @@ def shared_server(data_dir, port: int, database: str = "") -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=log)
 
 
+def until(check, tries: int = 600) -> bool:
+    """Ask ``check`` again until it holds (a hang guard of ``tries`` asks, a tenth of a second apart)."""
+    for _ in range(tries):
+        if check():
+            return True
+        threading.Event().wait(0.1)
+    return False
+
+
 @contextmanager
 def shared_servers(data_dir, database: str, count: int = 2):
     """``count`` servers on one data folder and database, up; their URLs and processes."""

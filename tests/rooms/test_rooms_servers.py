@@ -9,14 +9,13 @@ version it made, and the stream must carry exactly those ids, in order."""
 from __future__ import annotations
 
 import json
-import threading
 
 import httpx
 import psycopg
 import pytest
 
 from rooms_support import auth, crash
-from servers_support import Stream, Tappers, shared_servers
+from servers_support import Stream, Tappers, shared_servers, until
 
 CELLS = [f"{c}{r}" for c in "HGIJFKE" for r in range(1, 8)]
 
@@ -40,15 +39,6 @@ def tap(url: str, code: str, seat: int, token: str, cell: str, sheet_version: in
                       headers=auth(token), timeout=30)
     assert res.status_code == 200, res.text
     return res.json()
-
-
-def until(check, tries: int = 600) -> bool:
-    """Ask ``check`` again until it holds (a hang guard of ``tries`` asks, a tenth of a second apart)."""
-    for _ in range(tries):
-        if check():
-            return True
-        threading.Event().wait(0.1)
-    return False
 
 
 def sheets(stream: Stream) -> list[int]:

@@ -24,6 +24,7 @@ from nochmal.web.rooms.store_db import redacted, schema_version
 from nochmal.web.rooms.store_open import open_database
 from nochmal.web.rooms.store_schema import DB_NAME, PART, STEPS
 from rooms_support import auth, close_rooms, free_port, make_app, new_room, sit, stored
+from servers_support import until
 
 SPEC = RoomSpec("competitive", "classic", 2)
 
@@ -138,7 +139,7 @@ def test_a_write_on_one_room_waits_only_for_writes_on_that_room(postgres_cluster
         assert done[codes[1]].wait(60), "a tap on room B waited for room A's lock"
         same = threading.Thread(target=tap, args=(codes[0],))
         same.start()
-        assert until_true(lambda: waiting_for_a_lock(url) == 1), "the tap on room A did not wait for its lock"
+        assert until(lambda: waiting_for_a_lock(url) == 1), "the tap on room A did not wait for its lock"
         assert not done[codes[0]].is_set()
     assert done[codes[0]].wait(60), "the tap on room A did not go on after the lock was let go"
     for t in (other, same):
@@ -146,15 +147,6 @@ def test_a_write_on_one_room_waits_only_for_writes_on_that_room(postgres_cluster
     assert [stores[0].room(code).version for code in codes] == [2, 2]
     for store in stores:
         store.close()
-
-
-def until_true(check, tries: int = 600) -> bool:
-    """``check`` asked again until it holds (a hang guard, a tenth of a second apart)."""
-    for _ in range(tries):
-        if check():
-            return True
-        threading.Event().wait(0.1)
-    return False
 
 
 def test_racing_taps_on_two_seats_are_each_answered_with_their_own_version(client):
