@@ -7,10 +7,12 @@ Prints figures, asserts nothing (speed is never a test). Single process, single 
    times; wall clock and CPU time of this process.
 2. Random solo games per CPU-second through the real API (``play`` with the random bot).
 3. The bots' solo means on seeds ``--seeds A..B`` (held out: the greedy weights were set on
-   seeds 0-59), with a 95 % interval, the paired difference greedy - random, and the rating
-   table's band of each mean.
+   seeds 0-59, the rollout bot's budget on seeds 2000-2059), with a 95 % interval, the paired
+   difference of each bot and the first, the rating table's band of each mean, and the CPU
+   time of a decision (the rollout bot's budget is counted in rollouts: this is its measure).
 
 Usage:  nice -n 10 python benchmarks/bench_clever.py [--seeds 1000..1199] [--repeat 20]
+        [--bots random,greedy,rollout]
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="1000..1199")
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--bots", default="random,greedy,rollout")
     args = parser.parse_args()
     first, last = (int(x) for x in args.seeds.split(".."))
     print(f"load average {os.getloadavg()[0]:.1f}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
@@ -69,17 +72,27 @@ def main() -> None:
 
     facts = clever4ever()
     seeds = range(first, last + 1)
+    bots = args.bots.split(",")
     scores = {}
-    for bot in ("random", "greedy"):
-        cpu = time.process_time()
-        scores[bot] = [play(CleverGame(1), [clever_bot(bot, s)], s).scores()[0] for s in seeds]
-        mean, half = interval(scores[bot])
-        per_game = (time.process_time() - cpu) / len(seeds)
-        print(f"{bot}: mean {mean:.1f} +- {half:.1f} (95 %), min {min(scores[bot])}, max {max(scores[bot])}, "
-              f"{per_game * 1000:.0f} ms CPU a game; band of the mean: {facts.rating(round(mean))!r}")
-    diff, half = interval([g - r for g, r in zip(scores["greedy"], scores["random"])])
-    print(f"greedy - random, paired on {len(seeds)} seeds: {diff:.1f} +- {half:.1f}")
+    for bot in bots:
+        decisions = [0]
 
+        def count(game, decisions=decisions):
+            decisions[0] += bool(game.history) and game.history[-1][0] >= 0
+
+        cpu = time.process_time()
+        scores[bot] = [play(CleverGame(1), [clever_bot(bot, s)], s, count).scores()[0] for s in seeds]
+        cpu = time.process_time() - cpu
+        mean, half = interval(scores[bot])
+        print(f"{bot}: mean {mean:.1f} +- {half:.1f} (95 %), min {min(scores[bot])}, max {max(scores[bot])}, "
+              f"{cpu / len(seeds) * 1000:.0f} ms CPU a game, {cpu / decisions[0] * 1000:.1f} ms CPU a decision; "
+              f"band of the mean: {facts.rating(round(mean))!r}", flush=True)
+    for bot in bots[1:]:
+        diff, half = interval([b - a for b, a in zip(scores[bot], scores[bots[0]])])
+        print(f"{bot} - {bots[0]}, paired on {len(seeds)} seeds: {diff:.1f} +- {half:.1f}")
+    if len(bots) > 2:
+        diff, half = interval([b - a for b, a in zip(scores[bots[-1]], scores[bots[-2]])])
+        print(f"{bots[-1]} - {bots[-2]}, paired on {len(seeds)} seeds: {diff:.1f} +- {half:.1f}")
 
 if __name__ == "__main__":
     main()
