@@ -41,7 +41,7 @@ class _Tables:
 
 
 _TABLES: dict[int, _Tables] = {}
-_MEMO_LIMIT = 200_000  # states remembered per facts before the memo starts afresh
+_MEMO_LIMIT = 100_000  # states remembered per facts before the memo starts afresh (about 45 MB)
 
 
 def _tables(facts: SheetFacts) -> _Tables:
