@@ -149,10 +149,10 @@ def test_a_write_on_one_room_waits_only_for_writes_on_that_room(postgres_cluster
         store.close()
 
 
-def test_racing_taps_on_two_seats_are_each_answered_with_their_own_version(client):
+def test_racing_taps_on_two_seats_are_each_answered_with_their_own_version(client, store_url):
     """Two phones tap two seats of one room at once, many times: each answer's version is the
     one its own edit carries in the room's log (the seat and the cell of that version's
-    event), never a later edit's; on both databases."""
+    edit), never a later edit's, and so is its event's; on both databases."""
     code = new_room(client, mode="competitive", players=2)
     tokens = [sit(client, code, name)[1] for name in ("Anna", "Ben")]
     cells = {0: ["H1", "H2", "H3", "G1", "G2", "G3", "I1", "I2"], 1: ["H4", "H5", "H6", "G4", "G5", "G6", "I3", "I4"]}
@@ -177,6 +177,13 @@ def test_racing_taps_on_two_seats_are_each_answered_with_their_own_version(clien
               stored(client, "SELECT version, seat, payload FROM edits WHERE code = ? AND kind = 'sheet'", (code,))}
     assert sorted(answers) == sorted((v, k, cell) for v, (k, (cell,)) in logged.items())
     assert len({v for v, _, _ in answers}) == len(answers) == 16
+    if store_url:  # on PostgreSQL the events went through the database (fanout.py): each under its own version
+        hub = client.app.state.rooms.hub
+        assert hub.flush()
+        events = {event_id: json.loads(data)["data"] for event_id, data in stored(
+            client, "SELECT event_id, data FROM room_events WHERE code = ? AND event = 'sheet'", (code,))}
+        for v, k, cell in answers:
+            assert events[v]["seat"] == k and events[v]["version"] == v and cell in events[v]["sheet"]["cells"]
 
 
 def test_the_api_on_postgresql_keeps_its_rooms_in_the_database(postgres_cluster, tmp_path):
