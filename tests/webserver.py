@@ -6,6 +6,7 @@ import shutil
 import socket
 import threading
 import time
+from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -19,18 +20,28 @@ from nochmal.web import create_app
 class LiveServer:
     def __init__(self, data_dir: Path | None, **app_options):
         self.app = create_app(data_dir, **app_options)
+        self.seen = Counter()  # (method, path?query) -> how many such requests reached the server
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="on"))
+        self.server = uvicorn.Server(uvicorn.Config(self._counted, log_level="warning", lifespan="on",
+                                                    interface="asgi3"))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+
+    async def _counted(self, scope, receive, send):
+        if scope["type"] == "http":
+            query = scope.get("query_string", b"").decode()
+            self.seen[scope["method"], scope["path"] + ("?" + query if query else "")] += 1
+        await self.app(scope, receive, send)
 
     def __enter__(self) -> "LiveServer":
         self.thread.start()
         deadline = time.monotonic() + 300  # a hang guard: it starts in well under a second
         while not self.server.started:
+            if not self.thread.is_alive():
+                raise RuntimeError("the test server did not start (its error is printed above)")
             if time.monotonic() > deadline:
                 raise RuntimeError("the test server hung: not started")
             time.sleep(0.05)

@@ -173,6 +173,35 @@ def test_worker_controls_the_page_and_the_shell_opens_offline(live, monkeypatch)
     ctx.close()
 
 
+def test_a_page_is_asked_for_once_and_a_move_does_not_wake_the_worker(live):
+    """Under the worker a page's request races the worker's handler on the network, and the
+    handler's own request for it is that same one: the server sees each page once, and the
+    handler still keeps it (it opens offline). A move, anything but a GET, goes straight to the
+    network (static/sw.js; the routes as Chromium reports them in its timings)."""
+    server, browser = live
+    ctx = browser.new_context(viewport={"width": 360, "height": 740})
+    page = ctx.new_page()
+    page.goto(f"{server.url}/rules")
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    for path in ("/rules?once=1", "/puzzle/4242"):
+        page.goto(server.url + path)
+        page.wait_for_selector("main")
+        assert page.evaluate("performance.getEntriesByType('navigation')[0].workerMatchedSourceType") == \
+            "race-network-and-fetch-handler", path
+        assert page.evaluate("""async (url) => {  // the handler keeps the page (30 s: a hang guard)
+          for (let i = 0; i < 300 && !(await caches.match(url)); i++) await new Promise((ok) => setTimeout(ok, 100));
+          return !!(await caches.match(url)); }""", server.url + path), path
+        assert server.seen["GET", path] == 1, (path, server.seen["GET", path])
+    page.wait_for_selector("#my-sheet rect.cell")
+    sources = page.evaluate("""() => Object.fromEntries(performance.getEntriesByType('resource')
+      .map((e) => [e.initiatorType + ' ' + new URL(e.name).pathname, e.workerMatchedSourceType]))""")
+    assert sources["fetch /api/games"] == "network" and sources["script /static/common.js"] == "cache", sources
+    ctx.set_offline(True)
+    page.goto(f"{server.url}/rules?once=1", wait_until="domcontentloaded")
+    expect(page.locator("#offline-line")).to_be_visible()
+    ctx.close()
+
+
 def test_dark_mode_and_its_switch(live):
     """Dark by the system's wish; the switch overrides it before the first paint of the next page."""
     server, browser = live
