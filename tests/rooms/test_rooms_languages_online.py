@@ -99,3 +99,20 @@ def test_a_missions_outcome_line_in_german(server):
     assert english["text"].startswith(shipped_mission("star-hunt").name + ": ")
     assert german["text"].startswith(name + ": ") and german["text"] != english["text"]
     assert german["won"] == english["won"] and german["rolls_used"] == english["rolls_used"]  # the machine's fields
+
+
+def test_a_shared_hubs_redraw_draws_an_online_event_in_its_phones_language(client):
+    # several servers (fanout.py): an event drawn on another server comes in English; this
+    # server draws it in its own phones' language when its game is at the event's version,
+    # passes it on as it came when not, and hands a table room's event to the rooms' redraw
+    online = client.app.state.online
+    code = new_online(client, mode="competitive", seats=["human", "human"])["id"]
+    sit_all(client, code, ["Anna"])
+    event = client.get(f"{API}/{code}").json()
+    redraw = online.redrawing(lambda code, data, lang: ("table room", lang))
+    german = redraw(code, event, "de")
+    assert titles(german["svgs"]["1"]) == [said(say("seat %(n)s (free)", n=2), "de")]
+    assert german["version"] == event["version"] and german["seats"] == event["seats"]
+    assert redraw(code, {**event, "version": event["version"] - 1}, "de")["svgs"] == event["svgs"]
+    assert "svgs" not in redraw(code, {k: v for k, v in event.items() if k != "svgs"}, "de")
+    assert redraw("r0000000", {"version": 3, "sheet": {}}, "de") == ("table room", "de")
