@@ -8,10 +8,12 @@ Each candidate is played on ``ROLLOUTS`` times, by the greedy bot for every seat
 of the game (or, with a ``HORIZON``, to the start of the round that many rounds on); a rollout
 ends worth the deciding seat's score (at a horizon: its ``worth``). Full games beat the
 horizon of one round clearly on the tuning seeds: ``worth``'s guesses are what the search is
-to see past (benchmarks/log/2026-12-05-clever.md). The dice of rollout j
-are the same for every candidate (common random numbers: the candidates are compared on the
-same throws), thrown from a seed made of the bot's seed and the game's history, so a game
-stays reproducible from its seed and never sees the game's own dice before they fall.
+to see past (benchmarks/log/2026-12-05-clever.md).
+
+The dice of rollout j are the same for every candidate (common random numbers: the
+candidates are compared on the same throws), thrown from a seed made of the bot's seed and
+the game's history, so a game stays reproducible from its seed and never sees the game's own
+dice before they fall.
 
 The budget is counted in rollouts, not seconds, so the bot is deterministic;
 benchmarks/bench_clever.py prints the mean time a decision takes.
