@@ -263,8 +263,9 @@ class StatusGuard:
         return bool(self._conn().execute("SELECT pg_try_advisory_lock(%s)", (room_key("status", code),)).fetchone()[0])
 
     def release(self, code: str) -> None:
-        if self.hub is not None:  # the next holder finds this one's status (published())
-            self.hub.flush()
+        if self.hub is not None and not self.hub.flush():  # the next holder finds this one's status (published())
+            log.warning("room %s: its status was not in the database within 10 s; another server may compute "
+                        "it again", code)
         self._conn().execute("SELECT pg_advisory_unlock(%s)", (room_key("status", code),))
 
     def close(self) -> None:
