@@ -3,6 +3,8 @@
 The quiet time is read from a clock the tests move (``FakeClock``), and every check waits for
 a status to arrive: no test depends on how fast the machine runs the worker's thread."""
 
+import dataclasses
+import json
 import threading
 import time
 
@@ -108,6 +110,50 @@ def test_an_edit_restarts_the_quiet_time(clock):
         rooms["end"] = competitive_room(code="end")
         request_due(worker, clock, rooms["end"])
         assert wait_for(arrived, published, 3) == ["due", "abc", "end"]  # one status for abc, no other
+    finally:
+        worker.stop()
+
+
+class TableGuard:
+    """fanout.py StatusGuard's part the worker uses, over the statuses published so far, each
+    read back as from the database (a JSON copy, not the worker's own object)."""
+
+    def __init__(self, published: list) -> None:
+        self.published_list = published
+
+    def hold(self, code: str) -> bool:
+        return True
+
+    def release(self, code: str) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def published(self, code: str, version: int) -> dict | None:
+        for done, data in reversed(self.published_list):
+            if done == code:
+                return json.loads(json.dumps(data["status"])) if data["version"] == version else None
+        return None
+
+
+def test_a_version_asked_for_again_is_not_published_twice(clock):
+    # the two-server test saw one version's status twice: a reader asked for the room again
+    # while its status was computed, and the second run found it published and in its cache
+    rooms = {"abc": competitive_room()}
+    worker, published, arrived = start_worker(rooms)
+    worker.guard = TableGuard(published)
+    try:
+        request_due(worker, clock, rooms["abc"])
+        assert wait_for(arrived, published, 1) == ["abc"]
+        request_due(worker, clock, rooms["abc"])  # the same version again
+        rooms["end"] = competitive_room(code="end")
+        request_due(worker, clock, rooms["end"])  # queued after it: abc's second run is over once end's is out
+        assert wait_for(arrived, published, 2) == ["abc", "end"], "a version's status published twice"
+        # an undo back to an earlier state is a new version: its status (cached) is published for it
+        rooms["abc"] = dataclasses.replace(rooms["abc"], version=2)
+        request_due(worker, clock, rooms["abc"])
+        assert wait_for(arrived, published, 3) == ["abc", "end", "abc"] and published[2][1]["version"] == 2
     finally:
         worker.stop()
 

@@ -314,8 +314,9 @@ class StatusWorker:
             self.guard.close()
 
     def _work_out(self, room: Room, shared: dict | None = None) -> None:
-        """The room's full status cached and published; ``shared``: the one another server
-        published for this version (cached here, not sent again)."""
+        """The room's full status cached and published; ``shared``: the one a server (another,
+        or this one in an earlier run: a reader asked again while it was computed) published for
+        this version, cached here and not sent again: each version's status is published once."""
         status = self.cached(room) or shared
         if status is None:
             start = time.perf_counter()
@@ -325,7 +326,7 @@ class StatusWorker:
             self._cache[state_key(room)] = status
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
-        if status is not shared:
+        if shared is None:
             self._publish(room.code, {"version": room.version, "status": status})
 
     def _run(self) -> None:
