@@ -5,6 +5,7 @@
 "use strict";
 (function () {
   const KEY = "nochmal-theme";
+  const REGISTER_AFTER_MS = 1000;  // the service worker's registration after the page's load
   const dark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
   let picked = null;  // this page's pick, where localStorage refuses it (a private window)
   function choice() {
@@ -59,8 +60,14 @@
   window.addEventListener("online", offlineLine);
   window.addEventListener("offline", offlineLine);
 
-  // http://localhost and 127.0.0.1 count as secure; another plain-http address has no service worker
+  // http://localhost and 127.0.0.1 count as secure; another plain-http address has no service worker.
+  // Registered once the page is in and drawn (a while after its load, when the browser is idle):
+  // a worker's first install fetches the whole shell, which would compete with the page's own
+  // requests (the puzzle's first load measured 100-200 ms slower at p95, docs/figures.md)
   if ("serviceWorker" in navigator && window.isSecureContext) {
-    window.addEventListener("load", () => { navigator.serviceWorker.register("/sw.js").catch(() => {}); });
+    const register = () => { navigator.serviceWorker.register("/sw.js").catch(() => {}); };
+    window.addEventListener("load", () => setTimeout(() => {
+      if (window.requestIdleCallback) window.requestIdleCallback(register, { timeout: 2000 }); else register();
+    }, REGISTER_AFTER_MS));
   }
 })();
