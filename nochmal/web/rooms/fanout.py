@@ -136,6 +136,8 @@ class SharedHub(Hub):
 
     # --- in: the listener thread --------------------------------------------------------------
     def _listen(self) -> None:
+        import psycopg  # (lazily, as connect)
+
         last_prune = 0.0
         while not self._stop.is_set():
             try:
@@ -151,6 +153,9 @@ class SharedHub(Hub):
                             last_prune = time.monotonic()
                             reader.execute("DELETE FROM room_events WHERE at < now() - make_interval(secs => %s)",
                                            (KEEP_SECONDS,))
+            except psycopg.OperationalError as exc:  # the database is away (restarted, stopped): one line a try
+                log.warning("listening for room events failed (%s); listening again", str(exc).splitlines()[0])
+                time.sleep(0.5)
             except Exception:
                 log.exception("listening for room events failed; listening again")
                 time.sleep(0.5)
