@@ -180,6 +180,12 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
         rooms_service = getattr(app.state, "rooms", None)
         if rooms_service is not None:  # the status worker's thread and child process end with the app
             rooms_service.worker.stop()
+            stop_hub = getattr(rooms_service.hub, "stop", None)  # and the threads listening to PostgreSQL
+            if stop_hub is not None:
+                stop_hub()
+        online = getattr(app.state, "online", None)
+        if online is not None:  # the online games' driver lets its games go (another server takes them)
+            online.stop()
 
     app = FastAPI(title="nochmal", version=version(), lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Noch mal! (Encore!): puzzles, games against bots, replays and the planner. "

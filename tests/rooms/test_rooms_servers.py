@@ -176,3 +176,24 @@ def test_an_online_games_bot_is_played_by_one_server_and_the_other_takes_over(tm
     refused = [r.getMessage() for r in caplog.records if "not kept" in r.getMessage()]
     assert refused == [], refused
     close_rooms(apps[other])
+
+
+def test_an_app_on_postgresql_ends_its_threads_when_it_stops(tmp_path, postgres_url):
+    """The app's shutdown (the server stopping) ends the threads that listen to and write into
+    PostgreSQL and the online games' driver, as it ends the status worker: none is left trying a
+    database that went away."""
+    import threading
+
+    from fastapi.testclient import TestClient
+
+    from rooms_support import make_app
+
+    names = ("room-events-in", "room-events-out", "online-rooms")
+    before = {t for t in threading.enumerate() if t.name in names}
+    with TestClient(make_app(tmp_path, postgres_url)) as client:
+        assert client.get("/api/health").status_code == 200
+        mine = {t for t in threading.enumerate() if t.name in names} - before
+        assert {t.name for t in mine} == set(names)
+    for thread in mine:
+        thread.join(30)  # a hang guard: each ends within a fraction of a second
+        assert not thread.is_alive(), thread.name
