@@ -13,21 +13,14 @@ from nochmal.cli import app
 from nochmal.clever import CleverGame
 from nochmal.errors import BotError
 from nochmal.terminal.clever_view import draw_game
+from clever_support import play_checked
 
 runner = CliRunner()
 
 
 @pytest.mark.parametrize("bot", ["random", "greedy"])
 def test_bots_choose_legal_actions_and_leave_the_game_alone(bot):
-    def visit(game):
-        if not game.is_terminal() and not game.is_chance_node():
-            before = (list(game.sheets), list(game.pending), game.where, len(game.history), game.undo_depth)
-            move = agents[game.current_player()].choose(game)
-            assert move in game.legal_moves()
-            assert before == (list(game.sheets), list(game.pending), game.where, len(game.history), game.undo_depth)
-
-    agents = [clever_bot(bot, 3), clever_bot(bot, 4)]
-    game = play(CleverGame(2), agents, 11, visit)
+    game, _ = play_checked([clever_bot(bot, 3), clever_bot(bot, 4)], 11)
     assert game.is_terminal()
 
 

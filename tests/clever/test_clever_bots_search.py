@@ -14,22 +14,13 @@ from nochmal.clever.scoring import area_points
 from nochmal.clever.sheetdata import AREAS
 from nochmal.clever.state import read_state_text
 from nochmal.play import play_game
+from clever_support import play_checked
 
 
 def test_rollout_plays_legal_actions_through_the_engine_and_leaves_the_game_alone():
     # rollouts to the next round only, two of them: legality does not depend on the budget
     agents = [RolloutCleverAgent(3, rollouts=2, horizon=1), RolloutCleverAgent(4, rollouts=2, horizon=1)]
-    seen = []
-
-    def visit(game):
-        if not game.is_terminal() and not game.is_chance_node():
-            before = (list(game.sheets), list(game.pending), game.where, len(game.history), game.undo_depth)
-            move = agents[game.current_player()].choose(game)
-            assert move in game.legal_moves()
-            assert before == (list(game.sheets), list(game.pending), game.where, len(game.history), game.undo_depth)
-            seen.append(move.kind)
-
-    game = play(CleverGame(2), agents, 11, visit)  # play_game applies every choice with apply_move: checked
+    game, seen = play_checked(agents, 11)
     assert game.is_terminal() and {"take", "extra", "bonus"} <= set(seen)
 
 

@@ -87,6 +87,20 @@ NM.api = async function (method, path, body) {
   return data;
 };
 
+// A game page's own sheet (#my-sheet, game.js and online.js): the cells the tap may take next
+// outlined, the cells picked so far marked, the sheets dimmed while a pair of dice is chosen.
+NM.markMine = function (legalCells, picked, choosing) {
+  const legal = new Set(legalCells || []);
+  document.querySelectorAll("#my-sheet rect.cell").forEach(r => {
+    r.classList.toggle("legal", legal.has(r.dataset.cell));
+    r.classList.toggle("picked", picked.includes(r.dataset.cell));
+    r.classList.remove("refused");
+  });
+  const mine = document.getElementById("my-sheet");
+  if (mine) NM.keyCells(mine, legal);
+  document.getElementById("sheets").classList.toggle("choosing", choosing);
+};
+
 NM.say = function (text, kind) {
   const el = document.getElementById("message");
   if (!el) return;

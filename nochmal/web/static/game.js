@@ -198,19 +198,7 @@
       return query();
     }
 
-    function cells() { return document.querySelectorAll("#my-sheet rect.cell"); }
-
-    function mark(extend) {
-      const legal = new Set(extend || []);
-      cells().forEach(r => {
-        r.classList.toggle("legal", legal.has(r.dataset.cell));
-        r.classList.toggle("picked", selected.includes(r.dataset.cell));
-        r.classList.remove("refused");
-      });
-      const mine = $("my-sheet");
-      if (mine) NM.keyCells(mine, legal);
-      $("sheets").classList.toggle("choosing", !!(pick.colour && pick.number));
-    }
+    function mark(extend) { NM.markMine(extend, selected, !!(pick.colour && pick.number)); }
 
     async function query(extra) {
       if (!(pick.colour && pick.number)) {

@@ -276,17 +276,7 @@
     });
   }
 
-  function mark(extend) {
-    const legal = new Set(extend || []);
-    document.querySelectorAll("#my-sheet rect.cell").forEach(r => {
-      r.classList.toggle("legal", legal.has(r.dataset.cell));
-      r.classList.toggle("picked", selected.includes(r.dataset.cell));
-      r.classList.remove("refused");
-    });
-    const own = $("my-sheet");
-    if (own) NM.keyCells(own, legal);
-    $("sheets").classList.toggle("choosing", !!(pick.colour && pick.number));
-  }
+  function mark(extend) { NM.markMine(extend, selected, !!(pick.colour && pick.number)); }
 
   async function query(extra) {
     if (!(pick.colour && pick.number)) {
