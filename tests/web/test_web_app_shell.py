@@ -82,6 +82,9 @@ def test_manifest_and_icons(client):
         assert f'<meta name="theme-color" content="{manifest["theme_color"]}">' in head, page
         touch = re.search(r'<link rel="apple-touch-icon" href="([^"]+)">', head)
         assert touch and png_size(client.get(touch.group(1)).content) == (180, 180), page
+        # the tab's icon is a PNG of the size it says (an SVG one costs the page's main thread after load)
+        tab = re.search(r'<link rel="icon" href="([^"]+)" sizes="(\d+)x(\d+)" type="image/png">', head)
+        assert tab and png_size(client.get(tab.group(1)).content) == (int(tab.group(2)), int(tab.group(3))), page
         assert re.search(r'<script src="/static/shell\.js"></script>', head), page  # not async: before the first paint
 
 

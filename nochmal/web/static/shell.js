@@ -41,6 +41,7 @@
     const main = document.querySelector("main");
     if (!main || document.getElementById("room")) return;
     let line = document.getElementById("offline-line");
+    if (!line && navigator.onLine) return;  // made the first time it is needed: a new line costs the page a style pass
     if (!line) {
       line = document.createElement("p");
       line.id = "offline-line";
