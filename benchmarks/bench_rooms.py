@@ -17,7 +17,13 @@ Prints figures, asserts nothing. Three parts, each bounded in count and time:
    ``Server-Timing`` header) under that load. ``--servers N --database URL``: N server
    processes on one PostgreSQL database (docs/rooms.md, Several servers), phone c of room i
    on server (i + c) mod N; the taps seen on another server than the one they were made
-   through are summarised apart, and the taps acknowledged per second printed.
+   through are summarised apart, and the taps acknowledged per second printed. The phones
+   (benchmarks/room_phones.py, ``--phones lean`` by default, ``httpx`` the first ones) stand
+   for phones elsewhere; their CPU here is the benchmark's. Between the first tap and the
+   last one's events, the CPU per edit of every process on one line ("CPU ms per edit:
+   key=ms ..."): the servers, their children (the status and advice workers), PostgreSQL
+   (the postmaster and its children; only with ``--database auto``, else "not-counted"), the
+   phones, and the rest of the machine (from /proc/stat: another user's work, the kernel).
 2. **Room status**, in this process (what the server's status child runs): a 4-seat room
    of each shipped mission (``--missions``: some), after its empty room's status (untimed,
    as the server computes it at creation; it pays the imports too); after each single-seat
@@ -48,9 +54,7 @@ import asyncio
 import json
 import os
 import random
-import re
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -62,6 +66,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from rooms_support import free_port, stop, wait_up  # noqa: E402  (the tests' own: a port, up, stopped)
 from servers_support import shared_server  # noqa: E402  (a server process, on SQLite or a shared database)
+from room_phones import PHONES, run_phones  # noqa: E402  (part 1's phones)
 
 CELLS = [f"{c}{r}" for c in "HGIJFKE" for r in range(1, 8)]  # a growing sheet: column H first
 
@@ -91,204 +96,47 @@ def stop_server(proc: subprocess.Popen) -> None:
     stop(proc, 30)
 
 
+def cpu_split(servers: list[int], phones: list[int], postmaster: int | None) -> dict[str, float]:
+    """CPU seconds so far (Linux /proc, user + system) of the servers, their children (the
+    status and advice workers), PostgreSQL (the postmaster and its children: None, not
+    counted), the phones' processes, and everything else on the machine."""
+    table = {}  # pid -> (parent, its CPU and its waited-for children's)
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # (gone meanwhile)
+            continue
+        table[int(stat.parent.name)] = (int(fields[1]), sum(map(int, fields[11:15])) / os.sysconf("SC_CLK_TCK"))
+    kids: dict[int, list[int]] = {}
+    for pid, (parent, _) in table.items():
+        kids.setdefault(parent, []).append(pid)
+
+    def tree(pid: int) -> float:
+        return table.get(pid, (0, 0.0))[1] + sum(tree(k) for k in kids.get(pid, ()))
+
+    out = {"servers": sum(table.get(p, (0, 0.0))[1] for p in servers),
+           "server_children": sum(tree(k) for p in servers for k in kids.get(p, ())),
+           "postgresql": tree(postmaster) if postmaster else None,
+           "phones": sum(tree(p) for p in phones)}
+    busy = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    total = (sum(busy) - busy[3] - busy[4]) / os.sysconf("SC_CLK_TCK")  # all but idle and iowait
+    out["rest"] = total - sum(v for v in out.values() if v is not None)
+    return out
+
+
+def cpu_line(per_edit: dict) -> str:
+    """The CPU split per edit on one line (a script may parse it: ``key=ms`` pairs)."""
+    return "CPU ms per edit: " + " ".join(f"{key}={'not-counted' if value is None else f'{value:.2f}'}"
+                                          for key, value in per_edit.items())
+
+
 def process_cpu(pid: int) -> float:
     """User + system CPU seconds of a process so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def server_ms(res: httpx.Response) -> float | None:
-    """The app's own time (the web app's ServerTiming middleware, nochmal/web/app.py)."""
-    match = re.search(r"app;dur=([0-9.]+)", res.headers.get("server-timing", ""))
-    return float(match.group(1)) if match else None
-
-
-# --- 1. propagation ------------------------------------------------------------------------------
-ROLL_IN_PLAY = 21  # the rooms are set to 20 rolls counted (lockstep's 4-seat budget is 56)
-
-
-def random_dice(rng: random.Random) -> dict:
-    """Six dice as a table rolls them (nochmal.dice's faces, joker faces included)."""
-    from nochmal.dice import COLOUR_FACES, NUMBER_FACES
-
-    return {"colours": [rng.choice(COLOUR_FACES) for _ in range(3)],
-            "numbers": [rng.choice(NUMBER_FACES) for _ in range(3)]}
-
-
-async def propagation(url: str, n_rooms: int, edits: int, limit: float, seed: int,
-                      pause: tuple[float, float], dice_rounds: int) -> dict:
-    rng = random.Random(seed)
-    cpu_start = time.process_time()
-    received: dict[tuple[str, int, int], float] = {}  # (room, version, client) -> arrival of a sheet / dice event
-    sent: dict[tuple[str, int], tuple[float, int]] = {}  # (room, version) -> (send time, sender): taps
-    dice_sent: dict[tuple[str, int], float] = {}  # (room, version) -> send time: dice entered
-    taps, put_server, get_server, dice_answers, dice_server, errors = [], [], [], [], [], []
-    limits = httpx.Limits(max_connections=400, max_keepalive_connections=400)
-    urls = url.split(",")  # --servers: phone c of room i on server (i + c) mod N, a room on all of them
-    https = [httpx.AsyncClient(base_url=u, timeout=30, limits=limits) for u in urls[1:]]
-    async with httpx.AsyncClient(base_url=urls[0], timeout=30, limits=limits) as http:
-        https.insert(0, http)
-        on = {}  # (room, client) -> its server's index
-        rooms = []
-        for _ in range(n_rooms):
-            code = (await http.post("/api/rooms", json={"mission": "lockstep", "difficulty": "normal",
-                                                        "players": 4})).json()["id"]
-            tokens = []
-            for k in range(4):
-                tokens.append((await http.post(f"/api/rooms/{code}/seats", json={"name": f"P{k}"})).json()["seat_token"])
-            await http.put(f"/api/rooms/{code}/rolls", json={"rolls_used": ROLL_IN_PLAY - 1},
-                           headers={"Authorization": f"Bearer {tokens[0]}"})
-            rooms.append((code, tokens))
-            for c in range(4):
-                on[(code, c)] = (len(rooms) + c) % len(urls)
-        for code, _ in rooms:  # warm-up: the status child started and every room's status computed once
-            end = time.monotonic() + 120
-            while time.monotonic() < end:
-                if (await http.get(f"/api/rooms/{code}")).json()["status"]["complete"]:
-                    break
-                await asyncio.sleep(0.2)
-        if dice_rounds:  # warm-up: the advice child started (by one entry, untimed)
-            code, tokens = rooms[0]
-            await http.put(f"/api/rooms/{code}/dice", json={"roll": ROLL_IN_PLAY, "dice": random_dice(rng)},
-                           headers={"Authorization": f"Bearer {tokens[0]}"}, timeout=120)
-        ready = asyncio.Event()
-        connected = 0
-
-        async def listen(code: str, client: int) -> None:
-            """One phone's stream; it reconnects like a browser (Last-Event-ID) and a snapshot
-            delivers every version up to its own (a browser then loads the dice too)."""
-            nonlocal connected
-            last = None
-            first = True
-            http = https[on[(code, client)]]
-            while True:
-                headers = {"Last-Event-ID": str(last)} if last is not None else {}
-                try:
-                    async with http.stream("GET", f"/api/rooms/{code}/events", headers=headers, timeout=None) as res:
-                        fields: dict[str, str] = {}
-                        async for line in res.aiter_lines():
-                            if line:
-                                name, _, value = line.partition(":")
-                                fields[name] = value.strip()
-                                continue
-                            event, ident = fields.get("event"), fields.get("id")
-                            fields = {}
-                            if event == "resync":  # as the page: a new stream, from a snapshot
-                                last = None
-                                break
-                            if ident is None or not ident.isdigit():
-                                continue
-                            version, now = int(ident), time.perf_counter()
-                            if event == "sync":
-                                for v in range(1, version + 1):  # (a snapshot after a resync: earlier ones too)
-                                    received.setdefault((code, v, client), now)
-                                if first:
-                                    first = False
-                                    connected += 1
-                                    if connected == 4 * n_rooms:
-                                        ready.set()
-                            elif event in ("sheet", "dice"):
-                                received.setdefault((code, version, client), now)
-                            if event in ("sync", "sheet", "rolls", "dice"):
-                                last = max(last or 0, version)
-                except httpx.HTTPError:
-                    await asyncio.sleep(0.3)
-
-        async def tap(code: str, tokens: list[str], client: int) -> None:
-            """A player crossing one cell more each time: the tap the room page sends (PATCH)."""
-            await ready.wait()
-            http = https[on[(code, client)]]
-            seen = 0  # the seat's sheet version the phone shows (a real conflict is refused)
-            for k in range(edits):
-                await asyncio.sleep(rng.uniform(*pause))
-                start = time.perf_counter()
-                try:
-                    res = await http.patch(f"/api/rooms/{code}/seats/{client}/sheet",
-                                           json={"cross": [CELLS[k]], "version": seen},
-                                           headers={"Authorization": f"Bearer {tokens[client]}"})
-                except httpx.HTTPError as exc:  # e.g. a kept-alive connection the server had closed
-                    errors.append(type(exc).__name__)
-                    try:  # the tap may have landed: read the version again
-                        seen = (await http.get(f"/api/rooms/{code}")).json()["seats"][client]["sheet_version"]
-                    except httpx.HTTPError:
-                        pass
-                    continue
-                taps.append((time.perf_counter() - start) * 1000)
-                if res.status_code == 200:
-                    seen = res.json()["sheet_version"]
-                    sent[(code, res.json()["version"])] = (start, client)
-                    if (ms := server_ms(res)) is not None:
-                        put_server.append(ms)
-                else:
-                    errors.append(f"tap {res.status_code}")
-                if client == 0 and k % 3 == 0:
-                    try:
-                        g = await http.get(f"/api/rooms/{code}")
-                    except httpx.HTTPError as exc:
-                        errors.append(type(exc).__name__)
-                        continue
-                    if (ms := server_ms(g)) is not None:
-                        get_server.append(ms)
-
-        async def roll(code: str, tokens: list[str]) -> None:
-            """The dice of the roll in play entered ``dice_rounds`` times (a later entry replaces
-            the earlier), by a phone of the room taken in turn, while the others tap."""
-            await ready.wait()
-            for k in range(dice_rounds):
-                await asyncio.sleep(rng.uniform(*pause) * 2)
-                start = time.perf_counter()
-                try:
-                    res = await http.put(f"/api/rooms/{code}/dice", json={"roll": ROLL_IN_PLAY, "dice": random_dice(rng)},
-                                         headers={"Authorization": f"Bearer {tokens[k % 4]}"})
-                except httpx.HTTPError as exc:
-                    errors.append(type(exc).__name__)
-                    continue
-                if res.status_code != 200:
-                    errors.append(f"dice {res.status_code}")
-                    continue
-                dice_answers.append((time.perf_counter() - start) * 1000)
-                dice_sent[(code, res.json()["version"])] = start
-                if (ms := server_ms(res)) is not None:
-                    dice_server.append(ms)
-
-        listeners = [asyncio.create_task(listen(code, c)) for code, _ in rooms for c in range(4)]
-        players = [tap(code, tokens, c) for code, tokens in rooms for c in range(4)]
-        rollers = [roll(code, tokens) for code, tokens in rooms]
-        started = time.perf_counter()
-        try:
-            await asyncio.wait_for(asyncio.gather(*players, *rollers), limit)
-            await asyncio.sleep(1.0)  # let the last events arrive
-        except asyncio.TimeoutError:
-            print(f"  (stopped at the {limit:g} s limit)")
-        elapsed = time.perf_counter() - started
-        for task in listeners:
-            task.cancel()
-        await asyncio.gather(*listeners, return_exceptions=True)
-        for other in https[1:]:
-            await other.aclose()
-    delays, cross, missing = [], [], 0
-    for (code, version), (start, sender) in sent.items():
-        for client in range(4):
-            if client == sender:
-                continue
-            arrival = received.get((code, version, client))
-            if arrival is None:
-                missing += 1
-            else:
-                delays.append((arrival - start) * 1000)
-                if on[(code, client)] != on[(code, sender)]:  # made through one server, seen on another
-                    cross.append(delays[-1])
-    advice, dice_missing = [], 0  # per entry: until EVERY phone of the room has the advice event
-    for (code, version), start in dice_sent.items():
-        arrivals = [received.get((code, version, client)) for client in range(4)]
-        if None in arrivals:
-            dice_missing += 1
-        else:
-            advice.append((max(arrivals) - start) * 1000)
-    return {"delays": delays, "cross": cross, "missing": missing, "taps": taps, "put_server": put_server,
-            "get_server": get_server, "edits": len(sent), "elapsed": elapsed, "errors": errors,
-            "advice": advice, "dice_answers": dice_answers, "dice_server": dice_server,
-            "dice": len(dice_sent), "dice_missing": dice_missing, "client_cpu": time.process_time() - cpu_start}
+# --- 1. propagation: the phones in benchmarks/room_phones.py ---------------------------------------
 
 
 # --- 2. status time -------------------------------------------------------------------------------
@@ -483,6 +331,8 @@ def main() -> None:
     parser.add_argument("--pause-min", type=float, default=1.0, help="least pause between a client's taps, s")
     parser.add_argument("--pause-max", type=float, default=4.0, help="longest pause between a client's taps, s")
     parser.add_argument("--client-procs", type=int, default=4, help="processes the clients run in (default 4)")
+    parser.add_argument("--phones", choices=sorted(PHONES), default="lean", help="part 1: the simulated phones "
+                        "(benchmarks/room_phones.py; default lean, httpx: the first ones)")
     parser.add_argument("--parts", default="123", help="which parts to run (default 123)")
     parser.add_argument("--missions", default="", help="part 2: only these missions (comma-separated ids)")
     parser.add_argument("--detail", action="store_true", help="part 2: print every edit's time and split")
@@ -512,6 +362,7 @@ def main() -> None:
     cluster = None
     if args.database == "auto":
         args.database, cluster = throwaway_database()
+        args.pg_pid = int((cluster.data / "postmaster.pid").read_text().split()[0])  # its CPU counted
     try:
         if args.pg_sweep:
             out = pg_sweep(args)
@@ -534,34 +385,6 @@ def main() -> None:
         print(f"  edits acknowledged {acked}, found after the restart {found} (unanswered edits also stored: {extra})")
 
 
-def _client_process(job: tuple) -> dict:
-    url, rooms, edits, limit, seed, pause, dice_rounds = job
-    return asyncio.run(propagation(url, rooms, edits, limit, seed, pause, dice_rounds))
-
-
-def run_clients(url: str, args) -> dict:
-    """The phones, spread over ``--client-procs`` processes (one Python process cannot
-    parse 80 streams and time them without becoming the bottleneck itself)."""
-    import multiprocessing
-
-    n = max(1, min(args.client_procs, args.rooms))
-    shares = [args.rooms // n + (1 if i < args.rooms % n else 0) for i in range(n)]
-    jobs = [(url, share, args.edits, args.limit, args.seed + i, (args.pause_min, args.pause_max), args.dice)
-            for i, share in enumerate(shares)]
-    with multiprocessing.get_context("spawn").Pool(n) as pool:
-        parts = pool.map(_client_process, jobs)
-    out = {key: [] for key in ("delays", "cross", "taps", "put_server", "get_server", "errors", "advice", "dice_answers",
-                               "dice_server")}
-    for part in parts:
-        for key in out:
-            out[key] += part[key]
-    for key in ("missing", "edits", "dice", "dice_missing"):
-        out[key] = sum(p[key] for p in parts)
-    out["elapsed"] = max(p["elapsed"] for p in parts)
-    out["client_cpu"] = sum(p["client_cpu"] for p in parts)
-    return out
-
-
 def load_part(args, quiet: bool = False) -> dict:
     """Part 1 once; its figures (``--json``: also printed as one JSON line)."""
     if not quiet:
@@ -574,16 +397,18 @@ def load_part(args, quiet: bool = False) -> dict:
     # it (docs/rooms.md, Several servers); else one server on SQLite
     procs = [shared_server(data, port, args.database) for port in ports] if args.database else \
         [start_server(data, ports[0])]
+    cpu = {}
     try:
         for port in ports:
             wait_up(f"http://127.0.0.1:{port}")
-        server_cpu = sum(process_cpu(proc.pid) for proc in procs)
-        r = run_clients(",".join(f"http://127.0.0.1:{port}" for port in ports), args)
-        server_cpu = sum(process_cpu(proc.pid) for proc in procs) - server_cpu
-        client_cpu = r["client_cpu"]
+        r = run_phones(",".join(f"http://127.0.0.1:{port}" for port in ports), args,
+                       lambda step, phones: cpu.__setitem__(step, cpu_split([p.pid for p in procs], phones,
+                                                                            getattr(args, "pg_pid", None))))
     finally:
         for proc in procs:
             stop_server(proc)
+    per_edit = {key: None if cpu["ready"][key] is None else
+                round((cpu["done"][key] - cpu["ready"][key]) / max(1, r["edits"]) * 1000, 2) for key in cpu["ready"]}
     figures_ = {"servers": args.servers, "database": "postgresql" if args.database else "sqlite",
                 "write_lock": "one" if os.environ.get(ONE_LOCK_ENV) == "1" else "per room",
                 "pause": [args.pause_min, args.pause_max], "edits": r["edits"], "elapsed_s": round(r["elapsed"], 2),
@@ -591,14 +416,13 @@ def load_part(args, quiet: bool = False) -> dict:
                 "p50_ms": round(pct(r["delays"], 0.5), 1), "p95_ms": round(pct(r["delays"], 0.95), 1),
                 "cross_p95_ms": round(pct(r["cross"], 0.95), 1) if r["cross"] else None,
                 "patch_server_p95_ms": round(pct(r["put_server"], 0.95), 1),
-                "server_cpu_ms_per_edit": round(server_cpu / max(1, r["edits"]) * 1000, 2),
+                "server_cpu_ms_per_edit": per_edit["servers"], "cpu_ms_per_edit": per_edit, "phones": args.phones,
                 "load_1min": round(os.getloadavg()[0], 2)}
     if quiet:
         return figures_
     print(f"  {r['edits']} edits acknowledged in {r['elapsed']:.1f} s; deliveries to the other 3 clients missing: "
           f"{r['missing']}; client errors: {len(r['errors'])} {sorted(set(r['errors']))}")
-    print(f"  CPU seconds: server {server_cpu:.1f} ({server_cpu / max(1, r['edits']) * 1000:.1f} ms per edit, "
-          f"with its status child not counted), the {4 * args.rooms} clients {client_cpu:.1f}")
+    print("  " + cpu_line(per_edit))
     print(f"  tap -> other phones:   {summary(r['delays'])}")
     if args.servers > 1:
         print(f"  ... on another server: {summary(r['cross'])}")
@@ -637,8 +461,8 @@ def pg_sweep(args) -> list[dict]:
             fig = {"setup": name, **load_part(run, quiet=True)}
             runs.append(fig)
             print(f"  {name:28} pause {low:g}-{high:g} s: {fig['taps_per_s']:6.1f} taps/s  p95 {fig['p95_ms']:7.1f} ms  "
-                  f"across servers p95 {fig['cross_p95_ms']}  CPU {fig['server_cpu_ms_per_edit']} ms/edit  "
-                  f"missing {fig['missing']}  load {fig['load_1min']}", flush=True)
+                  f"across servers p95 {fig['cross_p95_ms']}  missing {fig['missing']}  load {fig['load_1min']}; "
+                  f"{cpu_line(fig['cpu_ms_per_edit'])}", flush=True)
     os.environ.pop(ONE_LOCK_ENV, None)
     best = {}
     for name, _, _ in PG_SETUPS:
