@@ -4,7 +4,8 @@ PostgreSQL, so that a phone on server A sees an edit made through server B.
 A published event is written to the ``room_events`` table and announced with ``NOTIFY`` (the
 payload is the room code and the row's number, never the state); every server ``LISTEN``s on
 one connection in a thread of its own and sends the rows it is told of to its local streams,
-the server that made the event too, so that every server sends a room's events in one order:
+the server that made the event too (from memory: its own rows are not read back), so that
+every server sends a room's events in one order:
 by event id (the room version), a row that arrives early waits up to ``GRACE`` for the ones
 before it (a version no event describes, e.g. a win recorded after a tap, never comes: the
 wait ends). A row that comes later than that, or a lost listening connection, makes the
@@ -74,8 +75,9 @@ class SharedHub(Hub):
         self.origin = uuid.uuid4().hex[:12]
         self.redraw = None  # (code, data, lang) -> data drawn in lang (the service sets it: Rooms.redraw)
         self.noticed = None  # (code) -> None: told of every event of a room, from any server (online_service.py)
-        self.delays: deque[float] = deque(maxlen=10_000)  # seconds from a publish here to its rows read back (benchmarks)
+        self.delays: deque[float] = deque(maxlen=10_000)  # seconds from a publish here until the database told of it (benchmarks)
         self._orders: dict[str, RoomOrder] = {}
+        self._mine: dict[int, tuple] = {}  # row number -> an event written here, until the database tells of it
         self._out: queue.Queue = queue.Queue()
         self._stop = threading.Event()
         with connect(url) as db, db.transaction():
@@ -93,7 +95,7 @@ class SharedHub(Hub):
         langs = {lang: value for lang, value in (by_language or {}).items() if value is not data}
         drawn = [lang for lang, value in (by_language or {}).items() if value is data]  # the language of data
         stored = {"data": data, "langs": langs, "drawn": by_language is not None, "in": drawn[:1]}
-        self._out.put((code, event, event_id, json.dumps(stored, separators=(",", ":")), time.monotonic()))
+        self._out.put((code, event, event_id, json.dumps(stored, separators=(",", ":")), time.monotonic(), stored))
 
     def stop(self) -> None:
         self._stop.set()
@@ -112,15 +114,21 @@ class SharedHub(Hub):
                 return
             written = [item for item in batch if isinstance(item, threading.Event)]  # flush() waits on these
             batch = [item for item in batch if not isinstance(item, threading.Event)]
+            mine = []
             try:
                 db = db or connect(self.url)
                 with db.transaction():  # the notifications go out when the rows are committed
-                    for code, event, event_id, data, at in batch:
-                        seq = db.execute("INSERT INTO room_events (code, event_id, event, data, origin) "
-                                         "VALUES (%s, %s, %s, %s, %s) RETURNING seq",
-                                         (code, event_id, event, data, self.origin)).fetchone()[0]
-                        db.execute("SELECT pg_notify(%s, %s)", (self.channel, f"{code} {seq} {at:.6f}"))
+                    for code, event, event_id, data, at, stored in batch:  # the row and its notice: one statement
+                        seq = db.execute("WITH row AS (INSERT INTO room_events (code, event_id, event, data, origin) "
+                                         "VALUES (%s, %s, %s, %s, %s) RETURNING seq) "
+                                         "SELECT seq, pg_notify(%s, %s || ' ' || seq || ' ' || %s) FROM row",
+                                         (code, event_id, event, data, self.origin, self.channel, code,
+                                          f"{at:.6f}")).fetchone()[0]
+                        self._mine[seq] = (event_id, event, stored)  # (before the commit: the listener is told after it)
+                        mine.append(seq)
             except Exception:  # the database went away: these events are lost, the phones resync
+                for seq in mine:
+                    self._mine.pop(seq, None)
                 log.exception("room events could not be written")
                 db = None
                 self._resync_all()
@@ -162,18 +170,20 @@ class SharedHub(Hub):
 
     def _told(self, reader, payload: str) -> None:
         code, seq, at = payload.split(" ")
+        mine = self._mine.pop(int(seq), None)  # (event id, event, stored) written here: not read back
         if self.noticed is not None:  # (before the streams: a room with no phone here may still change here)
             self.noticed(code)
         if self.listeners(code) == 0:  # no phone of the room here: nothing to send, nothing to order
             self._orders.pop(code, None)
             return
-        row = reader.execute("SELECT event_id, event, data, origin FROM room_events WHERE seq = %s",
-                             (int(seq),)).fetchone()
+        if mine is not None:
+            self.delays.append(time.monotonic() - float(at))
+            self._in_order(code, *mine)
+            return
+        row = reader.execute("SELECT event_id, event, data FROM room_events WHERE seq = %s", (int(seq),)).fetchone()
         if row is None:
             return
-        event_id, event, text, origin = row
-        if origin == self.origin:
-            self.delays.append(time.monotonic() - float(at))
+        event_id, event, text = row
         self._in_order(code, event_id, event, json.loads(text))
 
     def _in_order(self, code: str, event_id: int | None, event: str, stored: dict) -> None:
