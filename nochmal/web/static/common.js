@@ -101,6 +101,37 @@ NM.markMine = function (legalCells, picked, choosing) {
   document.getElementById("sheets").classList.toggle("choosing", choosing);
 };
 
+// A tap's question to the server, the same on the game page (game.js) and in an online game
+// (online.js), each through its own API (ask(body) answers {ok, reason, move, extend}): the
+// cells picked so far plus the one tapped. A refusal is said and marks the tapped cell; an
+// answer is kept (kept(cells, move)), outlines the cells that may follow and sets the Cross button.
+NM.askTap = async function (pick, selected, extra, ask, kept, mark) {
+  const cross = document.getElementById("cross");
+  if (!(pick.colour && pick.number)) {
+    mark([]);
+    cross.disabled = true;
+    if (pick.colour || pick.number) NM.say(t("pick a colour die and a number die"));
+    return;
+  }
+  const cells = extra ? selected.concat([extra]) : selected;
+  let res;
+  try {
+    res = await ask({ colour: pick.colour, number: pick.number, cells });
+  } catch (e) { NM.say(e.message, "bad"); return; }
+  if (!res.ok) {
+    NM.say(res.reason, "bad");
+    const r = extra && document.querySelector('#my-sheet rect.cell[data-cell="' + extra + '"]');
+    if (r) r.classList.add("refused");
+    return;
+  }
+  kept(cells, res.move);
+  mark(res.extend);
+  cross.disabled = !res.move;
+  cross.textContent = res.move ? t("Cross %(move)s", { move: res.move }) : t("Cross");
+  NM.say(res.move ? t("tap Cross to confirm, or add cells") :
+    (cells.length ? t("selected %(cells)s", { cells: cells.join(" ") }) : t("tap the cells to cross (outlined: legal)")), "good");
+};
+
 NM.say = function (text, kind) {
   const el = document.getElementById("message");
   if (!el) return;

@@ -200,34 +200,9 @@
 
     function mark(extend) { NM.markMine(extend, selected, !!(pick.colour && pick.number)); }
 
-    async function query(extra) {
-      if (!(pick.colour && pick.number)) {
-        mark([]);
-        $("cross").disabled = true;
-        if (pick.colour || pick.number) NM.say(t("pick a colour die and a number die"));
-        return;
-      }
-      const cellsNow = extra ? selected.concat([extra]) : selected;
-      let res;
-      try {
-        res = await NM.api("POST", "/api/games/" + state.id + "/tap",
-          { colour: pick.colour, number: pick.number, cells: cellsNow });
-      } catch (e) { NM.say(e.message, "bad"); return; }
-      if (!res.ok) {
-        NM.say(res.reason, "bad");
-        if (extra) {
-          const r = document.querySelector('#my-sheet rect.cell[data-cell="' + extra + '"]');
-          if (r) r.classList.add("refused");
-        }
-        return;
-      }
-      selected = cellsNow;
-      pendingMove = res.move;
-      mark(res.extend);
-      $("cross").disabled = !pendingMove;
-      $("cross").textContent = pendingMove ? t("Cross %(move)s", { move: pendingMove }) : t("Cross");
-      NM.say(pendingMove ? t("tap Cross to confirm, or add cells") :
-        (selected.length ? t("selected %(cells)s", { cells: selected.join(" ") }) : t("tap the cells to cross (outlined: legal)")), "good");
+    function query(extra) {
+      return NM.askTap(pick, selected, extra, (body) => NM.api("POST", "/api/games/" + state.id + "/tap", body),
+        (cells, move) => { selected = cells; pendingMove = move; }, mark);
     }
 
     function tapCell(name) { enqueue(() => tapCellNow(name)); }
