@@ -17,6 +17,7 @@ from math import factorial
 from nochmal.board import COLOURS
 from nochmal.choice import Choice
 from nochmal.errors import RollError, SeedError
+from nochmal.i18n import say
 from nochmal.move import COLOUR_JOKER, NUMBER_JOKER
 from nochmal.rules import MAX_SEED
 
@@ -38,10 +39,10 @@ class Roll:
     def __post_init__(self):
         if not _COLOUR_SET.issuperset(self.colours):
             bad = next(f for f in self.colours if f not in _COLOUR_SET)
-            raise RollError(f"roll: {bad!r} is not a colour face (y g b r o x)")
+            raise RollError(say("roll: %(face)s is not a colour face (y g b r o x)", face=repr(bad)))
         if not _NUMBER_SET.issuperset(self.numbers):
             bad = next(f for f in self.numbers if f not in _NUMBER_SET)
-            raise RollError(f"roll: {bad!r} is not a number face (1 2 3 4 5 ?)")
+            raise RollError(say("roll: %(face)s is not a number face (1 2 3 4 5 ?)", face=repr(bad)))
 
     def to_json(self) -> dict:
         return {"colours": list(self.colours), "numbers": list(self.numbers)}
@@ -49,13 +50,13 @@ class Roll:
     @classmethod
     def from_json(cls, data) -> "Roll":
         if not isinstance(data, dict) or set(data) != {"colours", "numbers"}:
-            raise RollError('roll: expected {"colours": [...], "numbers": [...]}')
+            raise RollError(say('roll: expected {"colours": [...], "numbers": [...]}'))
         cols, nums = data["colours"], data["numbers"]
         if not isinstance(cols, list) or not isinstance(nums, list) or not all(
                 isinstance(f, str) for f in cols + nums):
-            raise RollError("roll: colours and numbers must be lists of face strings")
+            raise RollError(say("roll: colours and numbers must be lists of face strings"))
         if not 1 <= len(cols) <= 3 or len(cols) != len(nums):
-            raise RollError("roll: expected 3 colour and 3 number dice (2 and 2 solo)")
+            raise RollError(say("roll: expected 3 colour and 3 number dice (2 and 2 solo)"))
         return cls(tuple(cols), tuple(nums))
 
     def text(self) -> str:
@@ -67,7 +68,7 @@ class Roll:
         try:
             cols, nums = text.strip().split("/")
         except ValueError:
-            raise RollError(f"roll {text!r}: expected colour faces/number faces, e.g. ybx/3?5") from None
+            raise RollError(say("roll %(text)s: expected colour faces/number faces, e.g. ybx/3?5", text=repr(text))) from None
         return cls(tuple(cols), tuple(nums))
 
     def without(self, colour_face: str, number_face: str) -> "Roll":

@@ -59,7 +59,7 @@ class BoardError(NochmalError):
 
     def __init__(self, source: str, problems: list[str]):
         self.source = source
-        self.problems = list(problems)
+        self.problems = [str(p) for p in problems]  # a reader's reason may be a Message: English here
         super().__init__(f"{source}: " + "; ".join(self.problems))
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from nochmal.errors import StorageError
+from nochmal.i18n import Message, say
 
 
 def is_decimal(text: str) -> bool:
@@ -156,15 +157,16 @@ def read_text_file(path: str | Path, error: Callable[[str], Exception],
     return decode_text(data, error)
 
 
-def decode_text(data: bytes, error: Callable[[str], Exception]) -> str:
-    """UTF-8 bytes as text (a leading byte-order mark is dropped); ``error(reason)`` if not."""
+def decode_text(data: bytes, error: Callable[[Message], Exception]) -> str:
+    """UTF-8 bytes as text (a leading byte-order mark is dropped); ``error(reason)`` if not
+    (the reason a Message: ``str()`` is its English line)."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise error(f"not a UTF-8 text file (byte {exc.start})") from None
+        raise error(say("not a UTF-8 text file (byte %(byte)s)", byte=exc.start)) from None
 
 
-def load_json_text(text: str, error: Callable[[str], Exception]):
+def load_json_text(text: str, error: Callable[[Message], Exception]):
     """Parsed JSON; ``error(reason)`` for broken JSON, nesting too deep, a huge number or a
     string with a lone surrogate.
 
@@ -174,14 +176,15 @@ def load_json_text(text: str, error: Callable[[str], Exception]):
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise error(f"broken JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        raise error(say("broken JSON at line %(line)s, column %(column)s: %(reason)s", line=exc.lineno, column=exc.colno,
+                        reason=exc.msg)) from None  # the parser's own reason stays English
     except RecursionError:
-        raise error("JSON nested too deeply") from None
+        raise error(say("JSON nested too deeply")) from None
     except ValueError as exc:  # an integer of thousands of digits (int max str digits)
-        raise error(f"broken JSON: a number has too many digits") from None
+        raise error(say("broken JSON: a number has too many digits")) from None
     where = surrogate_field(data)
     if where is not None:
-        raise error(f"{where}: text with a lone surrogate (not valid Unicode)")
+        raise error(say("%(where)s: text with a lone surrogate (not valid Unicode)", where=where))
     return data
 
 

@@ -143,7 +143,7 @@ class Game:
         if self.current_player() != CHANCE:
             raise OutOfTurnError(say("the dice are not to be rolled now"))
         if len(roll.colours) != self.dice_per_kind or len(roll.numbers) != self.dice_per_kind:
-            raise RollError(f"this game rolls {self.dice_per_kind} colour and {self.dice_per_kind} number dice")
+            raise RollError(say("this game rolls %(n)s colour and %(n)s number dice", n=self.dice_per_kind))
         self._save()
         self.roll = roll
         self.history.append((roll, []))

@@ -168,7 +168,7 @@ def impossible_sheet_reasons(sheet: Sheet, rolls: int | None = None, bridging: b
     if sheet.jokers_used > MAX_JOKERS_PER_ROLL * n_crossed:
         reasons.append(f"{sheet.jokers_used} jokers used but only {n_crossed} cell(s) crossed; "
                        f"a roll uses at most {MAX_JOKERS_PER_ROLL} jokers and crosses at least one cell")
-    reasons.extend(sheet.scoring_problems())
+    reasons.extend(str(p) for p in sheet.scoring_problems())  # English, as its other reasons
     if rolls is not None:
         if need.lower > rolls:
             how = "" if need.exact and need.reachable else "at least "

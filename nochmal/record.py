@@ -108,7 +108,7 @@ class GameRecord:
 
     @classmethod
     def loads(cls, text: str, source: str = "<record>") -> "GameRecord":
-        data = load_json_text(text, lambda reason: RecordError(f"{source}: {reason}"))
+        data = load_json_text(text, lambda reason: RecordError(say("%(where)s: %(why)s", where=source, why=reason)))
         return cls.from_json(data, source)
 
     @classmethod

@@ -15,9 +15,21 @@ from dataclasses import dataclass
 from nochmal.bitsets import component_of, neighbours_of
 from nochmal.board import COLOUR_NAMES, COLOURS, COLUMN_LETTERS, Board
 from nochmal.errors import IllegalMoveError, SheetError
-from nochmal.i18n import TERMS, say, say_n
+from nochmal.i18n import N_, TERMS, Message, say, say_n
 from nochmal.placements import placement_index
 from nochmal.fileio import is_decimal
+
+
+# what is wrong in a sheet's scored columns and colours (Sheet.scoring_problems): whole
+# sentences, each a msgid (a column's and a colour's words differ in the other languages)
+SCORING_WORDS = {
+    ("column", "twice"): N_("a column is scored twice (first and later value)"),
+    ("column", "incomplete"): N_("an incomplete column is marked scored"),
+    ("column", "unscored"): N_("a complete column is not scored"),
+    ("colour", "twice"): N_("a colour is scored twice (first and later value)"),
+    ("colour", "incomplete"): N_("an incomplete colour is marked scored"),
+    ("colour", "unscored"): N_("a complete colour is not scored"),
+}
 
 
 def mask_letters(mask: int, alphabet: str) -> str:
@@ -159,18 +171,19 @@ class Sheet:
                      self.cols_lower | cols_lower, self.colours_upper | colours_upper,
                      self.colours_lower | colours_lower, self.anchored)
 
-    def scoring_problems(self) -> list[str]:
-        """What is inconsistent in the scored columns and colours (empty if nothing)."""
+    def scoring_problems(self) -> list[Message]:
+        """What is inconsistent in the scored columns and colours (empty if nothing), each a
+        Message (``str()`` its English line)."""
         problems = []
         for what, upper, lower, complete in (
                 ("column", self.cols_upper, self.cols_lower, self.complete_columns()),
                 ("colour", self.colours_upper, self.colours_lower, self.complete_colours())):
             if upper & lower:
-                problems.append(f"a {what} is scored twice (first and later value)")
+                problems.append(say(SCORING_WORDS[what, "twice"]))
             if (upper | lower) & ~complete:
-                problems.append(f"an incomplete {what} is marked scored")
+                problems.append(say(SCORING_WORDS[what, "incomplete"]))
             if complete & ~(upper | lower):
-                problems.append(f"a complete {what} is not scored")
+                problems.append(say(SCORING_WORDS[what, "unscored"]))
         return problems
 
     def unscored_columns(self) -> int:
@@ -246,35 +259,38 @@ class Sheet:
     def from_text(cls, text: str, board: Board) -> "Sheet":
         parts = text.strip().split("/")
         if len(parts) != 7:
-            raise SheetError(f"sheet text {text!r}: expected 7 fields separated by '/', got {len(parts)}")
+            raise SheetError(say("sheet text %(text)s: expected 7 fields separated by '/', got %(got)s",
+                                 text=repr(text), got=len(parts)))
         name, hexmask, jokers, cu, cl, ku, kl = parts
         if name != board.name:
-            raise SheetError(f"sheet text is for board {name!r}, not {board.name!r}")
+            raise SheetError(say("sheet text is for board %(name)s, not %(board)s", name=repr(name), board=repr(board.name)))
         try:
             grid_mask = int(hexmask, 16)
             jokers_used = int(jokers)
         except ValueError:
-            raise SheetError(f"sheet text {text!r}: bad crossed mask or joker count") from None
+            raise SheetError(say("sheet text %(text)s: bad crossed mask or joker count", text=repr(text))) from None
         if grid_mask >> board.n_cells or not 0 <= jokers_used <= board.jokers:
-            raise SheetError(f"sheet text {text!r}: crossed mask or joker count out of range")
+            raise SheetError(say("sheet text %(text)s: crossed mask or joker count out of range", text=repr(text)))
 
         def parse_letters(field: str, alphabet: str, what: str) -> int:
             try:
                 return letters_mask(field, alphabet)
             except ValueError as exc:
-                raise SheetError(f"sheet text {text!r}: {exc.args[0]!r} is not a {what}") from None
+                raise SheetError(say(what, text=repr(text), letter=repr(exc.args[0]))) from None
 
         cols = COLUMN_LETTERS[: board.cols]
         crossed = 0
         for i in range(board.n_cells):
             if grid_mask >> i & 1:
                 crossed |= board.cell_bits[i]
-        sheet = cls(board, crossed, jokers_used, parse_letters(cu, cols, "column"),
-                    parse_letters(cl, cols, "column"), parse_letters(ku, COLOURS, "colour"),
-                    parse_letters(kl, COLOURS, "colour"))
-        problems = [p for p in sheet.scoring_problems() if "not scored" not in p]
+        column, colour = N_("sheet text %(text)s: %(letter)s is not a column"), N_("sheet text %(text)s: %(letter)s is not a colour")
+        sheet = cls(board, crossed, jokers_used, parse_letters(cu, cols, column),
+                    parse_letters(cl, cols, column), parse_letters(ku, COLOURS, colour),
+                    parse_letters(kl, COLOURS, colour))
+        unscored = {SCORING_WORDS[what, "unscored"] for what in ("column", "colour")}  # the text may leave them open
+        problems = [p for p in sheet.scoring_problems() if p.msgid not in unscored]
         if problems:
-            raise SheetError(f"sheet text {text!r}: {problems[0]}")
+            raise SheetError(say("sheet text %(text)s: %(problem)s", text=repr(text), problem=problems[0]))
         return sheet
 
     def __eq__(self, other: object) -> bool:
@@ -317,19 +333,23 @@ def parse_typed_sheet(text: str, board: Board, source: str = "<sheet>") -> Sheet
         if m:
             key, value = m.groups()
             if key not in ("jokers_used", "later_columns", "later_colours"):
-                raise SheetError(f"{source}, line {lineno}: unknown key {key!r} "
-                                 "(known: jokers_used, later_columns, later_colours)")
+                raise SheetError(say("%(source)s, line %(line)s: unknown key %(key)s "
+                                     "(known: jokers_used, later_columns, later_colours)",
+                                     source=source, line=lineno, key=repr(key)))
             if key in opts:
-                raise SheetError(f"{source}, line {lineno}: key {key!r} given twice")
+                raise SheetError(say("%(source)s, line %(line)s: key %(key)s given twice", source=source, line=lineno,
+                                     key=repr(key)))
             opts[key] = (lineno, value)
             continue
         rows.append((lineno, line.replace(" ", "")))
     if len(rows) != board.rows:
-        raise SheetError(f"{source}: {len(rows)} sheet rows, expected {board.rows} rows of {board.cols} characters")
+        raise SheetError(say("%(source)s: %(n)s sheet rows, expected %(rows)s rows of %(cols)s characters", source=source,
+                             n=len(rows), rows=board.rows, cols=board.cols))
     crossed = 0
     for r, (lineno, line) in enumerate(rows):
         if len(line) != board.cols:
-            raise SheetError(f"{source}, line {lineno}: row {r + 1} has {len(line)} characters, expected {board.cols}")
+            raise SheetError(say("%(source)s, line %(line)s: row %(row)s has %(n)s characters, expected %(cols)s",
+                                 source=source, line=lineno, row=r + 1, n=len(line), cols=board.cols))
         for c, ch in enumerate(line):
             cell = f"{COLUMN_LETTERS[c]}{r + 1}"
             if ch in "xX":
@@ -338,16 +358,19 @@ def parse_typed_sheet(text: str, board: Board, source: str = "<sheet>") -> Sheet
                 continue
             elif ch.lower() in COLOURS:
                 if ch.lower() != board.grid[r][c]:
-                    raise SheetError(f"{source}, line {lineno}, cell {cell}: {ch!r} but the {board.name} board has "
-                                     f"{COLOUR_NAMES[board.grid[r][c]]} there")
+                    raise SheetError(say("%(source)s, line %(line)s, cell %(cell)s: %(char)s but the %(board)s board has "
+                                         "%(colour)s there", source=source, line=lineno, cell=cell, char=repr(ch),
+                                         board=board.name, colour=say(TERMS[board.grid[r][c]])))
             else:
-                raise SheetError(f"{source}, line {lineno}, cell {cell}: unexpected character {ch!r} "
-                                 "(use x for crossed, a colour letter or . for open)")
+                raise SheetError(say("%(source)s, line %(line)s, cell %(cell)s: unexpected character %(char)s "
+                                     "(use x for crossed, a colour letter or . for open)", source=source, line=lineno,
+                                     cell=cell, char=repr(ch)))
     jokers_used = 0
     if "jokers_used" in opts:
         lineno, value = opts["jokers_used"]
         if not (is_decimal(value) and len(value) <= 3) or int(value) > board.jokers:
-            raise SheetError(f"{source}, line {lineno}: jokers_used must be a whole number 0..{board.jokers}, got {value!r}")
+            raise SheetError(say("%(source)s, line %(line)s: jokers_used must be a whole number 0..%(most)s, got %(value)s",
+                                 source=source, line=lineno, most=board.jokers, value=repr(value)))
         jokers_used = int(value)
     sheet = Sheet(board, crossed, jokers_used)
     later_cols = later_colours = 0
@@ -355,18 +378,22 @@ def parse_typed_sheet(text: str, board: Board, source: str = "<sheet>") -> Sheet
         lineno, value = opts["later_columns"]
         for tok in value.replace(",", " ").split():
             if len(tok) != 1 or tok.upper() not in COLUMN_LETTERS[: board.cols]:
-                raise SheetError(f"{source}, line {lineno}: later_columns: {tok!r} is not a column letter")
+                raise SheetError(say("%(source)s, line %(line)s: later_columns: %(token)s is not a column letter",
+                                     source=source, line=lineno, token=repr(tok)))
             later_cols |= 1 << COLUMN_LETTERS.index(tok.upper())
         if later_cols & ~sheet.complete_columns():
-            raise SheetError(f"{source}, line {lineno}: later_columns names a column that is not complete")
+            raise SheetError(say("%(source)s, line %(line)s: later_columns names a column that is not complete",
+                                 source=source, line=lineno))
     if "later_colours" in opts:
         lineno, value = opts["later_colours"]
         for tok in value.replace(",", " ").split():
             if tok.lower() not in COLOURS:
-                raise SheetError(f"{source}, line {lineno}: later_colours: {tok!r} is not a colour letter (y g b r o)")
+                raise SheetError(say("%(source)s, line %(line)s: later_colours: %(token)s is not a colour letter (y g b r o)",
+                                     source=source, line=lineno, token=repr(tok)))
             later_colours |= 1 << COLOURS.index(tok.lower())
         if later_colours & ~sheet.complete_colours():
-            raise SheetError(f"{source}, line {lineno}: later_colours names a colour that is not complete")
+            raise SheetError(say("%(source)s, line %(line)s: later_colours names a colour that is not complete",
+                                 source=source, line=lineno))
     return sheet.with_all_completions_scored(later_cols, later_colours)
 
 

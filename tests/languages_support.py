@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from babel.messages.pofile import read_po
 
 from nochmal.bots.registry import agent_names
-from nochmal.i18n import LOCALE_DIR
+from nochmal.errors import NochmalError
+from nochmal.i18n import LOCALE_DIR, Message
 
 LOCALES = {"de": "de-DE", "pl": "pl-PL"}  # a browser's locale: its Accept-Language
 # words an English message shares with German or Polish text, names (the bots' too), notation
@@ -53,3 +55,12 @@ def english_in(text: str) -> list[str]:
     #seat=0&token=...), and so is a file's name (room.json)."""
     text = re.sub(r"https?://\S+", " ", text)
     return sorted(p for p in PHRASES if re.search(r"(?<!\w)" + re.escape(p) + r"(?!\w|\.\w)", text))
+
+
+def raised(fn, *args) -> Message:
+    """The Message the engine refuses ``fn(*args)`` with (a WebError's too): the API tests'
+    oracle, said in a language with nochmal.i18n.said."""
+    with pytest.raises(NochmalError) as caught:
+        fn(*args)
+    assert isinstance(caught.value.message, Message), caught.value
+    return caught.value.message

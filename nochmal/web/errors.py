@@ -32,7 +32,7 @@ def refuse_surrogates(value):
     FastAPI parsed itself; every body read by ``parse_json`` went through load_json_text's check)."""
     where = surrogate_field(value, "body")
     if where is not None:
-        raise WebError(f"{where}: text with a lone surrogate (not valid Unicode)", where, 422)
+        raise WebError(say("%(where)s: text with a lone surrogate (not valid Unicode)", where=where), where, 422)
     return value
 
 
@@ -41,13 +41,13 @@ def parse_json(raw: bytes):
     a huge number is a 422 naming field ``body``, never a 500."""
     if not raw.strip():
         raise WebError(say("the body is empty; send a JSON object"), "body", 422)
-    return client_json(raw, "body", "the body")
+    return client_json(raw, "body", say("the body"))
 
 
-def client_json(raw: bytes, field: str, what: str):
+def client_json(raw: bytes, field: str, what):
     """JSON from a client through the project's one reader (nochmal/fileio.py): a problem is a
-    422 naming ``field``."""
-    def problem(reason: str) -> WebError:
-        return WebError(f"{what} is not valid JSON: {reason}", field, 422)
+    422 naming ``field``, said in the request's language (``what`` a file's name or a Message)."""
+    def problem(reason) -> WebError:
+        return WebError(say("%(what)s is not valid JSON: %(reason)s", what=what, reason=reason), field, 422)
 
     return load_json_text(decode_text(raw, problem), problem)

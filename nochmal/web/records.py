@@ -174,7 +174,7 @@ def parse_record(text: str) -> tuple[GameRecord, Game]:
     a shipped id (422 naming ``extra.mission``): no file is ever opened for it."""
     from nochmal.table.stepper import game_factory
 
-    data = load_json_text(text, lambda reason: WebError(f"file: {reason}", "file", 422))
+    data = load_json_text(text, lambda reason: WebError(say("%(where)s: %(why)s", where="file", why=reason), "file", 422))
     if isinstance(data, dict) and isinstance(data.get("extra"), dict) and "mission_file" in data["extra"]:
         raise WebError(say("file: the record names a mission file; the web app only knows the built-in missions"),
                        "file", 422)

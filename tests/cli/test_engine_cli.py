@@ -153,6 +153,18 @@ def test_broken_sheet_names_line_and_cell(tmp_path):
     fails("moves", "--sheet", sheet, "--colour", "y", "--count", 1, pattern="line 3, cell E3")
 
 
+def test_a_sheets_refusal_stays_english_in_a_german_terminal(tmp_path):
+    """The terminal says a refusal's English line (docs/web.md "Languages"), its colour word too,
+    whatever the locale: the catalogs are for the web's players."""
+    sheet = tmp_path / "bad.txt"
+    text = typed_sheet(set()).splitlines()
+    text[0] = "b" + text[0][1:]  # classic's A1 is green
+    sheet.write_text("\n".join(text) + "\n")
+    result = runner.invoke(app, ["score", str(sheet)], env={"LANG": "de_DE.UTF-8", "LANGUAGE": "de", "LC_ALL": "de_DE.UTF-8"})
+    assert result.exit_code == 1
+    assert result.stderr == f"error: {sheet}, line 1, cell A1: 'b' but the classic board has green there\n"
+
+
 def test_unknown_board_bot_colour_count():
     fails("moves", "--board", "chessboard", "--colour", "y", "--count", 1, pattern="unknown board", code=2)
     fails("solo", "--bot", "nobot", pattern="unknown bot 'nobot'", code=2)

@@ -224,3 +224,20 @@ def test_every_phone_hears_the_advice_on_the_rooms_stream(server):
             advice = enter(api, code, tokens[1], 5).json()
             name, ident, data = next(e for e in events if e[0] == "dice")
     assert ident == str(advice["version"]) and data == advice
+
+
+def test_dice_that_do_not_fit_the_game_are_refused_in_the_phones_language(client):
+    """Two and two dice at a table of two: the engine's RollError, said in German."""
+    from nochmal.errors import RollError
+    from nochmal.i18n import said, say
+
+    code, tokens = table(client)
+    dice = {"colours": ["y", "b"], "numbers": ["3", "?"]}
+    game = Game.from_position(Position(Mode.COMPETITIVE, (Sheet(load_board("classic")),) * 2, 4))
+    with pytest.raises(RollError) as caught:
+        game.apply_roll(Roll(tuple(dice["colours"]), tuple(dice["numbers"])))
+    message = say("dice: %(why)s", why=caught.value.message)
+    de = client.put(f"/api/rooms/{code}/dice", json={"roll": 5, "dice": dice},
+                    headers={**auth(tokens[0]), "Accept-Language": "de"})
+    assert de.status_code == 422 and de.json() == {"error": said(message, "de"), "field": "dice"}
+    assert said(message, "de") != str(message) == enter(client, code, tokens[0], 5, dice).json()["error"]

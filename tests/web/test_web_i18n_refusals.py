@@ -15,7 +15,6 @@ from fastapi.testclient import TestClient
 
 import nochmal as nm
 from nochmal.bots import make_agent
-from nochmal.errors import NochmalError
 from nochmal.i18n import Message, said, say, translator
 from nochmal.move import Move
 from nochmal.record import GameRecord
@@ -25,6 +24,7 @@ from nochmal.web.errors import WebError
 from nochmal.web.games import builtin_mission
 from nochmal.web.limits import RATE_REFUSALS
 from nochmal.web.rooms.hub import Hub, StreamLimits
+from languages_support import raised
 
 DE = {"Accept-Language": "de-DE,de;q=0.9"}
 PL = {"Accept-Language": "pl-PL,pl;q=0.9"}
@@ -41,14 +41,6 @@ def limited(tmp_path):
     """An app that starts at most 3 games a minute for one address."""
     with TestClient(create_app(tmp_path, games_per_minute=3)) as c:
         yield c
-
-
-def raised(fn, *args) -> Message:
-    """The Message the engine refuses ``fn(*args)`` with."""
-    with pytest.raises(NochmalError) as caught:
-        fn(*args)
-    assert isinstance(caught.value.message, Message), caught.value
-    return caught.value.message
 
 
 def answers(res_en, res_de, status: int, field, message: Message) -> None:
@@ -120,3 +112,12 @@ def test_a_record_that_does_not_verify_in_german_and_polish(client):
     forms = [translator("pl").ngettext(message.msgid, message.plural, n) for n in (1, 2, 5)]
     assert len(set(forms)) == 3  # Polish: one, few, many
     assert polish["error"] == forms[0] % {"where": said(message.values["where"], "pl"), "n": 1, "need": 2}
+
+
+def test_a_roll_refused_in_german(client):
+    """A roll's faces (nochmal/dice.py): the reader's Message inside the field's frame."""
+    from nochmal.dice import Roll
+
+    roll = {"colours": ["q", "y"], "numbers": ["1", "2"]}
+    answers(*both(lambda h: client.post("/api/hint", json={"roll": roll, "solo": True}, headers=h)),
+            400, "roll", say("%(where)s: %(why)s", where="roll", why=raised(Roll.from_json, roll)))

@@ -19,7 +19,7 @@ import secrets
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from nochmal.i18n import say
+from nochmal.i18n import N_, say
 from nochmal.board import BUILTIN_BOARDS, COLOURS, COLUMN_LETTERS, Board, load_board
 from nochmal.errors import NochmalError
 from nochmal.game import MAX_PLAYERS
@@ -103,13 +103,13 @@ def _is_int(value) -> bool:
 
 def need_object(data, what: str = "body") -> dict:
     if not isinstance(data, dict):
-        raise WebError(f"the {what} must be a JSON object", what, 422)
+        raise WebError(say("the %(what)s must be a JSON object", what=what), what, 422)
     return data
 
 
 def _unknown_keys(data: dict, allowed: set[str]) -> None:
     for key in sorted(set(data) - allowed):
-        raise WebError(f"unknown field {key!r} (known: {', '.join(sorted(allowed))})", key, 422)
+        raise WebError(say("unknown field %(key)s (known: %(known)s)", key=repr(key), known=tuple(sorted(allowed))), key, 422)
 
 
 def parse_room_spec(data) -> RoomSpec:
@@ -161,11 +161,11 @@ def parse_name(data) -> str:
 def checked_name(name, where: str) -> str:
     """A seat's name (a join, a rename, an imported seat), checked as every player's name is."""
     if not isinstance(name, str):
-        raise WebError(f"{where} must be a non-empty text", where, 422)
+        raise WebError(say("%(where)s must be a non-empty text", where=where), where, 422)
     try:
         return player_name(name)
     except ValueError as exc:
-        raise WebError(f"{where}: {exc}", where, 422) from None
+        raise WebError(say("%(where)s: %(why)s", where=where, why=getattr(exc, "message", str(exc))), where, 422) from None
 
 
 @dataclass(frozen=True)
@@ -207,8 +207,8 @@ def parse_sheet_edit(data, board: Board, mode: RoomMode) -> SheetEdit:
     after the other fields, so that a malformed field is named first."""
     edit = _parse_sheet_fields(data, board, mode)
     if edit.version is None:
-        raise WebError("version is missing: send the seat's sheet_version you last saw (GET /api/rooms/ID); "
-                       "a stale edit is then refused (409) instead of overwriting another phone's", "version", 422)
+        raise WebError(say("version is missing: send the seat's sheet_version you last saw (GET /api/rooms/ID); "
+                           "a stale edit is then refused (409) instead of overwriting another phone's"), "version", 422)
     return edit
 
 
@@ -217,39 +217,40 @@ def _parse_sheet_fields(data, board: Board, mode: RoomMode) -> SheetEdit:
     _unknown_keys(data, {"cells", "jokers_used", "later_columns", "later_colours", "text", "version"})
     version = data.get("version")
     if version is not None and not (_is_int(version) and version >= 0):
-        raise WebError("version must be a whole number (the sheet version you saw)", "version", 422)
+        raise WebError(say("version must be a whole number (the sheet version you saw)"), "version", 422)
     if "text" in data:
         for key in ("cells", "jokers_used", "later_columns", "later_colours"):
             if key in data:
-                raise WebError(f"give either text or {key}, not both", key, 422)
+                raise WebError(say("give either text or %(key)s, not both", key=key), key, 422)
         return SheetEdit(typed_sheet_state(data["text"], board, mode, "text"), version, {"text"})
     if "cells" not in data:
-        raise WebError("cells is missing (a list of crossed cells like \"H4\")", "cells", 422)
+        raise WebError(say("cells is missing (a list of crossed cells like \"H4\")"), "cells", 422)
     cells = data["cells"]
     if not isinstance(cells, list):
-        raise WebError("cells must be a list of cell names like \"H4\"", "cells", 422)
+        raise WebError(say("cells must be a list of cell names like \"H4\""), "cells", 422)
     crossed = 0
     for k, name in enumerate(cells):
         if not isinstance(name, str):
-            raise WebError(f"cells.{k} must be a cell name like \"H4\"", f"cells.{k}", 422)
+            raise WebError(say("cells.%(k)s must be a cell name like \"H4\"", k=k), f"cells.{k}", 422)
         try:
             crossed |= 1 << board.bit(name)
         except KeyError:
-            raise WebError(f"cells.{k}: {name[:10]!r} is not a cell of the {board.name} board "
-                           f"(A1..{COLUMN_LETTERS[board.cols - 1]}{board.rows})", f"cells.{k}", 422) from None
+            raise WebError(say("cells.%(k)s: %(name)s is not a cell of the %(board)s board (A1..%(last)s)", k=k,
+                               name=repr(name[:10]), board=board.name, last=f"{COLUMN_LETTERS[board.cols - 1]}{board.rows}"),
+                           f"cells.{k}", 422) from None
     jokers = data.get("jokers_used", 0)
     if not _is_int(jokers) or not 0 <= jokers <= board.jokers:
-        raise WebError(f"jokers_used must be a whole number 0..{board.jokers}", "jokers_used", 422)
-    later_cols = _letters(data.get("later_columns", []), COLUMN_LETTERS[: board.cols], "later_columns", "column letter")
-    later_colours = _letters(data.get("later_colours", []), COLOURS, "later_colours", "colour letter (y g b r o)")
+        raise WebError(say("jokers_used must be a whole number 0..%(most)s", most=board.jokers), "jokers_used", 422)
+    later_cols = _letters(data.get("later_columns", []), COLUMN_LETTERS[: board.cols], "later_columns", "column")
+    later_colours = _letters(data.get("later_colours", []), COLOURS, "later_colours", "colour")
     if mode is RoomMode.MISSION and (later_cols or later_colours):
         field_name = "later_columns" if later_cols else "later_colours"
-        raise WebError("a mission has no race: every column and colour scores its first value", field_name, 422)
+        raise WebError(say("a mission has no race: every column and colour scores its first value"), field_name, 422)
     probe = Sheet(board, crossed)
     if later_cols & ~probe.complete_columns():
-        raise WebError("later_columns names a column that is not complete", "later_columns", 422)
+        raise WebError(say("later_columns names a column that is not complete"), "later_columns", 422)
     if later_colours & ~probe.complete_colours():
-        raise WebError("later_colours names a colour that is not complete", "later_colours", 422)
+        raise WebError(say("later_colours names a colour that is not complete"), "later_colours", 422)
     return SheetEdit(SheetState(crossed, jokers, later_cols, later_colours), version, set(data))
 
 
@@ -267,13 +268,22 @@ def typed_sheet_state(text, board: Board, mode: RoomMode, where: str) -> SheetSt
     return SheetState(sheet.crossed, sheet.jokers_used, sheet.cols_lower, sheet.colours_lower)
 
 
+# the refusals of a list of letters (_letters), whole sentences per kind of letter
+LETTER_WORDS = {
+    "column": (N_("%(where)s must be a list of column letters"), N_("%(where)s.%(k)s must be a column letter")),
+    "colour": (N_("%(where)s must be a list of colour letters (y g b r o)"),
+               N_("%(where)s.%(k)s must be a colour letter (y g b r o)")),
+}
+
+
 def _letters(value, alphabet: str, where: str, what: str) -> int:
+    not_list, not_letter = LETTER_WORDS[what]
     if not isinstance(value, list):
-        raise WebError(f"{where} must be a list of {what}s", where, 422)
+        raise WebError(say(not_list, where=where), where, 422)
     mask = 0
     for k, item in enumerate(value):
         if not isinstance(item, str) or len(item) != 1 or item.upper() not in alphabet.upper():
-            raise WebError(f"{where}.{k} must be a {what}", f"{where}.{k}", 422)
+            raise WebError(say(not_letter, where=where, k=k), f"{where}.{k}", 422)
         mask |= 1 << alphabet.upper().index(item.upper())
     return mask
 
@@ -295,14 +305,14 @@ def parse_roll_request(data) -> RollRequest:
     _unknown_keys(data, set(ROLL_KINDS))
     given = [k for k in ROLL_KINDS if k in data]
     if len(given) != 1:
-        raise WebError("give one of roll (the roll just finished), undo (the roll to take back) or rolls_used",
+        raise WebError(say("give one of roll (the roll just finished), undo (the roll to take back) or rolls_used"),
                        given[1] if given else "roll", 422)
     kind = given[0]
     if kind == "rolls_used":
         return RollRequest(kind, parse_rolls(data))
     value = data[kind]
     if not _is_int(value) or not 1 <= value <= MAX_ROLLS_USED:
-        raise WebError(f"{kind} must be a roll number 1..{MAX_ROLLS_USED}", kind, 422)
+        raise WebError(say("%(key)s must be a roll number 1..%(most)s", key=kind, most=MAX_ROLLS_USED), kind, 422)
     return RollRequest(kind, value)
 
 
@@ -311,5 +321,5 @@ def parse_rolls(data) -> int:
     _unknown_keys(data, {"rolls_used"})
     value = data.get("rolls_used")
     if not _is_int(value) or not 0 <= value <= MAX_ROLLS_USED:
-        raise WebError(f"rolls_used must be a whole number 0..{MAX_ROLLS_USED}", "rolls_used", 422)
+        raise WebError(say("rolls_used must be a whole number 0..%(most)s", most=MAX_ROLLS_USED), "rolls_used", 422)
     return value

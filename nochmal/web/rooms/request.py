@@ -55,7 +55,8 @@ def checked_code(code: str) -> str:
 
 def checked_seat(seat: str, room: Room) -> int:
     if not small_number(seat) or int(seat) >= room.spec.players:
-        raise WebError(f"no seat {seat[:10]!r} in this room (seats 0..{room.spec.players - 1})", "seat", 404)
+        raise WebError(say("no seat %(seat)s in this room (seats 0..%(last)s)", seat=repr(seat[:10]), last=room.spec.players - 1),
+                       "seat", 404)
     return int(seat)
 
 

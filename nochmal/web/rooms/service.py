@@ -302,12 +302,12 @@ def parse_tap(body: dict, board) -> SheetTap:
             try:
                 masks[key] |= 1 << board.bit(name)
             except KeyError:
-                raise WebError(f"{key}.{k}: {name[:10]!r} is not a cell of the {board.name} board", f"{key}.{k}",
-                               422) from None
+                raise WebError(say("%(key)s.%(k)s: %(name)s is not a cell of the %(board)s board", key=key, k=k,
+                                   name=repr(name[:10]), board=board.name), f"{key}.{k}", 422) from None
     if masks["cross"] & masks["uncross"]:
-        raise WebError("a cell cannot be crossed and uncrossed in one tap", "uncross", 422)
+        raise WebError(say("a cell cannot be crossed and uncrossed in one tap"), "uncross", 422)
     if not (masks["cross"] or masks["uncross"] or body.get("jokers")):
-        raise WebError("a tap names cells to cross or uncross, or a joker (1 or -1)", "cross", 422)
+        raise WebError(say("a tap names cells to cross or uncross, or a joker (1 or -1)"), "cross", 422)
     return SheetTap(masks["cross"], masks["uncross"], body.get("jokers", 0))
 
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from nochmal.board import BUILTIN_BOARDS, COLOURS, board_data, load_board
 from nochmal.dice import Roll, seeded_rolls
 from nochmal.errors import NochmalError
-from nochmal.i18n import DEFAULT
+from nochmal.i18n import DEFAULT, say
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 from nochmal.placements import MAX_COUNT
 from nochmal.puzzles import daily_seed
@@ -170,7 +170,7 @@ def parse_roll(data: RollBody | dict, field: str) -> Roll:
     try:
         return Roll.from_json(raw)
     except NochmalError as exc:
-        raise WebError(f"{field}: {exc}", field) from None
+        raise WebError(say("%(where)s: %(why)s", where=field, why=exc.message), field) from None
 
 
 def hint_items(tips) -> list[dict]:
