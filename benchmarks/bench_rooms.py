@@ -45,6 +45,7 @@ one line ``JSON {...}`` a script parses.
 Usage:  nice -n 10 python benchmarks/bench_rooms.py [--rooms 20] [--edits 12] [--dice 4] [--kill-after 2]
         [--servers 2 --database postgresql://...]
         nice -n 10 python benchmarks/bench_rooms.py --pg-sweep --database auto --edits 8 --json
+            [--pauses 0.3:1.2,0.2:0.8,0.15:0.6,0.12:0.48,0.1:0.4] [--phones httpx]
 """
 
 from __future__ import annotations

@@ -244,6 +244,7 @@ class SharedHub(Hub):
         with self._lock:
             codes = list(self._rooms)
         self._orders.clear()
+        self._mine.clear()  # (notices lost while listening again never come: a row told of later is read)
         for code in codes:
             self._resync(code)
 
