@@ -174,11 +174,12 @@ class EventReader(asyncio.Protocol):
             del raw[:end + 4]
             if head[9:12] != b"200" or b"chunked" not in head.lower():
                 return self._end(ValueError(f"stream {head[9:12].decode()}"))
-        at = 0
+        at, last = 0, False
         while (line := raw.find(b"\r\n", at)) >= 0:
             size = int(raw[at:line].split(b";")[0], 16)
-            if size == 0:
-                return self._end()
+            if size == 0:  # the stream's end (after the events before it)
+                last = True
+                break
             if len(raw) < line + 4 + size:
                 break
             self.text += raw[line + 2:line + 2 + size]
@@ -197,6 +198,8 @@ class EventReader(asyncio.Protocol):
             if self.on_event(event, ident):
                 return self._end()
         del text[:at]
+        if last:
+            self._end()
 
     def connection_lost(self, exc) -> None:
         self._end(exc or ConnectionResetError("the stream's connection closed"))
