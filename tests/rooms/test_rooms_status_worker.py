@@ -114,6 +114,33 @@ def test_an_edit_restarts_the_quiet_time(clock):
         worker.stop()
 
 
+def test_an_edit_through_another_server_restarts_the_quiet_time(clock):
+    # a room's phones on two servers: the other's edits (fanout.py tells of each) restart the
+    # quiet time of a status waiting here, so the two do not work out the room in turn
+    rooms = {"abc": competitive_room()}
+    worker, published, arrived = start_worker(rooms)
+    try:
+        worker.request(rooms["abc"])  # an edit here
+        for cell in range(5):  # five on the other server, each before the quiet time is over
+            clock.now += 0.3 * QUIET_SECONDS
+            rooms["abc"] = competitive_room(crossed=(1 << (cell + 1)) - 1)
+            worker.room_changed("abc")
+        worker.room_changed("elsewhere")  # a room with no status waiting here: nothing to do
+        # a room due now, queued after abc: abc, were it due (1.5 quiet times after the edit
+        # here), would be published first
+        rooms["due"] = competitive_room(code="due")
+        request_due(worker, clock, rooms["due"])
+        assert wait_for(arrived, published, 1) == ["due"]
+        clock.now += QUIET_SECONDS
+        assert wait_for(arrived, published, 2) == ["due", "abc"]
+        assert published[1][1]["status"] == worker.cached(rooms["abc"])  # the last state's status
+        rooms["end"] = competitive_room(code="end")
+        request_due(worker, clock, rooms["end"])
+        assert wait_for(arrived, published, 3) == ["due", "abc", "end"]  # nothing for "elsewhere"
+    finally:
+        worker.stop()
+
+
 class TableGuard:
     """fanout.py StatusGuard's part the worker uses, over the statuses published so far, each
     read back as from the database (a JSON copy, not the worker's own object)."""

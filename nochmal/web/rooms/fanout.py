@@ -74,7 +74,7 @@ class SharedHub(Hub):
         self.url, self.channel = url, channel
         self.origin = uuid.uuid4().hex[:12]
         self.redraw = None  # (code, data, lang) -> data drawn in lang (the service sets it: Rooms.redraw)
-        self.noticed = None  # (code) -> None: told of every event of a room, from any server (online_service.py)
+        self.noticed: list = []  # (code) -> None each: told of every event of a room, from any server (online_service.py, status.py)
         self.delays: deque[float] = deque(maxlen=10_000)  # seconds from a publish here until the database told of it (benchmarks)
         self._orders: dict[str, RoomOrder] = {}
         self._mine: dict[int, tuple] = {}  # row number -> an event written here, until the database tells of it
@@ -171,8 +171,8 @@ class SharedHub(Hub):
     def _told(self, reader, payload: str) -> None:
         code, seq, at = payload.split(" ")
         mine = self._mine.pop(int(seq), None)  # (event id, event, stored) written here: not read back
-        if self.noticed is not None:  # (before the streams: a room with no phone here may still change here)
-            self.noticed(code)
+        for noticed in self.noticed:  # (before the streams: a room with no phone here may still change here)
+            noticed(code)
         if self.listeners(code) == 0:  # no phone of the room here: nothing to send, nothing to order
             self._orders.pop(code, None)
             return

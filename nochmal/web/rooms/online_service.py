@@ -64,8 +64,8 @@ class OnlineRooms:
         self._stop = False
         self.claims = BotClaims(url)  # which games this server's driver plays (online_claim.py)
         self._stale: set[str] = set()  # games another server may have changed since they were loaded here
-        if getattr(hub, "noticed", False) is None:  # the hub shared through PostgreSQL (fanout.py)
-            hub.noticed = self._noticed
+        if isinstance(getattr(hub, "noticed", None), list):  # the hub shared through PostgreSQL (fanout.py)
+            hub.noticed.append(self._noticed)
         self._driver = threading.Thread(target=self._drive, name="online-rooms", daemon=True)
         self._driver.start()
 

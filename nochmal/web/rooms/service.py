@@ -47,6 +47,8 @@ class Rooms:
             self.hub.redraw = self.redraw
         self.rate = RateLimit(self.settings.rooms_per_minute, "new rooms")
         self.worker = StatusWorker(self.store.room, self._publish_status, self.settings.split_seconds, guard=guard)
+        if guard is not None:  # every server's edits restart a room's quiet time here (status.py room_changed)
+            self.hub.noticed.append(self.worker.room_changed)
         self.store.expire(self.settings.expire_days * 86400)
         self._last_expiry = time.monotonic()
 
