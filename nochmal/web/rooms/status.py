@@ -307,10 +307,9 @@ class StatusWorker:
 
     def room_changed(self, code: str) -> None:
         """An edit of the room through any server (fanout.py tells of each): a status waiting
-        here waits for the room's quiet time again, as for an edit made here. Without it, with
-        a room's phones on two servers, each server's quiet time saw only its own phones' taps,
-        and both worked out a status in the middle of the other's (2.3 ms of CPU per edit
-        against 0.4 for one server: docs/figures.md, PostgreSQL)."""
+        here waits for the room's quiet time again, as for an edit made here (docs/rooms.md,
+        several servers): each server's quiet time would see only its own phones' taps, and
+        two servers could work out a room's status in turn between each other's taps."""
         with self._cv:
             waiting = self._todo.get(code)
             if waiting is not None:
