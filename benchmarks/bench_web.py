@@ -119,21 +119,26 @@ def page_to_sheet(url: str, loads: int, max_seconds: float) -> dict:
         return {"error": "chromium not installed"}
     first, times, first_in_page, in_page = [], [], [], []
     t_end = time.monotonic() + max_seconds
+
+    def new_page(browser):
+        context = browser.new_context(viewport={"width": 360, "height": 760})
+        context.add_init_script(SHEET_CLOCK)
+        return context.new_page()
+
+    def timed_load(page, path: str, wall: list, own: list) -> None:
+        t0 = time.perf_counter()
+        page.goto(url + path)
+        page.wait_for_selector("#my-sheet rect.cell")
+        wall.append((time.perf_counter() - t0) * 1000)
+        own.append(page.evaluate("window.__sheetDrawn"))
+
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=exe)
         for k in range(min(loads, 5)):
-            context = browser.new_context(viewport={"width": 360, "height": 760})
-            context.add_init_script(SHEET_CLOCK)
-            page = context.new_page()
-            t0 = time.perf_counter()
-            page.goto(f"{url}/puzzle/{900 + k}")
-            page.wait_for_selector("#my-sheet rect.cell")
-            first.append((time.perf_counter() - t0) * 1000)
-            first_in_page.append(page.evaluate("window.__sheetDrawn"))
-            context.close()
-        context = browser.new_context(viewport={"width": 360, "height": 760})
-        context.add_init_script(SHEET_CLOCK)
-        page = context.new_page()
+            page = new_page(browser)
+            timed_load(page, f"/puzzle/{900 + k}", first, first_in_page)
+            page.context.close()
+        page = new_page(browser)
         page.goto(url + "/")  # warm the connection and the static files once
         worker = page.evaluate("fetch('/sw.js').then((r) => r.ok)")
         if worker:  # (a hang guard of 60 s: the worker registers a moment after the page's load)
@@ -141,11 +146,7 @@ def page_to_sheet(url: str, loads: int, max_seconds: float) -> dict:
         for k in range(loads):
             if time.monotonic() > t_end:
                 break
-            t0 = time.perf_counter()
-            page.goto(f"{url}/puzzle/{1000 + k}")
-            page.wait_for_selector("#my-sheet rect.cell")
-            times.append((time.perf_counter() - t0) * 1000)
-            in_page.append(page.evaluate("window.__sheetDrawn"))
+            timed_load(page, f"/puzzle/{1000 + k}", times, in_page)
         browser.close()
     return {**summary(times), "in_page": summary(in_page), "service_worker": worker,
             "first_visit": {**summary(first), "in_page": summary(first_in_page)}}
