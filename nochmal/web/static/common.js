@@ -76,7 +76,14 @@ NM.api = async function (method, path, body) {
   const opts = { method, headers: {} };
   if (body instanceof FormData) opts.body = body;
   else if (body !== undefined) { opts.body = JSON.stringify(body); opts.headers["Content-Type"] = "application/json"; }
-  const resp = await fetch(path, opts);
+  let resp;
+  try {
+    resp = await fetch(path, opts);
+  } catch (e) {  // no answer at all (offline, server away): said so, not the browser's "Failed to fetch"
+    const err = new Error(t("No connection to the server: try again when the phone is back online."));
+    err.offline = true;
+    throw err;
+  }
   const type = resp.headers.get("content-type") || "";
   const data = type.includes("json") ? await resp.json() : await resp.text();
   if (!resp.ok) {
