@@ -72,8 +72,8 @@ NM.ready(function () {
   });
 });
 
-NM.api = async function (method, path, body) {
-  const opts = { method, headers: {} };
+NM.api = async function (method, path, body, headers) {
+  const opts = { method, headers: Object.assign({}, headers) };
   if (body instanceof FormData) opts.body = body;
   else if (body !== undefined) { opts.body = JSON.stringify(body); opts.headers["Content-Type"] = "application/json"; }
   let resp;

@@ -28,18 +28,9 @@
     try { mine = JSON.parse(localStorage.getItem(keyOf) || "null"); } catch (e) { mine = null; }
   }
 
-  async function call(method, path, body) {
-    const opts = { method, headers: {} };
-    if (mine) opts.headers.Authorization = "Bearer " + mine.token;
-    if (body !== undefined) { opts.body = JSON.stringify(body); opts.headers["Content-Type"] = "application/json"; }
-    const resp = await fetch(api + path, opts);
-    const data = await resp.json();
-    if (!resp.ok) {
-      const err = new Error(data.error || ("HTTP " + resp.status));
-      err.status = resp.status;
-      throw err;
-    }
-    return data;
+  // the room's API with this phone's seat token (common.js NM.api: a refusal's words, or "no connection")
+  function call(method, path, body) {
+    return NM.api(method, api + path, body, mine ? { Authorization: "Bearer " + mine.token } : undefined);
   }
 
   // --- drawing ------------------------------------------------------------------------------
