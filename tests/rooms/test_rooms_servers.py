@@ -90,6 +90,8 @@ def test_an_edit_through_one_server_reaches_the_others_streams_in_order(two, pos
 def test_one_status_computation_per_room_at_a_time(postgres_url):
     from nochmal.web.rooms.fanout import SharedHub, StatusGuard
     from nochmal.web.rooms.hub import StreamLimits
+    from nochmal.web.rooms.model import RoomSpec
+    from nochmal.web.rooms.store import RoomStore
 
     first, second = StatusGuard(postgres_url), StatusGuard(postgres_url)  # two processes' workers
     assert first.hold("ABCDEF")
@@ -98,11 +100,20 @@ def test_one_status_computation_per_room_at_a_time(postgres_url):
     first.release("ABCDEF")
     assert second.hold("ABCDEF")
     second.release("ABCDEF")
-    hub = SharedHub(postgres_url, StreamLimits())
-    hub.publish("ABCDEF", "status", {"version": 7, "status": {"state": "open"}})
-    assert until(lambda: second.published("ABCDEF", 7) == {"state": "open"})  # once the writer committed it
-    assert second.published("ABCDEF", 8) is None  # another version: to be computed
+    # what the worker reads when its room's quiet time ends: the version now and the last
+    # status published (status.py: the room is read again only when the version moved)
+    store, hub = RoomStore(url=postgres_url), SharedHub(postgres_url, StreamLimits())
+    code = store.create_room(RoomSpec("competitive", "classic", 2))
+    seat, _, version = store.add_seat(code, "Anna")
+    assert second.now(code) == (version, None)  # no status published yet
+    hub.publish(code, "status", {"version": version, "status": {"state": "open"}})
+    assert until(lambda: second.now(code)[1] is not None)  # once the writer committed it
+    assert second.now(code) == (version, {"version": version, "status": {"state": "open"}})
+    moved = store.rename(code, seat, "Ben")
+    assert moved == version + 1 and second.now(code)[0] == moved  # an edit since: another version to compute
+    assert second.now("ZZZZZZ") == (None, None)  # no such room (expired meanwhile)
     hub.stop()
+    store.close()
 
 
 @pytest.mark.slow

@@ -145,8 +145,9 @@ class TableGuard:
     """fanout.py StatusGuard's part the worker uses, over the statuses published so far, each
     read back as from the database (a JSON copy, not the worker's own object)."""
 
-    def __init__(self, published: list) -> None:
+    def __init__(self, published: list, rooms: dict) -> None:
         self.published_list = published
+        self.rooms = rooms  # code -> the room as the database has it now
 
     def hold(self, code: str) -> bool:
         return True
@@ -157,11 +158,10 @@ class TableGuard:
     def close(self) -> None:
         pass
 
-    def published(self, code: str, version: int) -> dict | None:
-        for done, data in reversed(self.published_list):
-            if done == code:
-                return json.loads(json.dumps(data["status"])) if data["version"] == version else None
-        return None
+    def now(self, code: str) -> tuple[int | None, dict | None]:
+        last = next((data for done, data in reversed(self.published_list) if done == code), None)
+        room = self.rooms.get(code)
+        return (room.version if room else None), json.loads(json.dumps(last)) if last else None
 
 
 def test_a_version_asked_for_again_is_not_published_twice(clock):
@@ -169,7 +169,7 @@ def test_a_version_asked_for_again_is_not_published_twice(clock):
     # while its status was computed, and the second run found it published and in its cache
     rooms = {"abc": competitive_room()}
     worker, published, arrived = start_worker(rooms)
-    worker.guard = TableGuard(published)
+    worker.guard = TableGuard(published, rooms)
     try:
         request_due(worker, clock, rooms["abc"])
         assert wait_for(arrived, published, 1) == ["abc"]
@@ -205,3 +205,34 @@ def test_the_app_stops_the_rooms_worker_on_shutdown(tmp_path):
         worker = app.state.rooms.worker
         assert worker.alive
     assert worker.join(5) and not worker.alive
+
+
+def test_the_room_a_request_gave_is_read_again_only_after_an_edit(clock):
+    # a tap hands the worker the room its transaction read; when the quiet time ends the worker
+    # asks only the room's version (one statement) and reads the room again only when another
+    # edit (here, or on another server) came since: the status is of the room as it is then
+    rooms = {"abc": competitive_room()}
+    loads: list[str] = []
+    published: list = []
+    arrived = threading.Condition()
+
+    def load(code):
+        loads.append(code)
+        return rooms[code]
+
+    def publish(code, data):
+        with arrived:
+            published.append((code, data))
+            arrived.notify_all()
+
+    worker = StatusWorker(load, publish, room_version=lambda code: rooms[code].version)
+    try:
+        request_due(worker, clock, rooms["abc"])
+        assert wait_for(arrived, published, 1) == ["abc"] and loads == []  # the given room, not read again
+        given = rooms["abc"]
+        rooms["abc"] = dataclasses.replace(competitive_room(crossed=0b111), version=2)  # an edit since the request
+        request_due(worker, clock, dataclasses.replace(given, seats=given.seats[:1]))  # (another state: not cached)
+        assert wait_for(arrived, published, 2) == ["abc", "abc"] and loads == ["abc"]
+        assert published[1][1] == {"version": 2, "status": worker.cached(rooms["abc"])}  # the room as it is now
+    finally:
+        worker.stop()

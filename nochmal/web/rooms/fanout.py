@@ -2,8 +2,9 @@
 PostgreSQL, so that a phone on server A sees an edit made through server B.
 
 A published event is written to the ``room_events`` table and announced with ``NOTIFY`` (the
-payload is the room code and the row's number, never the state); every server ``LISTEN``s on
-one connection in a thread of its own and sends the rows it is told of to its local streams,
+payload is the room code, the row's number and the writing server's mark, never the state);
+every server ``LISTEN``s on one connection in a thread of its own and sends the rows it is
+told of to its local streams,
 the server that made the event too (from memory: its own rows are not read back), so that
 every server sends a room's events in one order:
 by event id (the room version), a row that arrives early waits up to ``GRACE`` for the ones
@@ -26,6 +27,7 @@ import threading
 import time
 import uuid
 from collections import deque
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 from nochmal.web.rooms.hub import QUEUE_SIZE, Hub, StreamLimits
@@ -77,7 +79,8 @@ class SharedHub(Hub):
         self.noticed: list = []  # (code) -> None each: told of every event of a room, from any server (online_service.py, status.py)
         self.delays: deque[float] = deque(maxlen=10_000)  # seconds from a publish here until the database told of it (benchmarks)
         self._orders: dict[str, RoomOrder] = {}
-        self._mine: dict[int, tuple] = {}  # row number -> an event written here, until the database tells of it
+        self._mine: dict[str, tuple] = {}  # its mark -> an event written here, until the database tells of it
+        self._written = 0  # events written here: their marks (origin-number) in the notices
         self._out: queue.Queue = queue.Queue()
         self._stop = threading.Event()
         with connect(url) as db, db.transaction():
@@ -117,18 +120,22 @@ class SharedHub(Hub):
             mine = []
             try:
                 db = db or connect(self.url)
-                with db.transaction():  # the notifications go out when the rows are committed
+                # the notifications go out when the rows are committed; one row is a statement
+                # of its own (autocommit: no BEGIN and COMMIT, docs/figures.md, PostgreSQL)
+                with db.transaction() if len(batch) > 1 else nullcontext():
                     for code, event, event_id, data, at, stored in batch:  # the row and its notice: one statement
-                        seq = db.execute("WITH row AS (INSERT INTO room_events (code, event_id, event, data, origin) "
-                                         "VALUES (%s, %s, %s, %s, %s) RETURNING seq) "
-                                         "SELECT seq, pg_notify(%s, %s || ' ' || seq || ' ' || %s) FROM row",
-                                         (code, event_id, event, data, self.origin, self.channel, code,
-                                          f"{at:.6f}")).fetchone()[0]
-                        self._mine[seq] = (event_id, event, stored)  # (before the commit: the listener is told after it)
-                        mine.append(seq)
+                        self._written += 1
+                        mark = f"{self.origin}-{self._written}"  # (known before the row: the notice may come first)
+                        self._mine[mark] = (event_id, event, stored)
+                        mine.append(mark)
+                        db.execute("WITH row AS (INSERT INTO room_events (code, event_id, event, data, origin) "
+                                   "VALUES (%s, %s, %s, %s, %s) RETURNING seq) "
+                                   "SELECT pg_notify(%s, %s || ' ' || seq || ' ' || %s) FROM row",
+                                   (code, event_id, event, data, self.origin, self.channel, code,
+                                    f"{at:.6f} {mark}")).fetchone()
             except Exception:  # the database went away: these events are lost, the phones resync
-                for seq in mine:
-                    self._mine.pop(seq, None)
+                for mark in mine:
+                    self._mine.pop(mark, None)
                 log.exception("room events could not be written")
                 db = None
                 self._resync_all()
@@ -169,8 +176,8 @@ class SharedHub(Hub):
                 time.sleep(0.5)
 
     def _told(self, reader, payload: str) -> None:
-        code, seq, at = payload.split(" ")
-        mine = self._mine.pop(int(seq), None)  # (event id, event, stored) written here: not read back
+        code, seq, at, mark = payload.split(" ")
+        mine = self._mine.pop(mark, None)  # (event id, event, stored) written here: not read back
         for noticed in self.noticed:  # (before the streams: a room with no phone here may still change here)
             noticed(code)
         if self.listeners(code) == 0:  # no phone of the room here: nothing to send, nothing to order
@@ -279,7 +286,7 @@ class StatusGuard:
         return bool(self._conn().execute("SELECT pg_try_advisory_lock(%s)", (room_key("status", code),)).fetchone()[0])
 
     def release(self, code: str) -> None:
-        if self.hub is not None and not self.hub.flush():  # the next holder finds this one's status (published())
+        if self.hub is not None and not self.hub.flush():  # the next holder finds this one's status (now())
             log.warning("room %s: its status was not in the database within 10 s; another server may compute "
                         "it again", code)
         self._conn().execute("SELECT pg_advisory_unlock(%s)", (room_key("status", code),))
@@ -288,11 +295,13 @@ class StatusGuard:
         if self._db is not None:
             self._db.close()
 
-    def published(self, code: str, version: int) -> dict | None:
-        """The status some server published for this version of the room, if any."""
-        row = self._conn().execute("SELECT data FROM room_events WHERE code = %s AND event = 'status' "
-                                   "ORDER BY seq DESC LIMIT 1", (code,)).fetchone()
+    def now(self, code: str) -> tuple[int | None, dict | None]:
+        """The room's version now (None: no such room) and the last status a server published
+        for it (``{"version", "status"}``, None: none yet), in one statement: the worker reads
+        the room again only when an edit came since its request (status.py)."""
+        row = self._conn().execute("SELECT r.version, (SELECT data FROM room_events e WHERE e.code = r.code AND "
+                                   "e.event = 'status' ORDER BY seq DESC LIMIT 1) FROM rooms r WHERE r.code = %s",
+                                   (code,)).fetchone()
         if row is None:
-            return None
-        data = json.loads(row[0])["data"]
-        return data["status"] if data.get("version") == version else None
+            return None, None
+        return row[0], json.loads(row[1])["data"] if row[1] is not None else None

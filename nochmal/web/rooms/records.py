@@ -54,13 +54,16 @@ class SheetTap:
 class TapDone:
     """What a tap did: ``changed`` False when the sheet already showed it; ``message`` says
     which cells were already so ("H4 was already crossed"), else empty; ``room`` the room as
-    the tap left it, read in its own transaction (a tap racing it on another seat is not in it)."""
+    the tap left it, read in its own transaction (a tap racing it on another seat is not in it);
+    ``before`` the room just before it, in the same transaction (a competitive room's, when
+    the caller asked: which first values the tap changed)."""
 
     version: int
     sheet_version: int
     changed: bool
     message: str = ""
     room: Room | None = None
+    before: Room | None = None
 
 
 @dataclass(frozen=True)

@@ -54,8 +54,13 @@ def checked_code(code: str) -> str:
 
 
 def checked_seat(seat: str, room: Room) -> int:
-    if not small_number(seat) or int(seat) >= room.spec.players:
-        raise WebError(say("no seat %(seat)s in this room (seats 0..%(last)s)", seat=repr(seat[:10]), last=room.spec.players - 1),
+    return seat_of(seat, room.spec.players)
+
+
+def seat_of(seat: str, players: int) -> int:
+    """The seat a path names in a room of ``players`` seats (404 naming it otherwise)."""
+    if not small_number(seat) or int(seat) >= players:
+        raise WebError(say("no seat %(seat)s in this room (seats 0..%(last)s)", seat=repr(seat[:10]), last=players - 1),
                        "seat", 404)
     return int(seat)
 

@@ -20,10 +20,11 @@ from nochmal.web.rooms.fanout import shared_hub
 from nochmal.web.rooms.hub import StreamLimits
 from nochmal.web.rooms.model import RoomMode, SheetState, board_of, parse_roll_request, parse_sheet_edit, shipped_mission
 from nochmal.web.rooms.race import completed_items, is_colour, later_items, race_item
-from nochmal.web.rooms.request import checked_body, checked_code, checked_seat, handover_url, qr_svg, room_url
+from nochmal.web.rooms.request import (checked_body, checked_code, checked_seat, handover_url, qr_svg, room_url,
+                                       seat_of, small_number)
 from nochmal.web.rooms.rolls import in_play_document, roll_message
 from nochmal.web.rooms.status import StatusWorker, claimed_by_others, quick_status, rolls_in_play, room_sheets, seat_label
-from nochmal.web.rooms.store import Room, RoomStore, SheetTap
+from nochmal.web.rooms.store import Room, RoomStore, SheetTap, check_holder
 from nochmal.web.rooms.words import wire
 
 
@@ -46,7 +47,8 @@ class Rooms:
         if guard is not None:
             self.hub.redraw = self.redraw
         self.rate = RateLimit(self.settings.rooms_per_minute, "new rooms")
-        self.worker = StatusWorker(self.store.room, self._publish_status, self.settings.split_seconds, guard=guard)
+        self.worker = StatusWorker(self.store.room, self._publish_status, self.settings.split_seconds, guard=guard,
+                                   room_version=self.store.version)
         if guard is not None:  # every server's edits restart a room's quiet time here (status.py room_changed)
             self.hub.noticed.append(self.worker.room_changed)
         self.store.expire(self.settings.expire_days * 86400)
@@ -141,17 +143,19 @@ class Rooms:
     def tap_sheet(self, code: str, seat: str, token: str | None, raw: bytes, base_url: str) -> dict:
         """PATCH .../seats/{seat}/sheet: a tap applied to the sheet as it is now (taps from two
         phones on one seat merge), the room told, the answer; as edit_sheet otherwise."""
-        room = self.store.room(checked_code(code))
-        k = checked_seat(seat, room)
-        self.store.check_token(code, k, token)
+        # the room's spec and the seat's holder in one statement, not the whole room: the tap's
+        # transaction reads the room it leaves (docs/figures.md, PostgreSQL: what runs per tap)
+        spec, holder = self.store.seat_check(checked_code(code), int(seat) if small_number(seat) else -1)
+        k = seat_of(seat, spec.players)
+        check_holder(k, token, holder)
         body = checked_body(raw, bodies.TapBody)
-        board = board_of(room.spec)
-        before = [first_claims(room, j) for j in range(room.spec.players)]
-        done = self.store.tap_sheet(code, k, board, parse_tap(body, board), body["version"])
+        board = board_of(spec)
+        done = self.store.tap_sheet(code, k, board, parse_tap(body, board), body["version"], spec)
         room, doc = self.hold_win(done.room, base_url, body.get("roll"))  # as edit_sheet: the tap's own version
         if done.changed:
-            redraw_all = room.spec.mode is RoomMode.COMPETITIVE and \
-                [first_claims(room, j) for j in range(room.spec.players)] != before
+            redraw_all = done.before is not None and \
+                [first_claims(room, j) for j in range(spec.players)] != \
+                [first_claims(done.before, j) for j in range(spec.players)]
             self.publish_sheet(room, k, redraw_all, doc)
         return {"version": room.version, "sheet_version": done.sheet_version, "seat": doc["seats"][k],
                 "status": doc["status"], "message": done.message}

@@ -202,8 +202,12 @@ class StatusWorker:
     changed, newest state only, caches them by state and hands each to ``publish``."""
 
     def __init__(self, load_room: Callable[[str], Room], publish: Callable[[str, dict], None],
-                 time_limit: float = SPLIT_SECONDS, cache_size: int = 512, guard=None):
+                 time_limit: float = SPLIT_SECONDS, cache_size: int = 512, guard=None,
+                 room_version: Callable[[str], int | None] | None = None):
         self._load = load_room
+        # the room's version now, one cheap read (RoomStore.version): a status is worked out
+        # for the room its request gave while no edit came since (None: always read it again)
+        self._version = room_version
         self.guard = guard  # several servers (fanout.py StatusGuard): one computes a room at a time
         self._publish = publish
         self.time_limit = time_limit
@@ -300,8 +304,10 @@ class StatusWorker:
         with self._cv:
             waiting = self._todo.get(room.code)
             if waiting is not None and waiting[1] == key:
+                if room.version > waiting[2].version:  # the newer room read kept, the place too
+                    self._todo[room.code] = (waiting[0], key, room)
                 return
-            self._todo[room.code] = (time.monotonic(), key)
+            self._todo[room.code] = (time.monotonic(), key, room)
             self._todo.move_to_end(room.code)
             self._cv.notify()
 
@@ -313,8 +319,13 @@ class StatusWorker:
         with self._cv:
             waiting = self._todo.get(code)
             if waiting is not None:
-                self._todo[code] = (time.monotonic(), waiting[1])
+                self._todo[code] = (time.monotonic(), *waiting[1:])
                 self._todo.move_to_end(code)
+
+    def _current(self, given: Room, version: int | None) -> Room:
+        """The room as it is now: ``given`` (the room read for the request) while the database's
+        ``version`` of it is still the same, else read again (an edit since, on any server)."""
+        return given if version == given.version else self._load(given.code)
 
     def stop(self) -> None:
         with self._cv:
@@ -346,27 +357,28 @@ class StatusWorker:
                 code = None
                 while code is None and not self._stop:
                     now = time.monotonic()
-                    due = [c for c, (at, _) in self._todo.items() if now - at >= QUIET_SECONDS]
+                    due = [c for c, (at, *_) in self._todo.items() if now - at >= QUIET_SECONDS]
                     if due:
                         code = due[0]
-                        del self._todo[code]
+                        given = self._todo.pop(code)[2]
                     elif self._todo:
-                        self._cv.wait(QUIET_SECONDS - (now - min(at for at, _ in self._todo.values())))
+                        self._cv.wait(QUIET_SECONDS - (now - min(at for at, *_ in self._todo.values())))
                     else:
                         self._cv.wait()
                 if self._stop:
                     return
             try:
-                room = self._load(code)
                 if self.guard is None:
-                    self._work_out(room)
+                    self._work_out(self._current(given, self._version(code) if self._version else None))
                 elif self.guard.hold(code):
                     try:
-                        self._work_out(room, self.guard.published(code, room.version))
+                        version, last = self.guard.now(code)
+                        room = self._current(given, version)
+                        self._work_out(room, last["status"] if last and last.get("version") == room.version else None)
                     finally:
                         self.guard.release(code)
                 else:  # another server computes this room now: look again when it may be done
-                    self.request(room)
+                    self.request(given)
             except RuntimeError as exc:  # (BrokenProcessPool is one too)
                 if self._stop or "after shutdown" in str(exc):  # exiting: the pool or its child is gone
                     return

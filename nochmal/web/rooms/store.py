@@ -66,8 +66,10 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
             raise WebError(say("no room with this code (wrong code, or the room expired)"), "id", 404)
 
     def _room(self, code: str, db) -> Room:
+        """The room in three statements (the seat that counted the roll read with the room's row)."""
         row = db.execute("SELECT spec, rolls_used, version, created, touched, won_on, creator_hash IS NOT NULL, "
-                         "creator_seat FROM rooms WHERE code = ?", (code,)).fetchone()
+                         "creator_seat, (SELECT seat FROM counted_rolls c WHERE c.code = rooms.code "
+                         "AND c.roll = rooms.rolls_used) FROM rooms WHERE code = ?", (code,)).fetchone()
         if row is None:
             raise WebError(say("no room with this code (wrong code, or the room expired)"), "id", 404)
         seats = tuple(
@@ -75,11 +77,27 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
             for k, name, crossed, jokers, lcols, lcolours, sv, free in db.execute(
                 "SELECT seat, name, crossed, jokers_used, later_columns, later_colours, sheet_version, free "
                 "FROM seats WHERE code = ? ORDER BY seat", (code,)))
-        counter = db.execute("SELECT seat FROM counted_rolls WHERE code = ? AND roll = ?", (code, row[1])).fetchone()
         race = tuple(RaceMark(*mark) for mark in db.execute(
             "SELECT seat, item, roll, override FROM race WHERE code = ? ORDER BY seat, item", (code,)))
         return Room(code, RoomSpec(**json.loads(row[0])), row[1], row[2], row[3], row[4], seats, row[5],
-                    counter[0] if counter else None, race, bool(row[6]), row[7])
+                    row[8], race, bool(row[6]), row[7])
+
+    def version(self, code: str) -> int | None:
+        """The room's version now (None: no such room), one statement: whether a room read
+        before is still the room (status.py StatusWorker)."""
+        rows = self.db.fetch("SELECT version FROM rooms WHERE code = ?", (code,))
+        return rows[0][0] if rows else None
+
+    def seat_check(self, code: str, seat: int) -> tuple[RoomSpec, tuple[str, str] | None]:
+        """The room's spec and seat ``seat``'s (token hash, name), None when no seat row is
+        there; one statement (a tap's checks need no snapshot of the whole room: docs/figures.md,
+        PostgreSQL); WebError 404 as ``_room`` says it."""
+        rows = self.db.fetch("SELECT r.spec, s.token_hash, s.name FROM rooms r LEFT JOIN seats s "
+                             "ON s.code = r.code AND s.seat = ? WHERE r.code = ?", (seat, code))
+        if not rows:
+            raise WebError(say("no room with this code (wrong code, or the room expired)"), "id", 404)
+        spec, token_hash, name = rows[0]
+        return RoomSpec(**json.loads(spec)), (token_hash, name) if token_hash is not None else None
 
     # --- writing ---------------------------------------------------------------------------
     def create_room(self, spec: RoomSpec, now: float | None = None, creator: str | None = None) -> str:
@@ -193,14 +211,7 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
         """401 without a token, 403 with a token that does not hold this seat."""
         if not token:
             raise WebError(say("a seat token is needed: send 'Authorization: Bearer TOKEN'"), "authorization", 401)
-        with self._read() as db:
-            self._exists(code, db)
-            row = db.execute("SELECT token_hash, name FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone()
-        if row is None:
-            raise WebError(say("seat %(seat)s is not taken in this room", seat=seat + 1), "seat", 404)
-        if not secrets_equal(row[0], secret_hash(token)):
-            raise WebError(say("this phone no longer holds %(name)s's seat (seat %(seat)s): it was handed over, "
-                               "freed or given a new link", name=row[1], seat=seat + 1), "authorization", 403)
+        check_holder(seat, token, self.seat_check(code, seat)[1])
 
     def seat_of_token(self, code: str, token: str | None) -> int:
         """The seat a token holds in this room (401/403 otherwise)."""
@@ -314,6 +325,18 @@ def freed_link_reason(name: str) -> Message:
     """A hand-over link of a seat freed since: any phone may sit in it (docs/rooms.md, seats)."""
     return say("This hand-over link no longer works: %(name)s's seat was freed; sit down in it here and its sheet "
                "comes with it.", name=name)
+
+
+def check_holder(seat: int, token: str | None, holder: tuple[str, str] | None) -> None:
+    """``token`` holds ``seat``, whose row (token hash, name) is ``holder`` (None: no row): 401
+    without a token, 404 for a seat not taken, 403 for another token (RoomStore.check_token)."""
+    if not token:
+        raise WebError(say("a seat token is needed: send 'Authorization: Bearer TOKEN'"), "authorization", 401)
+    if holder is None:
+        raise WebError(say("seat %(seat)s is not taken in this room", seat=seat + 1), "seat", 404)
+    if not secrets_equal(holder[0], secret_hash(token)):
+        raise WebError(say("this phone no longer holds %(name)s's seat (seat %(seat)s): it was handed over, "
+                           "freed or given a new link", name=holder[1], seat=seat + 1), "authorization", 403)
 
 
 def secrets_equal(a: str, b: str) -> bool:

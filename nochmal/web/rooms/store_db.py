@@ -72,6 +72,11 @@ class Database(Protocol):
     def read(self) -> AbstractContextManager[Connection]:
         """A read: one snapshot for all its statements, never waiting for a writer."""
 
+    def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        """The rows of one read statement, outside any transaction (it is its own snapshot):
+        on PostgreSQL no BEGIN and COMMIT of its own, i.e. one statement instead of three
+        (docs/figures.md, PostgreSQL: what runs per tap)."""
+
     def migrate(self, part: str, steps: Sequence[Step]) -> None:
         """The steps of ``part`` the database lacks, in one transaction with its new version;
         a StorageError when the database is of a newer version than ``steps`` knows."""

@@ -128,6 +128,10 @@ class PostgresDatabase:
             with conn.transaction():
                 yield _Conn(conn)
 
+    def fetch(self, sql: str, params=()) -> list[tuple]:
+        with self._connection() as conn:  # autocommit: the statement is its own transaction
+            return _Conn(conn).execute(sql, params).fetchall()
+
     def migrate(self, part: str, steps: Sequence[Step]) -> None:
         try:
             conn = self._take()

@@ -8,7 +8,7 @@ import json
 
 from nochmal.i18n import say, say_n
 from nochmal.web.errors import WebError
-from nochmal.web.rooms.model import SheetState
+from nochmal.web.rooms.model import RoomMode, RoomSpec, SheetState
 from nochmal.web.rooms.records import Room, SheetTap, TapDone
 
 
@@ -43,13 +43,17 @@ class SheetEdits:
             self._bump(db, code, seat, "sheet", payload)
             return self._room(code, db), sheet_version
 
-    def tap_sheet(self, code: str, seat: int, board, tap: SheetTap, seen_version: int) -> TapDone:
+    def tap_sheet(self, code: str, seat: int, board, tap: SheetTap, seen_version: int,
+                  spec: RoomSpec | None = None) -> TapDone:
         """A tap applied to the seat's sheet as it is now, in one transaction (docs/rooms.md, two
         phones on one seat): taps on other cells from another phone meanwhile are kept, a tap
         the sheet already shows changes nothing. Refused (409, in the seat's name) only for a
         real conflict: a cell the tap changes that another phone changed the other way since
-        the sheet version the tapping phone showed."""
+        the sheet version the tapping phone showed. ``spec``: the room's, as the caller read it
+        (it never changes): a mission's tap then skips the race unread, and a competitive
+        tap's TapDone has the room before it too (read in the same transaction)."""
         with self._tx(code) as db:
+            prior = self._room(code, db) if spec is not None and spec.mode is RoomMode.COMPETITIVE else None
             row = db.execute("SELECT crossed, jokers_used, later_columns, later_colours, sheet_version, name "
                              "FROM seats WHERE code = ? AND seat = ?", (code, seat)).fetchone()
             if row is None:
@@ -65,18 +69,19 @@ class SheetEdits:
             already = _already_words(board, now.crossed, tap)
             if after == now:
                 room = self._room(code, db)
-                return TapDone(room.version, row[4], False, already, room)
+                return TapDone(room.version, row[4], False, already, room, prior)
             sheet_version = row[4] + 1
             db.execute("UPDATE seats SET crossed = ?, jokers_used = ?, sheet_version = ? WHERE code = ? AND seat = ?",
                        (f"{after.crossed:x}", after.jokers_used, sheet_version, code, seat))
-            self._mark_race(db, code, seat, after, {})
+            if spec is None or spec.mode is RoomMode.COMPETITIVE:
+                self._mark_race(db, code, seat, after, {})
             payload = {"crossed": f"{after.crossed:x}", "jokers_used": after.jokers_used,
                        "later_columns": after.later_columns, "later_colours": after.later_colours,
                        "sheet_version": sheet_version,
                        "tap": {"cross": board.cells_of(tap.cross), "uncross": board.cells_of(tap.uncross),
                                "jokers": tap.jokers}}
             version = self._bump(db, code, seat, "sheet", payload)
-            return TapDone(version, sheet_version, True, already, self._room(code, db))
+            return TapDone(version, sheet_version, True, already, self._room(code, db), prior)
 
     def undo_sheet(self, code: str, seat: int, seen_version: int) -> tuple[Room, int, SheetState, SheetState]:
         """Take back the seat's last sheet edit still in effect (docs/rooms.md, *A mis-tap*):

@@ -149,6 +149,15 @@ class SqliteDatabase:
                 if conn.in_transaction:
                     conn.execute("COMMIT")
 
+    def fetch(self, sql: str, params=()) -> list[tuple]:
+        """One statement on this thread's read connection (no BEGIN: SQLite's autocommit gives
+        the statement its own snapshot); the shared one (locked) in memory."""
+        with self._failures():
+            if self.path is None:
+                with self._lock:
+                    return self._db.execute(sql, params).fetchall()
+            return self._reader().execute(sql, params).fetchall()
+
     @contextmanager
     def _failures(self):
         """A database that fails while serving (damaged on disk, the disk full, locked for
