@@ -318,7 +318,7 @@ class Game:
         try:
             game = cls(board, len(position.sheets), rules, position.mode, position.roll_limit, stop_after_roll)
         except NochmalError as exc:
-            raise IllegalPositionError(f"position: {exc}") from None
+            raise IllegalPositionError(say("position: %(why)s", why=exc.message)) from None
         _check_position(game, position)
         game.sheets = list(position.sheets)
         game.rolls_done = position.rolls_done
@@ -416,21 +416,24 @@ class Game:
 
 
 def _check_position(game: Game, position: Position) -> None:
-    """The facts a set-up position must have at its roll start (IllegalPositionError)."""
+    """The facts a set-up position must have at its roll start (IllegalPositionError, a
+    Message: a room's advice says it in the phone's language, nochmal/web/rooms/dice.py)."""
     board = game.board
     if position.rolls_done < 0:
-        raise IllegalPositionError(f"position: {position.rolls_done} rolls done")
+        raise IllegalPositionError(say("position: %(rolls)s rolls done", rolls=position.rolls_done))
     if game.roll_limit is not None and position.rolls_done > game.roll_limit:
-        raise IllegalPositionError(f"position: {position.rolls_done} rolls done of a limit of {game.roll_limit}")
+        raise IllegalPositionError(say("position: %(rolls)s rolls done of a limit of %(limit)s",
+                                       rolls=position.rolls_done, limit=game.roll_limit))
     for p, sheet in enumerate(position.sheets, 1):
         if sheet.board is not board and sheet.board.name != board.name:
-            raise IllegalPositionError(f"position: sheet {p} is for board {sheet.board.name}, not {board.name}")
+            raise IllegalPositionError(say("position: sheet %(sheet)s is for board %(name)s, not %(board)s",
+                                           sheet=p, name=sheet.board.name, board=board.name))
         problems = sheet.scoring_problems()
         if problems:  # every completion is scored when its roll ends
-            raise IllegalPositionError(f"position: sheet {p}: {problems[0]}")
+            raise IllegalPositionError(say("position: sheet %(sheet)s: %(problem)s", sheet=p, problem=problems[0]))
     scored = position.scored()
     if position.claims() != scored:
-        raise IllegalPositionError("position: the claims must be exactly the columns and colours the sheets "
-                                   "have scored")
+        raise IllegalPositionError(say("position: the claims must be exactly the columns and colours the sheets "
+                                       "have scored"))
     # Later values are not checked against the other sheets: a position may stand for a table
     # whose other sheets it leaves out (the hint command sets up one player's race sheet).

@@ -21,7 +21,8 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from nochmal.errors import NochmalError
-from nochmal.web.errors import WebError, error_body, parse_json
+from nochmal.i18n import say
+from nochmal.web.errors import WebError, error_body, parse_json, shape_reason
 from nochmal.web.games import GameStore
 from nochmal.web.hosts import Access, HttpMiddleware, RequestGuard
 from nochmal.web.jobs import JobManager
@@ -223,9 +224,8 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
                 return problem_response(problem, request)
         loc = [str(x) for x in first.get("loc", ()) if x not in ("body", "query", "path")]
         field = ".".join(loc) or None
-        reason = "unknown key (see /docs for this request's fields)" if first.get("type") == "extra_forbidden" \
-            else first.get("msg", "invalid")
-        return JSONResponse(error_body(f"{field or 'request'}: {reason}", field), status_code=422)
+        return problem_response(WebError(say("%(where)s: %(why)s", where=field or "request", why=shape_reason(first)),
+                                         field, 422), request)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):

@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from nochmal.board import load_board
+from nochmal.dice import Roll
 from nochmal.i18n import TERMS, Message, said, translate
 from nochmal.sheet import Sheet, format_typed_sheet, parse_typed_sheet
+from nochmal.web.errors import WebError
+from nochmal.web.rooms.dice import roll_game
 from nochmal.web.rooms.model import RoomMode, parse_sheet_edit
 from nochmal.web.rooms.transfer import parse_export
 from languages_support import raised
-from rooms_support import auth, new_room, sit
+from rooms_support import auth, new_room, set_rolls, sit
 
 DE = {"Accept-Language": "de-DE,de;q=0.9"}
 BOARD = load_board("classic")
@@ -76,9 +81,33 @@ def test_an_imported_room_is_refused_in_the_phones_language(client):
                              raised(parse_export, raw))
               for raw, field in ((damaged, "body"), (broken, "room.json"), (no_players, "players"),
                                  (short_sheet, "seats.0.text"))}  # 8 of the 10 new rooms a minute one address may
-    # broken JSON: the frames in German, the JSON parser's own reason as it is (English)
-    frame = raised(parse_export, broken)
-    assert frame.values["reason"].values["reason"] in german["room.json"]
-    assert said(frame.values["reason"], "de") != str(frame.values["reason"])
+    # broken JSON and a damaged zip: the readers' own reasons said in German too (the place as
+    # values), never the English words of Python's JSON or zip reader
+    for field, raw in (("room.json", broken), ("body", damaged)):
+        reason = raised(parse_export, raw).values["reason"]
+        if field == "room.json":
+            assert (reason.values["line"], reason.values["column"]) == (1, len(broken) + 1)
+            reason = reason.values["reason"]
+        assert isinstance(reason, Message) and str(reason) not in german[field], german[field]
+        assert said(reason, "de") in german[field] and said(reason, "de") != str(reason)
     assert client.post("/api/rooms/import", content=json.dumps(good).encode(),
                        headers={"Content-Type": "application/json", **DE}).status_code == 201
+
+
+@pytest.mark.sqlite_only  # the engine's check of a position: the store's part is covered above on both
+def test_a_position_the_advice_cannot_start_from_is_said_in_german(client):
+    """A mission's rolls counted past its budget: the engine's reason (nochmal/game.py's check
+    of a position) inside this roll's advice's refusal is a Message, said in German."""
+    code = new_room(client, mission="lockstep", difficulty="normal", players=1)
+    seat, token = sit(client, code)
+    budget = client.get(f"/api/rooms/{code}").json()["budget"]
+    set_rolls(client, code, token, budget + 5)
+    room = client.app.state.rooms.store.room(code)
+    with pytest.raises(WebError) as caught:
+        roll_game(room, Roll.from_json({"colours": ["y", "b"], "numbers": ["3", "4"]}))
+    refusal = caught.value
+    why = refusal.message.values["why"]
+    assert isinstance(why, Message) and why.values == {"rolls": budget + 5, "limit": budget}
+    assert (refusal.status, refusal.field) == (409, "roll") and refusal.body()["error"] == str(refusal.message)
+    assert refusal.body("de")["error"] == said(refusal.message, "de")
+    assert said(why, "de") in said(refusal.message, "de") and str(why) not in said(refusal.message, "de")

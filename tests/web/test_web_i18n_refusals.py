@@ -121,3 +121,39 @@ def test_a_roll_refused_in_german(client):
     roll = {"colours": ["q", "y"], "numbers": ["1", "2"]}
     answers(*both(lambda h: client.post("/api/hint", json={"roll": roll, "solo": True}, headers=h)),
             400, "roll", say("%(where)s: %(why)s", where="roll", why=raised(Roll.from_json, roll)))
+
+
+def test_a_record_file_that_is_not_json_in_german(client):
+    """An uploaded record that breaks off (the /replay page shows the refusal): where the JSON
+    breaks and the JSON reader's reason said in German, its English words nowhere."""
+    from nochmal.web.records import parse_record
+
+    content = b'{"format": "nochmal-record", "version": 1, '
+    message = raised(parse_record, content.decode())
+    answers(*both(lambda h: client.post("/api/records", files={"file": ("g.json", content, "application/json")},
+                                        headers=h)), 422, "file", message)
+    broken = message.values["why"]
+    assert (broken.values["line"], broken.values["column"]) == (1, len(content) + 1)
+    reason = broken.values["reason"]
+    assert isinstance(reason, Message) and str(reason) not in said(message, "de")
+    assert said(reason, "de") in said(message, "de") and said(reason, "de") != str(reason)
+
+
+def test_a_field_the_request_model_refuses_in_german(client):
+    """A body's field out of its model's bounds (the /o/new page sends its seconds field, left
+    empty, as 0): the bound as a value, the words the catalog's, pydantic's English nowhere."""
+    def online(seconds):
+        return lambda h: client.post("/api/rooms/online", json={"seats": ["human", "bot"], "mode": "competitive",
+                                                                 "board": "classic",
+                                                                 "quiet": {"after": "bot", "seconds": seconds}},
+                                     headers=h)
+
+    for seconds, why in ((0, say("must be greater than %(bound)s", bound=0)), ("x", say("must be a number")),
+                         (10**6, say("must be at most %(bound)s", bound=86400))):
+        message = say("%(where)s: %(why)s", where="quiet.seconds", why=why)
+        answers(*both(online(seconds)), 422, "quiet.seconds", message)
+        assert "Input should" not in str(message) and "should" not in said(message, "de")
+    # a key the model does not have: the same words as before in English, German for a German page
+    answers(*both(lambda h: client.post("/api/hint", json={"roll": {"colours": ["y", "b"], "numbers": ["1", "2"], "x": 1}}, headers=h)),
+            422, "roll.x", say("%(where)s: %(why)s", where="roll.x",
+                               why=say("unknown key (see /docs for this request's fields)")))

@@ -9,7 +9,7 @@ import re
 import zipfile
 import zlib
 
-from nochmal.i18n import say, say_n
+from nochmal.i18n import N_, Message, say, say_n
 from nochmal.sheet import format_typed_sheet
 from nochmal.web.errors import WebError, client_json
 from nochmal.web.limits import BodyCaps, too_large
@@ -95,11 +95,31 @@ def room_json_in_zip(raw: bytes, cap: int) -> bytes:
     except KeyError:
         raise WebError(say("the zip has no room.json"), "room.json", 422) from None
     except ZIP_DAMAGE as exc:
-        reason = str(exc)[:80] or type(exc).__name__
-        raise WebError(say("the body is not a zip file this app can read (%(reason)s)", reason=reason), "body", 422) from None
+        raise WebError(say("the body is not a zip file this app can read (%(reason)s)", reason=zip_reason(exc)),
+                       "body", 422) from None
     if len(data) > cap:
         raise too_large("max_room_import", cap, "room.json")
     return data
+
+
+# zipfile.py's reasons for the damage a player's file most often has (its first words), in
+# the same English as msgids so that the catalogs say them; any other damage is said by kind
+# (docs/web.md "Languages": no library's English inside a refusal a page shows).
+ZIP_REASONS = (N_("File is not a zip file"), N_("Truncated file header"), N_("Bad magic number for file header"),
+               N_("Bad CRC-32 for file"), N_("Truncated central directory"), N_("Bad magic number for central directory"))
+
+
+def zip_reason(exc: Exception) -> Message:
+    """Why the zip could not be read, in words the catalogs hold."""
+    text = str(exc)
+    for reason in ZIP_REASONS:
+        if text.startswith(reason):
+            return say(reason)
+    if isinstance(exc, zlib.error):
+        return say("room.json's packed data is damaged")
+    if isinstance(exc, EOFError):
+        return say("the zip ends too early")
+    return say("the zip is damaged or uses a feature this app does not read")
 
 
 def _check_member(info: zipfile.ZipInfo, cap: int) -> None:
