@@ -137,62 +137,64 @@ class GameRecord:
             if isinstance(bdata, str):
                 board = load_board(bdata) if bdata in BUILTIN_BOARDS else None
                 if board is None:
-                    raise RecordError(f"{source}: unknown board {bdata!r}")
+                    raise RecordError(say("%(source)s: unknown board %(board)s", source=source, board=repr(bdata)))
             elif isinstance(bdata, dict):
                 board = Board.from_dict(bdata, f"{source}: board", strict=False)
             else:
-                raise RecordError(f"{source}: key 'board' must be a board name or a layout")
+                raise RecordError(say("%(source)s: key 'board' must be a board name or a layout", source=source))
         except RecordError:
             raise
         except NochmalError as exc:
-            raise RecordError(f"{source}: {exc}") from None
+            raise RecordError(say("%(where)s: %(why)s", where=source, why=exc.message)) from None
         seed = data.get("seed")
         if seed is not None and not _int_in(seed, 0, MAX_SEED):
-            raise RecordError(f"{source}: key 'seed' must be an integer 0..{MAX_SEED} or null, got {quoted(seed)}")
+            raise RecordError(say("%(source)s: key 'seed' must be an integer 0..%(most)s or null, got %(got)s",
+                                  source=source, most=MAX_SEED, got=quoted(seed)))
         roll_limit = data.get("roll_limit")
         if roll_limit is not None and not _int_in(roll_limit, 1, MAX_GAME_ROLLS):
-            raise RecordError(f"{source}: key 'roll_limit' must be an integer 1..{MAX_GAME_ROLLS} or null, "
-                              f"got {quoted(roll_limit)}")
+            raise RecordError(say("%(source)s: key 'roll_limit' must be an integer 1..%(most)s or null, got %(got)s",
+                                  source=source, most=MAX_GAME_ROLLS, got=quoted(roll_limit)))
         players = need("players", list)
         if not all(isinstance(p, str) for p in players):
-            raise RecordError(f"{source}: key 'players' must list player names")
+            raise RecordError(say("%(source)s: key 'players' must list player names", source=source))
         if len(need("rolls", list)) > MAX_GAME_ROLLS:
-            raise RecordError(f"{source}: key 'rolls' holds {len(data['rolls'])} rolls, a record holds at most "
-                              f"{MAX_GAME_ROLLS}")
+            raise RecordError(say("%(source)s: key 'rolls' holds %(n)s rolls, a record holds at most %(most)s",
+                                  source=source, n=len(data["rolls"]), most=MAX_GAME_ROLLS))
         rolls = []
         for t, entry in enumerate(need("rolls", list), 1):
-            where = f"{source}: turn {t}"
+            where = say("%(source)s: turn %(turn)s", source=source, turn=t)
             if not isinstance(entry, dict) or "dice" not in entry or not isinstance(entry.get("moves"), list):
-                raise RecordError(f"{where}: expected {{'dice': ..., 'moves': [...]}}")
+                raise RecordError(say("%(where)s: expected {'dice': ..., 'moves': [...]}", where=where))
             try:
                 roll = Roll.from_json(entry["dice"])
                 moves = []
                 for m in entry["moves"]:
                     if not isinstance(m, dict) or not _int_in(m.get("player"), 0, MAX_PLAYERS - 1) \
                             or not isinstance(m.get("move"), str):
-                        raise RecordError(f"{where}: each move needs an integer 'player' and a 'move' text")
+                        raise RecordError(say("%(where)s: each move needs an integer 'player' and a 'move' text",
+                                              where=where))
                     moves.append((m["player"], Move.parse(m["move"])))
             except RecordError:
                 raise
             except NochmalError as exc:
-                raise RecordError(f"{where}: {exc}") from None
+                raise RecordError(say("%(where)s: %(why)s", where=where, why=exc.message)) from None
             rolls.append((roll, moves))
         result = data.get("result")
         if result is not None and not isinstance(result, dict):
-            raise RecordError(f"{source}: key 'result' must be an object or null")
+            raise RecordError(say("%(source)s: key 'result' must be an object or null", source=source))
         extra = data.get("extra", {})
         if not isinstance(extra, dict):
-            raise RecordError(f"{source}: key 'extra' must be an object")
+            raise RecordError(say("%(source)s: key 'extra' must be an object", source=source))
         try:
             mode = Mode(need("mode", str))
         except ValueError:
-            raise RecordError(f"{source}: key 'mode': unknown mode {data['mode']!r}; "
-                              f"modes are {', '.join(MODES)}") from None
+            raise RecordError(say("%(source)s: key 'mode': unknown mode %(mode)s; modes are %(modes)s", source=source,
+                                  mode=repr(data["mode"]), modes=tuple(MODES))) from None
         record = cls(board, mode, players, rules, seed, rolls, roll_limit, result, extra)
         try:
             record._plain_game()  # players, mode and limit fit; a mission is checked when replayed
         except NochmalError as exc:
-            raise RecordError(f"{source}: {exc}") from None
+            raise RecordError(say("%(where)s: %(why)s", where=source, why=exc.message)) from None
         return record
 
     # --- replay ----------------------------------------------------------------------------
@@ -205,7 +207,7 @@ class GameRecord:
         except RecordError:
             raise
         except NochmalError as exc:
-            raise RecordError(f"{source}: {exc}") from None
+            raise RecordError(say("%(where)s: %(why)s", where=source, why=exc.message)) from None
         dice = game.dice_per_kind
         for t, (roll, moves) in enumerate(self.rolls, 1):
             where = say("%(source)s: turn %(turn)s", source=source, turn=t)  # (a verification's words: a page says them)

@@ -157,3 +157,21 @@ def test_a_field_the_request_model_refuses_in_german(client):
     answers(*both(lambda h: client.post("/api/hint", json={"roll": {"colours": ["y", "b"], "numbers": ["1", "2"], "x": 1}}, headers=h)),
             422, "roll.x", say("%(where)s: %(why)s", where="roll.x",
                                why=say("unknown key (see /docs for this request's fields)")))
+
+
+def test_a_record_of_the_wrong_shape_in_german(client):
+    """A record file whose keys are wrong (the /replay page shows the refusal): the reader's
+    Message in German, the English words as the terminal has always said them."""
+    from nochmal.rules import MAX_SEED
+    from nochmal.web.records import parse_record
+
+    rec = nm.play_competitive(nm.load_board("classic"), [make_agent("greedy"), make_agent("random", 1)], seed=3)
+    cases = [({"mode": "tea"}, "file: key 'mode': unknown mode 'tea'; modes are solo, competitive, coop"),
+             ({"seed": -1}, f"file: key 'seed' must be an integer 0..{MAX_SEED} or null, got -1"),
+             ({"rolls": [5]}, "file: turn 1: expected {'dice': ..., 'moves': [...]}")]
+    for change, english in cases:
+        content = json.dumps({**rec.to_json(), **change}).encode()
+        message = raised(parse_record, content.decode())
+        assert str(message) == english
+        answers(*both(lambda h: client.post("/api/records", files={"file": ("g.json", content, "application/json")},
+                                            headers=h)), 422, "file", message)
