@@ -29,6 +29,7 @@ from nochmal.web.jobs import JobManager
 from nochmal.web.language import LanguageChoice, request_language
 from nochmal.web.limits import BodyCaps, RateLimit, env_days, too_large
 from nochmal.web.rooms.api import RoomSettings, problem_response
+from nochmal.web.static_files import static_route
 from nochmal.fileio import is_decimal
 
 HERE = Path(__file__).parent
@@ -246,7 +247,7 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
         app.include_router(router)
     app.include_router(pages.router)
     app.include_router(shell.router)  # /sw.js, the service worker at the site's root (docs/web.md)
-    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+    app.router.routes.append(static_route("/static", HERE / "static", "static"))  # from memory: static_files.py
     _install_docs(app)
 
     rooms.install(app, data_dir, room_settings)  # table rooms (docs/rooms.md): API, pages, static files

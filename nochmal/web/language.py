@@ -93,8 +93,9 @@ async def language(request: Request) -> str:
 
 def i18n_context(request: Request) -> dict:
     """What a template needs: ``lang`` for ``<html lang>``, ``languages`` for base.html's
-    switch (each by its own name) and the gettext functions that jinja2.ext.i18n calls (new
-    style: the keyword arguments fill ``%(name)s``)."""
+    switch (each by its own name), the gettext functions that jinja2.ext.i18n calls (new
+    style: the keyword arguments fill ``%(name)s``) and ``script_catalog``, whether the
+    page's scripts have messages of their own to fetch in this language."""
     lang = request_language(request)
     t = translator(lang)
 
@@ -108,8 +109,11 @@ def i18n_context(request: Request) -> dict:
         text = Markup(t.ngettext(singular, plural, n))
         return text % {"num": n, **values}
 
+    # no script message says other words than the English ones (English): the page need not
+    # fetch its messages at all (static/common.js NM.i18nReady)
+    needs_catalog = bool(js_catalog(lang) or js_plurals(lang))
     return {"lang": lang, "languages": list(LANGUAGE_NAMES.items()), "gettext": gettext, "ngettext": ngettext,
-            "_": gettext}
+            "_": gettext, "script_catalog": needs_catalog}
 
 
 # Python that sends sentences to the pages as data (a Message on the wire, said by the page:

@@ -117,3 +117,33 @@ def test_the_history_counts_the_daily_streak(browser, server, games):
     assert labels == [translate(w, "de") for w in ("daily streak", "puzzles finished", "mean score", "best score")]
     assert labels[0] != "daily streak" and format_date(today, format="long", locale="de") in page.text_content("#results")
     ctx.close()
+
+
+@pytest.mark.parametrize("order", ["script first", "game first"])
+def test_the_end_screen_comes_whichever_arrives_first(browser, server, games, order):
+    """The puzzle page loads puzzles.js async (docs/web.md "Page load"): held back until the
+    finished game is drawn, it still fills the end screen (game.js NM.over); held back until
+    the script is in, the game's end still reaches it (the nm:over event)."""
+    seed, ids = games
+    ctx = browser.new_context(viewport={"width": 360, "height": 740}, **NO_WORKER)
+    page = ctx.new_page()
+    held = []
+    hold = "**/static/puzzles.js" if order == "game first" else "**/api/games/*"
+    page.route(hold, lambda route: held.append(route))
+    page.goto(f"{server.url}/puzzle?game={ids['greedy']}", wait_until="commit")
+    page.wait_for_function("document.readyState !== 'loading'")
+    if order == "game first":
+        page.wait_for_function("document.getElementById('final-score').textContent !== ''")
+        assert page.input_value("#share-text") == ""  # drawn, and the end screen still waits for its script
+    else:
+        page.wait_for_function("typeof NM.drawLeaderboard === 'function'")
+    for _ in range(250):  # the held request was asked for long ago: its handler runs as Playwright reads events
+        if held:
+            break
+        page.wait_for_timeout(20)
+    assert held, hold
+    for route in held:
+        route.continue_()
+    page.wait_for_function("document.getElementById('share-text').value.includes('/puzzle/')")
+    assert str(seed) in page.input_value("#share-text")
+    ctx.close()

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
-from nochmal.i18n import LOCALE_DIR
+from nochmal.i18n import LOCALE_DIR, translate
 
 from languages_support import LOCALES, PHRASES, english_left
 from webserver import NO_WORKER, LiveServer, chromium
@@ -133,3 +133,22 @@ def test_the_switch_changes_the_language_for_the_next_pages(site):
     assert page.evaluate("document.documentElement.lang") == "pl"
     assert page.inner_text("h1") == "Nowa gra"
     context.close()
+
+
+def test_an_english_page_asks_for_no_messages_a_german_one_for_its_own(site):
+    """English scripts say the source text (base.html data-messages="none"): the page draws its
+    game without asking /api/i18n at all; a German one asks for its catalog once, before the
+    words it draws (static/common.js NM.i18nReady)."""
+    url, browser = site
+    for lang, wanted in (("en", []), ("de", ["/api/i18n/de"])):
+        context = browser.new_context(locale=LOCALES.get(lang, "en-US"), viewport={"width": 360, "height": 760}, **NO_WORKER)
+        page = context.new_page()
+        asked: list[str] = []
+        page.on("request", lambda req: asked.append(req.url))
+        page.goto(url + "/puzzle/43")
+        page.wait_for_selector("#my-sheet rect.cell")
+        page.wait_for_function("document.getElementById('roll-info').textContent.includes('30')")
+        assert [u.removeprefix(url) for u in asked if "/api/i18n/" in u] == wanted, lang
+        said = page.text_content("#roll-info")
+        assert said.startswith(translate("roll %(roll)s of %(limit)s", lang) % {"roll": 1, "limit": 30}), said
+        context.close()

@@ -12,11 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
 
 from nochmal.web.errors import WebError
 from nochmal.web.rooms import dice, online_api, pages
 from nochmal.web.rooms.api import RoomSettings, Rooms, problem_response, router
+from nochmal.web.static_files import static_route
 
 HERE = Path(__file__).parent
 
@@ -33,6 +33,6 @@ def install(app: FastAPI, data_dir: str | Path | None, settings: RoomSettings | 
     online_api.install(app, data_dir, rooms)  # online games (docs/rooms.md): before the rooms' /{code} routes
     app.include_router(router)  # its handlers find the service on app.state (api.py rooms_service)
     app.include_router(dice.router)  # this roll's advice (dice.py)
-    app.mount("/rooms-static", StaticFiles(directory=str(HERE / "static")), name="rooms-static")
+    app.router.routes.append(static_route("/rooms-static", HERE / "static", "rooms-static"))  # web/static_files.py
     app.include_router(pages.router)
     return rooms

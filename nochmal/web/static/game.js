@@ -38,9 +38,11 @@
       const got = await first;
       if (got.error) { NM.say(got.error.message, "bad"); return; }
       state = got.state;
-      if (kind === "puzzle") history.replaceState(null, "", gameUrl(state.id));
       await NM.i18nReady;  // fetched alongside the game: the first drawing is in the page's language
       render();
+      // the address names the game (a reload keeps it) once the sheet is drawn: replaceState
+      // costs the page a few ms that the first drawing need not wait for
+      if (kind === "puzzle") history.replaceState(null, "", gameUrl(state.id));
     }
 
     function me() { return state.human_to_move; }
@@ -268,7 +270,9 @@
       $("final-score").textContent = text;
       if (kind === "puzzle" && !endShown) {
         endShown = true; showKnownBest(); startPlanner();
-        document.dispatchEvent(new CustomEvent("nm:over", { detail: state }));  // share, leaderboard, history: static/puzzles.js
+        // share, leaderboard, history: static/puzzles.js, loaded async (it may come after this: it reads NM.over)
+        NM.over = state;
+        document.dispatchEvent(new CustomEvent("nm:over", { detail: state }));
       }
     }
 

@@ -137,11 +137,14 @@
     }
   }
 
-  // --- the puzzle's end screen (game.js says when: the event nm:over) ---------------------------
+  // --- the puzzle's end screen (game.js says when: the event nm:over, or NM.over where the game
+  // ended before this script came: the puzzle page loads it async, docs/web.md "Page load") -------
   function tokenKey(seed, open, name) { return seed + ":" + (open ? 1 : 0) + ":" + name.trim().toLowerCase(); }
 
-  document.addEventListener("nm:over", ev => {
-    const s = ev.detail;
+  document.addEventListener("nm:over", ev => endScreen(ev.detail));
+  if (NM.over) endScreen(NM.over);
+
+  function endScreen(s) {
     if (!$("lb-form") || s.mode !== "solo") return;
     const k = s.known_best;
     NM.history.add({ seed: s.seed, daily: !!dayOf(s.seed), open: !!s.open, score: s.scores[0],
@@ -170,7 +173,7 @@
         NM.drawLeaderboard($("lb-board"), res.leaderboard, res.entry.id);
       } catch (err) { said.className = "message bad"; said.textContent = err.message; }
     };
-  });
+  }
 
   // --- the leaderboard page --------------------------------------------------------------------
   const page = $("leaderboard");
