@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 
 from nochmal.errors import RulesError, quoted
+from nochmal.i18n import say, say_n
 
 # Caps on the numbers a rule setting or a game record holds, so that no file can ask for an
 # unbounded game. A solo game has 30 rolls (§5) and the calibrated co-op budgets are below 130;
@@ -38,18 +39,20 @@ class RuleSettings:
     def from_dict(cls, data: dict) -> "RuleSettings":
         known = {f.name: f.type for f in fields(cls)}
         if not isinstance(data, dict):
-            raise RulesError("rules: expected an object of rule settings")
+            raise RulesError(say("rules: expected an object of rule settings"))
         unknown = sorted(set(data) - set(known))
         if unknown:
-            raise RulesError(f"rules: unknown setting(s) {', '.join(unknown)}")
+            raise RulesError(say_n("rules: unknown setting %(names)s", "rules: unknown settings %(names)s", len(unknown),
+                                   names=tuple(unknown)))
         for key, value in data.items():
             want = bool if known[key] in ("bool", bool) else int
             if type(value) is not want:
-                raise RulesError(f"rules: setting {key} must be {want.__name__}, got {value!r}")
+                raise RulesError(say("rules: setting %(key)s must be %(type)s, got %(got)s", key=key, type=want.__name__,
+                                     got=repr(value)))
         settings = cls(**data)
         if not 1 <= settings.solo_rolls <= MAX_GAME_ROLLS:
-            raise RulesError(f"rules: setting solo_rolls must be 1..{MAX_GAME_ROLLS}, "
-                               f"got {quoted(settings.solo_rolls)}")
+            raise RulesError(say("rules: setting solo_rolls must be 1..%(most)s, got %(got)s", most=MAX_GAME_ROLLS,
+                                 got=quoted(settings.solo_rolls)))
         return settings
 
 

@@ -175,3 +175,18 @@ def test_a_record_of_the_wrong_shape_in_german(client):
         assert str(message) == english
         answers(*both(lambda h: client.post("/api/records", files={"file": ("g.json", content, "application/json")},
                                             headers=h)), 422, "file", message)
+
+
+def test_a_records_rules_refused_in_german(client):
+    """A record's rule settings of the wrong kind: the rules' own reason said in German inside
+    the record reader's frame (nochmal/rules.py), the terminal's English as before."""
+    from nochmal.web.records import parse_record
+
+    rec = nm.play_competitive(nm.load_board("classic"), [make_agent("greedy"), make_agent("random", 1)], seed=3)
+    for rules, english in (({"bridging": "yes"}, "file: rules: setting bridging must be bool, got 'yes'"),
+                           ({"gravity": 1, "wind": 2}, "file: rules: unknown settings gravity, wind")):
+        content = json.dumps({**rec.to_json(), "rules": rules}).encode()
+        message = raised(parse_record, content.decode())
+        assert str(message) == english and isinstance(message.values["why"], Message)
+        answers(*both(lambda h: client.post("/api/records", files={"file": ("g.json", content, "application/json")},
+                                            headers=h)), 422, "file", message)
