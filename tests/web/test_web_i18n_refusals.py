@@ -90,11 +90,30 @@ def test_the_rate_limits(limited):
     assert refusal.body("de")["error"] == said(refusal.message, "de") != str(refusal.message)
 
 
+def played() -> dict:
+    """A finished competitive game's record as JSON data (a new copy each call)."""
+    rec = nm.play_competitive(nm.load_board("classic"), [make_agent("greedy"), make_agent("random", 1)], seed=3)
+    return copy.deepcopy(rec.to_json())
+
+
+def uploaded(client, content: bytes):
+    """The record file ``content`` sent as the /replay page sends it, with headers ``h``."""
+    return lambda h: client.post("/api/records", files={"file": ("g.json", content, "application/json")}, headers=h)
+
+
+def refused_upload(client, content: bytes) -> Message:
+    """``content`` refused alike in English and German (field ``file``): the reader's Message."""
+    from nochmal.web.records import parse_record
+
+    message = raised(parse_record, content.decode())
+    answers(*both(uploaded(client, content)), 422, "file", message)
+    return message
+
+
 def tampered() -> tuple[bytes, Message]:
     """A finished game's record with one decision dropped at turn 9 (one decision recorded, the
     roll needs two), and the Message the engine refuses it with."""
-    rec = nm.play_competitive(nm.load_board("classic"), [make_agent("greedy"), make_agent("random", 1)], seed=3)
-    data = copy.deepcopy(rec.to_json())
+    data = played()
     data["rolls"][8]["moves"] = data["rolls"][8]["moves"][:1]
     return json.dumps(data).encode(), raised(GameRecord.from_json(data, "file").verify, "file")
 
@@ -102,10 +121,7 @@ def tampered() -> tuple[bytes, Message]:
 def test_a_record_that_does_not_verify_in_german_and_polish(client):
     content, message = tampered()
     assert message.n == 1  # a count: said in its plural form
-
-    def upload(h):
-        return client.post("/api/records", files={"file": ("g.json", content, "application/json")}, headers=h)
-
+    upload = uploaded(client, content)
     answers(*both(upload), 422, "file", message)
     polish = upload(PL).json()
     assert polish == {"error": said(message, "pl"), "field": "file"}
@@ -126,12 +142,8 @@ def test_a_roll_refused_in_german(client):
 def test_a_record_file_that_is_not_json_in_german(client):
     """An uploaded record that breaks off (the /replay page shows the refusal): where the JSON
     breaks and the JSON reader's reason said in German, its English words nowhere."""
-    from nochmal.web.records import parse_record
-
     content = b'{"format": "nochmal-record", "version": 1, '
-    message = raised(parse_record, content.decode())
-    answers(*both(lambda h: client.post("/api/records", files={"file": ("g.json", content, "application/json")},
-                                        headers=h)), 422, "file", message)
+    message = refused_upload(client, content)
     broken = message.values["why"]
     assert (broken.values["line"], broken.values["column"]) == (1, len(content) + 1)
     reason = broken.values["reason"]
@@ -154,39 +166,27 @@ def test_a_field_the_request_model_refuses_in_german(client):
         answers(*both(online(seconds)), 422, "quiet.seconds", message)
         assert "Input should" not in str(message) and "should" not in said(message, "de")
     # a key the model does not have: the same words as before in English, German for a German page
-    answers(*both(lambda h: client.post("/api/hint", json={"roll": {"colours": ["y", "b"], "numbers": ["1", "2"], "x": 1}}, headers=h)),
-            422, "roll.x", say("%(where)s: %(why)s", where="roll.x",
-                               why=say("unknown key (see /docs for this request's fields)")))
+    roll = {"colours": ["y", "b"], "numbers": ["1", "2"], "x": 1}
+    unknown = say("%(where)s: %(why)s", where="roll.x", why=say("unknown key (see /docs for this request's fields)"))
+    answers(*both(lambda h: client.post("/api/hint", json={"roll": roll}, headers=h)), 422, "roll.x", unknown)
 
 
 def test_a_record_of_the_wrong_shape_in_german(client):
     """A record file whose keys are wrong (the /replay page shows the refusal): the reader's
     Message in German, the English words as the terminal has always said them."""
     from nochmal.rules import MAX_SEED
-    from nochmal.web.records import parse_record
 
-    rec = nm.play_competitive(nm.load_board("classic"), [make_agent("greedy"), make_agent("random", 1)], seed=3)
     cases = [({"mode": "tea"}, "file: key 'mode': unknown mode 'tea'; modes are solo, competitive, coop"),
              ({"seed": -1}, f"file: key 'seed' must be an integer 0..{MAX_SEED} or null, got -1"),
              ({"rolls": [5]}, "file: turn 1: expected {'dice': ..., 'moves': [...]}")]
     for change, english in cases:
-        content = json.dumps({**rec.to_json(), **change}).encode()
-        message = raised(parse_record, content.decode())
-        assert str(message) == english
-        answers(*both(lambda h: client.post("/api/records", files={"file": ("g.json", content, "application/json")},
-                                            headers=h)), 422, "file", message)
+        assert str(refused_upload(client, json.dumps({**played(), **change}).encode())) == english
 
 
 def test_a_records_rules_refused_in_german(client):
     """A record's rule settings of the wrong kind: the rules' own reason said in German inside
     the record reader's frame (nochmal/rules.py), the terminal's English as before."""
-    from nochmal.web.records import parse_record
-
-    rec = nm.play_competitive(nm.load_board("classic"), [make_agent("greedy"), make_agent("random", 1)], seed=3)
     for rules, english in (({"bridging": "yes"}, "file: rules: setting bridging must be bool, got 'yes'"),
                            ({"gravity": 1, "wind": 2}, "file: rules: unknown settings gravity, wind")):
-        content = json.dumps({**rec.to_json(), "rules": rules}).encode()
-        message = raised(parse_record, content.decode())
+        message = refused_upload(client, json.dumps({**played(), "rules": rules}).encode())
         assert str(message) == english and isinstance(message.values["why"], Message)
-        answers(*both(lambda h: client.post("/api/records", files={"file": ("g.json", content, "application/json")},
-                                            headers=h)), 422, "file", message)
