@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import re
 
 import pytest
 from fastapi.testclient import TestClient
@@ -190,3 +191,16 @@ def test_a_records_rules_refused_in_german(client):
                            ({"gravity": 1, "wind": 2}, "file: rules: unknown settings gravity, wind")):
         message = refused_upload(client, json.dumps({**played(), "rules": rules}).encode())
         assert str(message) == english and isinstance(message.values["why"], Message)
+
+
+def test_the_new_online_game_form_asks_for_the_seconds_before_it_sends(client):
+    """The seconds of a quiet seat left empty: the browser's own check stops the form (the
+    field is required, within the API's bounds) instead of a refusal naming quiet.seconds."""
+    page = client.get("/o").text
+    field = re.search(r'<input id="quiet-seconds"[^>]*>', page).group(0)
+    assert " required" in field
+    low, high = int(re.search(r'min="(\d+)"', field).group(1)), int(re.search(r'max="(\d+)"', field).group(1))
+    for seconds, ok in ((low, True), (high, True), (0, False)):
+        resp = client.post("/api/rooms/online", json={"seats": ["human", "greedy"], "mode": "competitive", "board": "classic",
+                                                      "quiet": {"after": "bot", "seconds": seconds}})
+        assert (resp.status_code < 400) == ok, (seconds, resp.text)
