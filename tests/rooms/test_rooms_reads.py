@@ -82,3 +82,30 @@ def test_a_tap_reads_its_room_whole_only_in_its_transaction_and_its_status_asks_
     assert counted.count("fetch", "token_hash") == 1
     assert counted.count("fetch") - counted.count("fetch", "token_hash") == counted.count("fetch", "SELECT version")
     assert counted.count("fetch", "SELECT version") <= 1
+
+
+def test_a_tap_reads_the_seats_earlier_edits_only_when_its_phone_was_behind(client):
+    """The conflict check (store_sheets.py tap_sheet) needs the edits since the tapping phone's
+    sheet version: a phone that showed the latest reads none of them (a tap late in a game
+    would parse every earlier edit of the seat), a phone that was behind reads them and its
+    conflict is still found."""
+    rooms = client.app.state.rooms
+    code = new_room(client, mode="competitive", board="classic", players=2)
+    seat, token = sit(client, code, "Anna")
+
+    def tap(body, version):
+        res = client.patch(f"/api/rooms/{code}/seats/{seat}/sheet", json={**body, "version": version}, headers=auth(token))
+        return res.status_code, res.json()
+
+    status, first = tap({"cross": ["H1"]}, 1)
+    assert status == 200, first
+    counted = rooms.store.db = Counted(rooms.store.db)
+    status, second = tap({"cross": ["H2"]}, first["sheet_version"])  # the phone shows the latest
+    assert status == 200 and counted.count("tx", "FROM edits") == 0, counted.statements
+    status, third = tap({"uncross": ["H2"]}, second["sheet_version"])  # another phone undoes H2
+    assert status == 200
+    counted.statements.clear()
+    # a phone still at the first version crosses H2 again: H2 was crossed and uncrossed since
+    status, refused = tap({"cross": ["H2"]}, first["sheet_version"])
+    assert status == 409 and refused["field"] == "cross", refused
+    assert counted.count("tx", "FROM edits") == 1, counted.statements

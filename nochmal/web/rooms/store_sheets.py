@@ -59,7 +59,10 @@ class SheetEdits:
             if row is None:
                 raise WebError(say("seat %(seat)s is not taken in this room", seat=seat + 1), "seat", 404)
             now = SheetState(int(row[0], 16), row[1], row[2], row[3])
-            _refuse_conflict(board, row[5], now.crossed, tap, _states_since(db, code, seat, seen_version))
+            # the edits since the tapping phone's version: none to read when it showed the latest
+            # (a tap late in a game would otherwise parse every earlier edit of the seat)
+            since = _states_since(db, code, seat, seen_version) if seen_version < row[4] else []
+            _refuse_conflict(board, row[5], now.crossed, tap, since)
             jokers = now.jokers_used + tap.jokers
             if not 0 <= jokers <= board.jokers:
                 raise WebError(say("%(name)s has no joker crossed off to take back", name=row[5]) if jokers < 0 else
