@@ -86,6 +86,29 @@ def test_english_says_the_source_words_but_the_editions_name():
             assert m.string == m.id or tuple(m.string) == tuple(m.id), f"en: {m.id!r} -> {m.string!r}"
 
 
+JS_CALL = re.compile(r'(?<![\w.])(?:NM\.)?(?:t|ngettext)\(\s*"((?:[^"\\]|\\.)*)"\s*[,)]')
+
+
+def test_every_script_message_is_extracted_from_its_file():
+    """Every t("…") / ngettext("…", …) of the pages' scripts is in the catalogs with that file
+    among its places: pybabel's JavaScript reader skips a t() inside another t()'s arguments,
+    and such a message stays English in every language (it happened to "and" and "your move")."""
+    root = i18n.LOCALE_DIR.parents[1]
+    with open(i18n.LOCALE_DIR / f"{i18n.DOMAIN}.pot", "rb") as fh:
+        places = {(m.id if isinstance(m.id, str) else m.id[0]): {path for path, _ in m.locations} for m in read_po(fh) if m.id}
+    scripts = sorted((root / "nochmal" / "web").rglob("*.js"))
+    assert len(scripts) > 10
+    found = []
+    for script in scripts:
+        name = script.relative_to(root).as_posix()
+        for line in script.read_text(encoding="utf-8").splitlines():
+            if line.lstrip().startswith("//"):
+                continue
+            found += [(name, text) for text in JS_CALL.findall(line)]
+    assert len(found) > 200
+    assert [(name, text) for name, text in found if name not in places.get(text, ())] == []
+
+
 def test_rating_verdicts_in_every_language():
     assert i18n.rating(41, "de") == "Es gibt also doch Superhelden!"  # the German rulebook's line
     assert i18n.rating(41, "en") == rating(41) == "superhero"

@@ -87,6 +87,7 @@ def test_two_players_see_each_other_a_forgery_is_refused_and_the_share_copies(br
     assert copied == ben.input_value("#share-text")
     lines = copied.split("\n")
     assert str(seed) in lines[0] and lines[-1].endswith(f"/puzzle/{seed}")
+    assert lines[0].startswith(translate("Noch mal!", "en") + " · ")  # the edition's name: "Encore!" in English
     assert len(lines) == 2 + 7 + 1 and all(len(line) == 15 for line in lines[2:9])  # 7 rows of 15 cells
     assert not any(m in copied for m in ("H4", "pass", seeded_roll(seed, 0, 2).text()))  # no move given away
     ben_ctx.close()

@@ -114,9 +114,13 @@
       .map(k => rows[k].sort((a, b) => a[0].localeCompare(b[0])).map(c => c[1]).join("")).join("\n");
   };
 
+  // the edition's name in the page's language (base.html <meta name="application-name">: the
+  // server's catalog, as the header says it; docs/glossary.md "Editions")
+  NM.gameName = () => (document.querySelector('meta[name="application-name"]') || {}).content || "Noch mal!";
+
   NM.shareText = function (s, picture) {
     const k = s.known_best, score = s.scores[0];
-    const head = t("%(game)s · puzzle %(seed)s", { game: t("Noch mal!"), seed: s.seed }) +
+    const head = t("%(game)s · puzzle %(seed)s", { game: NM.gameName(), seed: s.seed }) +
       (dayOf(s.seed) ? " (" + NM.date(dayOf(s.seed)) + ")" : "") + (s.open ? " · " + t("all rolls shown") : "");
     const values = { score, verdict: s.verdict || s.rating, best: k && k.best, percent: k && NM.percent(score / k.best) };
     const line = !k ? t("Score %(score)s · %(verdict)s", values)

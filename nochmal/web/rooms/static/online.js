@@ -129,8 +129,10 @@
     });
     $("pass").disabled = state !== "choosing";
     if (state === "waiting") NM.say(t("%(name)s chooses first; then you choose from the dice left", { name: nameOf(room.active) }));
-    else if (state === "chosen") NM.say(t("You chose %(move)s; waiting for the others",
-      { move: myMove || room.seats[mine.seat].move || t("your move") }), "good");
+    else if (state === "chosen") {
+      const yours = t("your move");  // a call of its own: pybabel does not extract t() inside another t()'s values
+      NM.say(t("You chose %(move)s; waiting for the others", { move: myMove || room.seats[mine.seat].move || yours }), "good");
+    }
     else if (state === "choosing" && !pick.colour && !pick.number) NM.say(t("Your turn: pick a colour die and a number die, then tap the cells"));
   }
 
@@ -167,8 +169,11 @@
     if (!room.over) return;
     let text;
     if (room.outcome) text = room.outcome.text;
-    else text = t("Scores: %(scores)s — winner: %(winners)s", { scores: room.seats.map(s => nameOf(s.seat) + " " + room.scores[s.seat]).join(" · "),
-      winners: (room.winners || []).map(nameOf).join(" " + t("and") + " ") });
+    else {
+      const and = t("and");  // a call of its own: pybabel does not extract t() inside another t()'s values
+      text = t("Scores: %(scores)s — winner: %(winners)s", { scores: room.seats.map(s => nameOf(s.seat) + " " + room.scores[s.seat]).join(" · "),
+        winners: (room.winners || []).map(nameOf).join(" " + and + " ") });
+    }
     $("final").textContent = text;
     $("seed-line").textContent = t("The seed was %(seed)s (SHA-256 %(hash)s).", { seed: room.seed_text, hash: room.commitment });
     $("dl-record").href = api + "/record";
