@@ -208,3 +208,37 @@ def test_an_app_on_postgresql_ends_its_threads_when_it_stops(tmp_path, postgres_
     for thread in mine:
         thread.join(30)  # a hang guard: each ends within a fraction of a second
         assert not thread.is_alive(), thread.name
+
+
+def test_a_notice_it_cannot_read_resyncs_its_room_and_the_listener_goes_on(postgres_url, caplog):
+    """A notice of another release (docs/deploy.md: servers of two releases must not share a
+    database) is said once in the log, the room it names takes a snapshot here, and the listener
+    keeps listening: an event written after it still arrives, without a reconnect."""
+    import asyncio
+    import logging
+
+    from nochmal.web.rooms.fanout import SharedHub
+
+    caplog.set_level(logging.WARNING)
+    hub = SharedHub(postgres_url, channel="notices_test")
+
+    async def run():
+        sub = hub.subscribe("ROOM", "127.0.0.1")
+        with psycopg.connect(postgres_url, autocommit=True) as db:
+            db.execute("NOTIFY notices_test, 'ROOM 12 1.0 mark extra-field'")
+            db.execute("NOTIFY notices_test, 'ROOM twelve 1.0 mark'")
+        first = await asyncio.wait_for(sub.queue.get(), 30)
+        hub.publish("ROOM", "note", {"text": "after"}, 1)
+        later = [await asyncio.wait_for(sub.queue.get(), 30) for _ in range(2)]
+        hub.unsubscribe(sub)
+        return first, later
+
+    try:
+        first, later = asyncio.run(run())
+    finally:
+        hub.stop()
+    assert "event: resync" in first
+    assert any("event: note" in m and '"after"' in m for m in later), later
+    said = [r.getMessage() for r in caplog.records if r.name.startswith("nochmal")]
+    assert sum("cannot read" in m for m in said) == 1, said
+    assert not any("listening for room events failed" in m for m in said), said

@@ -81,6 +81,7 @@ class SharedHub(Hub):
         self._orders: dict[str, RoomOrder] = {}
         self._mine: dict[str, tuple] = {}  # its mark -> an event written here, until the database tells of it
         self._written = 0  # events written here: their marks (origin-number) in the notices
+        self._warned_unreadable = False
         self._out: queue.Queue = queue.Queue()
         self._stop = threading.Event()
         with connect(url) as db, db.transaction():
@@ -176,7 +177,11 @@ class SharedHub(Hub):
                 time.sleep(0.5)
 
     def _told(self, reader, payload: str) -> None:
-        code, seq, at, mark = payload.split(" ")
+        parts = payload.split(" ")
+        if len(parts) != 4 or not parts[1].isdigit():  # another release's notice (docs/deploy.md: upgrade all together)
+            self._unreadable(payload)
+            return
+        code, seq, at, mark = parts
         mine = self._mine.pop(mark, None)  # (event id, event, stored) written here: not read back
         for noticed in self.noticed:  # (before the streams: a room with no phone here may still change here)
             noticed(code)
@@ -192,6 +197,18 @@ class SharedHub(Hub):
             return
         event_id, event, text = row
         self._in_order(code, event_id, event, json.loads(text))
+
+    def _unreadable(self, payload: str) -> None:
+        """A notice this server cannot read: said once, and the room it names (its first word)
+        takes a snapshot on this server's phones; the listener goes on (listening again would
+        lose the other rooms' events and resync every phone)."""
+        if not self._warned_unreadable:
+            self._warned_unreadable = True
+            log.warning("a room event notice this server cannot read (%r): is another release of nochmal using "
+                        "this database? (docs/deploy.md)", payload[:80])
+        code = payload.split(" ", 1)[0]
+        if code and self.listeners(code):
+            self._resync(code)
 
     def _in_order(self, code: str, event_id: int | None, event: str, stored: dict) -> None:
         if event_id is None:  # a status: no id (its data has the version it describes)
