@@ -40,8 +40,8 @@
       state = got.state;
       await NM.i18nReady;  // fetched alongside the game: the first drawing is in the page's language
       render();
-      // the address names the game (a reload keeps it) once the sheet is drawn: replaceState
-      // costs the page a few ms that the first drawing need not wait for
+      // the address names the game (a reload keeps it), after the drawing: its few ms are spent
+      // in the same task, so the first paint is no earlier for it (benchmarks/log/2026-12-05-web.md)
       if (kind === "puzzle") history.replaceState(null, "", gameUrl(state.id));
     }
 
