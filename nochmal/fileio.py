@@ -190,22 +190,21 @@ def load_json_text(text: str, error: Callable[[Message], Exception]):
 # The reasons Python's JSON reader gives (json.decoder and its C scanner; the last two since
 # Python 3.13), each a msgid in the same English words so that the catalogs say it: a player
 # reads where the JSON breaks and why in the page's language (docs/web.md "Languages").
-JSON_REASONS = {reason: reason for reason in (
+JSON_REASONS = frozenset((
     N_("Expecting value"), N_("Expecting property name enclosed in double quotes"), N_("Expecting ':' delimiter"),
     N_("Expecting ',' delimiter"), N_("Unterminated string starting at"), N_("Invalid control character at"),
     N_("Invalid \\escape"), N_("Invalid \\uXXXX escape"), N_("Extra data"),
-    N_("Illegal trailing comma before end of object"), N_("Illegal trailing comma before end of array"))}
+    N_("Illegal trailing comma before end of object"), N_("Illegal trailing comma before end of array")))
 
 
 def json_reason(exc: json.JSONDecodeError) -> Message:
     """Where and why ``exc`` found the text broken, as a Message: the reader's reason through
     JSON_REASONS, never its English as it is (a reason a later Python adds is left out, the
     place is said all the same)."""
-    reason = JSON_REASONS.get(exc.msg)
-    if reason is None:
+    if exc.msg not in JSON_REASONS:
         return say("broken JSON at line %(line)s, column %(column)s", line=exc.lineno, column=exc.colno)
     return say("broken JSON at line %(line)s, column %(column)s: %(reason)s", line=exc.lineno, column=exc.colno,
-               reason=say(reason))
+               reason=say(exc.msg))
 
 
 def surrogate_field(value, root: str = "the top level") -> str | None:

@@ -208,10 +208,9 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
             return row[0], self._bump(db, code, seat, "free", {"by": by})
 
     def check_token(self, code: str, seat: int, token: str | None) -> None:
-        """401 without a token, 403 with a token that does not hold this seat."""
-        if not token:
-            raise WebError(say("a seat token is needed: send 'Authorization: Bearer TOKEN'"), "authorization", 401)
-        check_holder(seat, token, self.seat_check(code, seat)[1])
+        """401 without a token (no query), 404 for a seat not taken, 403 with a token that does
+        not hold this seat (check_holder)."""
+        check_holder(seat, token, self.seat_check(code, seat)[1] if token else None)
 
     def seat_of_token(self, code: str, token: str | None) -> int:
         """The seat a token holds in this room (401/403 otherwise)."""

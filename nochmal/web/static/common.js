@@ -50,6 +50,10 @@ NM.said = function said(m) {
   return m.plural ? ngettext(m.msgid, m.plural, m.n, values) : t(m.msgid, values);
 };
 
+// Names joined by the page's "and" (the winners of a game): a t() of its own, since pybabel
+// does not extract a t() inside another t()'s values (tests/engine/test_i18n.py).
+NM.andList = (names) => names.join(" " + t("and") + " ");
+
 // Numbers and dates in the page's language (docs/web.md "Languages").
 NM.number = (value, digits) => new Intl.NumberFormat(NM.lang, { maximumFractionDigits: digits || 0 }).format(value);
 NM.percent = (fraction) => new Intl.NumberFormat(NM.lang, { style: "percent", maximumFractionDigits: 0 }).format(fraction);

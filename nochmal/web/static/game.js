@@ -265,11 +265,8 @@
       let text;
       if (state.mode === "solo") text = t("Score %(score)s: %(verdict)s", { score: state.scores[0], verdict: state.verdict || state.rating });
       else if (state.mission) text = state.mission.text;
-      else {
-        const and = t("and");  // a call of its own: pybabel does not extract t() inside another t()'s values
-        text = t("Scores: %(scores)s — winner: %(winners)s", { scores: state.names.map((n, p) => n + " " + state.scores[p]).join(" · "),
-          winners: (state.winners || []).map(p => state.names[p]).join(" " + and + " ") });
-      }
+      else text = t("Scores: %(scores)s — winner: %(winners)s", { scores: state.names.map((n, p) => n + " " + state.scores[p]).join(" · "),
+        winners: NM.andList((state.winners || []).map(p => state.names[p])) });
       $("final-score").textContent = text;
       if (kind === "puzzle" && !endShown) {
         endShown = true; showKnownBest(); startPlanner();

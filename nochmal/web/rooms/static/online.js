@@ -169,11 +169,8 @@
     if (!room.over) return;
     let text;
     if (room.outcome) text = room.outcome.text;
-    else {
-      const and = t("and");  // a call of its own: pybabel does not extract t() inside another t()'s values
-      text = t("Scores: %(scores)s — winner: %(winners)s", { scores: room.seats.map(s => nameOf(s.seat) + " " + room.scores[s.seat]).join(" · "),
-        winners: (room.winners || []).map(nameOf).join(" " + and + " ") });
-    }
+    else text = t("Scores: %(scores)s — winner: %(winners)s", { scores: room.seats.map(s => nameOf(s.seat) + " " + room.scores[s.seat]).join(" · "),
+      winners: NM.andList((room.winners || []).map(nameOf)) });
     $("final").textContent = text;
     $("seed-line").textContent = t("The seed was %(seed)s (SHA-256 %(hash)s).", { seed: room.seed_text, hash: room.commitment });
     $("dl-record").href = api + "/record";
