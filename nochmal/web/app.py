@@ -38,10 +38,12 @@ HERE = Path(__file__).parent
 
 def _templates() -> Jinja2Templates:
     """The pages' templates with jinja2.ext.i18n: each render gets the request's language and
-    gettext (nochmal/web/language.py i18n_context; docs/web.md "Languages")."""
+    gettext (nochmal/web/language.py i18n_context; docs/web.md "Languages") and the player's
+    colour scheme (nochmal/web/theme.py)."""
     from nochmal.web.language import i18n_context
+    from nochmal.web.theme import theme_context
 
-    templates = Jinja2Templates(directory=str(HERE / "templates"), context_processors=[i18n_context])
+    templates = Jinja2Templates(directory=str(HERE / "templates"), context_processors=[i18n_context, theme_context])
     templates.env.add_extension("jinja2.ext.i18n")
     templates.env.install_null_translations(newstyle=True)  # a render without a request: English
     return templates

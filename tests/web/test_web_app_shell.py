@@ -76,7 +76,7 @@ def test_manifest_and_icons(client):
             assert icon["sizes"] == f"{w}x{h}", (icon, w, h)
             sizes.add((w, icon["purpose"]))
     assert {(192, "any"), (512, "any"), (512, "maskable")} <= sizes, sizes
-    for page in PAGES:  # every page links it, says its colour and a home-screen icon, and loads shell.js in <head>
+    for page in PAGES:  # every page links it, says its colour and a home-screen icon, and loads shell.js
         head = client.get(page).text.split("</head>")[0]
         assert '<link rel="manifest" href="/static/manifest.webmanifest">' in head, page
         assert f'<meta name="theme-color" content="{manifest["theme_color"]}">' in head, page
@@ -85,7 +85,9 @@ def test_manifest_and_icons(client):
         # the tab's icon is a PNG of the size it says (an SVG one costs the page's main thread after load)
         tab = re.search(r'<link rel="icon" href="([^"]+)" sizes="(\d+)x(\d+)" type="image/png">', head)
         assert tab and png_size(client.get(tab.group(1)).content) == (int(tab.group(2)), int(tab.group(3))), page
-        assert re.search(r'<script src="/static/shell\.js"></script>', head), page  # not async: before the first paint
+        # shell.js (the switch, the worker) deferred: the scheme before the first paint is the head's one line
+        assert re.search(r'<script src="/static/shell\.js" defer></script>', head), page
+        assert 'matchMedia("(prefers-color-scheme: dark)")' in head.split('<script src="/static/')[0], page
 
 
 def test_service_worker_route(client, tmp_path, monkeypatch):
@@ -236,10 +238,36 @@ def test_dark_mode_and_its_switch(live):
     light_system = browser.new_context(color_scheme="light")
     page = light_system.new_page()
     page.goto(f"{server.url}/rooms")
-    page.evaluate("localStorage.setItem('nochmal-theme', 'dark')")
+    assert luminance(page.evaluate(background)) > 0.8
+    light_system.add_cookies([{"name": "nochmal_theme", "value": "dark", "url": server.url}])
     page.reload()
     assert luminance(page.evaluate(background)) < 0.05
     light_system.close()
+
+
+def test_the_scheme_comes_with_the_request_and_no_page_reads_storage_before_its_load(live, client):
+    """The switch's choice is a cookie the server writes into <html> (nochmal/web/theme.py):
+    nothing below reads localStorage while a page loads (a first read cost a new visit 10-16 ms,
+    docs/figures.md "Web")."""
+    for chosen, attrs in ((None, 'data-theme-choice="auto"'), ("dark", 'data-theme-choice="dark" data-theme="dark"'),
+                          ("light", 'data-theme-choice="light" data-theme="light"'), ("blue", 'data-theme-choice="auto"')):
+        cookies = {} if chosen is None else {"nochmal_theme": chosen}
+        for path in ("/puzzle/3", "/rooms"):
+            html = TestClient(client.app, cookies=cookies).get(path).text
+            assert re.search(r"<html [^>]*>", html).group(0).count(attrs) == 1, (chosen, path)
+            selected = re.search(r'<select id="theme-switch".*?</select>', html, re.S).group(0)
+            assert re.findall(r'<option value="(\w+)" selected', selected) == [chosen if chosen in ("dark", "light") else "auto"]
+    server, browser = live
+    ctx = browser.new_context(viewport={"width": 360, "height": 740})
+    ctx.add_init_script("""(() => { window.__storageReads = []; const real = Object.getOwnPropertyDescriptor(window, 'localStorage');
+        Object.defineProperty(window, 'localStorage', { configurable: true, get() {
+          window.__storageReads.push(document.readyState); return real.get.call(window); } }); })();""")
+    page = ctx.new_page()
+    for path, ready in (("/puzzle/5", "#my-sheet rect.cell"), ("/", "main"), ("/rooms", "main"), ("/rules", "main")):
+        page.goto(f"{server.url}{path}")
+        page.wait_for_selector(ready)
+        assert page.evaluate("window.__storageReads") == [], path
+    ctx.close()
 
 
 def test_a_room_in_dark_mode_keeps_the_sheet_colours(live):

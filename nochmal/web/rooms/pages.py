@@ -13,6 +13,7 @@ from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescap
 from nochmal.board import BUILTIN_BOARDS
 from nochmal.web.errors import WebError
 from nochmal.web.language import board_label, i18n_context
+from nochmal.web.theme import theme_context
 from nochmal.web.rooms.service import Store
 from nochmal.web.rooms.model import shipped_mission, shipped_mission_ids, valid_code
 
@@ -33,8 +34,10 @@ def _templates() -> Environment:
 
 
 def _render(name: str, request: Request, **context) -> str:
-    """A page in the request's language (nochmal/web/language.py; docs/web.md "Languages")."""
-    return TEMPLATES.get_template(name).render(request=request, **i18n_context(request), **context)
+    """A page in the request's language (nochmal/web/language.py; docs/web.md "Languages") and
+    the player's colour scheme (nochmal/web/theme.py)."""
+    return TEMPLATES.get_template(name).render(request=request, **i18n_context(request), **theme_context(request),
+                                               **context)
 
 
 TEMPLATES = _templates()

@@ -1,35 +1,30 @@
-// Loaded in every page's <head>, before anything is drawn (docs/web.md "Installing the app"):
-// the colour scheme the player chose (auto / light / dark, remembered in localStorage) is set
-// on <html data-theme> before the first paint, the header's switch changes it, and the service
-// worker (/sw.js) is registered so that the app installs and opens without the network.
+// Loaded deferred by every page (docs/web.md "Installing the app", "Dark mode"): the header's
+// colour switch (auto / light / dark), kept in a cookie so that the server writes the choice into
+// the next page's <html data-theme-choice> (nochmal/web/theme.py; base.html sets <html
+// data-theme> before the first paint), and the service worker (/sw.js), registered so that the
+// app installs and opens without the network.
 "use strict";
 (function () {
-  const KEY = "nochmal-theme";
+  const COOKIE = "nochmal_theme", COOKIE_DAYS = 365;  // as nochmal/web/theme.py reads it
   const REGISTER_AFTER_MS = 1000;  // the service worker's registration after the page's load
+  const root = document.documentElement;
   const dark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
-  let picked = null;  // this page's pick, where localStorage refuses it (a private window)
-  function choice() {
-    try { return localStorage.getItem(KEY) || picked || "auto"; } catch (e) { return picked || "auto"; }
-  }
+  function choice() { return root.dataset.themeChoice || "auto"; }
   function apply() {
     const chosen = choice();
-    const root = document.documentElement;
-    root.dataset.themeChoice = chosen;
-    root.dataset.theme = chosen === "auto" ? (dark && dark.matches ? "dark" : "light") : chosen;
+    const theme = chosen === "auto" ? (dark && dark.matches ? "dark" : "light") : chosen;
+    if (root.dataset.theme !== theme) root.dataset.theme = theme;  // (the same value again would restyle the page)
   }
   apply();
   if (dark && dark.addEventListener) dark.addEventListener("change", apply);
-  window.addEventListener("storage", (ev) => { if (ev.key === KEY) { apply(); wire(); } });
 
   function wire() {
     const select = document.getElementById("theme-switch");
     if (!select) return;
     select.value = choice();
-    if (select.dataset.wired) return;
-    select.dataset.wired = "1";
     select.addEventListener("change", () => {
-      picked = select.value;
-      try { localStorage.setItem(KEY, picked); } catch (e) { /* kept for this page only */ }
+      root.dataset.themeChoice = select.value;
+      document.cookie = COOKIE + "=" + select.value + "; Path=/; Max-Age=" + COOKIE_DAYS * 86400 + "; SameSite=Lax";
       apply();
     });
   }
