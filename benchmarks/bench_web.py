@@ -91,13 +91,22 @@ class Server:
 
 
 # the page's own clock when the first sheet's cells are in the document (performance.now(): ms
-# from the navigation's start), for page_to_sheet's in_page figures
+# from the navigation's start), for page_to_sheet's in_page figures; and when the browser showed
+# the sheet (Element Timing's renderTime of its first label, marked as it comes), for its shown ones
 SHEET_CLOCK = """
 (() => {
   const seen = new MutationObserver(() => {
-    if (document.querySelector("#my-sheet rect.cell")) { window.__sheetDrawn = performance.now(); seen.disconnect(); }
+    if (document.querySelector("#my-sheet rect.cell")) {
+      window.__sheetDrawn = performance.now(); seen.disconnect();
+      const label = document.querySelector("#my-sheet text");
+      if (label) label.setAttribute("elementtiming", "sheet");
+    }
   });
   seen.observe(document, { subtree: true, childList: true });
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      if (e.identifier === "sheet" && window.__sheetShown === undefined) window.__sheetShown = e.renderTime || e.loadTime;
+  }).observe({ type: "element", buffered: true });
 })();
 """
 
@@ -108,16 +117,18 @@ def page_to_sheet(url: str, loads: int, max_seconds: float) -> dict:
     ``page_to_first_sheet``, one context's later loads: once the app's service worker (if the
     app has one) controls the page, as for a player who comes back.
 
-    Each time twice: the round trip as Playwright sees it (``goto`` to the sheet found, which
-    includes the wait for the page's ``load`` and Playwright's own polling), and ``in_page``, the
+    Each time three ways: the round trip as Playwright sees it (``goto`` to the sheet found, which
+    includes the wait for the page's ``load`` and Playwright's own polling), ``in_page``, the
     page's own clock from the navigation's start to the moment the sheet's cells are in the
-    document (a MutationObserver put in by an init script), free of Playwright's overhead."""
+    document (a MutationObserver put in by an init script), free of Playwright's overhead, and
+    ``shown``, the browser's own record of when it painted the sheet (Element Timing), also from
+    the navigation's start."""
     from playwright.sync_api import sync_playwright
 
     exe = shutil.which("chromium")
     if exe is None:
         return {"error": "chromium not installed"}
-    first, times, first_in_page, in_page = [], [], [], []
+    first, times, first_in_page, in_page, first_shown, shown = [], [], [], [], [], []
     t_end = time.monotonic() + max_seconds
 
     def new_page(browser):
@@ -125,18 +136,20 @@ def page_to_sheet(url: str, loads: int, max_seconds: float) -> dict:
         context.add_init_script(SHEET_CLOCK)
         return context.new_page()
 
-    def timed_load(page, path: str, wall: list, own: list) -> None:
+    def timed_load(page, path: str, wall: list, own: list, painted: list) -> None:
         t0 = time.perf_counter()
         page.goto(url + path)
         page.wait_for_selector("#my-sheet rect.cell")
         wall.append((time.perf_counter() - t0) * 1000)
         own.append(page.evaluate("window.__sheetDrawn"))
+        page.wait_for_function("window.__sheetShown !== undefined", timeout=10_000)
+        painted.append(page.evaluate("window.__sheetShown"))
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=exe)
         for k in range(min(loads, 5)):
             page = new_page(browser)
-            timed_load(page, f"/puzzle/{900 + k}", first, first_in_page)
+            timed_load(page, f"/puzzle/{900 + k}", first, first_in_page, first_shown)
             page.context.close()
         page = new_page(browser)
         page.goto(url + "/")  # warm the connection and the static files once
@@ -146,10 +159,10 @@ def page_to_sheet(url: str, loads: int, max_seconds: float) -> dict:
         for k in range(loads):
             if time.monotonic() > t_end:
                 break
-            timed_load(page, f"/puzzle/{1000 + k}", times, in_page)
+            timed_load(page, f"/puzzle/{1000 + k}", times, in_page, shown)
         browser.close()
-    return {**summary(times), "in_page": summary(in_page), "service_worker": worker,
-            "first_visit": {**summary(first), "in_page": summary(first_in_page)}}
+    return {**summary(times), "in_page": summary(in_page), "shown": summary(shown), "service_worker": worker,
+            "first_visit": {**summary(first), "in_page": summary(first_in_page), "shown": summary(first_shown)}}
 
 
 def scripted_taps(url: str, seed: int) -> dict:

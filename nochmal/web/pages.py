@@ -34,15 +34,26 @@ def index(request: Request):
     return _page(request, "index.html", daily=daily_seed(), day=_day(request))
 
 
+def _fresh(request: Request, seed: int) -> dict | None:
+    """The new puzzle's first state for the page to draw at once (routers/games.py
+    fresh_puzzle); none when the address names a game already made (?game=ID, a reload)."""
+    from nochmal.web.language import request_language
+    from nochmal.web.routers.games import fresh_puzzle
+
+    return None if "game" in request.query_params else fresh_puzzle(seed, request_language(request))
+
+
 @router.get("/puzzle", response_class=HTMLResponse)
 def puzzle_today(request: Request):
-    return _page(request, "puzzle.html", seed=daily_seed(), daily=True, day=_day(request))
+    seed = daily_seed()
+    return _page(request, "puzzle.html", seed=seed, daily=True, day=_day(request), fresh=_fresh(request, seed))
 
 
 @router.get("/puzzle/{seed}", response_class=HTMLResponse)
 def puzzle(request: Request, seed: int = PathParam(..., ge=0, le=MAX_SEED)):
     daily = seed == daily_seed()
-    return _page(request, "puzzle.html", seed=seed, daily=daily, day=_day(request) if daily else None)
+    return _page(request, "puzzle.html", seed=seed, daily=daily, day=_day(request) if daily else None,
+                 fresh=_fresh(request, seed))
 
 
 @router.get("/puzzle/{seed}/leaderboard", response_class=HTMLResponse)

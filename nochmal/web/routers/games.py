@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import secrets
+from functools import lru_cache
 from typing import Annotated, Literal, Optional
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -26,7 +27,7 @@ from nochmal.svg import SheetPicture, pictures_svg, record_svg
 from nochmal.web import responses
 from nochmal.web.deps import GameRate, Games
 from nochmal.web.errors import WebError
-from nochmal.web.games import builtin_board, builtin_mission, parse_seat_list, web_mission
+from nochmal.web.games import WebGame, builtin_board, builtin_mission, parse_seat_list, web_mission
 from nochmal.web.language import board_label, language
 from nochmal.web.limits import client_address
 from nochmal.web.responses import documented, media
@@ -74,6 +75,16 @@ def mission_text(m: dict, name: str, lang: str) -> str:
                      "%(name)s: lost after %(n)s rolls; missing: %(missing)s", m["rolls_used"], name=name,
                      missing="; ".join(m["missing"])).in_language(lang)
     return translate(MISSION_RUNNING, lang) % {"name": name, "rolls": m["rolls_used"], "budget": m["budget"]}
+
+
+@lru_cache(maxsize=32)
+def fresh_puzzle(seed: int, lang: str) -> dict:
+    """A new puzzle's state before its first move, as POST /api/games answers it but without an
+    id: a pure function of the seed and the language, so the puzzle page carries it and draws
+    the sheet before the game is made (docs/web.md "Page load"). Nothing is stored; the daily
+    puzzle's seed is the one asked again and again, hence the small cache (read only)."""
+    web = WebGame.start(None, None, kind="puzzle", seats=["human"], seed=seed, board=builtin_board("classic"))
+    return spoken(web.state(lang=lang), web, lang)
 
 
 class NewGame(Body):

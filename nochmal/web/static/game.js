@@ -34,15 +34,56 @@
       return "/play/" + id;
     }
 
+    // a new puzzle's page carries its first state (puzzle.html #fresh-game: the same as the game's
+    // answer but its id, which needs the game made): drawn at once, and every request about the
+    // game waits for the answer (made), so a tap before it is answered in its turn
+    let made = null;          // why the game could not be made, when it could not
+    let markMade;
+    const madeNow = new Promise((resolve) => { markMade = resolve; });
+
+    function fresh() {
+      const el = $("fresh-game");
+      if (!el || new URL(window.location.href).searchParams.has("game")) return null;
+      return JSON.parse(el.textContent);
+    }
+
     async function start() {
-      const got = await first;
-      if (got.error) { NM.say(got.error.message, "bad"); return; }
-      state = got.state;
+      const drawn = fresh();
       await NM.i18nReady;  // fetched alongside the game: the first drawing is in the page's language
-      render();
-      // the address names the game (a reload keeps it), after the drawing: its few ms are spent
-      // in the same task, so the first paint is no earlier for it (benchmarks/log/2026-12-05-web.md)
-      if (kind === "puzzle") history.replaceState(null, "", gameUrl(state.id));
+      if (drawn) { state = drawn; render(); }
+      const got = await first;
+      if (got.error) {
+        made = got.error;
+        NM.say(got.error.message, "bad");
+      } else {
+        state = got.state;
+        if (!drawn || canonical({ ...drawn, id: null }) !== canonical({ ...state, id: null })) render();
+        if (!drawn) nameGame();  // (a new puzzle drawn from its page is named at its first change)
+      }
+      markMade();
+    }
+
+    // the address names the puzzle's game (?game=ID), so a reload keeps it: once the game has
+    // something to keep (its first move or its rolls opened). Before that a reload draws the same
+    // new puzzle again, and history.replaceState's few ms stay off the first drawing
+    // (benchmarks/log/2026-12-05-web.md)
+    let named = new URL(window.location.href).searchParams.has("game");
+    function nameGame() {
+      if (kind !== "puzzle" || named) return;
+      named = true;
+      history.replaceState(null, "", gameUrl(state.id));
+    }
+
+    // a value's JSON with every object's keys in order (the page's copy is written sorted)
+    function canonical(value) {
+      return JSON.stringify(value, (_, v) => (v && typeof v === "object" && !Array.isArray(v)
+        ? Object.fromEntries(Object.keys(v).sort().map(k => [k, v[k]])) : v));
+    }
+
+    // no game to ask about (it could not be made): the reason again, and nothing sent
+    function unmade() {
+      if (made) NM.say(made.message, "bad");
+      return made !== null;
     }
 
     function me() { return state.human_to_move; }
@@ -185,12 +226,13 @@
 
     // taps and picks are answered in the order they were made: one request at a time, each
     // built from the selection the previous answer left (a late answer never undoes a newer one)
-    let queue = Promise.resolve();
+    let queue = madeNow;
     function enqueue(fn) { queue = queue.then(fn, fn); }
 
     function pickDie(btn) { enqueue(() => pickDieNow(btn)); }
 
     function pickDieNow(btn) {
+      if (unmade()) return;
       const k = btn.dataset.kind;
       pick[k] = pick[k] === btn.dataset.face ? null : btn.dataset.face;
       document.querySelectorAll(".die." + k).forEach(b => b.classList.remove("picked"));
@@ -210,7 +252,7 @@
     function tapCell(name) { enqueue(() => tapCellNow(name)); }
 
     function tapCellNow(name) {
-      if (busy || me() === null) return;
+      if (busy || me() === null || unmade()) return;
       if (!(pick.colour && pick.number)) { NM.say(t("pick a colour die and a number die first"), "bad"); return; }
       if (selected.includes(name)) {
         selected = selected.filter(c => c !== name);
@@ -220,12 +262,13 @@
     }
 
     async function send(path, body) {
-      if (busy) return;
+      if (busy || unmade()) return;
       busy = true;
       try {
         state = await NM.api("POST", "/api/games/" + state.id + path, body);
         NM.say("");
         render();
+        nameGame();
       } catch (e) { NM.say(e.message, "bad"); }
       busy = false;
     }
@@ -249,8 +292,10 @@
     });
     const sw = $("open-switch");
     if (sw) sw.addEventListener("change", async () => {
+      await madeNow;
+      if (unmade()) { sw.checked = false; return; }
       if (sw.checked && !state.open) {
-        try { state = await NM.api("POST", "/api/games/" + state.id + "/open"); render(); }
+        try { state = await NM.api("POST", "/api/games/" + state.id + "/open"); render(); nameGame(); }
         catch (e) { NM.say(e.message, "bad"); sw.checked = false; }
       } else if (!sw.checked) { $("all-rolls").classList.add("hidden"); }
     });

@@ -1,0 +1,123 @@
+"""A new puzzle's page carries its first state (docs/web.md "Page load"): the sheet and the dice
+are drawn from the page while the game is made, a tap waits for the game, a game that cannot
+be made is said."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from nochmal.bots.registry import make_agent
+from nochmal.board import load_board
+from nochmal.dice import seeded_roll
+from nochmal.game import Game
+from nochmal.web.app import create_app
+from webserver import NO_WORKER
+
+pytestmark = pytest.mark.slow
+FRESH = re.compile(r'<script type="application/json" id="fresh-game">(.*?)</script>', re.S)
+
+
+@pytest.fixture(scope="module")
+def client():
+    return TestClient(create_app(None))
+
+
+def page_state(html: str):
+    found = FRESH.search(html)
+    return None if found is None else json.loads(found.group(1))
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "pl"])
+@pytest.mark.parametrize("seed", [11, 20261205])
+def test_the_page_carries_what_the_new_game_answers_but_its_id(client, seed, lang):
+    """The oracle is the API: the page's state is the state POST /api/games answers for the same
+    puzzle in the same language, all but the id (no game is made for the page)."""
+    headers = {"Accept-Language": lang}
+    html = client.get(f"/puzzle/{seed}", headers=headers).text
+    carried = page_state(html)
+    made = client.post("/api/games", json={"kind": "puzzle", "seed": seed}, headers=headers).json()
+    assert f'lang="{lang}"' in html
+    assert made["id"] and carried["id"] is None
+    assert carried == {**made, "id": None}
+    # the script holds JSON only: no markup of the drawing ends it early
+    assert "</" not in FRESH.search(html).group(1) and "<svg" in made["sheets_svg"][0]
+
+
+def test_the_daily_puzzle_carries_its_day_and_a_named_game_carries_nothing(client):
+    from nochmal.puzzles import daily_seed
+
+    carried = page_state(client.get("/puzzle").text)
+    assert carried["seed"] == daily_seed() and carried["roll"] == 1
+    # a reload of a game already made (?game=ID) draws that game, as asked: nothing carried
+    assert page_state(client.get("/puzzle/11?game=abc").text) is None
+    assert page_state(client.get("/puzzle?game=abc").text) is None
+
+
+def first_move(seed: int):
+    game = Game(load_board("classic"), 1, mode="solo")
+    game.apply_roll(seeded_roll(seed, 0, 2))
+    return make_agent("greedy").choose(game)
+
+
+def test_the_sheet_is_drawn_before_the_game_is_made_and_a_tap_waits_for_it(server, browser):
+    seed = 11
+    move = first_move(seed)
+    assert not move.is_pass
+    page = browser.new_page(viewport={"width": 360, "height": 760}, **NO_WORKER)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    held, taps = [], []
+    page.route("**/api/games", lambda route: held.append(route) if route.request.method == "POST" else route.continue_())
+    page.on("request", lambda req: taps.append(req.url) if req.url.endswith("/tap") else None)
+    page.goto(f"{server.url}/puzzle/{seed}")
+    page.wait_for_selector("#my-sheet rect.cell")
+    assert page.locator("#dice .die").count() == 4 and page.text_content("#roll-info").startswith("roll 1 of 30")
+    for _ in range(250):  # the game's request left with the page's head; its handler runs as Playwright reads events
+        if held:
+            break
+        page.wait_for_timeout(20)
+    assert len(held) == 1, "the page asks for its game once"
+    # a pick before the game is there waits for it: nothing is asked about a game without an id
+    page.locator(f'.die.colour[data-face="{move.colour_face}"]').first.click()
+    page.locator(f'.die.number[data-face="{move.number_face}"]').first.click()
+    page.wait_for_timeout(200)  # (a wrong page would have sent its tap by now; the right one sends none)
+    assert taps == [] and page.locator(".die.picked").count() == 0
+    held[0].continue_()
+    page.wait_for_selector("#sheets.choosing")  # both picks taken, in their order, once the game is made
+    assert page.locator(".die.picked").count() == 2 and len(taps) == 1  # (a lone colour asks nothing)
+    assert "game=" not in page.url  # named when it has something to keep
+    for cell in move.cells:
+        before = page.locator("#my-sheet rect.cell.picked").count()
+        page.locator(f'#my-sheet rect.cell[data-cell="{cell}"]').click(force=True)
+        page.wait_for_function(f'document.querySelectorAll("#my-sheet rect.cell.picked").length > {before}')
+    page.click("#cross")
+    page.wait_for_function('document.getElementById("roll-info").textContent.startsWith("roll 2 of 30")')
+    game_id = re.search(r"game=([\w-]+)", page.url).group(1)
+    record = page.request.get(f"{server.url}/api/games/{game_id}/record").json()
+    assert [m["move"] for roll in record["rolls"] for m in roll["moves"]] == [str(move)]
+    assert errors == []
+    page.close()
+
+
+def test_a_game_that_cannot_be_made_is_said_and_nothing_is_asked_of_it(server, browser):
+    page = browser.new_page(viewport={"width": 360, "height": 760}, **NO_WORKER)
+    refusal = "too many new games from this address: wait a minute"
+    asked = []
+    page.route("**/api/games", lambda route: route.fulfill(status=429, content_type="application/json",
+                                                             body=json.dumps({"error": refusal, "field": None}))
+               if route.request.method == "POST" else route.continue_())
+    page.on("request", lambda req: asked.append(req.url) if "/api/games/" in req.url else None)
+    page.goto(f"{server.url}/puzzle/12")
+    page.wait_for_selector("#my-sheet rect.cell")
+    page.wait_for_function("document.getElementById('message').textContent !== ''")
+    assert page.text_content("#message") == refusal
+    page.locator(".die.colour").first.click()
+    page.evaluate("document.getElementById('message').textContent = ''")
+    page.locator(".die.number").first.click()
+    page.wait_for_function("document.getElementById('message').textContent !== ''")
+    assert page.text_content("#message") == refusal and asked == []
+    page.close()
