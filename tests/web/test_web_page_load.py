@@ -18,6 +18,7 @@ from nochmal.web.app import create_app
 from webserver import NO_WORKER
 
 pytestmark = pytest.mark.slow
+NEW_GAME = re.compile(r"/api/games(\?.*)?$")  # POST /api/games, with or without ?svg=false
 FRESH = re.compile(r'<script type="application/json" id="fresh-game">(.*?)</script>', re.S)
 
 
@@ -71,7 +72,7 @@ def test_the_sheet_is_drawn_before_the_game_is_made_and_a_tap_waits_for_it(serve
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     held, taps = [], []
-    page.route("**/api/games", lambda route: held.append(route) if route.request.method == "POST" else route.continue_())
+    page.route(NEW_GAME, lambda route: held.append(route) if route.request.method == "POST" else route.continue_())
     page.on("request", lambda req: taps.append(req.url) if req.url.endswith("/tap") else None)
     page.goto(f"{server.url}/puzzle/{seed}")
     page.wait_for_selector("#my-sheet rect.cell")
@@ -107,7 +108,7 @@ def test_a_game_that_cannot_be_made_is_said_and_nothing_is_asked_of_it(server, b
     page = browser.new_page(viewport={"width": 360, "height": 760}, **NO_WORKER)
     refusal = "too many new games from this address: wait a minute"
     asked = []
-    page.route("**/api/games", lambda route: route.fulfill(status=429, content_type="application/json",
+    page.route(NEW_GAME, lambda route: route.fulfill(status=429, content_type="application/json",
                                                              body=json.dumps({"error": refusal, "field": None}))
                if route.request.method == "POST" else route.continue_())
     page.on("request", lambda req: asked.append(req.url) if "/api/games/" in req.url else None)
@@ -120,4 +121,38 @@ def test_a_game_that_cannot_be_made_is_said_and_nothing_is_asked_of_it(server, b
     page.locator(".die.number").first.click()
     page.wait_for_function("document.getElementById('message').textContent !== ''")
     assert page.text_content("#message") == refusal and asked == []
+    page.close()
+
+
+def test_a_game_that_differs_from_its_page_is_drawn_as_the_game_is(server, browser):
+    """Not expected (one puzzle's page and game are one function of its seed), but if the game's
+    answer says other than the page, the page asks for the whole game and draws that."""
+    seed = 15
+    first = seeded_roll(seed, 0, 2)
+    assert sorted(first.colours + first.numbers) != ["6", "6", "b", "b"]
+    page = browser.new_page(viewport={"width": 360, "height": 760}, **NO_WORKER)
+    asked = []
+
+    def made_otherwise(route):
+        if route.request.method != "POST":
+            return route.continue_()
+        assert route.request.url.endswith("?svg=false")  # the page has the drawing: only the id is needed
+        answer = route.fetch().json()
+        route.fulfill(json={**answer, "dice": {"colours": ["b", "b"], "numbers": ["6", "6"]}})
+
+    page.route(NEW_GAME, made_otherwise)
+    page.on("request", lambda req: asked.append(req.method + " " + req.url.split(server.url)[1]))
+    page.goto(f"{server.url}/puzzle/{seed}")
+    page.wait_for_selector("#my-sheet rect.cell")
+    page.wait_for_function("document.querySelector('#dice .die') !== null")
+    gets = [a for a in asked if a.startswith("GET /api/games/")]
+    for _ in range(250):
+        if gets:
+            break
+        page.wait_for_timeout(20)
+        gets = [a for a in asked if a.startswith("GET /api/games/")]
+    assert len(gets) == 1, asked
+    page.wait_for_function("document.getElementById('undo').disabled")  # (drawn: the controls are set)
+    faces = page.eval_on_selector_all("#dice .die", "ds => ds.map(d => d.dataset.face)")
+    assert sorted(faces) == sorted(first.colours + first.numbers)  # the game's own dice, as the GET says
     page.close()

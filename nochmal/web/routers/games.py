@@ -100,7 +100,7 @@ class NewGame(Body):
 
 
 @router.post("/games", summary="Start a puzzle or a game; bots move at once", responses=documented(responses.GameState))
-def new_game(body: NewGame, request: Request, store: Games, rate: GameRate, lang: Lang):
+def new_game(body: NewGame, request: Request, store: Games, rate: GameRate, lang: Lang, svg: bool = True):
     rate.check(client_address(request))
     store.prune_now_and_then()
     if body.kind == "puzzle":
@@ -111,7 +111,7 @@ def new_game(body: NewGame, request: Request, store: Games, rate: GameRate, lang
         seed = body.seed if body.seed is not None else daily_seed()
         web = store.create(kind="puzzle", seats=["human"], seed=seed, board=builtin_board(body.board),
                            open_rolls=body.open)
-        return spoken(web.state(lang=lang), web, lang)
+        return spoken(web.state(with_svg=svg, lang=lang), web, lang)
     seats = parse_seat_list(body.seats)
     if not any(s.startswith("human") for s in seats):
         raise WebError(say("at least one seat must be human (bots-only games: nochmal bench bots)"), "seats")
@@ -129,7 +129,7 @@ def new_game(body: NewGame, request: Request, store: Games, rate: GameRate, lang
         board_ = builtin_board(body.board)
     web = store.create(kind="play", seats=seats, seed=seed, board=board_, mission=mission,
                        difficulty=body.difficulty if mission else None, open_rolls=body.open)
-    return spoken(web.state(lang=lang), web, lang)
+    return spoken(web.state(with_svg=svg, lang=lang), web, lang)
 
 
 @router.get("/games/{game_id}", summary="A game's state (keys of `nochmal play --json` plus the view)",

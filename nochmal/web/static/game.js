@@ -10,7 +10,9 @@
   function firstRequest(d) {
     if (d.kind === "puzzle") {
       const id = new URL(window.location.href).searchParams.get("game");
-      return id ? NM.api("GET", "/api/games/" + id) : NM.api("POST", "/api/games", { kind: "puzzle", seed: Number(d.seed) });
+      // a page that carries the puzzle's drawing (data-fresh, #fresh-game) needs the game's id, not its drawing again
+      const path = "/api/games" + (d.fresh ? "?svg=false" : "");
+      return id ? NM.api("GET", "/api/games/" + id) : NM.api("POST", path, { kind: "puzzle", seed: Number(d.seed) });
     }
     return NM.api("GET", "/api/games/" + d.game);
   }
@@ -55,10 +57,15 @@
       if (got.error) {
         made = got.error;
         NM.say(got.error.message, "bad");
-      } else {
+      } else if (!drawn) {
         state = got.state;
-        if (!drawn || canonical({ ...drawn, id: null }) !== canonical({ ...state, id: null })) render();
-        if (!drawn) nameGame();  // (a new puzzle drawn from its page is named at its first change)
+        render();
+        nameGame();  // (a new puzzle drawn from its page is named at its first change)
+      } else if (canonical({ ...drawn, id: null, sheets_svg: null }) === canonical({ ...got.state, id: null, sheets_svg: null })) {
+        state = { ...got.state, sheets_svg: drawn.sheets_svg };  // as drawn: the answer came without the drawing
+      } else {  // (not expected: the page and the game of one puzzle differ) the game as it is, drawn
+        try { state = await NM.api("GET", "/api/games/" + got.state.id); render(); }
+        catch (e) { made = e; NM.say(e.message, "bad"); }
       }
       markMade();
     }
