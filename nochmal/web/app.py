@@ -21,7 +21,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from nochmal.errors import NochmalError
-from nochmal.i18n import say
+from nochmal.i18n import N_, say
 from nochmal.web.errors import WebError, error_body, parse_json, shape_reason
 from nochmal.web.games import GameStore
 from nochmal.web.hosts import Access, HttpMiddleware, RequestGuard
@@ -65,7 +65,7 @@ class BodyLimit(HttpMiddleware):
         name, limit = self.caps.for_path(scope.get("path", ""))
         length = dict(scope.get("headers") or []).get(b"content-length")
         if length is not None and (not is_decimal(length.decode("latin-1")) or int(length) > limit):
-            return await _too_large(too_large(name, limit), send)
+            return await _too_large(too_large(name, limit), scope, send)
         seen = 0
 
         async def capped():
@@ -80,7 +80,7 @@ class BodyLimit(HttpMiddleware):
         try:
             await self.app(scope, capped, send)
         except _TooLarge as exc:
-            await _too_large(exc.refusal, send)
+            await _too_large(exc.refusal, scope, send)
 
 
 class ServerTiming:
@@ -111,10 +111,17 @@ class _TooLarge(Exception):
         self.refusal = refusal
 
 
-async def _too_large(refusal: WebError, send) -> None:
-    resp = JSONResponse(refusal.body(), status_code=refusal.status)
+async def _too_large(refusal: WebError, scope, send) -> None:
+    """The 413, said in the request's language (LanguageChoice, outside this middleware, chose it)."""
+    resp = JSONResponse(refusal.body(scope.get("state", {}).get("lang", "en")), status_code=refusal.status)
     await send({"type": "http.response.start", "status": refusal.status, "headers": resp.raw_headers})
     await send({"type": "http.response.body", "body": resp.body})
+
+
+# a body that is JSON but not an object, by what it is instead
+NOT_AN_OBJECT = {list: N_("the body must be a JSON object, not an array"), str: N_("the body must be a JSON object, not a string"),
+                 bool: N_("the body must be a JSON object, not a boolean"), type(None): N_("the body must be a JSON object, not null"),
+                 float: N_("the body must be a JSON object, not a number")}
 
 
 async def _body_problem(request: Request) -> WebError | None:
@@ -125,8 +132,7 @@ async def _body_problem(request: Request) -> WebError | None:
     except WebError as exc:
         return exc
     if not isinstance(data, dict):
-        kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(data), "a number")
-        return WebError(f"the body must be a JSON object, not {kind}", "body", 422)
+        return WebError(say(NOT_AN_OBJECT.get(type(data), NOT_AN_OBJECT[float])), "body", 422)
     return None
 
 

@@ -117,7 +117,7 @@ class WebGame:
     def from_record(cls, game_id: str, record: GameRecord, path: Path | None) -> "WebGame":
         """A saved game, replayed to where it stopped (finished ones too)."""
         if "mission_file" in record.extra:
-            raise WebError("records naming a mission file cannot be continued here", "record")
+            raise WebError(say("records naming a mission file cannot be continued here"), "record")
         session = TableSession.from_record(dataclasses.replace(record, result=None), str(path or game_id),
                                            missions=web_mission)
         kind = "puzzle" if record.extra.get("puzzle") else "play"
@@ -228,7 +228,7 @@ class WebGame:
         """Every roll of the game: open puzzles and finished games only."""
         s, g = self.session, self.game
         if not (s.open_rolls or g.is_terminal()):
-            raise WebError("the rolls of this game are hidden until it ends (start an open puzzle to see them)",
+            raise WebError(say("the rolls of this game are hidden until it ends (start an open puzzle to see them)"),
                            "rolls", 403)
         return [r.to_json() for r in seeded_rolls(s.seed, g.roll_limit or g.rolls_done, g.dice_per_kind)]
 

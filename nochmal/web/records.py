@@ -164,7 +164,7 @@ class RecordStore(KeptOnDisk):
             self.cursors.put(rec_id, cursor)
         turn = cursor.turns if turn is None else turn
         if not 0 <= turn <= cursor.turns:
-            raise WebError(f"turn {turn} is not in this record (0-{cursor.turns})", "turn", 404)
+            raise WebError(say("turn %(turn)s is not in this record (0-%(turns)s)", turn=turn, turns=cursor.turns), "turn", 404)
         return cursor.record, cursor.state(turn)
 
 

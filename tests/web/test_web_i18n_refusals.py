@@ -204,3 +204,40 @@ def test_the_new_online_game_form_asks_for_the_seconds_before_it_sends(client):
         resp = client.post("/api/rooms/online", json={"seats": ["human", "greedy"], "mode": "competitive", "board": "classic",
                                                       "quiet": {"after": "bot", "seconds": seconds}})
         assert (resp.status_code < 400) == ok, (seconds, resp.text)
+
+
+def test_the_apis_own_refusals_of_bodies_jobs_games_and_records_in_german(tmp_path):
+    """What only a script meets, said in the request's language too (docs/web.md "Languages"):
+    a body that is JSON but no object, one over the cap (413, before the app reads it), a planner
+    job asked wrongly, a game's hidden rolls, a record's turn it does not have."""
+    from nochmal.web.limits import too_large
+
+    with TestClient(create_app(tmp_path, max_body=4000)) as c:
+        as_json = {"Content-Type": "application/json"}
+        for raw, msgid in ((b"[1, 2]", "the body must be a JSON object, not an array"),
+                           (b'"x"', "the body must be a JSON object, not a string"),
+                           (b"true", "the body must be a JSON object, not a boolean"),
+                           (b"null", "the body must be a JSON object, not null"),
+                           (b"7", "the body must be a JSON object, not a number")):
+            answers(*both(lambda h: c.post("/api/games", content=raw, headers={**as_json, **h})), 422, "body", say(msgid))
+        name, limit = c.app.state.body_caps.for_path("/api/games")
+        big = json.dumps({"kind": "puzzle", "pad": "x" * (limit + 10)}).encode()
+        answers(*both(lambda h: c.post("/api/games", content=big, headers={**as_json, **h})), 413, "body",
+                too_large(name, limit).message)
+        roll = {"colours": ["g", "b"], "numbers": ["1", "2"]}
+        answers(*both(lambda h: c.post("/api/jobs/solve", json={"seed": 3, "rolls": [roll]}, headers=h)), 400, "seed",
+                say("give exactly one of seed, game_id, rolls"))
+        answers(*both(lambda h: c.post("/api/jobs/solve", json={"rolls": []}, headers=h)), 400, "rolls",
+                say("rolls: give at least one roll"))
+        three = {"colours": ["g", "b", "r"], "numbers": ["1", "2", "3"]}
+        answers(*both(lambda h: c.post("/api/jobs/solve", json={"rolls": [roll, three]}, headers=h)), 400, "rolls.1",
+                say("%(where)s: a solo roll has 2 colour and 2 number dice", where="rolls.1"))
+        answers(*both(lambda h: c.post("/api/jobs/analyse", json={}, headers=h)), 400, "record_id",
+                say("give exactly one of record_id, game_id"))
+        game = c.post("/api/games", json={"kind": "puzzle", "seed": 4}).json()["id"]
+        answers(*both(lambda h: c.get(f"/api/games/{game}/rolls", headers=h)), 403, "rolls",
+                say("the rolls of this game are hidden until it ends (start an open puzzle to see them)"))
+        record = c.get(f"/api/games/{game}/record").text.encode()
+        rec = c.post("/api/records", files={"file": ("g.json", record, "application/json")}).json()["id"]
+        answers(*both(lambda h: c.get(f"/api/records/{rec}/turns/5", headers=h)), 404, "turn",
+                say("turn %(turn)s is not in this record (0-%(turns)s)", turn=5, turns=1))  # (its first roll)

@@ -209,7 +209,7 @@ class OnlineRooms:
         """The record an analysis reads: a finished game's (a mission's is the team's, any seat)."""
         record = self.record(code)
         if seat >= len(record["players"]):
-            raise WebError(f"seat: the game has seats 0..{len(record['players']) - 1}", "seat", 422)
+            raise WebError(say("seat: the game has seats 0..%(last)s", last=len(record["players"]) - 1), "seat", 422)
         return record
 
     # --- telling, driving ------------------------------------------------------------------

@@ -116,7 +116,7 @@ class RoomStore(SheetEdits, RaceAndRolls, RollDice):  # RollDice: this roll's di
             if db.execute("SELECT 1 FROM rooms WHERE code = ?", (code,)).fetchone() is None:
                 break
         else:  # pragma: no cover - 8 collisions in 8e14 codes
-            raise WebError("could not draw a free room code, try again", None, 503)
+            raise WebError(say("could not draw a free room code, try again"), None, 503)
         db.execute("INSERT INTO rooms (code, spec, created, touched) VALUES (?, ?, ?, ?)",
                    (code, json.dumps(spec.to_dict()), now, now))
         return code

@@ -54,7 +54,7 @@ def start_solve(body: SolveJob, games: Games, jobs: Jobs):
             raise WebError(say("the planner plans solo games; this game is %(mode)s", mode=web.game.mode), "game_id")
         seed, board_name = web.session.seed, web.game.board.name
     if sum(x is not None for x in (body.seed, body.game_id, body.rolls)) != 1:
-        raise WebError("give exactly one of seed, game_id, rolls", "seed")
+        raise WebError(say("give exactly one of seed, game_id, rolls"), "seed")
     builtin_board(board_name)
     limit = min(body.time_limit, jobs.time_cap)
     params = {"seed": seed, "board": board_name, "count": body.count, "time_limit": limit}
@@ -62,9 +62,9 @@ def start_solve(body: SolveJob, games: Games, jobs: Jobs):
         rolls_ = [parse_roll(r, f"rolls.{i}") for i, r in enumerate(body.rolls)]
         for i, r in enumerate(rolls_):
             if len(r.colours) != 2:
-                raise WebError(f"rolls.{i}: a solo roll has 2 colour and 2 number dice", f"rolls.{i}")
+                raise WebError(say("%(where)s: a solo roll has 2 colour and 2 number dice", where=f"rolls.{i}"), f"rolls.{i}")
         if not rolls_:
-            raise WebError("rolls: give at least one roll", "rolls")
+            raise WebError(say("rolls: give at least one roll"), "rolls")
         params.update({"rolls": [r.to_json() for r in rolls_], "count": len(rolls_)})
     job = jobs.submit("solve", params)
     return JSONResponse(job.to_json(), status_code=202)
@@ -85,7 +85,7 @@ class AnalyseJob(Body):
              status_code=202, responses=documented(responses.Job, 202))
 def start_analyse(body: AnalyseJob, games: Games, records: Records, jobs: Jobs):
     if (body.record_id is None) == (body.game_id is None):
-        raise WebError("give exactly one of record_id, game_id", "record_id")
+        raise WebError(say("give exactly one of record_id, game_id"), "record_id")
     if body.record_id is not None:
         record, final = records.state(body.record_id)
     else:
@@ -131,10 +131,10 @@ def cancel_job(job_id: str, jobs: Jobs, request: Request):
 def job_sheet(job_id: str, jobs: Jobs, request: Request, after: int = Query(..., ge=0, le=60)):
     job = jobs.get(job_id)
     if job.result is None:
-        raise WebError(f"job {job_id} has no result (state: {job.state})", "job", 409)
+        raise WebError(say("job %(job)s has no result (state: %(state)s)", job=job_id, state=job.state), "job", 409)
     plan = job.result if job.kind == "solve" else job.result["plan"]
     if plan is None or plan.get("board") not in BUILTIN_BOARDS or plan.get("first_roll", 1) != 1:
-        raise WebError(f"job {job_id} has no whole-game plan on a built-in board to draw", "job", 409)
+        raise WebError(say("job %(job)s has no whole-game plan on a built-in board to draw", job=job_id), "job", 409)
     # the plan's moves played by the engine on its dice (a solo game: first values, as scored)
     game = Game(load_board(plan["board"]), 1, mode=Mode.SOLO)
     steps = plan["steps"][:after]
