@@ -60,7 +60,7 @@
       } else if (!drawn) {
         state = got.state;
         render();
-        nameGame();  // (a new puzzle drawn from its page is named at its first change)
+        nameGame();  // (made without a drawing in its page: named now; one drawn from it at its first change)
       } else if (canonical({ ...drawn, id: null, sheets_svg: null }) === canonical({ ...got.state, id: null, sheets_svg: null })) {
         state = { ...got.state, sheets_svg: drawn.sheets_svg };  // as drawn: the answer came without the drawing
       } else {  // (not expected: the page and the game of one puzzle differ) the game as it is, drawn
