@@ -146,6 +146,15 @@ def say_n(singular: str, plural: str, n: int, **values) -> Message:
     return Message(singular, {"n": n, **values}, plural, n)
 
 
+def semicolons(messages) -> Message:
+    """Messages one after another with "; " between them, as the English lines have them (a
+    sheet's problems, the reasons a sheet is impossible), each said in the language asked."""
+    messages = list(messages)
+    if len(messages) == 1:
+        return messages[0]
+    return Message("%(first)s; %(rest)s", {"first": messages[0], "rest": semicolons(messages[1:])})
+
+
 def said(message, lang: str) -> str:
     """``message`` in ``lang``: a Message in its words, a plain text through the catalog
     (unchanged when the catalog does not hold it)."""

@@ -39,6 +39,7 @@ from functools import lru_cache
 from nochmal.bitsets import bit_list, component_of, components, neighbours_of
 from nochmal.board import COLUMN_LETTERS, Board
 from nochmal.cache import Cache
+from nochmal.i18n import Message, say
 from nochmal.placements import MAX_COUNT
 from nochmal.sheet import Sheet
 
@@ -148,11 +149,17 @@ def _connected_sets(start: int, within: int, neighbours: tuple[int, ...]) -> lis
 
 
 def impossible_sheet_reasons(sheet: Sheet, rolls: int | None = None, bridging: bool = False) -> list[str]:
-    """Every reason no legal game gives ``sheet`` in ``rolls`` rolls (None: in any number).
+    """Every reason no legal game gives ``sheet`` in ``rolls`` rolls (None: in any number), in
+    English (the terminal's words; ``impossible_sheet_messages`` to say them in a language).
 
     Empty means the sheet can be produced. With bridging on and a custom board's large
     block, a sheet between the bounds is given the benefit of the doubt.
     """
+    return [str(m) for m in impossible_sheet_messages(sheet, rolls, bridging)]
+
+
+def impossible_sheet_messages(sheet: Sheet, rolls: int | None = None, bridging: bool = False) -> list[Message]:
+    """``impossible_sheet_reasons`` as Messages, each said in the language asked (the web API)."""
     board = sheet.board
     reasons = []
     need = rolls_needed(board, sheet.crossed, bridging)
@@ -160,21 +167,26 @@ def impossible_sheet_reasons(sheet: Sheet, rolls: int | None = None, bridging: b
     for comp in need.unanchored:
         cells = board.cells_of(comp)
         shown = " ".join(cells[:8]) + (" ..." if len(cells) > 8 else "")
-        reasons.append(f"crossed cells {shown} are not connected to column {start} through crossed cells "
-                       f"(no legal cross could have started them)")
+        reasons.append(say("crossed cells %(cells)s are not connected to column %(start)s through crossed cells "
+                           "(no legal cross could have started them)", cells=shown, start=start))
     if not 0 <= sheet.jokers_used <= board.jokers:
-        reasons.append(f"jokers_used is {sheet.jokers_used}, must be 0..{board.jokers}")
+        reasons.append(say("jokers_used is %(used)s, must be 0..%(most)s", used=sheet.jokers_used, most=board.jokers))
     n_crossed = sheet.crossed.bit_count()
     if sheet.jokers_used > MAX_JOKERS_PER_ROLL * n_crossed:
-        reasons.append(f"{sheet.jokers_used} jokers used but only {n_crossed} cell(s) crossed; "
-                       f"a roll uses at most {MAX_JOKERS_PER_ROLL} jokers and crosses at least one cell")
-    reasons.extend(str(p) for p in sheet.scoring_problems())  # English, as its other reasons
+        reasons.append(say("%(used)s jokers used but only %(crossed)s cell(s) crossed; a roll uses at most "
+                           "%(per_roll)s jokers and crosses at least one cell", used=sheet.jokers_used,
+                           crossed=n_crossed, per_roll=MAX_JOKERS_PER_ROLL))
+    reasons.extend(sheet.scoring_problems())
     if rolls is not None:
         if need.lower > rolls:
-            how = "" if need.exact and need.reachable else "at least "
-            reasons.append(f"{n_crossed} crossed cells after {rolls} roll(s), but they take {how}{need.lower} rolls "
-                           f"(each roll crosses 1-{MAX_COUNT} connected cells in one block)")
+            took = (say("%(crossed)s crossed cells after %(rolls)s roll(s), but they take %(need)s rolls (each roll "
+                        "crosses 1-%(most)s connected cells in one block)", crossed=n_crossed, rolls=rolls,
+                        need=need.lower, most=MAX_COUNT) if need.exact and need.reachable else
+                    say("%(crossed)s crossed cells after %(rolls)s roll(s), but they take at least %(need)s rolls "
+                        "(each roll crosses 1-%(most)s connected cells in one block)", crossed=n_crossed, rolls=rolls,
+                        need=need.lower, most=MAX_COUNT))
+            reasons.append(took)
         if sheet.jokers_used > MAX_JOKERS_PER_ROLL * rolls:
-            reasons.append(f"{sheet.jokers_used} jokers used after {rolls} roll(s); at most "
-                           f"{MAX_JOKERS_PER_ROLL} per roll are possible")
+            reasons.append(say("%(used)s jokers used after %(rolls)s roll(s); at most %(per_roll)s per roll are possible",
+                               used=sheet.jokers_used, rolls=rolls, per_roll=MAX_JOKERS_PER_ROLL))
     return reasons

@@ -241,3 +241,25 @@ def test_the_apis_own_refusals_of_bodies_jobs_games_and_records_in_german(tmp_pa
         rec = c.post("/api/records", files={"file": ("g.json", record, "application/json")}).json()["id"]
         answers(*both(lambda h: c.get(f"/api/records/{rec}/turns/5", headers=h)), 404, "turn",
                 say("turn %(turn)s is not in this record (0-%(turns)s)", turn=5, turns=1))  # (its first roll)
+
+
+def test_an_impossible_typed_sheet_in_german_and_the_terminals_english_unchanged(client):
+    """/api/score, /api/moves and /api/hint refuse a sheet no legal game gives with the reasons
+    of nochmal/impossible.py, said in the request's language; the English is the terminal's,
+    word for word as before (column A alone, away from H, and too many jokers for its crosses)."""
+    from nochmal.i18n import semicolons
+    from nochmal.impossible import impossible_sheet_messages, impossible_sheet_reasons
+
+    board = nm.load_board("classic")
+    far = nm.Sheet.from_cells(board, ["A1", "A2"], jokers_used=5)
+    reasons = impossible_sheet_messages(far)
+    assert impossible_sheet_reasons(far) == [
+        "crossed cells A1 A2 are not connected to column H through crossed cells (no legal cross could have started them)",
+        "5 jokers used but only 2 cell(s) crossed; a roll uses at most 2 jokers and crosses at least one cell"]
+    message = say("impossible sheet: %(reasons)s", reasons=semicolons(reasons))
+    text = nm.format_typed_sheet(far)
+    for path, extra in (("/api/score", {}), ("/api/moves", {"colour": "b", "count": 2}),
+                        ("/api/hint", {"roll": {"colours": ["y", "b"], "numbers": ["3", "?"]}, "solo": True})):
+        answers(*both(lambda h: client.post(path, json={"sheet": text, **extra}, headers=h)), 400, "sheet", message)
+    german = said(message, "de")
+    assert all(said(r, "de") in german for r in reasons) and "crossed" not in german

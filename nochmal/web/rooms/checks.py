@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nochmal.board import COLUMN_LETTERS, Board
-from nochmal.i18n import Message, say, say_n
+from nochmal.i18n import Message, say, say_n, semicolons
 from nochmal.impossible import MAX_JOKERS_PER_ROLL, impossible_sheet_reasons, rolls_needed
 from nochmal.sheet import Sheet
 from nochmal.web.rooms.words import and_words, wire
@@ -33,7 +33,7 @@ class SheetWarning:
     def text(self, counted: bool = True) -> Message:
         """The line the status shows: what the team status counted, and why; ``counted``
         False where no team status counts the sheet (a competitive room scores it as it is)."""
-        why = Message("%(problems)s", {"problems": _semicolons(self.problems)})  # (no words of its own)
+        why = Message("%(problems)s", {"problems": semicolons(self.problems)})  # (no words of its own)
         if not counted:
             return say("%(name)s's sheet cannot come from a legal game: %(why)s.", name=self.name, why=why)
         if self.left_out:
@@ -47,14 +47,6 @@ class SheetWarning:
                 "cells": list(self.cells), "problems": [str(p) for p in self.problems],
                 "problems_said": wire(self.problems), "left_out": self.left_out,
                 "warning": str(warning), "warning_said": wire(warning), "reasons": list(self.reasons)}
-
-
-def _semicolons(problems) -> Message:
-    """Problems one after another with "; " between them, as the English line has them."""
-    problems = list(problems)
-    if len(problems) == 1:
-        return problems[0]
-    return Message("%(first)s; %(rest)s", {"first": problems[0], "rest": _semicolons(problems[1:])})
 
 
 def and_list(words) -> str:

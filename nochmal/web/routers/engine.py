@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from nochmal.board import BUILTIN_BOARDS, COLOURS, board_data, load_board
 from nochmal.dice import Roll, seeded_rolls
 from nochmal.errors import NochmalError
-from nochmal.i18n import DEFAULT, say
+from nochmal.i18n import DEFAULT, say, semicolons
 from nochmal.missions.model import DIFFICULTIES, PLAYER_COUNTS
 from nochmal.placements import MAX_COUNT
 from nochmal.puzzles import daily_seed
@@ -88,7 +88,7 @@ class SheetBody(Body):
 def _sheet(body: SheetBody) -> tuple:
     """The board and the typed sheet; a sheet no legal game can produce is refused as the CLI
     refuses it (nochmal/cli/common.py refuse_impossible), unless ``allow_impossible``."""
-    from nochmal.impossible import impossible_sheet_reasons
+    from nochmal.impossible import impossible_sheet_messages
 
     b = builtin_board(body.board)
     if not body.sheet.strip():
@@ -97,9 +97,9 @@ def _sheet(body: SheetBody) -> tuple:
         state = parse_typed_sheet(body.sheet, b, "sheet")
     except NochmalError as exc:
         raise WebError(exc.message, "sheet") from None
-    reasons = [] if body.allow_impossible else impossible_sheet_reasons(state)
+    reasons = [] if body.allow_impossible else impossible_sheet_messages(state)
     if reasons:
-        raise WebError(f"impossible sheet: {'; '.join(reasons)}", "sheet")
+        raise WebError(say("impossible sheet: %(reasons)s", reasons=semicolons(reasons)), "sheet")
     return b, state
 
 
