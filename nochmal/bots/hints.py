@@ -14,6 +14,7 @@ from nochmal.bots.lookahead import LookaheadAgent
 from nochmal.dice import Roll
 from nochmal.errors import OptionError, OutOfTurnError
 from nochmal.game import Game
+from nochmal.i18n import say
 from nochmal.modes import Mode
 from nochmal.move import Move
 from nochmal.position import Position
@@ -44,13 +45,18 @@ def hint(game: Game, top: int = 3) -> list[tuple[Move, float]]:
 FREE_ROLL_GUARD = 3  # a race position past the first three rolls (one player: free pick anyway)
 
 
+# what the refusals call the inputs: the command's options (`nochmal hint`); the web names its fields
+OPTION_NAMES = {"roll": "--roll", "solo": "--solo", "rolls_left": "--rolls-left"}
+
+
 def build_hint_game(board, sheet, roll: Roll, solo: bool, rolls_left: int | None,
-                    bridging: bool = False) -> Game:
+                    bridging: bool = False, names: dict[str, str] = OPTION_NAMES) -> Game:
     """A one-player game at the decision on ``roll`` with ``sheet`` and ``rolls_left`` rolls after it
-    (`nochmal hint` and the web's /api/hint; the messages name the command's options)."""
+    (`nochmal hint` and the web's /api/hint; the refusals are Messages naming the inputs by ``names``)."""
     rules = RuleSettings(bridging=bridging)
     if rolls_left is not None and not 0 <= rolls_left <= rules.solo_rolls - 1:
-        raise OptionError(f"--rolls-left {rolls_left}: must be 0..{rules.solo_rolls - 1}")
+        raise OptionError(say("%(option)s %(value)s: must be 0..%(most)s", option=names["rolls_left"], value=rolls_left,
+                              most=rules.solo_rolls - 1))
     if solo:
         left = 15 if rolls_left is None else rolls_left
         position = Position(Mode.SOLO, (sheet,), rules.solo_rolls - 1 - left, rules.solo_rolls)
@@ -59,10 +65,13 @@ def build_hint_game(board, sheet, roll: Roll, solo: bool, rolls_left: int | None
         position = Position(Mode.COMPETITIVE, (sheet,), FREE_ROLL_GUARD, limit)
     game = Game.from_position(position, rules)
     if game.is_terminal():
-        raise OutOfTurnError("the sheet has two colours complete: the race is over, there is nothing to choose")
+        raise OutOfTurnError(say("the sheet has two colours complete: the race is over, there is nothing to choose"))
     if len(roll.colours) != game.dice_per_kind:
-        raise OptionError(f"--roll has {len(roll.colours)} colour and {len(roll.numbers)} number dice; "
-                           f"{'solo' if solo else 'the race'} rolls {game.dice_per_kind} of each"
-                           f"{'' if solo else ' (use --solo for 2+2)'}")
+        counts = {"option": names["roll"], "colours": len(roll.colours), "numbers": len(roll.numbers),
+                  "n": game.dice_per_kind}
+        raise OptionError(say("%(option)s has %(colours)s colour and %(numbers)s number dice; solo rolls %(n)s of each",
+                              **counts) if solo else
+                          say("%(option)s has %(colours)s colour and %(numbers)s number dice; the race rolls %(n)s of "
+                              "each (use %(solo)s for 2+2)", **counts, solo=names["solo"]))
     game.apply_roll(roll)
     return game

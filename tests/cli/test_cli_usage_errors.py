@@ -32,6 +32,13 @@ def cells_file(tmp_path_factory):
     return str(path)
 
 
+@pytest.fixture(scope="module")
+def sheet_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("sheet") / "empty.txt"
+    path.write_text(nm.format_typed_sheet(nm.Sheet.empty(nm.load_board("classic"))), encoding="utf-8")
+    return str(path)
+
+
 CASES = [
     (["moves", "--colour", "", "--count", "2"], "--colour ''"),
     (["moves", "--colour", "z", "--count", "1"], "--colour 'z'"),
@@ -51,6 +58,12 @@ CASES = [
     (["render", "{record}", "--board", "purple", "--svg", "{tmp}/x.svg"], "--board purple"),
     (["hint", "--sheet", "{cells}", "--roll", '{"colours": ["y","b"], "numbers": ["3","4"]}', "--solo",
       "--top", "0"], "--top 0"),
+    (["hint", "--sheet", "{sheet}", "--roll", '{"colours": ["y","b"], "numbers": ["3","4"]}'],
+     "--roll has 2 colour and 2 number dice; the race rolls 3 of each (use --solo for 2+2)"),
+    (["hint", "--sheet", "{sheet}", "--roll", '{"colours": ["y","b","g"], "numbers": ["3","4","5"]}', "--solo"],
+     "--roll has 3 colour and 3 number dice; solo rolls 2 of each"),
+    (["hint", "--sheet", "{sheet}", "--roll", '{"colours": ["y","b"], "numbers": ["3","4"]}', "--solo",
+      "--rolls-left", "40"], "--rolls-left 40: must be 0..29"),
     (["mission", "status", "star-hunt", "-d", "normal", "-k", "-1", "{cells}", "{cells}"], "--rolls-used -1"),
     (["solo", "--bot", "nobot"], "unknown bot 'nobot'"),
     (["board", "show", "nosuchpad"], "nosuchpad: unknown board"),
@@ -62,9 +75,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("args, needle", CASES, ids=[" ".join(a) for a, _ in CASES])
-def test_bad_option_value_is_one_line_and_exit_2(args, needle, record_file, cells_file, tmp_path):
-    args = [a.replace("{record}", record_file).replace("{cells}", cells_file).replace("{tmp}", str(tmp_path))
-            for a in args]
+def test_bad_option_value_is_one_line_and_exit_2(args, needle, record_file, cells_file, sheet_file, tmp_path):
+    args = [a.replace("{record}", record_file).replace("{cells}", cells_file).replace("{sheet}", sheet_file)
+            .replace("{tmp}", str(tmp_path)) for a in args]
     res = runner.invoke(app, args, input="")
     assert res.exit_code == 2, (res.exit_code, res.stdout, res.stderr)
     assert res.stdout == ""

@@ -263,3 +263,19 @@ def test_an_impossible_typed_sheet_in_german_and_the_terminals_english_unchanged
         answers(*both(lambda h: client.post(path, json={"sheet": text, **extra}, headers=h)), 400, "sheet", message)
     german = said(message, "de")
     assert all(said(r, "de") in german for r in reasons) and "crossed" not in german
+
+
+def test_a_hints_roll_refused_in_german_naming_the_apis_fields(client):
+    """/api/hint checks the dice against the mode (nochmal/bots/hints.py, as `nochmal hint`):
+    said in the request's language, naming the request's fields where the terminal names its options."""
+    from nochmal.web.routers.engine import HINT_FIELDS
+
+    three = {"colours": ["y", "b", "g"], "numbers": ["1", "2", "3"]}
+    two = {"colours": ["y", "b"], "numbers": ["1", "2"]}
+    answers(*both(lambda h: client.post("/api/hint", json={"roll": three, "solo": True}, headers=h)), 400, "roll",
+            say("%(option)s has %(colours)s colour and %(numbers)s number dice; solo rolls %(n)s of each",
+                option="roll", colours=3, numbers=3, n=2))
+    race = say("%(option)s has %(colours)s colour and %(numbers)s number dice; the race rolls %(n)s of each "
+               "(use %(solo)s for 2+2)", option="roll", colours=2, numbers=2, n=3, solo=HINT_FIELDS["solo"])
+    answers(*both(lambda h: client.post("/api/hint", json={"roll": two, "solo": False}, headers=h)), 400, "roll", race)
+    assert str(race) == 'roll has 2 colour and 2 number dice; the race rolls 3 of each (use "solo": true for 2+2)'

@@ -186,6 +186,10 @@ class HintBody(SheetBody):
     top: int = Field(3, ge=1, le=10)
 
 
+# how /api/hint's refusals name what it was sent (nochmal/bots/hints.py names the CLI's options)
+HINT_FIELDS = {"roll": "roll", "solo": '"solo": true', "rolls_left": "rolls_left"}
+
+
 @router.post("/hint", summary="The hint bot's best choices for a sheet and a roll (as `nochmal hint --json`)",
              responses=documented(responses.SheetHints))
 def hint_for_sheet(body: HintBody):
@@ -194,9 +198,9 @@ def hint_for_sheet(body: HintBody):
     b, state = _sheet(body)
     dice = parse_roll(body.roll, "roll")
     try:
-        game = build_hint_game(b, state, dice, body.solo, body.rolls_left)
+        game = build_hint_game(b, state, dice, body.solo, body.rolls_left, names=HINT_FIELDS)
     except NochmalError as exc:
-        raise WebError(str(exc).replace("--", ""), "roll") from None
+        raise WebError(exc.message, "roll") from None
     return {"board": b.name, "sheet": state.text(), "roll": dice.to_json(), "solo": body.solo,
             "rolls_left": body.rolls_left if body.rolls_left is not None else (15 if body.solo else None),
             "hints": hint_items(best_choices(game, body.top))}
