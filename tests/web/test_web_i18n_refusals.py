@@ -279,3 +279,13 @@ def test_a_hints_roll_refused_in_german_naming_the_apis_fields(client):
                "(use %(solo)s for 2+2)", option="roll", colours=2, numbers=2, n=3, solo=HINT_FIELDS["solo"])
     answers(*both(lambda h: client.post("/api/hint", json={"roll": two, "solo": False}, headers=h)), 400, "roll", race)
     assert str(race) == 'roll has 2 colour and 2 number dice; the race rolls 3 of each (use "solo": true for 2+2)'
+
+
+def test_a_path_or_method_the_app_does_not_have_in_german(client):
+    """Starlette's own 404 and 405 reasons (and the static files' 404) go through the catalog."""
+    for send, status, reason in ((lambda h: client.get("/api/no-such-thing", headers=h), 404, "Not Found"),
+                                 (lambda h: client.get("/static/no-such.js", headers=h), 404, "Not Found"),
+                                 (lambda h: client.delete("/api/health", headers=h), 405, "Method Not Allowed")):
+        en, de = both(send)
+        assert en.status_code == de.status_code == status
+        assert en.json()["error"] == reason and de.json()["error"] == said(reason, "de") != reason
