@@ -58,6 +58,16 @@ def test_the_daily_puzzle_carries_its_day_and_a_named_game_carries_nothing(clien
     assert page_state(client.get("/puzzle?game=abc").text) is None
 
 
+# every fetch the page starts, counted in the page when it starts (not when Playwright hears of it)
+COUNT_FETCHES = """(() => { window.__asked = []; const real = window.fetch;
+  window.fetch = function (input, init) { window.__asked.push(String(input.url || input)); return real.apply(this, arguments); };
+})();"""
+
+
+def fetched(page, part: str) -> list[str]:
+    return [url for url in page.evaluate("window.__asked") if part in url]
+
+
 def first_move(seed: int):
     game = Game(load_board("classic"), 1, mode="solo")
     game.apply_roll(seeded_roll(seed, 0, 2))
@@ -71,9 +81,9 @@ def test_the_sheet_is_drawn_before_the_game_is_made_and_a_tap_waits_for_it(serve
     page = browser.new_page(viewport={"width": 360, "height": 760}, **NO_WORKER)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    held, taps = [], []
+    page.add_init_script(COUNT_FETCHES)
+    held = []
     page.route(NEW_GAME, lambda route: held.append(route) if route.request.method == "POST" else route.continue_())
-    page.on("request", lambda req: taps.append(req.url) if req.url.endswith("/tap") else None)
     page.goto(f"{server.url}/puzzle/{seed}")
     page.wait_for_selector("#my-sheet rect.cell")
     assert page.locator("#dice .die").count() == 4 and page.text_content("#roll-info").startswith("roll 1 of 30")
@@ -85,11 +95,11 @@ def test_the_sheet_is_drawn_before_the_game_is_made_and_a_tap_waits_for_it(serve
     # a pick before the game is there waits for it: nothing is asked about a game without an id
     page.locator(f'.die.colour[data-face="{move.colour_face}"]').first.click()
     page.locator(f'.die.number[data-face="{move.number_face}"]').first.click()
-    page.wait_for_timeout(200)  # (a wrong page would have sent its tap by now; the right one sends none)
-    assert taps == [] and page.locator(".die.picked").count() == 0
+    # (a page that did not wait would have started its tap in the click's own task, counted by now)
+    assert fetched(page, "/tap") == [] and page.locator(".die.picked").count() == 0
     held[0].continue_()
     page.wait_for_selector("#sheets.choosing")  # both picks taken, in their order, once the game is made
-    assert page.locator(".die.picked").count() == 2 and len(taps) == 1  # (a lone colour asks nothing)
+    assert page.locator(".die.picked").count() == 2 and len(fetched(page, "/tap")) == 1  # (a lone colour asks nothing)
     assert "game=" not in page.url  # named when it has something to keep
     for cell in move.cells:
         before = page.locator("#my-sheet rect.cell.picked").count()
@@ -107,11 +117,10 @@ def test_the_sheet_is_drawn_before_the_game_is_made_and_a_tap_waits_for_it(serve
 def test_a_game_that_cannot_be_made_is_said_and_nothing_is_asked_of_it(server, browser):
     page = browser.new_page(viewport={"width": 360, "height": 760}, **NO_WORKER)
     refusal = "too many new games from this address: wait a minute"
-    asked = []
+    page.add_init_script(COUNT_FETCHES)
     page.route(NEW_GAME, lambda route: route.fulfill(status=429, content_type="application/json",
                                                              body=json.dumps({"error": refusal, "field": None}))
                if route.request.method == "POST" else route.continue_())
-    page.on("request", lambda req: asked.append(req.url) if "/api/games/" in req.url else None)
     page.goto(f"{server.url}/puzzle/12")
     page.wait_for_selector("#my-sheet rect.cell")
     page.wait_for_function("document.getElementById('message').textContent !== ''")
@@ -120,7 +129,7 @@ def test_a_game_that_cannot_be_made_is_said_and_nothing_is_asked_of_it(server, b
     page.evaluate("document.getElementById('message').textContent = ''")
     page.locator(".die.number").first.click()
     page.wait_for_function("document.getElementById('message').textContent !== ''")
-    assert page.text_content("#message") == refusal and asked == []
+    assert page.text_content("#message") == refusal and fetched(page, "/api/games/") == []
     page.close()
 
 
@@ -131,7 +140,7 @@ def test_a_game_that_differs_from_its_page_is_drawn_as_the_game_is(server, brows
     first = seeded_roll(seed, 0, 2)
     assert sorted(first.colours + first.numbers) != ["6", "6", "b", "b"]
     page = browser.new_page(viewport={"width": 360, "height": 760}, **NO_WORKER)
-    asked = []
+    page.add_init_script(COUNT_FETCHES)
 
     def made_otherwise(route):
         if route.request.method != "POST":
@@ -141,18 +150,12 @@ def test_a_game_that_differs_from_its_page_is_drawn_as_the_game_is(server, brows
         route.fulfill(json={**answer, "dice": {"colours": ["b", "b"], "numbers": ["6", "6"]}})
 
     page.route(NEW_GAME, made_otherwise)
-    page.on("request", lambda req: asked.append(req.method + " " + req.url.split(server.url)[1]))
     page.goto(f"{server.url}/puzzle/{seed}")
     page.wait_for_selector("#my-sheet rect.cell")
-    page.wait_for_function("document.querySelector('#dice .die') !== null")
-    gets = [a for a in asked if a.startswith("GET /api/games/")]
-    for _ in range(250):
-        if gets:
-            break
-        page.wait_for_timeout(20)
-        gets = [a for a in asked if a.startswith("GET /api/games/")]
-    assert len(gets) == 1, asked
-    page.wait_for_function("document.getElementById('undo').disabled")  # (drawn: the controls are set)
+    # a pick is taken once the game is settled (after the GET's drawing): then the dice are final
+    page.locator(".die.colour").first.click()
+    page.wait_for_selector(".die.picked")
+    assert len(fetched(page, "/api/games/")) == 1, page.evaluate("window.__asked")  # the GET of the whole game
     faces = page.eval_on_selector_all("#dice .die", "ds => ds.map(d => d.dataset.face)")
     assert sorted(faces) == sorted(first.colours + first.numbers)  # the game's own dice, as the GET says
     page.close()

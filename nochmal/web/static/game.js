@@ -238,8 +238,13 @@
 
     function pickDie(btn) { enqueue(() => pickDieNow(btn)); }
 
-    function pickDieNow(btn) {
+    function pickDieNow(clicked) {
       if (unmade()) return;
+      // a pick waits for the game (madeNow): the dice may have been drawn again meanwhile, so the
+      // die picked is the one now on the page with the clicked one's face (none: the pick is void)
+      const btn = clicked.isConnected ? clicked : document.querySelector(
+        '.die.' + clicked.dataset.kind + '[data-face="' + clicked.dataset.face + '"]:not([disabled])');
+      if (!btn) return;
       const k = btn.dataset.kind;
       pick[k] = pick[k] === btn.dataset.face ? null : btn.dataset.face;
       document.querySelectorAll(".die." + k).forEach(b => b.classList.remove("picked"));
