@@ -22,7 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from nochmal.errors import NochmalError
 from nochmal.i18n import N_, said, say
-from nochmal.web.errors import WebError, error_body, parse_json, shape_reason
+from nochmal.web.errors import HTTP_REASONS, WebError, error_body, parse_json, shape_reason
 from nochmal.web.games import GameStore
 from nochmal.web.hosts import Access, HttpMiddleware, RequestGuard
 from nochmal.web.jobs import JobManager
@@ -117,10 +117,6 @@ async def _too_large(refusal: WebError, scope, send) -> None:
     await send({"type": "http.response.start", "status": refusal.status, "headers": resp.raw_headers})
     await send({"type": "http.response.body", "body": resp.body})
 
-
-# Starlette's reasons for a path it has no route for, or a method a path does not take (said
-# through the catalog in http_error; static_files.py's 404 says the first)
-HTTP_REASONS = (N_("Not Found"), N_("Method Not Allowed"))
 
 # a body that is JSON but not an object, by what it is instead
 NOT_AN_OBJECT = {list: N_("the body must be a JSON object, not an array"), str: N_("the body must be a JSON object, not a string"),
@@ -249,8 +245,9 @@ def create_app(data_dir: Path | None = None, *, job_time_cap: float = 120.0, aba
             problem = await _body_problem(request)
             if problem is not None:
                 return problem_response(problem, request)
-        # Starlette's own reasons (an unknown path, a method a path does not take) through the catalog
-        return JSONResponse(error_body(said(str(exc.detail), request_language(request))), status_code=exc.status_code)
+        detail = str(exc.detail)  # Starlette's own reasons (an unknown path, a method a path does not take) said
+        return JSONResponse(error_body(said(say(detail), request_language(request)) if detail in HTTP_REASONS else detail),
+                            status_code=exc.status_code)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception):  # a bug: still one JSON line, no traceback

@@ -53,6 +53,11 @@ def client_json(raw: bytes, field: str, what):
     return load_json_text(decode_text(raw, problem), problem)
 
 
+# Starlette's reasons for a path the app has no route for and a method a path does not take:
+# said in the request's language (app.py http_error; static_files.py answers the first itself)
+HTTP_REASONS = frozenset((N_("Not Found"), N_("Method Not Allowed")))
+
+
 # Why the request models (pydantic) refused a field, in our words with its bounds as values:
 # a page shows the refusal (a number field left empty on /o/new), so it is said in the
 # request's language, never pydantic's English (docs/web.md "Languages"). By pydantic's

@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from nochmal.i18n import say
 from nochmal.web.errors import WebError
 
 
@@ -73,7 +74,7 @@ def static_route(prefix: str, folder: Path, name: str) -> Route:
     async def serve(request: Request) -> Response:
         file = files.get(request.path_params["name"])
         if file is None:
-            raise WebError("Not Found", None, 404)
+            raise WebError(say("Not Found"), None, 404)  # (as the app's other 404s, errors.py HTTP_REASONS)
         headers = {"etag": file.etag, "last-modified": file.last_modified}
         if _held(request, file):
             return Response(status_code=304, headers=headers)
