@@ -34,26 +34,32 @@ def index(request: Request):
     return _page(request, "index.html", daily=daily_seed(), day=_day(request))
 
 
-def _fresh(request: Request, seed: int) -> dict | None:
-    """The new puzzle's first state for the page to draw at once (routers/games.py
-    fresh_puzzle); none when the address names a game already made (?game=ID, a reload)."""
+def _fresh(request: Request, seed: int) -> dict:
+    """The new puzzle's first state (routers/games.py fresh_puzzle) for its page: ``fresh_sheets``,
+    the drawings, as the page's own markup (the browser draws them as it reads the page), and
+    ``fresh``, the rest for game.js (docs/web.md "Page load"); nothing when the address names a
+    game already made (?game=ID, a reload)."""
     from nochmal.web.language import request_language
     from nochmal.web.routers.games import fresh_puzzle
 
-    return None if "game" in request.query_params else fresh_puzzle(seed, request_language(request))
+    if "game" in request.query_params:
+        return {"fresh": None, "fresh_sheets": []}
+    state = fresh_puzzle(seed, request_language(request))
+    rest = {key: value for key, value in state.items() if key != "sheets_svg"}  # (as ?svg=false answers)
+    return {"fresh": rest, "fresh_sheets": state["sheets_svg"]}
 
 
 @router.get("/puzzle", response_class=HTMLResponse)
 def puzzle_today(request: Request):
     seed = daily_seed()
-    return _page(request, "puzzle.html", seed=seed, daily=True, day=_day(request), fresh=_fresh(request, seed))
+    return _page(request, "puzzle.html", seed=seed, daily=True, day=_day(request), **_fresh(request, seed))
 
 
 @router.get("/puzzle/{seed}", response_class=HTMLResponse)
 def puzzle(request: Request, seed: int = PathParam(..., ge=0, le=MAX_SEED)):
     daily = seed == daily_seed()
     return _page(request, "puzzle.html", seed=seed, daily=daily, day=_day(request) if daily else None,
-                 fresh=_fresh(request, seed))
+                 **_fresh(request, seed))
 
 
 @router.get("/puzzle/{seed}/leaderboard", response_class=HTMLResponse)

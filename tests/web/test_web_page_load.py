@@ -1,6 +1,6 @@
-"""A new puzzle's page carries its first state (docs/web.md "Page load"): the sheet and the dice
-are drawn from the page while the game is made, a tap waits for the game, a game that cannot
-be made is said."""
+"""A new puzzle's page carries its first state (docs/web.md "Page load"): the sheet is in the
+page's markup, the dice are drawn from the page while the game is made, a tap waits for the
+game, a game that cannot be made is said."""
 
 from __future__ import annotations
 
@@ -20,6 +20,9 @@ from webserver import NO_WORKER
 pytestmark = pytest.mark.slow
 NEW_GAME = re.compile(r"/api/games(\?.*)?$")  # POST /api/games, with or without ?svg=false
 FRESH = re.compile(r'<script type="application/json" id="fresh-game">(.*?)</script>', re.S)
+# the sheets' boxes as game.js drawSheets makes them: the player's first, with its id
+SHEETS = re.compile(r'<div id="sheets" class="sheets">(.*?)</div>\s*<section id="end"', re.S)
+BOX = re.compile(r'<div class="sheet-box( to-move)?" data-seat="(\d+)"( id="my-sheet")?>(.*?</svg>\s*)</div>', re.S)
 
 
 @pytest.fixture(scope="module")
@@ -32,18 +35,30 @@ def page_state(html: str):
     return None if found is None else json.loads(found.group(1))
 
 
+def page_sheets(html: str) -> list[tuple[str, str, str, str]]:
+    """The sheets' boxes in the page's markup: (to-move class, seat, id, drawing), in order."""
+    inside = SHEETS.search(html).group(1)
+    boxes = BOX.findall(inside)
+    assert "".join(m.group(0) for m in BOX.finditer(inside)) == inside  # nothing else in #sheets
+    return boxes
+
+
 @pytest.mark.parametrize("lang", ["en", "de", "pl"])
 @pytest.mark.parametrize("seed", [11, 20261205])
 def test_the_page_carries_what_the_new_game_answers_but_its_id(client, seed, lang):
     """The oracle is the API: the page's state is the state POST /api/games answers for the same
-    puzzle in the same language, all but the id (no game is made for the page)."""
+    puzzle in the same language, all but the id (no game is made for the page), its drawing as
+    the page's markup and the rest as ?svg=false answers it."""
     headers = {"Accept-Language": lang}
     html = client.get(f"/puzzle/{seed}", headers=headers).text
     carried = page_state(html)
-    made = client.post("/api/games", json={"kind": "puzzle", "seed": seed}, headers=headers).json()
+    new = {"kind": "puzzle", "seed": seed}
+    made = client.post("/api/games", json=new, headers=headers).json()
+    bare = client.post("/api/games?svg=false", json=new, headers=headers).json()
     assert f'lang="{lang}"' in html
     assert made["id"] and carried["id"] is None
-    assert carried == {**made, "id": None}
+    assert carried == {**bare, "id": None} and {**carried, "sheets_svg": made["sheets_svg"]} == {**made, "id": None}
+    assert page_sheets(html) == [(" to-move", "0", ' id="my-sheet"', made["sheets_svg"][0])]
     # the script holds JSON only: no markup of the drawing ends it early
     assert "</" not in FRESH.search(html).group(1) and "<svg" in made["sheets_svg"][0]
 
@@ -51,11 +66,26 @@ def test_the_page_carries_what_the_new_game_answers_but_its_id(client, seed, lan
 def test_the_daily_puzzle_carries_its_day_and_a_named_game_carries_nothing(client):
     from nochmal.puzzles import daily_seed
 
-    carried = page_state(client.get("/puzzle").text)
-    assert carried["seed"] == daily_seed() and carried["roll"] == 1
+    html = client.get("/puzzle").text
+    carried = page_state(html)
+    assert carried["seed"] == daily_seed() and carried["roll"] == 1 and len(page_sheets(html)) == 1
     # a reload of a game already made (?game=ID) draws that game, as asked: nothing carried
-    assert page_state(client.get("/puzzle/11?game=abc").text) is None
-    assert page_state(client.get("/puzzle?game=abc").text) is None
+    for named in ("/puzzle/11?game=abc", "/puzzle?game=abc"):
+        html = client.get(named).text
+        assert page_state(html) is None and page_sheets(html) == []
+
+
+def test_the_sheet_is_drawn_without_a_script(server, browser):
+    """The browser draws the new puzzle's sheet from the page itself, as it reads it: with
+    JavaScript off the sheet is there, each cell named, in the page's language."""
+    context = browser.new_context(viewport={"width": 360, "height": 760}, java_script_enabled=False,
+                                  locale="de-DE", extra_http_headers={"Accept-Language": "de-DE"})
+    page = context.new_page()
+    page.goto(f"{server.url}/puzzle/11")
+    assert page.locator("#my-sheet rect.cell").count() == 105
+    assert page.get_attribute('#my-sheet rect.cell[data-cell="A1"]', "aria-label").startswith("A1 grün")
+    assert page.locator("#my-sheet").bounding_box()["width"] > 300  # laid out, not an empty box
+    context.close()
 
 
 # every fetch the page starts, counted in the page when it starts (not when Playwright hears of it)

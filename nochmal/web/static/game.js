@@ -36,9 +36,10 @@
       return "/play/" + id;
     }
 
-    // a new puzzle's page carries its first state (puzzle.html #fresh-game: the same as the game's
-    // answer but its id, which needs the game made): drawn at once, and every request about the
-    // game waits for the answer (made), so a tap before it is answered in its turn
+    // a new puzzle's page carries its first state (puzzle.html): the sheet as markup, which the
+    // browser draws as it reads the page, and #fresh-game, what the game's answer says but the id
+    // (the game is made alongside) and the drawing. The rest is drawn at once; every request
+    // about the game waits for the answer (made), so a tap before it is answered in its turn
     let made = null;          // why the game could not be made, when it could not
     let markMade;
     const madeNow = new Promise((resolve) => { markMade = resolve; });
@@ -61,8 +62,8 @@
         state = got.state;
         render();
         nameGame();  // (made without a drawing in its page: named now; one drawn from it at its first change)
-      } else if (canonical({ ...drawn, id: null, sheets_svg: null }) === canonical({ ...got.state, id: null, sheets_svg: null })) {
-        state = { ...got.state, sheets_svg: drawn.sheets_svg };  // as drawn: the answer came without the drawing
+      } else if (canonical({ ...drawn, id: null }) === canonical({ ...got.state, id: null })) {
+        state = got.state;  // the page's own drawing stands (the answer, as the page's state, has none)
       } else {  // (not expected: the page and the game of one puzzle differ) the game as it is, drawn
         try { state = await NM.api("GET", "/api/games/" + got.state.id); render(); }
         catch (e) { made = e; NM.say(e.message, "bad"); }
@@ -144,6 +145,7 @@
 
     function drawSheets() {
       const box = $("sheets");
+      if (!state.sheets_svg) { hookSheet(); return; }  // a state drawn by its page (puzzle.html): kept
       box.innerHTML = "";
       box.classList.toggle("multi", state.sheets_svg.length > 1);
       const order = state.sheets_svg.map((_, p) => p);
@@ -154,12 +156,20 @@
         if (p === me()) el.id = "my-sheet";
         box.appendChild(el);
       }
+      hookSheet();
+    }
+
+    // the player's sheet answers taps and keys (once per drawing: a kept one is not hooked again)
+    const hooked = new WeakSet();
+    function hookSheet() {
       const mine = $("my-sheet");
-      if (mine) mine.addEventListener("click", ev => {
+      if (!mine || hooked.has(mine)) return;
+      hooked.add(mine);
+      mine.addEventListener("click", ev => {
         const cell = ev.target.closest("[data-cell]");
         if (cell) tapCell(cell.dataset.cell);
       });
-      if (mine) { NM.sheetKeys(mine); NM.keyCells(mine); }
+      NM.sheetKeys(mine); NM.keyCells(mine);
     }
 
     function drawMission() {
