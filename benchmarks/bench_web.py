@@ -90,16 +90,19 @@ class Server:
             self.proc.wait(10)
 
 
-# the page's own clock when the first sheet's cells are in the document (performance.now(): ms
-# from the navigation's start), for page_to_sheet's in_page figures; and when the browser showed
-# the sheet (Element Timing's renderTime of its first label, marked as it comes), for its shown ones
+# the page's own clock when the first sheet is whole in the document (performance.now(): ms from
+# the navigation's start), for page_to_sheet's in_page figures; and when the browser showed it
+# (Element Timing's renderTime of its score line), for its shown ones. The score line is the
+# drawing's last element (nochmal/svg.py): a sheet in the page's markup is read in parts and
+# may be painted in parts, one put in by a script comes whole. Its elementtiming is set as it
+# comes, before any paint of it (a mutation's callback runs before the next frame).
 SHEET_CLOCK = """
 (() => {
   const seen = new MutationObserver(() => {
-    if (document.querySelector("#my-sheet rect.cell")) {
+    const end = document.querySelector("#my-sheet text.score");
+    if (end) {
       window.__sheetDrawn = performance.now(); seen.disconnect();
-      const label = document.querySelector("#my-sheet text");
-      if (label) label.setAttribute("elementtiming", "sheet");
+      end.setAttribute("elementtiming", "sheet");
     }
   });
   seen.observe(document, { subtree: true, childList: true });
@@ -119,10 +122,10 @@ def page_to_sheet(url: str, loads: int, max_seconds: float) -> dict:
 
     Each time three ways: the round trip as Playwright sees it (``goto`` to the sheet found, which
     includes the wait for the page's ``load`` and Playwright's own polling), ``in_page``, the
-    page's own clock from the navigation's start to the moment the sheet's cells are in the
+    page's own clock from the navigation's start to the moment the whole sheet is in the
     document (a MutationObserver put in by an init script), free of Playwright's overhead, and
-    ``shown``, the browser's own record of when it painted the sheet (Element Timing), also from
-    the navigation's start."""
+    ``shown``, the browser's own record of when it painted the sheet's last line (Element
+    Timing), also from the navigation's start."""
     from playwright.sync_api import sync_playwright
 
     exe = shutil.which("chromium")
@@ -141,6 +144,7 @@ def page_to_sheet(url: str, loads: int, max_seconds: float) -> dict:
         page.goto(url + path)
         page.wait_for_selector("#my-sheet rect.cell")
         wall.append((time.perf_counter() - t0) * 1000)
+        page.wait_for_function("window.__sheetDrawn !== undefined", timeout=10_000)
         own.append(page.evaluate("window.__sheetDrawn"))
         page.wait_for_function("window.__sheetShown !== undefined", timeout=10_000)
         painted.append(page.evaluate("window.__sheetShown"))

@@ -24,14 +24,13 @@ from nochmal.i18n import N_, translate
 from nochmal.rules import MAX_SEED
 from nochmal.web.clever_store import CleverGames, Played, store_of
 from nochmal.web.clever_svg import sheet_svg, targets
-from nochmal.web.language import language
+from nochmal.web.language import Lang
 from nochmal.web.limits import RateLimit, client_address
 from nochmal.web.responses import documented
 from nochmal.web.schemas import Body
 
 router = APIRouter(prefix="/api/clever", tags=["clever"])
 page_router = APIRouter(include_in_schema=False)
-Lang = Annotated[str, Depends(language)]
 # the words of the drawn sheet (nochmal/web/clever_svg.py): the tracks, and the bonuses' names as tooltips
 WORDS = {"tracks": N_("Action bonuses"), "rounds": N_("Round"), "bonus_with": N_("bonus with %(numbers)s")}
 GameId = Annotated[str, PathParam(pattern=r"^[A-Za-z0-9_-]{16,32}$", description="The game's id.")]

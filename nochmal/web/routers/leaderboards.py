@@ -9,7 +9,7 @@ import json
 from datetime import datetime, timezone
 from typing import Annotated, Any, Optional
 
-from fastapi import APIRouter, Depends, Path as PathParam, Query, Request
+from fastapi import APIRouter, Path as PathParam, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
@@ -22,14 +22,13 @@ from nochmal.seats import MAX_NAME
 from nochmal.web.deps import Leaderboards, SubmitRate
 from nochmal.web.errors import WebError
 from nochmal.web.games import ID_PATTERN
-from nochmal.web.language import language
+from nochmal.web.language import Lang
 from nochmal.web.leaderboards import MAX_RECORD_BYTES, MAX_SHOWN, PUZZLE_BOARD, Entry, LeaderboardStore, verified_entry
 from nochmal.web.limits import client_address, too_large
 from nochmal.web.responses import media
 from nochmal.web.schemas import Body
 
 router = APIRouter(prefix="/api", tags=["leaderboards"])
-Lang = Annotated[str, Depends(language)]
 Seed = Annotated[int, PathParam(ge=0, le=MAX_SEED, description="The puzzle's seed (the daily one: YYYYMMDD).")]
 
 
