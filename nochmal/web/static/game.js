@@ -10,7 +10,8 @@
   function firstRequest(d) {
     if (d.kind === "puzzle") {
       const id = new URL(window.location.href).searchParams.get("game");
-      // a page that carries the puzzle's drawing (data-fresh, #fresh-game) needs the game's id, not its drawing again
+      // a page that carries the puzzle's first state (data-fresh: its sheet in the markup, the rest
+      // in #fresh-game) needs the game's id, not its drawing again
       const path = "/api/games" + (d.fresh ? "?svg=false" : "");
       return id ? NM.api("GET", "/api/games/" + id) : NM.api("POST", path, { kind: "puzzle", seed: Number(d.seed) });
     }
@@ -44,10 +45,9 @@
     let markMade;
     const madeNow = new Promise((resolve) => { markMade = resolve; });
 
-    function fresh() {
+    function fresh() {  // (the server writes none for an address that names a game, pages.py _fresh)
       const el = $("fresh-game");
-      if (!el || new URL(window.location.href).searchParams.has("game")) return null;
-      return JSON.parse(el.textContent);
+      return el ? JSON.parse(el.textContent) : null;
     }
 
     async function start() {
