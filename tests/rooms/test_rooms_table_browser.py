@@ -141,11 +141,16 @@ def test_a_competitive_table_knows_the_race_and_the_end(server, browser):
     code = new_room(server.api, mode="competitive", board="classic", players=3)
     anna, ben, cleo = seated_phones(server, browser, code, ("Anna", "Ben", "Cleo"), (360, 375, 390))
     for n in range(1, 5):
-        (anna, ben, cleo)[(n - 1) % 3].click("#rolls-plus")
+        # each player counts the roll their own phone shows, as at a table (a phone still showing
+        # the roll before counts that one again: rooms.js stepRoll, the same roll twice is one)
+        counter = (anna, ben, cleo)[(n - 1) % 3]
+        expect(counter.locator("#rolls-used")).to_have_text(str(n - 1))
+        counter.click("#rolls-plus")
         expect(anna.locator("#rolls-used")).to_have_text(str(n))
     expect(cleo.locator("#in-play")).to_have_text("Roll 5 — Ben rolls")
     # roll 5: Anna completes column H; roll 6: Ben does
     tap_cells(anna, COLUMN_H)
+    expect(ben.locator("#in-play")).to_have_text("Roll 5 — Ben rolls")
     ben.click("#rolls-plus")
     expect(cleo.locator("#in-play")).to_have_text("Roll 6 — Cleo rolls")
     tap_cells(ben, COLUMN_H)
@@ -171,6 +176,7 @@ def test_a_competitive_table_knows_the_race_and_the_end(server, browser):
     expect(anna.locator("#banner-text")).to_have_text("Last roll: Cleo completed a second colour on roll 41")
     expect(anna.locator("#end")).to_contain_text("Everyone finishes crossing it")
     shot(anna, "room-last-roll")
+    expect(ben.locator("#in-play")).to_have_text("Roll 41 — Ben rolls")  # (Ben counts the roll his phone shows)
     ben.click("#rolls-plus")
     for page in (anna, ben, cleo):
         expect(page.locator("#banner-text")).to_contain_text("Game over after roll 41: Cleo wins with")
